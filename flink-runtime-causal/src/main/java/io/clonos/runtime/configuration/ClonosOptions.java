@@ -1,0 +1,264 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.configuration;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Every setting of Clonos, read from the cluster's Flink configuration (config.yaml /
+ * flink-conf.yaml) and, where it makes sense per job, from the job's own configuration. All keys
+ * share the {@code clonos.} prefix so that {@link ClonosConfiguration} can reject unknown ones: a
+ * misspelt key that is silently ignored would change the delivery guarantee without a word.
+ */
+@PublicEvolving
+public final class ClonosOptions {
+
+    /** The prefix of every Clonos key. */
+    public static final String PREFIX = "clonos.";
+
+    /** Value of {@link #DETERMINANT_SHARING_DEPTH} that replicates determinants to every task downstream. */
+    public static final int FULL_DETERMINANT_SHARING_DEPTH = -1;
+
+    // ------------------------------------------------------------------------------------------
+    //  Causal logging
+    // ------------------------------------------------------------------------------------------
+
+    public static final ConfigOption<Integer> DETERMINANT_SHARING_DEPTH =
+            ConfigOptions.key("clonos.determinant-sharing-depth")
+                    .intType()
+                    .defaultValue(FULL_DETERMINANT_SHARING_DEPTH)
+                    .withDescription(
+                            "How many hops downstream a task's determinants are replicated (DSD). -1"
+                                    + " replicates them along the whole graph and tolerates any number"
+                                    + " of consecutive failed tasks; f > 0 tolerates f consecutive failed"
+                                    + " tasks at a lower overhead; 0 turns causal logging off, which leaves"
+                                    + " in-flight replay only (at-least-once). Can be set per job.");
+
+    public static final ConfigOption<MemorySize> DETERMINANT_MEMORY =
+            ConfigOptions.key("clonos.determinant.memory")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("32mb"))
+                    .withDescription(
+                            "Memory per task for causal logs (its own determinants and those it holds"
+                                    + " for upstream tasks). When it is full the task is backpressured"
+                                    + " until a checkpoint completes and truncates the logs.");
+
+    public static final ConfigOption<Duration> TIME_SERVICE_GRANULARITY =
+            ConfigOptions.key("clonos.time-service.granularity")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(1))
+                    .withDescription(
+                            "How long the causal time service caches a wall-clock reading. Every"
+                                    + " fresh reading is a determinant, so a coarser granularity logs"
+                                    + " less; 0 reads (and logs) the clock on every call.");
+
+    // ------------------------------------------------------------------------------------------
+    //  In-flight log
+    // ------------------------------------------------------------------------------------------
+
+    public static final ConfigOption<InFlightLogType> IN_FLIGHT_LOG_TYPE =
+            ConfigOptions.key("clonos.in-flight-log.type")
+                    .enumType(InFlightLogType.class)
+                    .defaultValue(InFlightLogType.SPILLABLE)
+                    .withDescription(
+                            "Where a task keeps the buffers it sent since the last completed checkpoint:"
+                                    + " spillable (in memory, spilled to local disk by the spill"
+                                    + " policy) or in-memory (a full log backpressures the task).");
+
+    public static final ConfigOption<MemorySize> IN_FLIGHT_LOG_MEMORY =
+            ConfigOptions.key("clonos.in-flight-log.memory")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("64mb"))
+                    .withDescription(
+                            "Memory per task for its in-flight log. An in-memory log that is full"
+                                    + " backpressures the task until a checkpoint completes; a"
+                                    + " spillable log spills to the TaskManager's temporary directories.");
+
+    public static final ConfigOption<SpillPolicy> IN_FLIGHT_LOG_SPILL_POLICY =
+            ConfigOptions.key("clonos.in-flight-log.spill-policy")
+                    .enumType(SpillPolicy.class)
+                    .defaultValue(SpillPolicy.AVAILABILITY)
+                    .withDescription(
+                            "When a spillable in-flight log writes buffers to disk: eager (every"
+                                    + " buffer as it is logged) or availability (everything, when the"
+                                    + " free fraction of log memory drops below the spill trigger).");
+
+    public static final ConfigOption<Double> IN_FLIGHT_LOG_SPILL_TRIGGER =
+            ConfigOptions.key("clonos.in-flight-log.spill-trigger")
+                    .doubleType()
+                    .defaultValue(0.3)
+                    .withDescription(
+                            "With the availability policy: the free fraction of in-flight log memory"
+                                    + " below which the log spills everything it holds. Between 0"
+                                    + " (exclusive) and 1 (inclusive).");
+
+    public static final ConfigOption<Integer> IN_FLIGHT_LOG_PREFETCH_BUFFERS =
+            ConfigOptions.key("clonos.in-flight-log.prefetch-buffers")
+                    .intType()
+                    .defaultValue(32)
+                    .withDescription(
+                            "How many spilled buffers a replay reads ahead from disk. At least 1.");
+
+    // ------------------------------------------------------------------------------------------
+    //  Recovery
+    // ------------------------------------------------------------------------------------------
+
+    public static final ConfigOption<RecoveryMode> RECOVERY_MODE =
+            ConfigOptions.key("clonos.recovery.mode")
+                    .enumType(RecoveryMode.class)
+                    .defaultValue(RecoveryMode.LOCAL)
+                    .withDescription(
+                            "How a failed task is recovered: local (only the failed tasks are"
+                                    + " recovered, everything else keeps running) or global (Flink's own"
+                                    + " restart of the whole job from the last checkpoint, for"
+                                    + " side-by-side comparisons).");
+
+    public static final ConfigOption<OrphanFallback> RECOVERY_ORPHAN_FALLBACK =
+            ConfigOptions.key("clonos.recovery.orphan-fallback")
+                    .enumType(OrphanFallback.class)
+                    .defaultValue(OrphanFallback.GLOBAL_ROLLBACK)
+                    .withDescription(
+                            "What happens when more consecutive tasks fail than the determinant"
+                                    + " sharing depth covers, so that determinants are lost: global-rollback"
+                                    + " (Flink's restart of the whole job from the last checkpoint,"
+                                    + " exactly-once) or at-least-once (local recovery without the lost"
+                                    + " determinants).");
+
+    // ------------------------------------------------------------------------------------------
+    //  Standby tasks
+    // ------------------------------------------------------------------------------------------
+
+    public static final ConfigOption<Boolean> STANDBY_ENABLED =
+            ConfigOptions.key("clonos.standby.enabled")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Whether every running task gets idle standby replicas that load each"
+                                    + " completed checkpoint, so that a failed task is replaced without"
+                                    + " waiting for a slot, a deployment or a state download.");
+
+    public static final ConfigOption<Integer> STANDBY_COUNT =
+            ConfigOptions.key("clonos.standby.count")
+                    .intType()
+                    .defaultValue(1)
+                    .withDescription("How many standby tasks each running task gets. At least 1.");
+
+    public static final ConfigOption<StandbyPlacement> STANDBY_PLACEMENT =
+            ConfigOptions.key("clonos.standby.placement")
+                    .enumType(StandbyPlacement.class)
+                    .defaultValue(StandbyPlacement.SPREAD)
+                    .withDescription(
+                            "Where standby tasks run: spread (never on their primary's"
+                                    + " TaskManager, so one TaskManager's loss never takes both) or pack"
+                                    + " (may share it: fewer TaskManagers, less safety).");
+
+    /** Every option above, for validation and for the generated configuration reference. */
+    public static List<ConfigOption<?>> all() {
+        return List.of(
+                DETERMINANT_SHARING_DEPTH,
+                DETERMINANT_MEMORY,
+                TIME_SERVICE_GRANULARITY,
+                IN_FLIGHT_LOG_TYPE,
+                IN_FLIGHT_LOG_MEMORY,
+                IN_FLIGHT_LOG_SPILL_POLICY,
+                IN_FLIGHT_LOG_SPILL_TRIGGER,
+                IN_FLIGHT_LOG_PREFETCH_BUFFERS,
+                RECOVERY_MODE,
+                RECOVERY_ORPHAN_FALLBACK,
+                STANDBY_ENABLED,
+                STANDBY_COUNT,
+                STANDBY_PLACEMENT);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    //  Enumerated values, spelt in the configuration as their lower-case, dash-separated names.
+    // ------------------------------------------------------------------------------------------
+
+    /** How a failed task is recovered. */
+    @PublicEvolving
+    public enum RecoveryMode {
+        /** Only the failed tasks are recovered; everything else keeps running. */
+        LOCAL,
+        /** Flink's own restart of the whole job from the last checkpoint. */
+        GLOBAL;
+
+        @Override
+        public String toString() {
+            return ConfigValues.spelling(this);
+        }
+    }
+
+    /** What to do when determinants were lost with more failed tasks than the DSD covers. */
+    @PublicEvolving
+    public enum OrphanFallback {
+        /** Flink's restart of the whole job from the last checkpoint: exactly-once. */
+        GLOBAL_ROLLBACK,
+        /** Local recovery without the lost determinants: faster, records may be seen twice. */
+        AT_LEAST_ONCE;
+
+        @Override
+        public String toString() {
+            return ConfigValues.spelling(this);
+        }
+    }
+
+    /** Where the in-flight log keeps its buffers. */
+    @PublicEvolving
+    public enum InFlightLogType {
+        /** In memory, spilled to local disk according to the spill policy. */
+        SPILLABLE,
+        /** In memory only; a full log backpressures the task. */
+        IN_MEMORY;
+
+        @Override
+        public String toString() {
+            return ConfigValues.spelling(this);
+        }
+    }
+
+    /** When a spillable in-flight log writes to disk. */
+    @PublicEvolving
+    public enum SpillPolicy {
+        /** Every buffer is written to disk as it is logged. */
+        EAGER,
+        /** Everything is spilled when the free fraction of log memory drops below the trigger. */
+        AVAILABILITY;
+
+        @Override
+        public String toString() {
+            return ConfigValues.spelling(this);
+        }
+    }
+
+    /** Where standby tasks are placed. */
+    @PublicEvolving
+    public enum StandbyPlacement {
+        /** A standby never shares a TaskManager with its primary. */
+        SPREAD,
+        /** Standbys may share TaskManagers with their primaries: fewer TaskManagers, less safety. */
+        PACK;
+
+        @Override
+        public String toString() {
+            return ConfigValues.spelling(this);
+        }
+    }
+
+    private ClonosOptions() {}
+}

@@ -1,0 +1,84 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.streaming.jobgraph;
+
+import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.jobgraph.JobGraphRewriter;
+import io.clonos.streaming.tasks.CausalMultipleInputStreamTask;
+import io.clonos.streaming.tasks.CausalOneInputStreamTask;
+import io.clonos.streaming.tasks.CausalSourceOperatorStreamTask;
+import io.clonos.streaming.tasks.CausalSourceStreamTask;
+import io.clonos.streaming.tasks.CausalTwoInputStreamTask;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.JobVertex;
+import org.apache.flink.runtime.jobgraph.tasks.TaskInvokable;
+import org.apache.flink.streaming.api.graph.StreamConfig;
+import org.apache.flink.streaming.runtime.tasks.MultipleInputStreamTask;
+import org.apache.flink.streaming.runtime.tasks.OneInputStreamTask;
+import org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask;
+import org.apache.flink.streaming.runtime.tasks.SourceStreamTask;
+import org.apache.flink.streaming.runtime.tasks.TwoInputStreamTask;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Map;
+
+/**
+ * Points every vertex of a submitted streaming job at Clonos's task for it and turns unaligned
+ * checkpoints off in the tasks' configuration. Flink's {@code Task} instantiates whatever class a
+ * vertex names through its {@code (Environment)} constructor, so the job itself stays as the
+ * client built it.
+ *
+ * <p>A vertex whose task Clonos does not know (iteration heads and tails, a user's own task) is
+ * left as it is and logged: it runs, but without Clonos's logs.
+ */
+@Internal
+public final class StreamTaskRewriter implements JobGraphRewriter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamTaskRewriter.class);
+
+    private static final Map<String, Class<? extends TaskInvokable>> CAUSAL_TASKS =
+            Map.of(
+                    OneInputStreamTask.class.getName(), CausalOneInputStreamTask.class,
+                    TwoInputStreamTask.class.getName(), CausalTwoInputStreamTask.class,
+                    MultipleInputStreamTask.class.getName(), CausalMultipleInputStreamTask.class,
+                    SourceOperatorStreamTask.class.getName(), CausalSourceOperatorStreamTask.class,
+                    SourceStreamTask.class.getName(), CausalSourceStreamTask.class);
+
+    @Override
+    public void rewrite(JobGraph jobGraph, ClonosConfiguration clonos, ClassLoader userCodeClassLoader) {
+        for (JobVertex vertex : jobGraph.getVertices()) {
+            String invokable = vertex.getInvokableClassName();
+            Class<? extends TaskInvokable> causalTask = CAUSAL_TASKS.get(invokable);
+            if (causalTask != null) {
+                vertex.setInvokableClass(causalTask);
+            } else if (!isCausalTask(invokable)) {
+                LOG.warn(
+                        "Vertex '{}' of job {} runs {}, which Clonos does not cover; it runs without"
+                                + " Clonos's logs.",
+                        vertex.getName(),
+                        jobGraph.getJobID(),
+                        invokable);
+                continue;
+            }
+            new StreamConfig(vertex.getConfiguration()).setUnalignedCheckpointsEnabled(false);
+        }
+    }
+
+    private static boolean isCausalTask(String invokable) {
+        return CAUSAL_TASKS.values().stream().anyMatch(task -> task.getName().equals(invokable));
+    }
+}

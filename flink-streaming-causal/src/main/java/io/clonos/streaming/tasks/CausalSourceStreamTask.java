@@ -1,0 +1,44 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.streaming.tasks;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.streaming.api.functions.source.SourceFunction;
+import org.apache.flink.streaming.api.operators.StreamSource;
+import org.apache.flink.streaming.runtime.tasks.SourceStreamTask;
+
+import java.util.concurrent.CompletableFuture;
+
+/** Clonos's task for a legacy {@link SourceFunction} chain; replaces Flink's {@link SourceStreamTask}. */
+@Internal
+public class CausalSourceStreamTask<
+                OUT, SRC extends SourceFunction<OUT>, OP extends StreamSource<OUT, SRC>>
+        extends SourceStreamTask<OUT, SRC, OP> {
+
+    private final EpochTracker epochs;
+
+    public CausalSourceStreamTask(Environment env) throws Exception {
+        super(env);
+        this.epochs = EpochTracker.register(env);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> triggerCheckpointAsync(
+            CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
+        epochs.startEpoch(checkpointMetaData.getCheckpointId());
+        return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
+    }
+}
