@@ -1,0 +1,214 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.IllegalConfigurationException;
+
+import java.io.File;
+import java.io.PrintStream;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code bin/clonos}: start and stop a standalone Clonos cluster, submit unchanged Flink jobs to
+ * it, and run the demo on an embedded cluster. Exit codes: 0 success, 1 failure, 2 bad usage.
+ */
+@Internal
+public final class ClonosCli {
+
+    static final String USAGE =
+            String.join(
+                    "\n",
+                    "Usage: clonos <command> [options]",
+                    "",
+                    "  cluster start [--taskmanagers N] [--slots S] [--conf-dir DIR] [-D key=value ...]",
+                    "        Start a standalone session cluster on this machine: 1 JobManager and N",
+                    "        TaskManagers (tm-0 ... tm-N-1) as separate JVMs (default N=2, S=2).",
+                    "  cluster stop [--conf-dir DIR]",
+                    "  cluster status [--conf-dir DIR] [-D key=value ...]",
+                    "  run [--detached] [--conf-dir DIR] [-D key=value ...] JAR [ARGS ...]",
+                    "        Submit an unchanged Flink job jar to the cluster over Flink's REST API.",
+                    "  demo [--count N] [--rate R] [--keys K] [-D key=value ...]",
+                    "        Run the example job on an embedded Clonos cluster and check its results.",
+                    "",
+                    "Configuration: conf/config.yaml (Flink's file; Clonos keys under clonos.*),",
+                    "overridden by -D. Environment: CLONOS_CONF_DIR, CLONOS_RUN_DIR, CLONOS_LOG_DIR.");
+
+    private ClonosCli() {}
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        Deque<String> rest = new ArrayDeque<>(Arrays.asList(args));
+        String command = rest.isEmpty() ? "help" : rest.poll();
+        try {
+            switch (command) {
+                case "cluster":
+                    return cluster(rest, out);
+                case "run":
+                    return runJob(rest);
+                case "demo":
+                    return demo(rest, out);
+                case "help":
+                case "--help":
+                case "-h":
+                    out.println(USAGE);
+                    return 0;
+                default:
+                    throw new UsageException("Unknown command '" + command + "'.");
+            }
+        } catch (UsageException e) {
+            err.println("clonos: " + e.getMessage());
+            err.println(USAGE);
+            return 2;
+        } catch (IllegalConfigurationException e) {
+            err.println("clonos: invalid configuration: " + e.getMessage());
+            return 1;
+        } catch (Exception e) {
+            err.println("clonos: " + command + " failed: " + e);
+            Throwable cause = e.getCause();
+            while (cause != null) {
+                err.println("  caused by: " + cause);
+                cause = cause.getCause();
+            }
+            return 1;
+        }
+    }
+
+    private static int cluster(Deque<String> args, PrintStream out) throws Exception {
+        String action = args.poll();
+        Options options = Options.parse(args, List.of("--taskmanagers", "--slots", "--conf-dir"), List.of());
+        options.requireNoPositional();
+        ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
+        StandaloneCluster cluster = new StandaloneCluster(home, out);
+        if ("start".equals(action)) {
+            cluster.start(options.dynamicProperties, options.intValue("--taskmanagers", 2, 1), options.intValue("--slots", 2, 1));
+        } else if ("stop".equals(action)) {
+            cluster.stop();
+        } else if ("status".equals(action)) {
+            cluster.status(options.dynamicProperties);
+        } else {
+            throw new UsageException("cluster needs start, stop or status.");
+        }
+        return 0;
+    }
+
+    private static int runJob(Deque<String> args) throws Exception {
+        Options options = Options.parse(args, List.of("--conf-dir"), List.of("--detached"));
+        if (options.positional.isEmpty()) {
+            throw new UsageException("run needs a job jar.");
+        }
+        ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
+        List<String> jobArgs = options.positional.subList(1, options.positional.size());
+        ProgramRunner.run(
+                home.loadConfiguration(options.dynamicProperties),
+                options.flags.contains("--detached"),
+                new File(options.positional.get(0)),
+                jobArgs.toArray(new String[0]));
+        return 0;
+    }
+
+    private static int demo(Deque<String> args, PrintStream out) throws Exception {
+        Options options = Options.parse(args, List.of("--count", "--rate", "--keys", "--conf-dir"), List.of());
+        options.requireNoPositional();
+        ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
+        boolean correct =
+                new Demo(out)
+                        .run(
+                                home,
+                                options.dynamicProperties,
+                                options.intValue("--count", 20_000, 1),
+                                options.intValue("--rate", 4_000, 1),
+                                options.intValue("--keys", 8, 1));
+        return correct ? 0 : 1;
+    }
+
+    /** A usage error: the command line is wrong, not the cluster. */
+    static final class UsageException extends Exception {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    /** Options before the first positional argument; everything from there on is positional. */
+    private static final class Options {
+        final Map<String, String> values = new LinkedHashMap<>();
+        final Map<String, String> dynamicProperties = new LinkedHashMap<>();
+        final List<String> flags = new ArrayList<>();
+        final List<String> positional = new ArrayList<>();
+
+        static Options parse(Deque<String> args, List<String> valued, List<String> flags) throws UsageException {
+            Options options = new Options();
+            while (!args.isEmpty()) {
+                String arg = args.poll();
+                if (!options.positional.isEmpty()) {
+                    options.positional.add(arg);
+                } else if (arg.equals("-D") || (arg.startsWith("-D") && arg.length() > 2)) {
+                    String property = arg.equals("-D") ? args.poll() : arg.substring(2);
+                    int eq = property == null ? -1 : property.indexOf('=');
+                    if (eq <= 0) {
+                        throw new UsageException("-D needs key=value, got '" + property + "'.");
+                    }
+                    options.dynamicProperties.put(property.substring(0, eq), property.substring(eq + 1));
+                } else if (valued.contains(arg)) {
+                    String value = args.poll();
+                    if (value == null) {
+                        throw new UsageException(arg + " needs a value.");
+                    }
+                    options.values.put(arg, value);
+                } else if (flags.contains(arg)) {
+                    options.flags.add(arg);
+                } else if (arg.startsWith("--")) {
+                    throw new UsageException("Unknown option '" + arg + "'.");
+                } else {
+                    options.positional.add(arg);
+                }
+            }
+            return options;
+        }
+
+        String value(String name) {
+            return values.get(name);
+        }
+
+        int intValue(String name, int defaultValue, int min) throws UsageException {
+            String value = values.get(name);
+            if (value == null) {
+                return defaultValue;
+            }
+            try {
+                int parsed = Integer.parseInt(value);
+                if (parsed >= min) {
+                    return parsed;
+                }
+            } catch (NumberFormatException ignored) {
+                // reported below
+            }
+            throw new UsageException(name + " needs an integer of at least " + min + ", got '" + value + "'.");
+        }
+
+        void requireNoPositional() throws UsageException {
+            if (!positional.isEmpty()) {
+                throw new UsageException("Unexpected argument '" + positional.get(0) + "'.");
+            }
+        }
+    }
+}

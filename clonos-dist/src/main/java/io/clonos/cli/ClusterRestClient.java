@@ -1,0 +1,92 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * Reads a cluster's state through Flink's REST API: the same API the Flink CLI and web UI use, so
+ * what the launcher reports is what any Flink tool would see.
+ */
+@Internal
+public final class ClusterRestClient {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final URI base;
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    public ClusterRestClient(URI base) {
+        this.base = base;
+    }
+
+    public static ClusterRestClient of(String host, int port) {
+        return new ClusterRestClient(URI.create("http://" + host + ":" + port));
+    }
+
+    public URI address() {
+        return base;
+    }
+
+    /** GETs a REST path; empty when the endpoint does not answer (yet) or answers an error. */
+    public Optional<JsonNode> tryGet(String path) {
+        try {
+            return Optional.of(get(path));
+        } catch (IOException e) {
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    public JsonNode get(String path) throws IOException, InterruptedException {
+        HttpRequest request =
+                HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).GET().build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IOException("GET " + path + " answered " + response.statusCode() + ": " + response.body());
+        }
+        return JSON.readTree(response.body());
+    }
+
+    /** The value of a subtask's metric, if the subtask reports it. */
+    public Optional<String> subtaskMetric(String jobId, String vertexId, int subtask, String metric) {
+        return tryGet("/jobs/" + jobId + "/vertices/" + vertexId + "/subtasks/" + subtask + "/metrics?get=" + metric)
+                .filter(JsonNode::isArray)
+                .filter(values -> values.size() > 0)
+                .map(values -> values.get(0).path("value").asText());
+    }
+
+    /** How many checkpoints of a job have completed. */
+    public long completedCheckpoints(String jobId) {
+        return tryGet("/jobs/" + jobId + "/checkpoints")
+                .map(stats -> stats.path("counts").path("completed").asLong(0))
+                .orElse(0L);
+    }
+
+    public Optional<String> jobState(String jobId) {
+        return tryGet("/jobs/" + jobId).map(job -> job.path("state").asText());
+    }
+}

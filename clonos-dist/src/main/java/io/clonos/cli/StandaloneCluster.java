@@ -1,0 +1,305 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli;
+
+import io.clonos.runtime.configuration.ClonosClusterConfiguration;
+import io.clonos.runtime.entrypoint.ClonosSessionClusterEntrypoint;
+import io.clonos.runtime.entrypoint.ClonosTaskManagerRunner;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
+import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
+import org.apache.flink.runtime.jobmanager.JobManagerProcessSpec;
+import org.apache.flink.runtime.jobmanager.JobManagerProcessUtils;
+import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * A standalone Clonos session cluster of separate JVM processes on this machine: one JobManager
+ * and N TaskManagers with resource ids {@code tm-0} … {@code tm-(N-1)}. Each process has a pid
+ * file in the run directory, so that a TaskManager can be killed (SIGKILL) to test recovery, and a
+ * log file in the log directory. JVM memory flags are derived from the configuration with Flink's
+ * own process-memory model, as Flink's scripts do.
+ */
+@Internal
+final class StandaloneCluster {
+
+    static final String JOBMANAGER = "jobmanager";
+    static final String TASKMANAGER_PREFIX = "tm-";
+
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+
+    private static final List<String> JVM_OPENS =
+            List.of(
+                    "--add-opens=java.base/java.util=ALL-UNNAMED",
+                    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                    "--add-opens=java.base/java.net=ALL-UNNAMED",
+                    "--add-opens=java.base/java.io=ALL-UNNAMED",
+                    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+                    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED");
+
+    private final ClonosHome home;
+    private final PrintStream out;
+
+    StandaloneCluster(ClonosHome home, PrintStream out) {
+        this.home = home;
+        this.out = out;
+    }
+
+    /** Starts the processes and waits until every TaskManager has registered. */
+    void start(Map<String, String> dynamicProperties, int taskManagers, int slots) throws Exception {
+        Configuration config = home.loadConfiguration(dynamicProperties);
+        config.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
+        withDefaultProcessMemory(config);
+        ClonosClusterConfiguration.prepare(config);
+
+        Files.createDirectories(home.runDir());
+        Files.createDirectories(home.logDir());
+        List<String> running = runningProcesses();
+        if (!running.isEmpty()) {
+            throw new IllegalStateException(
+                    "A cluster is already running from " + home.runDir() + ": " + running + ". Stop it first.");
+        }
+
+        Map<String, String> clusterProperties = new LinkedHashMap<>(dynamicProperties);
+        clusterProperties.put(TaskManagerOptions.NUM_TASK_SLOTS.key(), String.valueOf(slots));
+
+        JobManagerProcessSpec jmSpec =
+                JobManagerProcessUtils.processSpecFromConfigWithNewOptionToInterpretLegacyHeap(
+                        config, JobManagerOptions.JVM_HEAP_MEMORY);
+        launch(
+                JOBMANAGER,
+                JobManagerProcessUtils.generateJvmParametersStr(jmSpec, config),
+                ClonosSessionClusterEntrypoint.class.getName(),
+                clusterProperties,
+                JobManagerProcessUtils.generateDynamicConfigsStr(jmSpec));
+
+        TaskExecutorProcessSpec tmSpec = TaskExecutorProcessUtils.processSpecFromConfig(config);
+        for (int i = 0; i < taskManagers; i++) {
+            Map<String, String> tmProperties = new LinkedHashMap<>(clusterProperties);
+            tmProperties.put(TaskManagerOptions.TASK_MANAGER_RESOURCE_ID.key(), TASKMANAGER_PREFIX + i);
+            launch(
+                    TASKMANAGER_PREFIX + i,
+                    ProcessMemoryUtils.generateJvmParametersStr(tmSpec),
+                    ClonosTaskManagerRunner.class.getName(),
+                    tmProperties,
+                    TaskExecutorProcessUtils.generateDynamicConfigsStr(tmSpec));
+        }
+
+        ClusterRestClient rest = restClient(config);
+        awaitTaskManagers(rest, taskManagers);
+        out.printf(
+                "Clonos cluster started: 1 JobManager, %d TaskManagers x %d slots. REST and web UI at %s%n",
+                taskManagers, slots, rest.address());
+        out.printf("Pid files in %s, logs in %s%n", home.runDir(), home.logDir());
+    }
+
+    /** Stops every process of the cluster: TaskManagers first, SIGTERM, then SIGKILL after a grace period. */
+    void stop() throws IOException {
+        List<Path> pidFiles = pidFiles();
+        if (pidFiles.isEmpty()) {
+            out.println("No Clonos cluster is running from " + home.runDir());
+            return;
+        }
+        pidFiles.sort((a, b) -> Boolean.compare(isJobManager(a), isJobManager(b)));
+        for (Path pidFile : pidFiles) {
+            String name = processName(pidFile);
+            Optional<ProcessHandle> process = readPid(pidFile).flatMap(ProcessHandle::of);
+            if (process.isPresent() && process.get().isAlive()) {
+                process.get().destroy();
+                try {
+                    process.get().onExit().get(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (Exception e) {
+                    process.get().destroyForcibly();
+                }
+                out.println("Stopped " + name + " (pid " + process.get().pid() + ")");
+            } else {
+                out.println(name + " was not running");
+            }
+            Files.deleteIfExists(pidFile);
+        }
+    }
+
+    /** Prints which processes run and, if the JobManager answers, the cluster overview. */
+    void status(Map<String, String> dynamicProperties) throws IOException {
+        List<Path> pidFiles = pidFiles();
+        if (pidFiles.isEmpty()) {
+            out.println("No Clonos cluster is running from " + home.runDir());
+            return;
+        }
+        for (Path pidFile : pidFiles) {
+            Optional<Long> pid = readPid(pidFile);
+            boolean alive = pid.flatMap(ProcessHandle::of).map(ProcessHandle::isAlive).orElse(false);
+            out.printf("%-12s pid %-8s %s%n", processName(pidFile), pid.map(String::valueOf).orElse("?"), alive ? "running" : "not running");
+        }
+        ClusterRestClient rest = restClient(withDefaultProcessMemory(home.loadConfiguration(dynamicProperties)));
+        Optional<JsonNode> overview = rest.tryGet("/overview");
+        if (overview.isPresent()) {
+            JsonNode o = overview.get();
+            out.printf(
+                    "REST %s: %d TaskManagers, %d/%d slots free, %d jobs running, %d finished%n",
+                    rest.address(),
+                    o.path("taskmanagers").asInt(),
+                    o.path("slots-available").asInt(),
+                    o.path("slots-total").asInt(),
+                    o.path("jobs-running").asInt(),
+                    o.path("jobs-finished").asInt());
+        } else {
+            out.println("REST " + rest.address() + " does not answer");
+        }
+    }
+
+    static ClusterRestClient restClient(Configuration config) {
+        return ClusterRestClient.of(config.get(RestOptions.ADDRESS, "localhost"), config.get(RestOptions.PORT));
+    }
+
+    private static Configuration withDefaultProcessMemory(Configuration config) {
+        if (Stream.of(JobManagerOptions.TOTAL_PROCESS_MEMORY, JobManagerOptions.TOTAL_FLINK_MEMORY, JobManagerOptions.JVM_HEAP_MEMORY)
+                .noneMatch(config::contains)) {
+            config.set(JobManagerOptions.TOTAL_PROCESS_MEMORY, MemorySize.parse("1024m"));
+        }
+        if (Stream.of(TaskManagerOptions.TOTAL_PROCESS_MEMORY, TaskManagerOptions.TOTAL_FLINK_MEMORY, TaskManagerOptions.TASK_HEAP_MEMORY)
+                .noneMatch(config::contains)) {
+            config.set(TaskManagerOptions.TOTAL_PROCESS_MEMORY, MemorySize.parse("1280m"));
+        }
+        return config;
+    }
+
+    private void launch(
+            String name,
+            String jvmMemoryParameters,
+            String mainClass,
+            Map<String, String> dynamicProperties,
+            String memoryDynamicConfigs)
+            throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(JVM_OPENS);
+        command.addAll(Arrays.asList(jvmMemoryParameters.trim().split("\\s+")));
+        command.add("-Dlog.file=" + home.logDir().resolve(name + ".log"));
+        command.add("-Dlog4j.configurationFile=" + home.confDir().resolve("log4j.properties"));
+        command.add("-Dclonos.home=" + home.home());
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(mainClass);
+        command.add("--configDir");
+        command.add(home.confDir().toString());
+        dynamicProperties.forEach((key, value) -> {
+            command.add("-D");
+            command.add(key + "=" + value);
+        });
+        command.addAll(Arrays.asList(memoryDynamicConfigs.trim().split("\\s+")));
+
+        Path stdout = home.logDir().resolve(name + ".out");
+        Process process =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(stdout.toFile())
+                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                        .start();
+        Files.writeString(home.runDir().resolve(name + ".pid"), String.valueOf(process.pid()), StandardCharsets.UTF_8);
+    }
+
+    private void awaitTaskManagers(ClusterRestClient rest, int taskManagers) throws Exception {
+        Instant deadline = Instant.now().plus(START_TIMEOUT);
+        while (Instant.now().isBefore(deadline)) {
+            for (Path pidFile : pidFiles()) {
+                boolean alive = readPid(pidFile).flatMap(ProcessHandle::of).map(ProcessHandle::isAlive).orElse(false);
+                if (!alive) {
+                    String name = processName(pidFile);
+                    Path log = home.logDir().resolve(name + ".out");
+                    stop();
+                    throw new IllegalStateException(
+                            name + " exited during start-up. Its output (" + log + "):\n" + tail(log));
+                }
+            }
+            int registered = rest.tryGet("/overview").map(o -> o.path("taskmanagers").asInt()).orElse(-1);
+            if (registered >= taskManagers) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        stop();
+        throw new IllegalStateException(
+                "The cluster did not come up within " + START_TIMEOUT.toSeconds() + " s; see the logs in " + home.logDir());
+    }
+
+    private List<String> runningProcesses() throws IOException {
+        return pidFiles().stream()
+                .filter(f -> readPid(f).flatMap(ProcessHandle::of).map(ProcessHandle::isAlive).orElse(false))
+                .map(StandaloneCluster::processName)
+                .collect(Collectors.toList());
+    }
+
+    private List<Path> pidFiles() throws IOException {
+        if (!Files.isDirectory(home.runDir())) {
+            return new ArrayList<>();
+        }
+        try (Stream<Path> files = Files.list(home.runDir())) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".pid")).sorted().collect(Collectors.toList());
+        }
+    }
+
+    private static Optional<Long> readPid(Path pidFile) {
+        try {
+            return Optional.of(Long.parseLong(Files.readString(pidFile).trim()));
+        } catch (IOException | NumberFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static String processName(Path pidFile) {
+        String file = pidFile.getFileName().toString();
+        return file.substring(0, file.length() - ".pid".length());
+    }
+
+    private static boolean isJobManager(Path pidFile) {
+        return processName(pidFile).equals(JOBMANAGER);
+    }
+
+    private static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
+        } catch (IOException e) {
+            return "(no output)";
+        }
+    }
+}
