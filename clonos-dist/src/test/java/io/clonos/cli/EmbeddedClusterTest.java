@@ -1,0 +1,108 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli;
+
+import io.clonos.runtime.minicluster.ClonosMiniCluster;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.MetricOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The unchanged example job on the embedded Clonos cluster with two TaskManagers. */
+class EmbeddedClusterTest {
+
+    private static final long COUNT = 30_000;
+    private static final int KEYS = 7;
+
+    private static File examplesJar() {
+        File jar = new File(System.getProperty("clonos.examples.jar", "../clonos-examples/target/clonos-examples-0.1.0-SNAPSHOT.jar"));
+        assertThat(jar).as("the example job jar (built by clonos-examples)").isFile();
+        return jar;
+    }
+
+    private static Configuration clusterConfiguration() {
+        Configuration config = new Configuration();
+        config.set(RestOptions.BIND_PORT, "0");
+        config.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofMillis(200));
+        return config;
+    }
+
+    @Test
+    void unchangedJobRunsOnClonosTasksCheckpointsAndIsCorrect(@TempDir Path output) throws Exception {
+        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(clusterConfiguration(), 2, 2)) {
+            cluster.start();
+            URI address = cluster.getRestAddress().get();
+            ClusterRestClient rest = new ClusterRestClient(address);
+
+            ProgramRunner.run(
+                    clientConfiguration(address, Map.of()),
+                    true,
+                    examplesJar(),
+                    new String[] {"--count", String.valueOf(COUNT), "--rate", "3000", "--keys", String.valueOf(KEYS), "--checkpoint-interval", "300", "--output", output.toString()});
+            String jobId = rest.get("/jobs").path("jobs").get(0).path("id").asText();
+
+            RunningSumChecks.awaitEpochOnEverySubtask(rest, jobId, Duration.ofSeconds(60));
+            assertThat(cluster.requestJobResult(JobID.fromHexString(jobId)).get().isSuccess()).isTrue();
+
+            AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(JobID.fromHexString(jobId)).get();
+            assertThat(graph.getCheckpointStatsSnapshot().getCounts().getNumberOfCompletedCheckpoints()).isPositive();
+            assertThat(graph.getAllExecutionVertices()).allSatisfy(vertex -> assertThat(vertex.getCurrentExecutionAttempt().getAttemptNumber()).isZero());
+            RunningSumChecks.assertComplete(output, COUNT, KEYS);
+        }
+    }
+
+    @Test
+    void badClonosValueStopsTheClusterFromStarting() {
+        Configuration config = clusterConfiguration();
+        config.setString("clonos.determinant-sharing-depth", "-7");
+
+        assertThatThrownBy(() -> ClonosMiniCluster.create(config, 2, 1))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("'clonos.determinant-sharing-depth'")
+                .hasMessageContaining("'-7'");
+    }
+
+    @Test
+    void badClonosValueInTheJobFailsItsSubmission(@TempDir Path output) throws Exception {
+        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(clusterConfiguration(), 2, 1)) {
+            cluster.start();
+            Configuration client = clientConfiguration(cluster.getRestAddress().get(), Map.of("clonos.recovery.mode", "sometimes"));
+
+            assertThatThrownBy(() -> ProgramRunner.run(client, false, examplesJar(), new String[] {"--count", "10", "--output", output.toString()}))
+                    .hasStackTraceContaining("clonos.recovery.mode")
+                    .hasStackTraceContaining("sometimes");
+        }
+    }
+
+    private static Configuration clientConfiguration(URI address, Map<String, String> jobSettings) {
+        Configuration client = Configuration.fromMap(jobSettings);
+        client.set(RestOptions.ADDRESS, address.getHost());
+        client.set(RestOptions.PORT, address.getPort());
+        return client;
+    }
+}

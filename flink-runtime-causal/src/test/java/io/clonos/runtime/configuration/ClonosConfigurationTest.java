@@ -1,0 +1,135 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.configuration;
+
+import io.clonos.runtime.configuration.ClonosOptions.OrphanFallback;
+import io.clonos.runtime.configuration.ClonosOptions.RecoveryMode;
+import io.clonos.runtime.configuration.ClonosOptions.SpillPolicy;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ClonosConfigurationTest {
+
+    @Test
+    void defaultsAreFullDepthLocalRecoveryWithoutStandbys() {
+        ClonosConfiguration clonos = ClonosConfiguration.fromConfiguration(new Configuration());
+
+        assertThat(clonos.getDeterminantSharingDepth()).isEqualTo(-1);
+        assertThat(clonos.isCausalLoggingEnabled()).isTrue();
+        assertThat(clonos.getRecoveryMode()).isEqualTo(RecoveryMode.LOCAL);
+        assertThat(clonos.getOrphanFallback()).isEqualTo(OrphanFallback.GLOBAL_ROLLBACK);
+        assertThat(clonos.isStandbyEnabled()).isFalse();
+    }
+
+    @Test
+    void readsDashedEnumSpellingsAndOtherValues() {
+        ClonosConfiguration clonos =
+                ClonosConfiguration.fromConfiguration(
+                        Configuration.fromMap(
+                                Map.of(
+                                        "clonos.determinant-sharing-depth", "0",
+                                        "clonos.recovery.mode", "global",
+                                        "clonos.recovery.orphan-fallback", "at-least-once",
+                                        "clonos.in-flight-log.spill-policy", "EAGER",
+                                        "clonos.in-flight-log.memory", "128mb",
+                                        "clonos.standby.count", "2")));
+
+        assertThat(clonos.getDeterminantSharingDepth()).isZero();
+        assertThat(clonos.isCausalLoggingEnabled()).isFalse();
+        assertThat(clonos.getRecoveryMode()).isEqualTo(RecoveryMode.GLOBAL);
+        assertThat(clonos.getOrphanFallback()).isEqualTo(OrphanFallback.AT_LEAST_ONCE);
+        assertThat(clonos.getSpillPolicy()).isEqualTo(SpillPolicy.EAGER);
+        assertThat(clonos.getInFlightLogMemory().getMebiBytes()).isEqualTo(128);
+        assertThat(clonos.getStandbyCount()).isEqualTo(2);
+    }
+
+    @ParameterizedTest
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "clonos.determinant-sharing-depth | -2    | -1 (full depth)",
+                "clonos.determinant-sharing-depth | deep  | -1 (full depth)",
+                "clonos.recovery.mode             | fast  | one of local, global",
+                "clonos.recovery.orphan-fallback  | retry | one of global-rollback, at-least-once",
+                "clonos.in-flight-log.type        | disk  | one of spillable, in-memory",
+                "clonos.in-flight-log.memory      | 0     | a positive memory size",
+                "clonos.in-flight-log.memory      | lots  | a positive memory size",
+                "clonos.in-flight-log.spill-trigger | 1.5 | greater than 0 and at most 1",
+                "clonos.in-flight-log.spill-trigger | 0   | greater than 0 and at most 1",
+                "clonos.in-flight-log.prefetch-buffers | 0 | at least 1",
+                "clonos.standby.count             | 0     | at least 1",
+                "clonos.standby.enabled           | maybe | true or false",
+                "clonos.standby.placement         | random | one of spread, pack",
+                "clonos.time-service.granularity  | -1 ms | 0 or more",
+                "clonos.determinant.memory        | 0     | a positive memory size",
+            })
+    void badValueNamesKeyValueAndWhatIsAllowed(String key, String value, String allowed) {
+        Configuration config = Configuration.fromMap(Map.of(key, value));
+
+        assertThatThrownBy(() -> ClonosConfiguration.fromConfiguration(config))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("'" + key + "'")
+                .hasMessageContaining("'" + value + "'")
+                .hasMessageContaining(allowed);
+    }
+
+    @Test
+    void unknownClonosKeyIsRejectedWithTheKnownKeys() {
+        Configuration config = Configuration.fromMap(Map.of("clonos.determinant-sharing-dept", "1"));
+
+        assertThatThrownBy(() -> ClonosConfiguration.fromConfiguration(config))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("'clonos.determinant-sharing-dept'")
+                .hasMessageContaining("clonos.determinant-sharing-depth");
+    }
+
+    @Test
+    void jobConfigurationOverridesTheCluster() {
+        Configuration cluster = Configuration.fromMap(Map.of("clonos.determinant-sharing-depth", "1", "clonos.recovery.mode", "global"));
+        Configuration job = Configuration.fromMap(Map.of("clonos.determinant-sharing-depth", "2"));
+
+        ClonosConfiguration clonos = ClonosConfiguration.forJob(cluster, job);
+
+        assertThat(clonos.getDeterminantSharingDepth()).isEqualTo(2);
+        assertThat(clonos.getRecoveryMode()).isEqualTo(RecoveryMode.GLOBAL);
+    }
+
+    @Test
+    void badJobValueIsRejected() {
+        Configuration job = Configuration.fromMap(Map.of("clonos.recovery.mode", "sometimes"));
+
+        assertThatThrownBy(() -> ClonosConfiguration.forJob(new Configuration(), job))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("clonos.recovery.mode");
+    }
+
+    @Test
+    void everyOptionIsUnderThePrefixAndDocumented() {
+        assertThat(ClonosOptions.all())
+                .allSatisfy(
+                        option -> {
+                            assertThat(option.key()).startsWith(ClonosOptions.PREFIX);
+                            assertThat(option.description().toString()).isNotBlank();
+                        });
+    }
+}

@@ -1,0 +1,118 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.streaming.jobgraph;
+
+import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.streaming.tasks.CausalOneInputStreamTask;
+import io.clonos.streaming.tasks.CausalSourceOperatorStreamTask;
+import io.clonos.streaming.tasks.CausalSourceStreamTask;
+import io.clonos.streaming.tasks.CausalTwoInputStreamTask;
+
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.JobVertex;
+import org.apache.flink.streaming.api.CheckpointingMode;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.co.CoMapFunction;
+import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
+import org.apache.flink.streaming.api.functions.source.SourceFunction;
+import org.apache.flink.streaming.api.graph.StreamConfig;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.StreamSupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class StreamTaskRewriterTest {
+
+    private static final ClonosConfiguration CLONOS = ClonosConfiguration.fromConfiguration(new Configuration());
+
+    @Test
+    void everyStreamTaskBecomesItsCausalTaskAndCheckpointsAreAligned() {
+        JobGraph jobGraph = jobWithEveryKindOfTask();
+
+        new StreamTaskRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
+
+        assertThat(invokablesByVertexName(jobGraph))
+                .containsEntry("Source: sequence", CausalSourceOperatorStreamTask.class.getName())
+                .containsEntry("Source: legacy", CausalSourceStreamTask.class.getName())
+                .containsEntry("tag", CausalOneInputStreamTask.class.getName())
+                .containsEntry("join", CausalTwoInputStreamTask.class.getName())
+                .containsEntry("Sink: discard", CausalOneInputStreamTask.class.getName());
+        for (JobVertex vertex : jobGraph.getVertices()) {
+            assertThat(new StreamConfig(vertex.getConfiguration()).isUnalignedCheckpointsEnabled())
+                    .as("unaligned checkpoints of %s", vertex.getName())
+                    .isFalse();
+        }
+    }
+
+    @Test
+    void rewritingTwiceChangesNothingMore() {
+        JobGraph jobGraph = jobWithEveryKindOfTask();
+        StreamTaskRewriter rewriter = new StreamTaskRewriter();
+
+        rewriter.rewrite(jobGraph, CLONOS, getClass().getClassLoader());
+        Map<String, String> once = invokablesByVertexName(jobGraph);
+        rewriter.rewrite(jobGraph, CLONOS, getClass().getClassLoader());
+
+        assertThat(invokablesByVertexName(jobGraph)).isEqualTo(once);
+    }
+
+    private static JobGraph jobWithEveryKindOfTask() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.enableCheckpointing(1000, CheckpointingMode.EXACTLY_ONCE);
+        env.getCheckpointConfig().enableUnalignedCheckpoints();
+        env.disableOperatorChaining();
+        DataStream<Long> numbers = env.fromSequence(1, 10).name("sequence");
+        DataStream<Long> legacy = env.addSource(new OneNumber()).name("legacy");
+        DataStream<Long> tagged = numbers.rebalance().map((MapFunction<Long, Long>) n -> n).name("tag");
+        tagged.connect(legacy)
+                .map(new Identity())
+                .name("join")
+                .addSink(new DiscardingSink<>())
+                .name("discard");
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    private static Map<String, String> invokablesByVertexName(JobGraph jobGraph) {
+        return StreamSupport.stream(jobGraph.getVertices().spliterator(), false)
+                .collect(Collectors.toMap(JobVertex::getName, JobVertex::getInvokableClassName));
+    }
+
+    private static final class OneNumber implements SourceFunction<Long> {
+        @Override
+        public void run(SourceContext<Long> ctx) {
+            ctx.collect(1L);
+        }
+
+        @Override
+        public void cancel() {}
+    }
+
+    private static final class Identity implements CoMapFunction<Long, Long, Long> {
+        @Override
+        public Long map1(Long value) {
+            return value;
+        }
+
+        @Override
+        public Long map2(Long value) {
+            return value;
+        }
+    }
+}
