@@ -1,0 +1,204 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The distribution as a user runs it: {@code bin/clonos cluster start} launches a JobManager and
+ * two TaskManager JVMs, {@code bin/clonos run} submits the unchanged example jar over REST.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StandaloneClusterIT {
+
+    private static final long COUNT = 30_000;
+    private static final int KEYS = 5;
+
+    @TempDir static Path work;
+
+    private Path dist;
+    private int restPort;
+    private int rpcPort;
+
+    @BeforeAll
+    void startCluster() throws Exception {
+        dist = Paths.get(System.getProperty("clonos.dist", "target/clonos")).toAbsolutePath();
+        assertThat(dist.resolve("bin/clonos")).as("the assembled distribution").isExecutable();
+        restPort = freePort();
+        rpcPort = freePort();
+
+        Result started = clonos("cluster", "start", "--taskmanagers", "2", "--slots", "1", "-D", "rest.port=" + restPort, "-D", "jobmanager.rpc.port=" + rpcPort, "-D", "metrics.fetcher.update-interval=200");
+        assertThat(started.exitCode).as(started.toString()).isZero();
+        assertThat(started.stdout).contains("Clonos cluster started").contains(":" + restPort);
+    }
+
+    @AfterAll
+    void stopCluster() throws Exception {
+        if (dist != null) {
+            clonos("cluster", "stop");
+        }
+    }
+
+    @Test
+    void unchangedJarSubmittedOverRestRunsOnClonosTasksAcrossTaskManagerJvms() throws Exception {
+        File jar = dist.resolve("examples/clonos-examples.jar").toFile();
+        assertThat(classesOf(jar)).as("the job jar has no Clonos runtime in it").noneMatch(c -> c.startsWith("io/clonos/runtime") || c.startsWith("io/clonos/streaming"));
+
+        ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
+        assertThat(taskManagerIds(rest)).containsExactlyInAnyOrder("tm-0", "tm-1");
+        assertThat(pids()).hasSize(3).doesNotContain(ProcessHandle.current().pid());
+
+        Path output = work.resolve("output");
+        Result submitted = clonos("run", "--detached", "-D", "rest.port=" + restPort, jar.toString(), "--count", String.valueOf(COUNT), "--rate", "3000", "--keys", String.valueOf(KEYS), "--checkpoint-interval", "300", "--output", output.toString());
+        assertThat(submitted.exitCode).as(submitted.toString()).isZero();
+        Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(submitted.stdout);
+        assertThat(jobId.find()).as(submitted.toString()).isTrue();
+
+        RunningSumChecks.awaitEpochOnEverySubtask(rest, jobId.group(1), Duration.ofSeconds(90));
+        assertThat(subtaskHosts(rest, jobId.group(1))).as("subtasks run on both TaskManagers").containsExactlyInAnyOrder("tm-0", "tm-1");
+        assertThat(RunningSumChecks.awaitTerminal(rest, jobId.group(1), Duration.ofMinutes(2))).isEqualTo("FINISHED");
+        assertThat(rest.completedCheckpoints(jobId.group(1))).isPositive();
+        RunningSumChecks.assertComplete(output, COUNT, KEYS);
+
+        Result status = clonos("cluster", "status", "-D", "rest.port=" + restPort);
+        assertThat(status.stdout).contains("tm-0").contains("tm-1").contains("jobmanager").contains("2 TaskManagers");
+    }
+
+    @Test
+    void clusterProcessesRejectABadClonosValueAtStartup() throws Exception {
+        for (String main : List.of("io.clonos.runtime.entrypoint.ClonosTaskManagerRunner", "io.clonos.runtime.entrypoint.ClonosSessionClusterEntrypoint")) {
+            List<String> command = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-cp", dist.resolve("lib") + "/*", main, "--configDir", dist.resolve("conf").toString(), "-D", "clonos.standby.placement=everywhere"));
+            Result result = exec(command);
+            assertThat(result.exitCode).as(result.toString()).isNotZero();
+            assertThat(result.stdout).as(main).contains("'clonos.standby.placement'").contains("'everywhere'").contains("spread, pack");
+        }
+    }
+
+    private Set<String> taskManagerIds(ClusterRestClient rest) throws Exception {
+        Set<String> ids = new HashSet<>();
+        for (JsonNode tm : rest.get("/taskmanagers").path("taskmanagers")) {
+            ids.add(tm.path("id").asText());
+        }
+        return ids;
+    }
+
+    /**
+     * The TaskManagers that host the job's subtasks. The REST API serves a cached execution graph
+     * (refreshed every few seconds), so subtasks may show as unassigned for a while.
+     */
+    private Set<String> subtaskHosts(ClusterRestClient rest, String jobId) throws Exception {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+        Set<String> hosts = new HashSet<>();
+        do {
+            hosts.clear();
+            for (JsonNode vertex : rest.get("/jobs/" + jobId).path("vertices")) {
+                for (JsonNode subtask : rest.get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText()).path("subtasks")) {
+                    hosts.add(subtask.path("taskmanager-id").asText());
+                }
+            }
+        } while (hosts.contains("(unassigned)") && Instant.now().isBefore(deadline) && sleep());
+        return hosts;
+    }
+
+    private static boolean sleep() throws InterruptedException {
+        Thread.sleep(200);
+        return true;
+    }
+
+    private Set<Long> pids() throws IOException {
+        try (var files = Files.list(work.resolve("run"))) {
+            return files.map(f -> {
+                        try {
+                            return Long.parseLong(Files.readString(f).trim());
+                        } catch (IOException e) {
+                            throw new RuntimeException(e);
+                        }
+                    })
+                    .filter(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+                    .collect(Collectors.toSet());
+        }
+    }
+
+    private static List<String> classesOf(File jar) throws IOException {
+        try (JarFile file = new JarFile(jar)) {
+            return file.stream().map(e -> e.getName()).filter(n -> n.endsWith(".class")).collect(Collectors.toList());
+        }
+    }
+
+    private Result clonos(String... args) throws Exception {
+        List<String> command = new ArrayList<>();
+        command.add(dist.resolve("bin/clonos").toString());
+        command.addAll(Arrays.asList(args));
+        return exec(command);
+    }
+
+    private Result exec(List<String> command) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().put("CLONOS_RUN_DIR", work.resolve("run").toString());
+        builder.environment().put("CLONOS_LOG_DIR", work.resolve("log").toString());
+        Process process = builder.start();
+        process.getOutputStream().close();
+        byte[] output = process.getInputStream().readAllBytes();
+        assertThat(process.waitFor(5, TimeUnit.MINUTES)).as("%s finished", command).isTrue();
+        return new Result(process.exitValue(), new String(output, StandardCharsets.UTF_8));
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static final class Result {
+        final int exitCode;
+        final String stdout;
+
+        Result(int exitCode, String stdout) {
+            this.exitCode = exitCode;
+            this.stdout = stdout;
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exitCode + ":\n" + stdout;
+        }
+    }
+}
