@@ -31,8 +31,8 @@ public final class ConfigValues {
     }
 
     /** The accepted spellings of an enum type, for error messages and the reference docs. */
-    public static String allowed(Class<? extends Enum<?>> type) {
-        return Arrays.stream(type.getEnumConstants())
+    public static String allowed(Class<?> enumType) {
+        return Arrays.stream(enumType.getEnumConstants())
                 .map(Object::toString)
                 .collect(Collectors.joining(", "));
     }
