@@ -33,6 +33,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
@@ -103,10 +104,22 @@ class StandaloneClusterIT {
     }
 
     @Test
+    void flinksOwnCliSubmitsToAClonosCluster() throws Exception {
+        Path output = work.resolve("output-flink-cli");
+        List<String> command = new ArrayList<>(List.of(java(), "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED", "-cp", dist.resolve("lib") + "/*", "org.apache.flink.client.cli.CliFrontend", "run", "-m", "localhost:" + restPort, dist.resolve("examples/clonos-examples.jar").toString(), "--count", "3000", "--rate", "3000", "--keys", "3", "--output", output.toString()));
+
+        Result result = exec(command, Map.of("FLINK_CONF_DIR", dist.resolve("conf").toString()));
+
+        assertThat(result.exitCode).as(result.toString()).isZero();
+        assertThat(result.stdout).contains("has finished");
+        RunningSumChecks.assertComplete(output, 3000, 3);
+    }
+
+    @Test
     void clusterProcessesRejectABadClonosValueAtStartup() throws Exception {
         for (String main : List.of("io.clonos.runtime.entrypoint.ClonosTaskManagerRunner", "io.clonos.runtime.entrypoint.ClonosSessionClusterEntrypoint")) {
-            List<String> command = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-cp", dist.resolve("lib") + "/*", main, "--configDir", dist.resolve("conf").toString(), "-D", "clonos.standby.placement=everywhere"));
-            Result result = exec(command);
+            List<String> command = new ArrayList<>(List.of(java(), "-cp", dist.resolve("lib") + "/*", main, "--configDir", dist.resolve("conf").toString(), "-D", "clonos.standby.placement=everywhere"));
+            Result result = exec(command, Map.of());
             assertThat(result.exitCode).as(result.toString()).isNotZero();
             assertThat(result.stdout).as(main).contains("'clonos.standby.placement'").contains("'everywhere'").contains("spread, pack");
         }
@@ -167,11 +180,16 @@ class StandaloneClusterIT {
         List<String> command = new ArrayList<>();
         command.add(dist.resolve("bin/clonos").toString());
         command.addAll(Arrays.asList(args));
-        return exec(command);
+        return exec(command, Map.of());
     }
 
-    private Result exec(List<String> command) throws Exception {
+    private static String java() {
+        return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private Result exec(List<String> command, Map<String, String> environment) throws Exception {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(environment);
         builder.environment().put("CLONOS_RUN_DIR", work.resolve("run").toString());
         builder.environment().put("CLONOS_LOG_DIR", work.resolve("log").toString());
         Process process = builder.start();
