@@ -15,9 +15,19 @@ package io.clonos.runtime.shuffle;
 import io.clonos.runtime.configuration.ClonosConfiguration;
 
 import org.apache.flink.annotation.Internal;
+import io.clonos.runtime.network.ClonosInputGate;
+import io.clonos.runtime.network.ClonosResultPartitionManager;
+import io.clonos.runtime.network.ClonosShuffleEnvironment;
+
+import org.apache.flink.runtime.io.network.ConnectionManager;
+import org.apache.flink.runtime.io.network.LocalConnectionManager;
+import org.apache.flink.runtime.io.network.NettyShuffleEnvironment;
 import org.apache.flink.runtime.io.network.NettyShuffleServiceFactory;
+import org.apache.flink.runtime.io.network.netty.NettyConfig;
+import org.apache.flink.runtime.io.network.netty.NettyConnectionManager;
 import org.apache.flink.runtime.io.network.partition.ResultPartition;
-import org.apache.flink.runtime.io.network.partition.consumer.SingleInputGate;
+import org.apache.flink.runtime.io.network.partition.consumer.SingleInputGateFactory;
+import org.apache.flink.runtime.taskmanager.NettyShuffleEnvironmentConfiguration;
 import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor;
 import org.apache.flink.runtime.shuffle.ShuffleEnvironment;
 import org.apache.flink.runtime.shuffle.ShuffleEnvironmentContext;
@@ -38,7 +48,7 @@ import org.slf4j.LoggerFactory;
  */
 @Internal
 public class ClonosShuffleServiceFactory
-        implements ShuffleServiceFactory<NettyShuffleDescriptor, ResultPartition, SingleInputGate> {
+        implements ShuffleServiceFactory<NettyShuffleDescriptor, ResultPartition, ClonosInputGate> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClonosShuffleServiceFactory.class);
 
@@ -51,10 +61,49 @@ public class ClonosShuffleServiceFactory
     }
 
     @Override
-    public ShuffleEnvironment<ResultPartition, SingleInputGate> createShuffleEnvironment(
-            ShuffleEnvironmentContext context) {
+    public ShuffleEnvironment<ResultPartition, ClonosInputGate> createShuffleEnvironment(ShuffleEnvironmentContext context) {
         ClonosConfiguration clonos = ClonosConfiguration.fromConfiguration(context.getConfiguration());
         LOG.info("Starting the Clonos shuffle environment of {} with {}.", context.getTaskExecutorResourceId(), clonos);
-        return netty.createShuffleEnvironment(context);
+
+        NettyShuffleEnvironmentConfiguration networkConfig =
+                NettyShuffleEnvironmentConfiguration.fromConfiguration(
+                        context.getConfiguration(),
+                        context.getNetworkMemorySize(),
+                        context.isLocalCommunicationOnly(),
+                        context.getHostAddress());
+        ClonosResultPartitionManager partitionManager =
+                new ClonosResultPartitionManager(clonos.getInFlightLogMemory().getBytes());
+        NettyConfig nettyConfig = networkConfig.nettyConfig();
+        ConnectionManager connectionManager =
+                nettyConfig == null
+                        ? new LocalConnectionManager()
+                        : new NettyConnectionManager(
+                                partitionManager,
+                                context.getEventPublisher(),
+                                nettyConfig,
+                                networkConfig.getMaxNumberOfConnections(),
+                                networkConfig.isConnectionReuseEnabled());
+        NettyShuffleEnvironment netty =
+                NettyShuffleServiceFactory.createNettyShuffleEnvironment(
+                        networkConfig,
+                        context.getTaskExecutorResourceId(),
+                        context.getEventPublisher(),
+                        partitionManager,
+                        connectionManager,
+                        context.getParentMetricGroup(),
+                        context.getIoExecutor(),
+                        context.getNumberOfSlots(),
+                        context.getTmpDirPaths());
+        SingleInputGateFactory gateFactory =
+                new SingleInputGateFactory(
+                        context.getTaskExecutorResourceId(),
+                        networkConfig,
+                        connectionManager,
+                        partitionManager,
+                        context.getEventPublisher(),
+                        netty.getNetworkBufferPool(),
+                        null,
+                        null);
+        return new ClonosShuffleEnvironment(netty, gateFactory);
     }
 }

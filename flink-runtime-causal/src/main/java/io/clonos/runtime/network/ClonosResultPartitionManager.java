@@ -1,0 +1,102 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.network;
+
+import io.clonos.runtime.inflightlog.InMemoryInFlightLog;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
+import org.apache.flink.runtime.io.network.partition.PartitionRequestListener;
+import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
+import org.apache.flink.runtime.io.network.partition.ResultPartitionManager;
+import org.apache.flink.runtime.io.network.partition.ResultSubpartitionIndexSet;
+import org.apache.flink.runtime.io.network.partition.ResultSubpartitionView;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.Optional;
+
+/**
+ * The TaskManager's registry of produced partitions, through which both the Netty server and local
+ * input channels open subpartitions. Every subpartition is opened from Flink once and served
+ * through a {@link LoggingSubpartition}, so that it logs what it sends and accepts a new consumer
+ * after the old one failed (Flink's pipelined subpartitions can be read once).
+ *
+ * <p>A request for a partition that is not registered yet fails with Flink's {@code
+ * PartitionNotFoundException}, on which the consumer retries; Flink's alternative (parking the
+ * request in a listener until the partition appears) would open the subpartition behind our back.
+ */
+@Internal
+public class ClonosResultPartitionManager extends ResultPartitionManager {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClonosResultPartitionManager.class);
+
+    private final long inFlightLogCapacityBytes;
+
+    public ClonosResultPartitionManager(long inFlightLogCapacityBytes) {
+        this.inFlightLogCapacityBytes = inFlightLogCapacityBytes;
+    }
+
+    @Override
+    public ResultSubpartitionView createSubpartitionView(
+            ResultPartitionID partitionId,
+            ResultSubpartitionIndexSet subpartitionIndexSet,
+            BufferAvailabilityListener availabilityListener)
+            throws IOException {
+        if (subpartitionIndexSet.size() != 1) {
+            LOG.warn("{} requests subpartitions {} at once; they are served without an in-flight log.", partitionId, subpartitionIndexSet);
+            return super.createSubpartitionView(partitionId, subpartitionIndexSet, availabilityListener);
+        }
+        int subpartition = subpartitionIndexSet.getStartIndex();
+        return open(partitionId, subpartition).attach(availabilityListener);
+    }
+
+    @Override
+    public Optional<ResultSubpartitionView> createSubpartitionViewOrRegisterListener(
+            ResultPartitionID partitionId,
+            ResultSubpartitionIndexSet subpartitionIndexSet,
+            BufferAvailabilityListener availabilityListener,
+            PartitionRequestListener partitionRequestListener)
+            throws IOException {
+        return Optional.of(createSubpartitionView(partitionId, subpartitionIndexSet, availabilityListener));
+    }
+
+    private synchronized LoggingSubpartition open(ResultPartitionID partitionId, int subpartition) throws IOException {
+        LoggingSubpartition existing = SubpartitionLogs.get(partitionId, subpartition);
+        if (existing != null) {
+            return existing;
+        }
+        LoggingSubpartition created =
+                new LoggingSubpartition(
+                        partitionId + "#" + subpartition,
+                        new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, inFlightLogCapacityBytes),
+                        SubpartitionLogs.metrics(partitionId, subpartition));
+        created.setSource(super.createSubpartitionView(partitionId, new ResultSubpartitionIndexSet(subpartition), created));
+        SubpartitionLogs.register(partitionId, subpartition, created);
+        return created;
+    }
+
+    @Override
+    public void releasePartition(ResultPartitionID partitionId, Throwable cause) {
+        super.releasePartition(partitionId, cause);
+        for (LoggingSubpartition log : SubpartitionLogs.remove(partitionId)) {
+            try {
+                log.close();
+            } catch (IOException e) {
+                LOG.warn("Could not release the in-flight log of {}.", log, e);
+            }
+        }
+    }
+}

@@ -1,0 +1,212 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.network;
+
+import io.clonos.runtime.inflightlog.InFlightLog;
+import io.clonos.runtime.inflightlog.InFlightLogUnavailableException;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
+import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
+import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
+import org.apache.flink.runtime.io.network.buffer.Buffer;
+import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
+import org.apache.flink.runtime.io.network.partition.ResultSubpartition.BufferAndBacklog;
+import org.apache.flink.runtime.io.network.partition.ResultSubpartitionView;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+import javax.annotation.concurrent.GuardedBy;
+
+import java.io.IOException;
+
+/**
+ * One output subpartition as Clonos serves it. Flink lets a pipelined subpartition be read once; this
+ * class is that one reader, for the life of the producer: every buffer it takes from Flink's view
+ * goes to the in-flight log on its way out, and whoever is the consumer now (the first one, or one
+ * that replaced a failed consumer) reads through a {@link ReplayingSubpartitionView}, which replays
+ * the log before it passes on live data.
+ *
+ * <p>While no consumer is attached (between a consumer's failure and its replacement's connection)
+ * the live data is moved into the log as it comes, so the producer keeps running.
+ */
+@Internal
+final class LoggingSubpartition implements BufferAvailabilityListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LoggingSubpartition.class);
+
+    private final String name;
+    private final InFlightLog log;
+    private final SubpartitionLogMetrics metrics;
+
+    /** Flink's view of the subpartition; set once, right after construction. */
+    private ResultSubpartitionView source;
+
+    @GuardedBy("this")
+    @Nullable
+    private ReplayingSubpartitionView reader;
+
+    @GuardedBy("this")
+    private boolean endOfPartitionSent;
+
+    /** Flink's subpartition stopped after an aligned barrier and waits for the consumer to resume it. */
+    @GuardedBy("this")
+    private boolean sourceBlocked;
+
+    LoggingSubpartition(String name, InFlightLog log, SubpartitionLogMetrics metrics) {
+        this.name = name;
+        this.log = log;
+        this.metrics = metrics;
+    }
+
+    void setSource(ResultSubpartitionView source) {
+        this.source = source;
+    }
+
+    ResultSubpartitionView source() {
+        return source;
+    }
+
+    /** Hands the subpartition to a (new) consumer: the replay of the log, then live data. */
+    synchronized ReplayingSubpartitionView attach(BufferAvailabilityListener consumer) throws InFlightLogUnavailableException {
+        if (reader != null) {
+            LOG.info("{}: a new consumer replaces the current one; replaying {} buffers from epoch {}.", name, log.numberOfBuffers(), log.oldestEpoch());
+            reader.detach();
+        }
+        long startEpoch = log.oldestEpoch();
+        InFlightLog.Cursor replay = log.replay();
+        metrics.replayStarted(replay.remaining());
+        reader = new ReplayingSubpartitionView(this, consumer, replay, startEpoch, metrics);
+        return reader;
+    }
+
+    /**
+     * The next live buffer, logged. Its epoch ends after a checkpoint barrier, which starts the
+     * barrier's epoch.
+     */
+    @Nullable
+    synchronized BufferAndBacklog pollLive() throws IOException {
+        BufferAndBacklog next = source.getNextBuffer();
+        if (next != null) {
+            log(next.buffer());
+        }
+        return next;
+    }
+
+    @GuardedBy("this")
+    private void log(Buffer buffer) throws IOException {
+        sourceBlocked |= buffer.getDataType().isBlockingUpstream();
+        log.append(buffer);
+        metrics.logged(log);
+        if (!buffer.isBuffer()) {
+            Object event = EventSerializer.fromSerializedEvent(buffer.getNioBufferReadable(), getClass().getClassLoader());
+            if (event instanceof CheckpointBarrier) {
+                long epoch = ((CheckpointBarrier) event).getId();
+                if (epoch > log.currentEpoch()) {
+                    log.startEpoch(epoch);
+                }
+            } else if (event instanceof EndOfPartitionEvent) {
+                endOfPartitionSent = true;
+            }
+        }
+    }
+
+    /**
+     * The consumer finished aligning on the last blocking barrier it was sent. Flink's subpartition
+     * is resumed only when that barrier was the one it stopped at, i.e. when the consumer has read
+     * everything that was logged; a barrier replayed from further back resumes only the replay.
+     */
+    synchronized void resumeConsumption(boolean replayCaughtUp) {
+        if (replayCaughtUp && sourceBlocked) {
+            sourceBlocked = false;
+            source.resumeConsumption();
+        }
+    }
+
+    /** Checkpoint {@code checkpointId} completed: its epoch is the oldest a consumer can need. */
+    synchronized void truncateBefore(long checkpointId) {
+        log.truncateBefore(checkpointId);
+        metrics.logged(log);
+    }
+
+    synchronized void detached(ReplayingSubpartitionView view) throws IOException {
+        if (reader != view) {
+            return;
+        }
+        reader = null;
+        if (endOfPartitionSent) {
+            // The consumer has read everything the producer will ever send: done.
+            close();
+        } else {
+            drainIntoLog();
+        }
+    }
+
+    @Override
+    public void notifyDataAvailable(ResultSubpartitionView view) {
+        ReplayingSubpartitionView current;
+        synchronized (this) {
+            current = reader;
+            if (current == null) {
+                try {
+                    drainIntoLog();
+                } catch (IOException e) {
+                    LOG.warn("{}: could not move data into the in-flight log while no consumer is attached.", name, e);
+                }
+                return;
+            }
+        }
+        current.notifyDataAvailable();
+    }
+
+    @Override
+    public void notifyPriorityEvent(int prioritySequenceNumber) {
+        ReplayingSubpartitionView current;
+        synchronized (this) {
+            current = reader;
+        }
+        if (current != null) {
+            current.notifyPriorityEvent(prioritySequenceNumber);
+        }
+    }
+
+    @GuardedBy("this")
+    private void drainIntoLog() throws IOException {
+        if (source.isReleased()) {
+            return;
+        }
+        BufferAndBacklog next;
+        while ((next = source.getNextBuffer()) != null) {
+            try {
+                log(next.buffer());
+            } finally {
+                next.buffer().recycleBuffer();
+            }
+        }
+    }
+
+    synchronized void close() throws IOException {
+        log.close();
+        metrics.logged(log);
+        if (!source.isReleased()) {
+            source.releaseAllResources();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}

@@ -1,0 +1,63 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.network;
+
+import io.clonos.runtime.inflightlog.InFlightLog;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Figures of one subpartition's in-flight log, written by the network and read by the producing
+ * task's metric gauges ({@code clonos.inFlightLogBytes}, {@code clonos.inFlightLogBuffers}, {@code
+ * clonos.replayedBuffers}).
+ */
+@Internal
+public final class SubpartitionLogMetrics {
+
+    private final AtomicLong bytes = new AtomicLong();
+    private final AtomicLong buffers = new AtomicLong();
+    private final AtomicLong replayedBuffers = new AtomicLong();
+    private final AtomicLong replays = new AtomicLong();
+
+    void logged(InFlightLog log) {
+        bytes.set(log.sizeInBytes());
+        buffers.set(log.numberOfBuffers());
+    }
+
+    void replayStarted(int buffersToReplay) {
+        replays.incrementAndGet();
+    }
+
+    void replayed() {
+        replayedBuffers.incrementAndGet();
+    }
+
+    public long bytes() {
+        return bytes.get();
+    }
+
+    public long buffers() {
+        return buffers.get();
+    }
+
+    public long replayedBuffers() {
+        return replayedBuffers.get();
+    }
+
+    /** Connections served after the first, i.e. consumers that replaced a failed one. */
+    public long replays() {
+        return Math.max(0, replays.get() - 1);
+    }
+}

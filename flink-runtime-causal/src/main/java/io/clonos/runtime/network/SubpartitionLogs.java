@@ -1,0 +1,83 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.network;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The in-flight logs of the result partitions produced in this JVM, by partition id. The producing
+ * task reaches its logs here to truncate them when a checkpoint completes and to publish their
+ * metrics; the task and the network share no other object. Partition ids are unique per producer
+ * attempt, so TaskManagers sharing a JVM (the embedded cluster) do not collide.
+ */
+@Internal
+public final class SubpartitionLogs {
+
+    private static final Map<ResultPartitionID, Map<Integer, Entry>> PARTITIONS = new ConcurrentHashMap<>();
+
+    private SubpartitionLogs() {}
+
+    /** The metrics of a subpartition; they exist before its log does, so gauges can be registered early. */
+    public static SubpartitionLogMetrics metrics(ResultPartitionID partition, int subpartition) {
+        return entry(partition, subpartition).metrics;
+    }
+
+    /** Truncates every log of a partition: checkpoint {@code checkpointId} completed. */
+    public static void truncateBefore(ResultPartitionID partition, long checkpointId) {
+        for (Entry entry : entries(partition)) {
+            LoggingSubpartition log = entry.log;
+            if (log != null) {
+                log.truncateBefore(checkpointId);
+            }
+        }
+    }
+
+    static void register(ResultPartitionID partition, int subpartition, LoggingSubpartition log) {
+        entry(partition, subpartition).log = log;
+    }
+
+    static LoggingSubpartition get(ResultPartitionID partition, int subpartition) {
+        Map<Integer, Entry> entries = PARTITIONS.get(partition);
+        Entry entry = entries == null ? null : entries.get(subpartition);
+        return entry == null ? null : entry.log;
+    }
+
+    static List<LoggingSubpartition> remove(ResultPartitionID partition) {
+        List<LoggingSubpartition> logs = new ArrayList<>();
+        Map<Integer, Entry> removed = PARTITIONS.remove(partition);
+        if (removed != null) {
+            removed.values().stream().filter(e -> e.log != null).forEach(e -> logs.add(e.log));
+        }
+        return logs;
+    }
+
+    private static Entry entry(ResultPartitionID partition, int subpartition) {
+        return PARTITIONS.computeIfAbsent(partition, p -> new ConcurrentHashMap<>()).computeIfAbsent(subpartition, s -> new Entry());
+    }
+
+    private static List<Entry> entries(ResultPartitionID partition) {
+        Map<Integer, Entry> entries = PARTITIONS.get(partition);
+        return entries == null ? List.of() : new ArrayList<>(entries.values());
+    }
+
+    private static final class Entry {
+        final SubpartitionLogMetrics metrics = new SubpartitionLogMetrics();
+        volatile LoggingSubpartition log;
+    }
+}

@@ -1,0 +1,50 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package org.apache.flink.runtime.io.network.partition.consumer;
+
+import org.apache.flink.annotation.Internal;
+
+import javax.annotation.Nullable;
+
+/**
+ * PATCH of Flink's behaviour, kept to this one class in Flink's package (Clonos's jar sits on the
+ * same class path as Flink's, so package-private members are reachable without reflection).
+ *
+ * <p>Why: when a producer dies, Flink stores the error in the consumer's input channel (remote) or
+ * releases the channel's subpartition view (local), and a later poll of the gate throws without
+ * saying which channel failed. Clonos's input gate asks each channel here whether its producer is
+ * gone, so that it can replace exactly those channels and let the task run on.
+ */
+@Internal
+public final class ClonosChannelProbe {
+
+    private ClonosChannelProbe() {}
+
+    /** Why the channel's producer can no longer be read, or null while it can. */
+    @Nullable
+    public static Throwable producerFailure(InputChannel channel) {
+        try {
+            channel.checkError();
+        } catch (Throwable t) {
+            return t;
+        }
+        if (channel instanceof LocalInputChannel) {
+            LocalInputChannel local = (LocalInputChannel) channel;
+            if (local.getSubpartitionView() != null && local.getSubpartitionView().isReleased()) {
+                Throwable cause = local.getSubpartitionView().getFailureCause();
+                return cause != null ? cause : new IllegalStateException("The local producer's subpartition was released");
+            }
+        }
+        return null;
+    }
+}
