@@ -13,48 +13,101 @@
 package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.configuration.ClonosOptions.RecoveryMode;
+import io.clonos.runtime.network.LocalRecoveryImpossibleException;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.time.Time;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.failure.FailureEnricher;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.checkpoint.CheckpointCoordinator;
+import org.apache.flink.runtime.checkpoint.CheckpointException;
+import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
 import org.apache.flink.runtime.checkpoint.CheckpointRecoveryFactory;
 import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
+import org.apache.flink.runtime.checkpoint.JobManagerTaskRestore;
 import org.apache.flink.runtime.concurrent.ComponentMainThreadExecutor;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.Execution;
+import org.apache.flink.runtime.executiongraph.ExecutionJobVertex;
+import org.apache.flink.runtime.executiongraph.ExecutionVertex;
 import org.apache.flink.runtime.executiongraph.JobStatusListener;
+import org.apache.flink.runtime.executiongraph.TaskExecutionStateTransition;
 import org.apache.flink.runtime.executiongraph.failover.FailoverStrategy;
+import org.apache.flink.runtime.executiongraph.failover.FailureHandlingResult;
 import org.apache.flink.runtime.executiongraph.failover.RestartBackoffTimeStrategy;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.metrics.groups.JobManagerJobMetricGroup;
+import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
+import org.apache.flink.runtime.operators.coordination.OperatorCoordinatorHolder;
 import org.apache.flink.runtime.scheduler.DefaultScheduler;
 import org.apache.flink.runtime.scheduler.ExecutionDeployer;
+import org.apache.flink.runtime.scheduler.ExecutionGraphFactory;
 import org.apache.flink.runtime.scheduler.ExecutionOperations;
 import org.apache.flink.runtime.scheduler.ExecutionSlotAllocatorFactory;
+import org.apache.flink.runtime.scheduler.ExecutionVertexVersion;
 import org.apache.flink.runtime.scheduler.ExecutionVertexVersioner;
-import org.apache.flink.runtime.scheduler.ExecutionGraphFactory;
 import org.apache.flink.runtime.scheduler.VertexParallelismStore;
+import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
+import org.apache.flink.runtime.scheduler.strategy.SchedulingExecutionVertex;
 import org.apache.flink.runtime.scheduler.strategy.SchedulingStrategyFactory;
 import org.apache.flink.runtime.shuffle.ShuffleMaster;
+import org.apache.flink.util.IterableUtils;
+import org.apache.flink.util.concurrent.FutureUtils;
 import org.apache.flink.util.concurrent.ScheduledExecutor;
 
 import org.slf4j.Logger;
 
+import javax.annotation.Nullable;
+
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
- * The JobManager's scheduler for a job on Clonos: Flink's default scheduler, whose failover is
- * where Clonos recovers failed tasks locally instead of rolling the whole job back.
+ * The JobManager's scheduler for a job on Clonos: Flink's default scheduler whose failover restarts
+ * only the failed tasks.
  *
- * <p>Local failover is not implemented yet: failures are handled by Flink's configured failover
- * strategy (a global rollback to the last checkpoint for a streaming job with a shuffle), whatever
- * {@code clonos.recovery.mode} says, and the job's log says so when it starts.
+ * <p>A failed task is recovered locally: every other task keeps running with the same attempt.
+ * Failures that arrive together (a lost TaskManager fails one subtask of every vertex it hosted)
+ * are restarted as one batch, after Flink's restart delay and counted once against Flink's restart
+ * strategy. For the batch, the scheduler aborts the pending checkpoints, waits until the old
+ * attempts are gone, restores the latest completed checkpoint to the new attempts only, resets the
+ * operator coordinators of the restarted subtasks (so that sources get their splits back), deploys
+ * the new attempts in topological order, and tells the running consumers of each restarted
+ * producer where it runs now. The network replays the producers' in-flight logs to restarted
+ * consumers.
+ *
+ * <p>Falls back to Flink's restart of the whole job, logged and counted in {@code
+ * clonos.globalFallbacks}, when the job runs with {@code clonos.recovery.mode: global}, when a task
+ * that Clonos does not cover failed, when a task's upstream cannot replay what it needs, when the
+ * restart strategy refuses, and when a failure arrives while the job is not running.
  */
 @Internal
 public class ClonosScheduler extends DefaultScheduler {
 
     private final ClonosConfiguration clonos;
+    private final Logger log;
+    private final Time rpcTimeout;
+    private final Counter localRecoveries;
+    private final Counter globalFallbacks;
+
+    /** Failed vertices waiting for the restart of the current batch, with their versions. */
+    private final Map<ExecutionVertexID, ExecutionVertexVersion> pendingRestart = new HashMap<>();
 
     ClonosScheduler(
             ClonosConfiguration clonos,
@@ -111,15 +164,207 @@ public class ClonosScheduler extends DefaultScheduler {
                 vertexParallelismStore,
                 executionDeployerFactory);
         this.clonos = clonos;
-        log.info(
-                "Scheduling {} ({}) on Clonos with {}. Failures are handled by Flink's failover"
-                        + " strategy: local recovery is not available in this version.",
-                jobGraph.getName(),
-                jobGraph.getJobID(),
-                clonos);
+        this.log = log;
+        this.rpcTimeout = rpcTimeout;
+        MetricGroup metrics = jobManagerJobMetricGroup.addGroup("clonos");
+        this.localRecoveries = metrics.counter("localRecoveries");
+        this.globalFallbacks = metrics.counter("globalFallbacks");
+        log.info("Scheduling {} ({}) on Clonos with {}.", jobGraph.getName(), jobGraph.getJobID(), clonos);
     }
 
     public ClonosConfiguration getClonosConfiguration() {
         return clonos;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    //  Failures
+    // ------------------------------------------------------------------------------------------
+
+    @Override
+    protected void handleTaskFailure(Execution failedExecution, @Nullable Throwable error) {
+        String fallbackReason = fallbackReason(failedExecution, error);
+        if (fallbackReason != null) {
+            fallBack(fallbackReason, failedExecution, error);
+            return;
+        }
+        ExecutionVertexID failed = failedExecution.getVertex().getID();
+        if (pendingRestart.containsKey(failed)) {
+            notifyCoordinatorsAboutTaskFailure(failedExecution, error);
+            return;
+        }
+        if (!pendingRestart.isEmpty()) {
+            // part of the batch being prepared (e.g. the other subtasks of a lost TaskManager)
+            notifyCoordinatorsAboutTaskFailure(failedExecution, error);
+            pendingRestart.putAll(executionVertexVersioner.recordVertexModifications(Set.of(failed)));
+            return;
+        }
+
+        FailureHandlingResult result = recordTaskFailure(failedExecution, error);
+        if (!result.canRestart() || result.isGlobalFailure()) {
+            globalFallbacks.inc();
+            log.warn("Restart strategy refuses to restart {}; Flink handles the failure.", failedExecution.getVertex().getTaskNameWithSubtaskIndex());
+            maybeRestartTasks(result);
+            return;
+        }
+        archiveFromFailureHandlingResult(createFailureHandlingResultSnapshot(result));
+        abortPendingCheckpoints();
+        pendingRestart.putAll(executionVertexVersioner.recordVertexModifications(Set.of(failed)));
+        log.info(
+                "Recovering {} locally (attempt {} failed: {}).",
+                failedExecution.getVertex().getTaskNameWithSubtaskIndex(),
+                failedExecution.getAttemptNumber(),
+                error == null ? "unknown cause" : error.toString());
+        getMainThreadExecutor().schedule(this::restartPendingBatch, Math.max(result.getRestartDelayMS(), 0), TimeUnit.MILLISECONDS);
+    }
+
+    /** Why a failure cannot be recovered locally, or null if it can. */
+    @Nullable
+    private String fallbackReason(Execution failedExecution, @Nullable Throwable error) {
+        if (clonos.getRecoveryMode() == RecoveryMode.GLOBAL) {
+            return "clonos.recovery.mode is global";
+        }
+        if (getExecutionGraph().getState() != JobStatus.RUNNING) {
+            return "the job is " + getExecutionGraph().getState();
+        }
+        if (error != null && LocalRecoveryImpossibleException.isCauseOf(error)) {
+            return "an upstream task cannot replay what the task needs (" + error.getMessage() + ")";
+        }
+        String invokable = failedExecution.getVertex().getJobVertex().getJobVertex().getInvokableClassName();
+        if (!invokable.startsWith("io.clonos.")) {
+            return "its task " + invokable + " is not a Clonos task";
+        }
+        return null;
+    }
+
+    private void fallBack(String reason, Execution failedExecution, @Nullable Throwable error) {
+        boolean counted = clonos.getRecoveryMode() == RecoveryMode.LOCAL && getExecutionGraph().getState() == JobStatus.RUNNING;
+        if (counted) {
+            globalFallbacks.inc();
+            log.warn("Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.", failedExecution.getVertex().getTaskNameWithSubtaskIndex(), reason);
+        }
+        pendingRestart.clear();
+        super.handleTaskFailure(failedExecution, error);
+    }
+
+    /**
+     * A task that cancels itself (Flink's tasks do when their input partition is released) is a
+     * failure too: Flink's scheduler only acts on failed tasks and would leave it dead.
+     */
+    @Override
+    public boolean updateTaskExecutionState(TaskExecutionStateTransition transition) {
+        if (transition.getExecutionState() == ExecutionState.CANCELED && getExecutionGraph().getState() == JobStatus.RUNNING) {
+            Execution execution = getExecutionGraph().getRegisteredExecutions().get(transition.getID());
+            if (execution != null && execution.getState() != ExecutionState.CANCELING && !execution.getState().isTerminal()) {
+                boolean updated = super.updateTaskExecutionState(transition);
+                if (updated) {
+                    handleTaskFailure(execution, new IllegalStateException("The task cancelled itself: " + transition.getError(getUserCodeClassLoaderForFailure())));
+                }
+                return updated;
+            }
+        }
+        return super.updateTaskExecutionState(transition);
+    }
+
+    private ClassLoader getUserCodeClassLoaderForFailure() {
+        return getClass().getClassLoader();
+    }
+
+    private void abortPendingCheckpoints() {
+        CheckpointCoordinator coordinator = getExecutionGraph().getCheckpointCoordinator();
+        if (coordinator != null) {
+            coordinator.abortPendingCheckpoints(new CheckpointException(CheckpointFailureReason.JOB_FAILOVER_REGION));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    //  Local restart
+    // ------------------------------------------------------------------------------------------
+
+    private void restartPendingBatch() {
+        Set<ExecutionVertexVersion> versions = new HashSet<>(pendingRestart.values());
+        pendingRestart.clear();
+        Set<ExecutionVertexID> batch = executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
+        if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
+            return;
+        }
+        List<CompletableFuture<?>> gone = new ArrayList<>();
+        for (ExecutionVertexID id : batch) {
+            cancelAllPendingSlotRequestsForVertex(id);
+            for (Execution execution : getExecutionVertex(id).getCurrentExecutions()) {
+                gone.add(cancelExecution(execution));
+            }
+        }
+        FutureUtils.combineAll(gone)
+                .whenCompleteAsync(
+                        (ignored, failure) -> {
+                            try {
+                                redeploy(versions);
+                            } catch (Throwable t) {
+                                log.error("Local recovery failed; falling back to Flink's restart.", t);
+                                globalFallbacks.inc();
+                                handleGlobalFailure(t);
+                            }
+                        },
+                        getMainThreadExecutor());
+    }
+
+    private void redeploy(Set<ExecutionVertexVersion> versions) throws Exception {
+        Set<ExecutionVertexID> batch = executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
+        if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
+            return;
+        }
+        resetForNewExecutions(batch);
+        long checkpointId = restoreLatestCheckpoint(batch);
+        for (ExecutionVertexID id : batch) {
+            for (OperatorCoordinatorHolder coordinator : getExecutionJobVertex(id.getJobVertexId()).getOperatorCoordinators()) {
+                coordinator.subtaskReset(id.getSubtaskIndex(), checkpointId);
+            }
+        }
+        List<ExecutionVertexID> ordered =
+                IterableUtils.toStream(getSchedulingTopology().getVertices())
+                        .map(SchedulingExecutionVertex::getId)
+                        .filter(batch::contains)
+                        .collect(Collectors.toList());
+        allocateSlotsAndDeploy(ordered);
+        for (ExecutionVertexID id : ordered) {
+            ExecutionVertexVersion version = executionVertexVersioner.getExecutionVertexVersion(id);
+            Execution attempt = getExecutionVertex(id).getCurrentExecutionAttempt();
+            attempt.getInitializingOrRunningFuture()
+                    .thenRunAsync(
+                            () -> {
+                                if (!executionVertexVersioner.isModified(version)) {
+                                    RestartedProducers.announce(attempt, batch, v -> getExecutionVertex(v).getCurrentExecutionAttempt(), rpcTimeout);
+                                }
+                            },
+                            getMainThreadExecutor());
+        }
+        localRecoveries.inc();
+        log.info(
+                "Restarted {} locally from checkpoint {}.",
+                ordered.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList()),
+                checkpointId == OperatorCoordinator.NO_CHECKPOINT ? "none (no checkpoint completed yet)" : checkpointId);
+    }
+
+    /**
+     * Restores the latest completed checkpoint to the new attempts of {@code batch}. Flink's state
+     * assignment must see every job vertex (it looks at each vertex's neighbours), and it assigns
+     * state to every current attempt; the running attempts get back what they had, since they
+     * read it only when they are deployed.
+     */
+    private long restoreLatestCheckpoint(Set<ExecutionVertexID> batch) throws Exception {
+        CheckpointCoordinator coordinator = getExecutionGraph().getCheckpointCoordinator();
+        if (coordinator == null) {
+            return OperatorCoordinator.NO_CHECKPOINT;
+        }
+        Map<Execution, JobManagerTaskRestore> running = new HashMap<>();
+        for (ExecutionVertex vertex : getExecutionGraph().getAllExecutionVertices()) {
+            if (!batch.contains(vertex.getID())) {
+                running.put(vertex.getCurrentExecutionAttempt(), vertex.getCurrentExecutionAttempt().getTaskRestore());
+            }
+        }
+        Set<ExecutionJobVertex> all = new LinkedHashSet<>(getExecutionGraph().getAllVertices().values());
+        OptionalLong restored = coordinator.restoreLatestCheckpointedStateToSubtasks(all);
+        running.forEach(Execution::setInitialState);
+        return restored.orElse(OperatorCoordinator.NO_CHECKPOINT);
     }
 }

@@ -21,6 +21,7 @@ import org.apache.flink.streaming.runtime.tasks.MultipleInputStreamTask;
 
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 
 /**
  * Clonos's task for an operator chain with several inputs, possibly chained sources; replaces
@@ -30,18 +31,17 @@ import java.util.concurrent.CompletableFuture;
 @Internal
 public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<OUT> {
 
-    private final EpochTracker epochs;
+    private final CausalTaskContext causal;
 
     public CausalMultipleInputStreamTask(Environment env) throws Exception {
         super(env);
-        this.epochs = EpochTracker.register(env);
+        this.causal = CausalTaskContext.create(env);
     }
 
     @Override
-    public CompletableFuture<Boolean> triggerCheckpointAsync(
-            CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
-        epochs.startEpoch(checkpointMetaData.getCheckpointId());
-        return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
+    public void init() throws Exception {
+        super.init();
+        causal.inputProcessorCreated(inputProcessor);
     }
 
     @Override
@@ -50,7 +50,20 @@ public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<
             CheckpointOptions checkpointOptions,
             CheckpointMetricsBuilder checkpointMetrics)
             throws IOException {
-        epochs.startEpoch(checkpointMetaData.getCheckpointId());
+        causal.startEpoch(checkpointMetaData.getCheckpointId());
         super.triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, checkpointMetrics);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> triggerCheckpointAsync(
+            CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
+        causal.startEpoch(checkpointMetaData.getCheckpointId());
+        return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
+    }
+
+    @Override
+    public Future<Void> notifyCheckpointCompleteAsync(long checkpointId) {
+        causal.checkpointCompleted(checkpointId);
+        return super.notifyCheckpointCompleteAsync(checkpointId);
     }
 }

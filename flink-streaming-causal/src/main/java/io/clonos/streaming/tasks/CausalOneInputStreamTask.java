@@ -20,16 +20,23 @@ import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.streaming.runtime.tasks.OneInputStreamTask;
 
 import java.io.IOException;
+import java.util.concurrent.Future;
 
 /** Clonos's task for an operator chain with one input; replaces Flink's {@link OneInputStreamTask}. */
 @Internal
 public class CausalOneInputStreamTask<IN, OUT> extends OneInputStreamTask<IN, OUT> {
 
-    private final EpochTracker epochs;
+    private final CausalTaskContext causal;
 
     public CausalOneInputStreamTask(Environment env) throws Exception {
         super(env);
-        this.epochs = EpochTracker.register(env);
+        this.causal = CausalTaskContext.create(env);
+    }
+
+    @Override
+    public void init() throws Exception {
+        super.init();
+        causal.inputProcessorCreated(inputProcessor);
     }
 
     @Override
@@ -38,7 +45,13 @@ public class CausalOneInputStreamTask<IN, OUT> extends OneInputStreamTask<IN, OU
             CheckpointOptions checkpointOptions,
             CheckpointMetricsBuilder checkpointMetrics)
             throws IOException {
-        epochs.startEpoch(checkpointMetaData.getCheckpointId());
+        causal.startEpoch(checkpointMetaData.getCheckpointId());
         super.triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, checkpointMetrics);
+    }
+
+    @Override
+    public Future<Void> notifyCheckpointCompleteAsync(long checkpointId) {
+        causal.checkpointCompleted(checkpointId);
+        return super.notifyCheckpointCompleteAsync(checkpointId);
     }
 }

@@ -19,22 +19,29 @@ import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 
 /** Clonos's task for a FLIP-27 source chain; replaces Flink's {@link SourceOperatorStreamTask}. */
 @Internal
 public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<T> {
 
-    private final EpochTracker epochs;
+    private final CausalTaskContext causal;
 
     public CausalSourceOperatorStreamTask(Environment env) throws Exception {
         super(env);
-        this.epochs = EpochTracker.register(env);
+        this.causal = CausalTaskContext.create(env);
     }
 
     @Override
     public CompletableFuture<Boolean> triggerCheckpointAsync(
             CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
-        epochs.startEpoch(checkpointMetaData.getCheckpointId());
+        causal.startEpoch(checkpointMetaData.getCheckpointId());
         return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
+    }
+
+    @Override
+    public Future<Void> notifyCheckpointCompleteAsync(long checkpointId) {
+        causal.checkpointCompleted(checkpointId);
+        return super.notifyCheckpointCompleteAsync(checkpointId);
     }
 }

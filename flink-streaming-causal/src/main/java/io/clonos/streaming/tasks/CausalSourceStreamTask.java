@@ -21,6 +21,7 @@ import org.apache.flink.streaming.api.operators.StreamSource;
 import org.apache.flink.streaming.runtime.tasks.SourceStreamTask;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 
 /** Clonos's task for a legacy {@link SourceFunction} chain; replaces Flink's {@link SourceStreamTask}. */
 @Internal
@@ -28,17 +29,23 @@ public class CausalSourceStreamTask<
                 OUT, SRC extends SourceFunction<OUT>, OP extends StreamSource<OUT, SRC>>
         extends SourceStreamTask<OUT, SRC, OP> {
 
-    private final EpochTracker epochs;
+    private final CausalTaskContext causal;
 
     public CausalSourceStreamTask(Environment env) throws Exception {
         super(env);
-        this.epochs = EpochTracker.register(env);
+        this.causal = CausalTaskContext.create(env);
     }
 
     @Override
     public CompletableFuture<Boolean> triggerCheckpointAsync(
             CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
-        epochs.startEpoch(checkpointMetaData.getCheckpointId());
+        causal.startEpoch(checkpointMetaData.getCheckpointId());
         return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
+    }
+
+    @Override
+    public Future<Void> notifyCheckpointCompleteAsync(long checkpointId) {
+        causal.checkpointCompleted(checkpointId);
+        return super.notifyCheckpointCompleteAsync(checkpointId);
     }
 }

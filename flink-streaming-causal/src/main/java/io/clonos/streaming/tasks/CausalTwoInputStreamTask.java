@@ -20,16 +20,23 @@ import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.streaming.runtime.tasks.TwoInputStreamTask;
 
 import java.io.IOException;
+import java.util.concurrent.Future;
 
 /** Clonos's task for an operator chain with two inputs; replaces Flink's {@link TwoInputStreamTask}. */
 @Internal
 public class CausalTwoInputStreamTask<IN1, IN2, OUT> extends TwoInputStreamTask<IN1, IN2, OUT> {
 
-    private final EpochTracker epochs;
+    private final CausalTaskContext causal;
 
     public CausalTwoInputStreamTask(Environment env) throws Exception {
         super(env);
-        this.epochs = EpochTracker.register(env);
+        this.causal = CausalTaskContext.create(env);
+    }
+
+    @Override
+    public void init() throws Exception {
+        super.init();
+        causal.inputProcessorCreated(inputProcessor);
     }
 
     @Override
@@ -38,7 +45,13 @@ public class CausalTwoInputStreamTask<IN1, IN2, OUT> extends TwoInputStreamTask<
             CheckpointOptions checkpointOptions,
             CheckpointMetricsBuilder checkpointMetrics)
             throws IOException {
-        epochs.startEpoch(checkpointMetaData.getCheckpointId());
+        causal.startEpoch(checkpointMetaData.getCheckpointId());
         super.triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, checkpointMetrics);
+    }
+
+    @Override
+    public Future<Void> notifyCheckpointCompleteAsync(long checkpointId) {
+        causal.checkpointCompleted(checkpointId);
+        return super.notifyCheckpointCompleteAsync(checkpointId);
     }
 }

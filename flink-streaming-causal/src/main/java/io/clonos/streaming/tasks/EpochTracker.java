@@ -13,9 +13,6 @@
 package io.clonos.streaming.tasks;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.metrics.Gauge;
-import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.runtime.execution.Environment;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -42,20 +39,8 @@ public final class EpochTracker {
         this.epoch = new AtomicLong(initialEpoch);
     }
 
-    /** The tracker of a task that starts now, registered in the task's metric group. */
-    public static EpochTracker register(Environment environment) {
-        long restored = environment.getTaskStateManager().getRestoreCheckpointId().orElse(0L);
-        EpochTracker tracker = new EpochTracker(restored);
-        tracker.registerMetrics(environment.getMetricGroup().addGroup(METRIC_GROUP));
-        return tracker;
-    }
-
-    static EpochTracker startingAt(long epoch) {
+    public static EpochTracker startingAt(long epoch) {
         return new EpochTracker(epoch);
-    }
-
-    private void registerMetrics(MetricGroup clonosGroup) {
-        clonosGroup.gauge(EPOCH_METRIC, (Gauge<Long>) this::currentEpoch);
     }
 
     /**
