@@ -101,6 +101,7 @@ public final class ClonosInputGate extends IndexedInputGate {
 
     private volatile long restoredCheckpointId = NOT_RESTORED;
     private IntConsumer channelResetListener = channel -> {};
+    private ChannelStateWriter channelStateWriter = ChannelStateWriter.NO_OP;
     private int nextSource;
 
     ClonosInputGate(SingleInputGate original, ReplacementGateFactory replacements) {
@@ -296,7 +297,7 @@ public final class ClonosInputGate extends IndexedInputGate {
                 if (LocalRecoveryImpossibleException.isCauseOf(failure)) {
                     throw new LocalRecoveryImpossibleException("Channel " + i + " cannot be replayed", failure);
                 }
-                LOG.info("Producer {} of channel {} of {} is gone ({}); waiting for its new attempt.", producer[i], i, original.getOwningTaskName(), failure.toString());
+                LOG.info("Producer {} of channel {} of {} is gone; waiting for its new attempt.", producer[i], i, original.getOwningTaskName(), failure);
                 retire(i);
                 any = true;
             }
@@ -339,7 +340,7 @@ public final class ClonosInputGate extends IndexedInputGate {
                     LOG.info("Producer {} of channel {} of {} was restarted.", producer[i], i, original.getOwningTaskName());
                     retire(i);
                 }
-                SingleInputGate gate = replacements.connect(original.getGateIndex(), descriptor, subpartition);
+                SingleInputGate gate = replacements.connect(original.getGateIndex(), descriptor, subpartition, channelStateWriter);
                 replacementGates.add(gate);
                 owner[i] = gate;
                 ownerChannel[i] = 0;
@@ -507,6 +508,7 @@ public final class ClonosInputGate extends IndexedInputGate {
 
     @Override
     public void setChannelStateWriter(ChannelStateWriter channelStateWriter) {
+        this.channelStateWriter = channelStateWriter;
         original.setChannelStateWriter(channelStateWriter);
     }
 

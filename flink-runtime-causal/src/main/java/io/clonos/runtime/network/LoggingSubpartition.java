@@ -184,7 +184,9 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
 
     @GuardedBy("this")
     private void drainIntoLog() throws IOException {
-        if (source.isReleased()) {
+        if (source == null || source.isReleased()) {
+            // source == null: Flink announces data while the view is being created, before
+            // the view is handed to us; the consumer that is about to attach will read it
             return;
         }
         BufferAndBacklog next;

@@ -14,6 +14,7 @@ package io.clonos.runtime.network;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
 import org.apache.flink.runtime.deployment.InputGateDeploymentDescriptor;
 import org.apache.flink.runtime.deployment.TaskDeploymentDescriptorFactory.ShuffleDescriptorAndIndex;
 import org.apache.flink.runtime.io.network.metrics.InputChannelMetrics;
@@ -50,7 +51,7 @@ final class ReplacementGateFactory {
     }
 
     /** A gate, set up and with its partition requested, reading one subpartition of the new producer. */
-    SingleInputGate connect(int gateIndex, NettyShuffleDescriptor producer, int subpartition) throws IOException {
+    SingleInputGate connect(int gateIndex, NettyShuffleDescriptor producer, int subpartition, ChannelStateWriter channelStateWriter) throws IOException {
         InputGateDeploymentDescriptor descriptor =
                 new InputGateDeploymentDescriptor(
                         original.getConsumedResultId(),
@@ -59,6 +60,7 @@ final class ReplacementGateFactory {
                         new ShuffleDescriptorAndIndex[] {new ShuffleDescriptorAndIndex(producer, 0)});
         SingleInputGate gate =
                 factory.create(owner, gateIndex, descriptor, producerStateProvider, new InputChannelMetrics(new UnregisteredMetricsGroup()));
+        gate.setChannelStateWriter(channelStateWriter);
         gate.setup();
         // A new gate starts with channels that first replay recovered channel state; there is none
         // for a running consumer, so consume the end-of-state marker right away.
