@@ -200,6 +200,7 @@ public final class ClonosInputGate extends IndexedInputGate {
                 if (!retireFailedChannels(e)) {
                     throw e;
                 }
+                LOG.debug("Reading {} failed because a producer is gone.", original.getOwningTaskName(), e);
                 return Optional.empty();
             }
             if (next.isPresent()) {
@@ -236,7 +237,14 @@ public final class ClonosInputGate extends IndexedInputGate {
         int channel = boe.getChannelInfo().getInputChannelIdx();
         ConnectionFilter filter = filters[channel];
         if (boe.isEvent() && boe.getEvent() instanceof ReplayStartEvent) {
-            filter.start(((ReplayStartEvent) boe.getEvent()).getEpoch(), channel);
+            long epoch = ((ReplayStartEvent) boe.getEvent()).getEpoch();
+            filter.start(epoch, channel);
+            if (!filter.replacement && epoch != ReplayStartEvent.FROM_PRODUCER_START) {
+                // A restored task waits for every upstream to announce the end of its recovered
+                // state before it resumes them all. A producer that kept running announced it long
+                // ago, in an epoch its log no longer has: announce it on its behalf.
+                injected.add(new BufferOrEvent(EndOfChannelStateEvent.INSTANCE, boe.getChannelInfo()));
+            }
             return false;
         }
         if (!filter.passes(boe)) {

@@ -82,40 +82,56 @@ class LocalFailoverITCase {
     private ClonosMiniCluster cluster;
 
     @BeforeEach
-    void startCluster() throws Exception {
+    void reset() {
         SINK.clear();
         FailureSwitch.reset();
+    }
+
+    private void startCluster(int taskManagers, int slots) throws Exception {
         Configuration config = new Configuration();
         config.set(RestOptions.BIND_PORT, "0");
         config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        cluster = ClonosMiniCluster.create(config, 3, 2);
+        cluster = ClonosMiniCluster.create(config, taskManagers, slots);
         cluster.start();
     }
 
     @AfterEach
     void stopCluster() throws Exception {
-        cluster.close();
+        if (cluster != null) {
+            cluster.close();
+        }
     }
 
     @Test
     void failedMiddleTaskIsRecoveredLocally() throws Exception {
+        startCluster(3, 2);
         FailureSwitch.arm("running-sum", 0, NUMBERS / PARALLELISM / 3);
         runAndCheck(Set.of("running-sum[0]"));
     }
 
     @Test
     void failedSourceTaskIsRecoveredLocally() throws Exception {
+        startCluster(3, 2);
         FailureSwitch.arm("tag", 1, NUMBERS / PARALLELISM / 3);
         runAndCheck(Set.of("source[1]"));
     }
 
     @Test
     void failedSinkTaskIsRecoveredLocally() throws Exception {
+        startCluster(3, 2);
         FailureSwitch.arm("sink", 0, NUMBERS / 3 / PARALLELISM);
         runAndCheck(Set.of("sink[0]"));
+    }
+
+    /** All channels local: producers and consumers share the one TaskManager. */
+    @Test
+    void failedMiddleTaskWithLocalChannelsIsRecoveredLocally() throws Exception {
+        startCluster(1, 4);
+        FailureSwitch.arm("running-sum", 1, NUMBERS / PARALLELISM / 3);
+        runAndCheck(Set.of("running-sum[1]"));
     }
 
     private void runAndCheck(Set<String> expectedRestarts) throws Exception {
@@ -129,6 +145,7 @@ class LocalFailoverITCase {
 
     @Test
     void lostTaskManagerIsRecoveredLocally() throws Exception {
+        startCluster(3, 2);
         JobID job = cluster.submitJob(jobGraph()).get().getJobID();
         awaitProgress(NUMBERS / 3);
         Set<String> before = taskManagerIds();
@@ -296,12 +313,17 @@ class LocalFailoverITCase {
         return operator + "[" + index + "]";
     }
 
+    /** The index (start order) of the TaskManager that hosts subtask 0 of the source. */
     private int firstTaskManagerHosting(Map<String, String> locations) throws Exception {
-        // TaskManagers are numbered in start order; their ids are only visible over REST, so
-        // terminate index 0 when it hosts something, else index 1 (slots are spread out).
-        Set<String> hosting = new HashSet<>(locations.values());
-        JsonNode tms = rest("/taskmanagers").path("taskmanagers");
-        return hosting.size() > 1 || hosting.contains(tms.get(0).path("id").asText()) ? 0 : 1;
+        String host = locations.get("source[0]");
+        for (JsonNode tm : rest("/taskmanagers").path("taskmanagers")) {
+            if (tm.path("id").asText().equals(host)) {
+                // the RPC path ends in taskmanager_<index>
+                String path = tm.path("path").asText();
+                return Integer.parseInt(path.substring(path.lastIndexOf('_') + 1));
+            }
+        }
+        throw new AssertionError("No TaskManager hosts source[0]: " + locations);
     }
 
     private Set<String> taskManagerIds() throws Exception {
