@@ -56,6 +56,7 @@ public final class ClonosConfiguration implements Serializable {
     private final int prefetchBuffers;
     private final RecoveryMode recoveryMode;
     private final OrphanFallback orphanFallback;
+    private final Duration reconnectTimeout;
     private final boolean standbyEnabled;
     private final int standbyCount;
     private final StandbyPlacement standbyPlacement;
@@ -90,6 +91,8 @@ public final class ClonosConfiguration implements Serializable {
                 read(config, ClonosOptions.IN_FLIGHT_LOG_PREFETCH_BUFFERS, n -> n >= 1, "an integer of at least 1");
         recoveryMode = readEnum(config, ClonosOptions.RECOVERY_MODE, RecoveryMode.class);
         orphanFallback = readEnum(config, ClonosOptions.RECOVERY_ORPHAN_FALLBACK, OrphanFallback.class);
+        reconnectTimeout =
+                read(config, ClonosOptions.RECOVERY_RECONNECT_TIMEOUT, d -> !d.isNegative() && !d.isZero(), "a positive duration such as 60 s");
         standbyEnabled = read(config, ClonosOptions.STANDBY_ENABLED, b -> true, "true or false");
         standbyCount = read(config, ClonosOptions.STANDBY_COUNT, n -> n >= 1, "an integer of at least 1");
         standbyPlacement = readEnum(config, ClonosOptions.STANDBY_PLACEMENT, StandbyPlacement.class);
@@ -201,6 +204,10 @@ public final class ClonosConfiguration implements Serializable {
 
     public OrphanFallback getOrphanFallback() {
         return orphanFallback;
+    }
+
+    public Duration getReconnectTimeout() {
+        return reconnectTimeout;
     }
 
     public boolean isStandbyEnabled() {

@@ -86,9 +86,11 @@ public final class ClonosOptions {
                     .memoryType()
                     .defaultValue(MemorySize.parse("64mb"))
                     .withDescription(
-                            "Memory per task for its in-flight log. An in-memory log that is full"
-                                    + " backpressures the task until a checkpoint completes; a"
-                                    + " spillable log spills to the TaskManager's temporary directories.");
+                            "Memory for the in-flight log of each output subpartition. A log that is"
+                                    + " full overflows: it drops what it holds, and a consumer that"
+                                    + " needs the dropped epochs is recovered by a global rollback"
+                                    + " (blocking the producer instead would deadlock the job, since"
+                                    + " the barrier that frees the log waits behind the refused data).");
 
     public static final ConfigOption<SpillPolicy> IN_FLIGHT_LOG_SPILL_POLICY =
             ConfigOptions.key("clonos.in-flight-log.spill-policy")
@@ -140,6 +142,15 @@ public final class ClonosOptions {
                                     + " exactly-once) or at-least-once (local recovery without the lost"
                                     + " determinants).");
 
+    public static final ConfigOption<Duration> RECOVERY_RECONNECT_TIMEOUT =
+            ConfigOptions.key("clonos.recovery.reconnect-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(60))
+                    .withDescription(
+                            "How long a running task waits for the new attempt of a producer that"
+                                    + " died before it gives up and fails, which recovers the task"
+                                    + " itself (its own restart reconnects it to every producer).");
+
     // ------------------------------------------------------------------------------------------
     //  Standby tasks
     // ------------------------------------------------------------------------------------------
@@ -181,6 +192,7 @@ public final class ClonosOptions {
                 IN_FLIGHT_LOG_PREFETCH_BUFFERS,
                 RECOVERY_MODE,
                 RECOVERY_ORPHAN_FALLBACK,
+                RECOVERY_RECONNECT_TIMEOUT,
                 STANDBY_ENABLED,
                 STANDBY_COUNT,
                 STANDBY_PLACEMENT);

@@ -37,6 +37,7 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -46,6 +47,9 @@ import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 
 /**
@@ -78,8 +82,18 @@ public final class ClonosInputGate extends IndexedInputGate {
     /** Nothing was restored: every replay is usable from its start. */
     public static final long NOT_RESTORED = 0;
 
+    /** Wakes gates whose retired channels reach their reconnect deadline. */
+    private static final ScheduledExecutorService DEADLINES =
+            Executors.newSingleThreadScheduledExecutor(
+                    runnable -> {
+                        Thread thread = new Thread(runnable, "clonos-reconnect-deadlines");
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+
     private final SingleInputGate original;
     private final ReplacementGateFactory replacements;
+    private final Duration reconnectTimeout;
     private final int numberOfChannels;
 
     /** Per channel: the gate that serves it now (null while it waits for a new producer). */
@@ -91,6 +105,8 @@ public final class ClonosInputGate extends IndexedInputGate {
 
     private final ConnectionFilter[] filters;
     private final long[] alignedBarrier;
+    /** Per channel: System.nanoTime() when it started waiting for a new producer, 0 if it does not. */
+    private final long[] waitingSince;
     private final BitSet endOfPartition = new BitSet();
     private final StopMode[] endOfData;
 
@@ -104,15 +120,17 @@ public final class ClonosInputGate extends IndexedInputGate {
     private ChannelStateWriter channelStateWriter = ChannelStateWriter.NO_OP;
     private int nextSource;
 
-    ClonosInputGate(SingleInputGate original, ReplacementGateFactory replacements) {
+    ClonosInputGate(SingleInputGate original, ReplacementGateFactory replacements, Duration reconnectTimeout) {
         this.original = original;
         this.replacements = replacements;
+        this.reconnectTimeout = reconnectTimeout;
         this.numberOfChannels = original.getNumberOfInputChannels();
         this.owner = new IndexedInputGate[numberOfChannels];
         this.ownerChannel = new int[numberOfChannels];
         this.producer = new ResultPartitionID[numberOfChannels];
         this.filters = new ConnectionFilter[numberOfChannels];
         this.alignedBarrier = new long[numberOfChannels];
+        this.waitingSince = new long[numberOfChannels];
         this.endOfData = new StopMode[numberOfChannels];
         for (int i = 0; i < numberOfChannels; i++) {
             owner[i] = original;
@@ -158,6 +176,7 @@ public final class ClonosInputGate extends IndexedInputGate {
     public Optional<BufferOrEvent> pollNext() throws IOException, InterruptedException {
         while (true) {
             connectRestartedProducers();
+            checkReconnectDeadlines();
             if (!injected.isEmpty()) {
                 return Optional.of(injected.poll());
             }
@@ -313,10 +332,27 @@ public final class ClonosInputGate extends IndexedInputGate {
         return any;
     }
 
+    /**
+     * A producer that does not come back in time was not restarted (a network failure, or the
+     * JobManager fell back to a global restart): the task fails, and its own recovery reconnects
+     * it to every producer.
+     */
+    private void checkReconnectDeadlines() throws IOException {
+        long now = System.nanoTime();
+        for (int i = 0; i < numberOfChannels; i++) {
+            if (waitingSince[i] != 0 && now - waitingSince[i] >= reconnectTimeout.toNanos()) {
+                throw new IOException("The producer of channel " + i + " of " + original.getOwningTaskName() + " did not come back within " + reconnectTimeout.toMillis() + " ms (clonos.recovery.reconnect-timeout)");
+            }
+        }
+    }
+
     /** Stops reading a channel from its current producer. */
     private void retire(int channel) {
         IndexedInputGate gate = owner[channel];
         owner[channel] = null;
+        waitingSince[channel] = System.nanoTime();
+        CompletableFuture<?> wake = producerRestartedFuture;
+        DEADLINES.schedule(() -> wake.complete(null), reconnectTimeout.toMillis() + 1, TimeUnit.MILLISECONDS);
         if (gate != original && gate != null) {
             replacementGates.remove(gate);
             try {
@@ -352,6 +388,7 @@ public final class ClonosInputGate extends IndexedInputGate {
                 replacementGates.add(gate);
                 owner[i] = gate;
                 ownerChannel[i] = 0;
+                waitingSince[i] = 0;
                 producer[i] = descriptor.getResultPartitionID();
                 filters[i] = new ConnectionFilter(true);
                 LOG.info("Channel {} of {} reads from {} now.", i, original.getOwningTaskName(), producer[i]);

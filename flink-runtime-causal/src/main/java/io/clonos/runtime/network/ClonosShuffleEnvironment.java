@@ -34,6 +34,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -52,10 +53,12 @@ public final class ClonosShuffleEnvironment implements ShuffleEnvironment<Result
 
     private final NettyShuffleEnvironment netty;
     private final SingleInputGateFactory gateFactory;
+    private final Duration reconnectTimeout;
 
-    public ClonosShuffleEnvironment(NettyShuffleEnvironment netty, SingleInputGateFactory gateFactory) {
+    public ClonosShuffleEnvironment(NettyShuffleEnvironment netty, SingleInputGateFactory gateFactory, Duration reconnectTimeout) {
         this.netty = netty;
         this.gateFactory = gateFactory;
+        this.reconnectTimeout = reconnectTimeout;
     }
 
     @Override
@@ -97,7 +100,7 @@ public final class ClonosShuffleEnvironment implements ShuffleEnvironment<Result
         List<ClonosInputGate> wrapped = new ArrayList<>(gates.size());
         for (int i = 0; i < gates.size(); i++) {
             ClonosInputGate gate =
-                    new ClonosInputGate(gates.get(i), new ReplacementGateFactory(gateFactory, ownerContext, producerStateProvider, descriptors.get(i)));
+                    new ClonosInputGate(gates.get(i), new ReplacementGateFactory(gateFactory, ownerContext, producerStateProvider, descriptors.get(i)), reconnectTimeout);
             ClonosInputGates.register(ownerContext.getExecutionAttemptID(), gate);
             wrapped.add(gate);
         }

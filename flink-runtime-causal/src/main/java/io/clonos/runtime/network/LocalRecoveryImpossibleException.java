@@ -31,12 +31,17 @@ public class LocalRecoveryImpossibleException extends RuntimeException {
         super(message, cause);
     }
 
-    /** Whether a failure was caused by one. */
+    /**
+     * Whether a failure was caused by one, or by an in-flight log that cannot replay. Failures that
+     * crossed the network arrive as Flink's serialized throwables, which keep the original class
+     * name in their text.
+     */
     public static boolean isCauseOf(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
+            String text = t.toString();
             if (t instanceof LocalRecoveryImpossibleException
-                    || t.getClass().getName().equals("io.clonos.runtime.inflightlog.InFlightLogUnavailableException")
-                    || (t.getMessage() != null && t.getMessage().contains(LocalRecoveryImpossibleException.class.getSimpleName()))) {
+                    || text.contains(LocalRecoveryImpossibleException.class.getSimpleName())
+                    || text.contains("InFlightLogUnavailableException")) {
                 return true;
             }
         }

@@ -157,7 +157,6 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
 
     /** Another consumer took over; this one gets nothing more. */
     void detach() {
-        org.slf4j.LoggerFactory.getLogger(ReplayingSubpartitionView.class).info("DEBUG detach {} of {}", this, subpartition, new Exception("detach"));
         detached = true;
     }
 

@@ -104,6 +104,6 @@ public class ClonosShuffleServiceFactory
                         netty.getNetworkBufferPool(),
                         null,
                         null);
-        return new ClonosShuffleEnvironment(netty, gateFactory);
+        return new ClonosShuffleEnvironment(netty, gateFactory, clonos.getReconnectTimeout());
     }
 }
