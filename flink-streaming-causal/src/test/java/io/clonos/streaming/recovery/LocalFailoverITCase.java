@@ -88,7 +88,10 @@ class LocalFailoverITCase {
     }
 
     private void startCluster(int taskManagers, int slots) throws Exception {
-        Configuration config = new Configuration();
+        startCluster(taskManagers, slots, new Configuration());
+    }
+
+    private void startCluster(int taskManagers, int slots, Configuration config) throws Exception {
         config.set(RestOptions.BIND_PORT, "0");
         config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
@@ -132,6 +135,35 @@ class LocalFailoverITCase {
         startCluster(1, 4);
         FailureSwitch.arm("running-sum", 1, NUMBERS / PARALLELISM / 3);
         runAndCheck(Set.of("running-sum[1]"));
+    }
+
+    /** clonos.recovery.mode: global is Flink's own restart: every task gets a new attempt. */
+    @Test
+    void globalModeRestartsEveryTask() throws Exception {
+        startCluster(3, 2, Configuration.fromMap(Map.of("clonos.recovery.mode", "global")));
+        FailureSwitch.arm("running-sum", 0, NUMBERS / PARALLELISM / 3);
+        runAndCheck(allSubtasks());
+    }
+
+    /**
+     * An in-flight log too small to hold an epoch cannot replay to the restarted task: the task
+     * falls back to Flink's restart of the whole job, and still no number is lost.
+     */
+    @Test
+    void overflowingInFlightLogFallsBackToGlobalRollback() throws Exception {
+        startCluster(3, 2, Configuration.fromMap(Map.of("clonos.in-flight-log.memory", "16b")));
+        FailureSwitch.arm("running-sum", 0, NUMBERS / PARALLELISM / 3);
+        runAndCheck(allSubtasks());
+    }
+
+    private static Set<String> allSubtasks() {
+        Set<String> all = new HashSet<>();
+        for (String operator : new String[] {"source", "running-sum", "sink"}) {
+            for (int i = 0; i < PARALLELISM; i++) {
+                all.add(operator + "[" + i + "]");
+            }
+        }
+        return all;
     }
 
     private void runAndCheck(Set<String> expectedRestarts) throws Exception {
