@@ -16,8 +16,11 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
@@ -48,6 +51,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * two TaskManager JVMs, {@code bin/clonos run} submits the unchanged example jar over REST.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class StandaloneClusterIT {
 
     private static final long COUNT = 30_000;
@@ -66,7 +70,7 @@ class StandaloneClusterIT {
         restPort = freePort();
         rpcPort = freePort();
 
-        Result started = clonos("cluster", "start", "--taskmanagers", "2", "--slots", "1", "-D", "rest.port=" + restPort, "-D", "jobmanager.rpc.port=" + rpcPort, "-D", "metrics.fetcher.update-interval=200");
+        Result started = clonos("cluster", "start", "--taskmanagers", "3", "--slots", "1", "-D", "rest.port=" + restPort, "-D", "jobmanager.rpc.port=" + rpcPort, "-D", "metrics.fetcher.update-interval=200");
         assertThat(started.exitCode).as(started.toString()).isZero();
         assertThat(started.stdout).contains("Clonos cluster started").contains(":" + restPort);
     }
@@ -79,13 +83,14 @@ class StandaloneClusterIT {
     }
 
     @Test
+    @Order(1)
     void unchangedJarSubmittedOverRestRunsOnClonosTasksAcrossTaskManagerJvms() throws Exception {
         File jar = dist.resolve("examples/clonos-examples.jar").toFile();
         assertThat(classesOf(jar)).as("the job jar has no Clonos runtime in it").noneMatch(c -> c.startsWith("io/clonos/runtime") || c.startsWith("io/clonos/streaming"));
 
         ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
-        assertThat(taskManagerIds(rest)).containsExactlyInAnyOrder("tm-0", "tm-1");
-        assertThat(pids()).hasSize(3).doesNotContain(ProcessHandle.current().pid());
+        assertThat(taskManagerIds(rest)).containsExactlyInAnyOrder("tm-0", "tm-1", "tm-2");
+        assertThat(pids()).hasSize(4).doesNotContain(ProcessHandle.current().pid());
 
         Path output = work.resolve("output");
         Result submitted = clonos("run", "--detached", "-D", "rest.port=" + restPort, jar.toString(), "--count", String.valueOf(COUNT), "--rate", "3000", "--keys", String.valueOf(KEYS), "--checkpoint-interval", "300", "--output", output.toString());
@@ -94,16 +99,17 @@ class StandaloneClusterIT {
         assertThat(jobId.find()).as(submitted.toString()).isTrue();
 
         RunningSumChecks.awaitEpochOnEverySubtask(rest, jobId.group(1), Duration.ofSeconds(90));
-        assertThat(subtaskHosts(rest, jobId.group(1))).as("subtasks run on both TaskManagers").containsExactlyInAnyOrder("tm-0", "tm-1");
+        assertThat(subtaskHosts(rest, jobId.group(1))).as("subtasks run on two TaskManagers").hasSize(2).isSubsetOf("tm-0", "tm-1", "tm-2");
         assertThat(RunningSumChecks.awaitTerminal(rest, jobId.group(1), Duration.ofMinutes(2))).isEqualTo("FINISHED");
         assertThat(rest.completedCheckpoints(jobId.group(1))).isPositive();
         RunningSumChecks.assertComplete(output, COUNT, KEYS);
 
         Result status = clonos("cluster", "status", "-D", "rest.port=" + restPort);
-        assertThat(status.stdout).contains("tm-0").contains("tm-1").contains("jobmanager").contains("2 TaskManagers");
+        assertThat(status.stdout).contains("tm-0").contains("tm-1").contains("tm-2").contains("jobmanager").contains("3 TaskManagers");
     }
 
     @Test
+    @Order(2)
     void flinksOwnCliSubmitsToAClonosCluster() throws Exception {
         Path output = work.resolve("output-flink-cli");
         List<String> command = new ArrayList<>(List.of(java(), "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED", "-cp", dist.resolve("lib") + "/*", "org.apache.flink.client.cli.CliFrontend", "run", "-m", "localhost:" + restPort, dist.resolve("examples/clonos-examples.jar").toString(), "--count", "3000", "--rate", "3000", "--keys", "3", "--output", output.toString()));
@@ -116,6 +122,7 @@ class StandaloneClusterIT {
     }
 
     @Test
+    @Order(3)
     void clusterProcessesRejectABadClonosValueAtStartup() throws Exception {
         for (String main : List.of("io.clonos.runtime.entrypoint.ClonosTaskManagerRunner", "io.clonos.runtime.entrypoint.ClonosSessionClusterEntrypoint")) {
             List<String> command = new ArrayList<>(List.of(java(), "-cp", dist.resolve("lib") + "/*", main, "--configDir", dist.resolve("conf").toString(), "-D", "clonos.standby.placement=everywhere"));
@@ -123,6 +130,67 @@ class StandaloneClusterIT {
             assertThat(result.exitCode).as(result.toString()).isNotZero();
             assertThat(result.stdout).as(main).contains("'clonos.standby.placement'").contains("'everywhere'").contains("spread, pack");
         }
+    }
+
+    /**
+     * SIGKILL of the TaskManager process that hosts subtask 0: only the tasks it hosted are
+     * restarted, the job completes, and no number's effect is lost (at-least-once: every key's
+     * count and sum reach at least their values without failure).
+     */
+    @Test
+    @Order(4)
+    void killedTaskManagerProcessIsRecoveredLocally() throws Exception {
+        ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
+        long count = 40_000;
+        int keys = 4;
+        Path output = work.resolve("output-kill");
+        Result submitted = clonos("run", "--detached", "-D", "rest.port=" + restPort, dist.resolve("examples/clonos-examples.jar").toString(), "--count", String.valueOf(count), "--rate", "2000", "--keys", String.valueOf(keys), "--checkpoint-interval", "300", "--output", output.toString());
+        Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(submitted.stdout);
+        assertThat(jobId.find()).as(submitted.toString()).isTrue();
+        String job = jobId.group(1);
+        RunningSumChecks.awaitEpochOnEverySubtask(rest, job, Duration.ofSeconds(90));
+
+        Map<String, String> hosts = subtaskTaskManagers(rest, job);
+        String victim = hosts.values().iterator().next();
+        long pid = Long.parseLong(Files.readString(work.resolve("run").resolve(victim + ".pid")).trim());
+        ProcessHandle.of(pid).orElseThrow().destroyForcibly();
+
+        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3))).isEqualTo("FINISHED");
+        Map<String, Integer> attempts = subtaskAttempts(rest, job);
+        hosts.forEach((subtask, tm) -> assertThat(attempts.get(subtask)).as("attempt of %s, which ran on %s (killed: %s)", subtask, tm, victim).isEqualTo(tm.equals(victim) ? 1 : 0));
+        Map<Long, RunningSumOutput.KeyTotal> totals = RunningSumOutput.finalTotals(output);
+        RunningSumChecks.expected(count, keys).forEach((key, expected) -> {
+            assertThat(totals.get(key).count).as("count of key %d", key).isGreaterThanOrEqualTo(expected[0]);
+            assertThat(totals.get(key).sum).as("sum of key %d", key).isGreaterThanOrEqualTo(expected[1]);
+        });
+    }
+
+    /**
+     * "vertex name[subtask]" -> TaskManager id. The REST API serves a cached execution graph
+     * (refreshed every few seconds), so subtasks may show as unassigned for a while.
+     */
+    private Map<String, String> subtaskTaskManagers(ClusterRestClient rest, String jobId) throws Exception {
+        Map<String, String> hosts = new java.util.TreeMap<>();
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+        do {
+            hosts.clear();
+            for (JsonNode vertex : rest.get("/jobs/" + jobId).path("vertices")) {
+                for (JsonNode subtask : rest.get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText()).path("subtasks")) {
+                    hosts.put(vertex.path("name").asText() + "[" + subtask.path("subtask").asInt() + "]", subtask.path("taskmanager-id").asText());
+                }
+            }
+        } while (hosts.containsValue("(unassigned)") && Instant.now().isBefore(deadline) && sleep());
+        return hosts;
+    }
+
+    private Map<String, Integer> subtaskAttempts(ClusterRestClient rest, String jobId) throws Exception {
+        Map<String, Integer> attempts = new java.util.TreeMap<>();
+        for (JsonNode vertex : rest.get("/jobs/" + jobId).path("vertices")) {
+            for (JsonNode subtask : rest.get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText()).path("subtasks")) {
+                attempts.put(vertex.path("name").asText() + "[" + subtask.path("subtask").asInt() + "]", subtask.path("attempt").asInt());
+            }
+        }
+        return attempts;
     }
 
     private Set<String> taskManagerIds(ClusterRestClient rest) throws Exception {
@@ -133,22 +201,9 @@ class StandaloneClusterIT {
         return ids;
     }
 
-    /**
-     * The TaskManagers that host the job's subtasks. The REST API serves a cached execution graph
-     * (refreshed every few seconds), so subtasks may show as unassigned for a while.
-     */
+    /** The TaskManagers that host the job's subtasks. */
     private Set<String> subtaskHosts(ClusterRestClient rest, String jobId) throws Exception {
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
-        Set<String> hosts = new HashSet<>();
-        do {
-            hosts.clear();
-            for (JsonNode vertex : rest.get("/jobs/" + jobId).path("vertices")) {
-                for (JsonNode subtask : rest.get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText()).path("subtasks")) {
-                    hosts.add(subtask.path("taskmanager-id").asText());
-                }
-            }
-        } while (hosts.contains("(unassigned)") && Instant.now().isBefore(deadline) && sleep());
-        return hosts;
+        return new HashSet<>(subtaskTaskManagers(rest, jobId).values());
     }
 
     private static boolean sleep() throws InterruptedException {
