@@ -44,6 +44,8 @@ public final class ClonosCli {
                     "  cluster status [--conf-dir DIR] [-D key=value ...]",
                     "  run [--detached] [--conf-dir DIR] [-D key=value ...] JAR [ARGS ...]",
                     "        Submit an unchanged Flink job jar to the cluster over Flink's REST API.",
+                    "  fail --job ID --vertex NAME --subtask I [--conf-dir DIR] [-D key=value ...]",
+                    "        Fail one running task through the JobManager (failure experiments).",
                     "  demo [--count N] [--rate R] [--keys K] [-D key=value ...]",
                     "        Run the example job on an embedded Clonos cluster and check its results.",
                     "",
@@ -67,6 +69,8 @@ public final class ClonosCli {
                     return runJob(rest);
                 case "demo":
                     return demo(rest, out);
+                case "fail":
+                    return fail(rest, out);
                 case "help":
                 case "--help":
                 case "-h":
@@ -123,6 +127,17 @@ public final class ClonosCli {
                 options.flags.contains("--detached"),
                 new File(options.positional.get(0)),
                 jobArgs.toArray(new String[0]));
+        return 0;
+    }
+
+    private static int fail(Deque<String> args, PrintStream out) throws Exception {
+        Options options = Options.parse(args, List.of("--job", "--vertex", "--subtask", "--conf-dir"), List.of());
+        options.requireNoPositional();
+        String job = options.required("--job");
+        String vertex = options.required("--vertex");
+        int subtask = options.intValue("--subtask", 0, 0);
+        ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
+        out.println(TaskFailer.fail(home.loadConfiguration(options.dynamicProperties), job, vertex, subtask));
         return 0;
     }
 
@@ -187,6 +202,14 @@ public final class ClonosCli {
 
         String value(String name) {
             return values.get(name);
+        }
+
+        String required(String name) throws UsageException {
+            String value = values.get(name);
+            if (value == null) {
+                throw new UsageException("missing " + name + ".");
+            }
+            return value;
         }
 
         int intValue(String name, int defaultValue, int min) throws UsageException {

@@ -16,6 +16,7 @@ import io.clonos.runtime.minicluster.ClonosMiniCluster;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -76,6 +78,35 @@ class EmbeddedClusterTest {
         }
     }
 
+    /** bin/clonos fail: one task fails through the JobManager and only it is restarted. */
+    @Test
+    void failCommandRecoversOneTaskLocally(@TempDir Path output, @TempDir Path conf) throws Exception {
+        Files.writeString(conf.resolve("config.yaml"), "");
+        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(clusterConfiguration(), 3, 1)) {
+            cluster.start();
+            URI address = cluster.getRestAddress().get();
+            ClusterRestClient rest = new ClusterRestClient(address);
+            ProgramRunner.run(
+                    clientConfiguration(address, Map.of()),
+                    true,
+                    examplesJar(),
+                    new String[] {"--count", String.valueOf(COUNT), "--rate", "3000", "--keys", String.valueOf(KEYS), "--checkpoint-interval", "300", "--output", output.toString()});
+            String jobId = rest.get("/jobs").path("jobs").get(0).path("id").asText();
+            RunningSumChecks.awaitEpochOnEverySubtask(rest, jobId, Duration.ofSeconds(60));
+
+            int exit = ClonosCli.run(new String[] {"fail", "--conf-dir", conf.toString(), "--job", jobId, "--vertex", "running-sum", "--subtask", "1", "-D", "rest.address=" + address.getHost(), "-D", "rest.port=" + address.getPort()}, System.out, System.err);
+
+            assertThat(exit).isZero();
+            assertThat(cluster.requestJobResult(JobID.fromHexString(jobId)).get().isSuccess()).isTrue();
+            AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(JobID.fromHexString(jobId)).get();
+            assertThat(graph.getAllExecutionVertices())
+                    .allSatisfy(vertex -> assertThat(vertex.getCurrentExecutionAttempt().getAttemptNumber())
+                            .as(vertex.getTaskNameWithSubtaskIndex())
+                            .isEqualTo(vertex.getTaskNameWithSubtaskIndex().startsWith("running-sum") && vertex.getParallelSubtaskIndex() == 1 ? 1 : 0));
+            RunningSumChecks.assertComplete(output, COUNT, KEYS);
+        }
+    }
+
     @Test
     void badClonosValueStopsTheClusterFromStarting() {
         Configuration config = clusterConfiguration();
@@ -101,6 +132,7 @@ class EmbeddedClusterTest {
 
     private static Configuration clientConfiguration(URI address, Map<String, String> jobSettings) {
         Configuration client = Configuration.fromMap(jobSettings);
+        client.set(CoreOptions.DEFAULT_PARALLELISM, 2);
         client.set(RestOptions.ADDRESS, address.getHost());
         client.set(RestOptions.PORT, address.getPort());
         return client;

@@ -41,6 +41,9 @@ import org.apache.flink.runtime.executiongraph.failover.FailureHandlingResult;
 import org.apache.flink.runtime.executiongraph.failover.RestartBackoffTimeStrategy;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.metrics.groups.JobManagerJobMetricGroup;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
+import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinatorHolder;
 import org.apache.flink.runtime.scheduler.DefaultScheduler;
@@ -55,6 +58,7 @@ import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
 import org.apache.flink.runtime.scheduler.strategy.SchedulingExecutionVertex;
 import org.apache.flink.runtime.scheduler.strategy.SchedulingStrategyFactory;
 import org.apache.flink.runtime.shuffle.ShuffleMaster;
+import org.apache.flink.util.FlinkException;
 import org.apache.flink.util.IterableUtils;
 import org.apache.flink.util.concurrent.FutureUtils;
 import org.apache.flink.util.concurrent.ScheduledExecutor;
@@ -274,6 +278,50 @@ public class ClonosScheduler extends DefaultScheduler {
         if (coordinator != null) {
             coordinator.abortPendingCheckpoints(new CheckpointException(CheckpointFailureReason.JOB_FAILOVER_REGION));
         }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    //  Failure injection
+    // ------------------------------------------------------------------------------------------
+
+    @Override
+    public CompletableFuture<CoordinationResponse> deliverCoordinationRequestToCoordinator(OperatorID operator, CoordinationRequest request) throws FlinkException {
+        if (!FailTaskRequest.TARGET.equals(operator) || !(request instanceof FailTaskRequest)) {
+            return super.deliverCoordinationRequestToCoordinator(operator, request);
+        }
+        FailTaskRequest fail = (FailTaskRequest) request;
+        ExecutionJobVertex vertex =
+                getExecutionGraph().getAllVertices().values().stream()
+                        .filter(v -> namesOperator(v.getName(), fail.getVertex()))
+                        .findFirst()
+                        .orElseThrow(
+                                () -> new FlinkException(
+                                        "No vertex '" + fail.getVertex() + "'; the job has: "
+                                                + getExecutionGraph().getAllVertices().values().stream().map(ExecutionJobVertex::getName).collect(Collectors.toList())));
+        if (fail.getSubtask() < 0 || fail.getSubtask() >= vertex.getParallelism()) {
+            throw new FlinkException("Vertex '" + vertex.getName() + "' has subtasks 0 to " + (vertex.getParallelism() - 1) + ", not " + fail.getSubtask());
+        }
+        Execution execution = vertex.getTaskVertices()[fail.getSubtask()].getCurrentExecutionAttempt();
+        if (execution.getState() != ExecutionState.RUNNING) {
+            throw new FlinkException(execution.getVertex().getTaskNameWithSubtaskIndex() + " is " + execution.getState() + ", not RUNNING");
+        }
+        log.info("Failing {} on request.", execution.getVertex().getTaskNameWithSubtaskIndex());
+        execution.fail(new FlinkException("Failed on request (clonos fail)"));
+        return CompletableFuture.completedFuture(new FailTaskRequest.Response("Failed " + execution.getVertex().getTaskNameWithSubtaskIndex() + " (attempt " + execution.getAttemptNumber() + ")"));
+    }
+
+    /** A vertex named "Source: a -> b" names the operators "a" and "b", and itself. */
+    private static boolean namesOperator(String vertexName, String name) {
+        if (vertexName.equals(name)) {
+            return true;
+        }
+        for (String operator : vertexName.split(" -> ")) {
+            String bare = operator.replaceFirst("^(Source|Sink): ", "");
+            if (operator.equals(name) || bare.equals(name)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ------------------------------------------------------------------------------------------
