@@ -12,11 +12,14 @@
 
 package io.clonos.cli;
 
+import io.clonos.cli.bench.RecoveryBenchmark;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.IllegalConfigurationException;
 
 import java.io.File;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -46,6 +49,9 @@ public final class ClonosCli {
                     "        Submit an unchanged Flink job jar to the cluster over Flink's REST API.",
                     "  fail --job ID --vertex NAME --subtask I [--conf-dir DIR] [-D key=value ...]",
                     "        Fail one running task through the JobManager (failure experiments).",
+                    "  bench recovery [--records N] [--rate R] [--keys K] [--state-kb S] [--checkpoint-interval MS]",
+                    "        [--kill-after MS] [--output DIR]",
+                    "        Kill a TaskManager under the synthetic job, on Clonos and on Flink, and compare.",
                     "  demo [--count N] [--rate R] [--keys K] [-D key=value ...]",
                     "        Run the example job on an embedded Clonos cluster and check its results.",
                     "",
@@ -71,6 +77,8 @@ public final class ClonosCli {
                     return demo(rest, out);
                 case "fail":
                     return fail(rest, out);
+                case "bench":
+                    return bench(rest, out);
                 case "help":
                 case "--help":
                 case "-h":
@@ -138,6 +146,26 @@ public final class ClonosCli {
         int subtask = options.intValue("--subtask", 0, 0);
         ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
         out.println(TaskFailer.fail(home.loadConfiguration(options.dynamicProperties), job, vertex, subtask));
+        return 0;
+    }
+
+    private static int bench(Deque<String> args, PrintStream out) throws Exception {
+        if (!"recovery".equals(args.poll())) {
+            throw new UsageException("bench needs a benchmark: recovery.");
+        }
+        Options options = Options.parse(args, List.of("--records", "--rate", "--keys", "--state-kb", "--checkpoint-interval", "--kill-after", "--output"), List.of());
+        options.requireNoPositional();
+        RecoveryBenchmark.Settings settings = new RecoveryBenchmark.Settings();
+        settings.records = options.intValue("--records", (int) settings.records, 1000);
+        settings.rate = options.intValue("--rate", settings.rate, 1);
+        settings.keys = options.intValue("--keys", settings.keys, 2);
+        settings.stateBytesPerKey = options.intValue("--state-kb", settings.stateBytesPerKey / 1024, 1) * 1024;
+        settings.checkpointIntervalMs = options.intValue("--checkpoint-interval", (int) settings.checkpointIntervalMs, 10);
+        settings.killAfterMs = options.intValue("--kill-after", (int) settings.killAfterMs, 1000);
+        if (options.value("--output") != null) {
+            settings.output = Path.of(options.value("--output"));
+        }
+        new RecoveryBenchmark(settings, out).run();
         return 0;
     }
 

@@ -261,16 +261,12 @@ public class ClonosScheduler extends DefaultScheduler {
             if (execution != null && execution.getState() != ExecutionState.CANCELING && !execution.getState().isTerminal()) {
                 boolean updated = super.updateTaskExecutionState(transition);
                 if (updated) {
-                    handleTaskFailure(execution, new IllegalStateException("The task cancelled itself: " + transition.getError(getUserCodeClassLoaderForFailure())));
+                    handleTaskFailure(execution, new IllegalStateException("The task cancelled itself", transition.getError(getClass().getClassLoader())));
                 }
                 return updated;
             }
         }
         return super.updateTaskExecutionState(transition);
-    }
-
-    private ClassLoader getUserCodeClassLoaderForFailure() {
-        return getClass().getClassLoader();
     }
 
     private void abortPendingCheckpoints() {

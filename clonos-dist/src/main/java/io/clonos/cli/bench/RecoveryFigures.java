@@ -1,0 +1,131 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli.bench;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.function.LongPredicate;
+
+/**
+ * The figures of one run of the recovery benchmark, computed from what the sinks received: for
+ * every element its key, sequence number, creation time and arrival time.
+ */
+@Internal
+final class RecoveryFigures {
+
+    static final long BUCKET_MS = 500;
+    static final long BASELINE_MS = 3000;
+
+    final String mode;
+    final long baselineLatencyMs;
+    final long recoveredTaskEmitsAfterMs;
+    final long recoveryMs;
+    final long unaffectedRecoveryMs;
+    final long unaffectedMaxStallMs;
+    final long lost;
+    final long duplicated;
+    final List<String> timeline = new ArrayList<>();
+
+    RecoveryFigures(String mode, List<long[]> received, long records, long killedAt, LongPredicate affectedKey) {
+        this.mode = mode;
+        Set<Long> distinct = new HashSet<>();
+        for (long[] r : received) {
+            distinct.add(r[1]);
+        }
+        this.lost = records - distinct.size();
+        this.duplicated = received.size() - distinct.size();
+
+        this.baselineLatencyMs = meanLatency(received, killedAt - BASELINE_MS, killedAt, key -> true);
+        long end = received.stream().mapToLong(r -> r[3]).max().orElse(killedAt);
+        this.recoveryMs = recovery(received, killedAt, end, key -> true);
+        this.unaffectedRecoveryMs = recovery(received, killedAt, end, affectedKey.negate());
+        this.unaffectedMaxStallMs = longestGap(received, killedAt, end, affectedKey.negate());
+        this.recoveredTaskEmitsAfterMs = endOfLongestGap(received, killedAt, end, affectedKey) - killedAt;
+
+        for (long from = killedAt - BASELINE_MS; from < end; from += BUCKET_MS) {
+            long to = from + BUCKET_MS;
+            timeline.add(
+                    String.format(
+                            Locale.ROOT,
+                            "%s,%d,%d,%d,%d,%d",
+                            mode,
+                            from - killedAt,
+                            count(received, from, to, key -> true),
+                            meanLatency(received, from, to, key -> true),
+                            meanLatency(received, from, to, affectedKey),
+                            meanLatency(received, from, to, affectedKey.negate())));
+        }
+    }
+
+    /** Paper's definition: from the failure until latency is back within 10% of its level before. */
+    private long recovery(List<long[]> received, long killedAt, long end, LongPredicate keys) {
+        long baseline = meanLatency(received, killedAt - BASELINE_MS, killedAt, keys);
+        long recoveredAt = killedAt;
+        for (long from = killedAt; from + BUCKET_MS <= end; from += BUCKET_MS) {
+            long latency = meanLatency(received, from, from + BUCKET_MS, keys);
+            if (latency < 0 || latency > baseline * 1.1) {
+                recoveredAt = from + BUCKET_MS;
+            }
+        }
+        return recoveredAt - killedAt;
+    }
+
+    private static long longestGap(List<long[]> received, long from, long to, LongPredicate keys) {
+        long previous = from;
+        long longest = 0;
+        for (long arrival : arrivals(received, from, to, keys)) {
+            longest = Math.max(longest, arrival - previous);
+            previous = arrival;
+        }
+        return longest;
+    }
+
+    private static long endOfLongestGap(List<long[]> received, long from, long to, LongPredicate keys) {
+        long previous = from;
+        long longest = -1;
+        long end = from;
+        for (long arrival : arrivals(received, from, to, keys)) {
+            if (arrival - previous > longest) {
+                longest = arrival - previous;
+                end = arrival;
+            }
+            previous = arrival;
+        }
+        return end;
+    }
+
+    private static long[] arrivals(List<long[]> received, long from, long to, LongPredicate keys) {
+        return received.stream().filter(r -> keys.test(r[0]) && r[3] >= from && r[3] <= to).mapToLong(r -> r[3]).sorted().toArray();
+    }
+
+    private static long count(List<long[]> received, long from, long to, LongPredicate keys) {
+        return received.stream().filter(r -> keys.test(r[0]) && r[3] >= from && r[3] < to).count();
+    }
+
+    /** Mean end-to-end latency of what arrived in [from, to), -1 if nothing arrived. */
+    private static long meanLatency(List<long[]> received, long from, long to, LongPredicate keys) {
+        return Math.round(received.stream().filter(r -> keys.test(r[0]) && r[3] >= from && r[3] < to).mapToLong(r -> r[3] - r[2]).average().orElse(-1));
+    }
+
+    String json() {
+        return String.format(
+                Locale.ROOT,
+                "{\"baseline_latency_ms\":%d,\"recovered_task_emits_after_ms\":%d,\"recovery_ms\":%d,\"unaffected_recovery_ms\":%d,\"unaffected_max_stall_ms\":%d,\"lost\":%d,\"duplicated\":%d}",
+                baselineLatencyMs, recoveredTaskEmitsAfterMs, recoveryMs, unaffectedRecoveryMs, unaffectedMaxStallMs, lost, duplicated);
+    }
+}

@@ -1,0 +1,115 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli.bench;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
+import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
+import org.apache.flink.util.Collector;
+
+import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * The recovery benchmark's job: a rate-limited source of (key, sequence number, creation time),
+ * a keyed stateful map holding {@code stateBytesPerKey} of state per key, a keyed tumbling
+ * processing-time window that re-emits its elements, and a sink that records when each element
+ * arrived. Every stage is its own task.
+ */
+@Internal
+final class SyntheticJob {
+
+    /** What the sinks of the job running in this JVM received: {key, seq, created, received}. */
+    static final Queue<long[]> RECEIVED = new ConcurrentLinkedQueue<>();
+
+    private SyntheticJob() {}
+
+    static JobGraph build(long records, int rate, int keys, int parallelism, int stateBytesPerKey, long checkpointIntervalMs) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(parallelism);
+        env.enableCheckpointing(checkpointIntervalMs);
+        env.disableOperatorChaining();
+        env.fromSource(
+                        new DataGeneratorSource<>(
+                                seq -> Tuple3.of(seq % keys, seq, System.currentTimeMillis()),
+                                records,
+                                RateLimiterStrategy.perSecond(rate),
+                                Types.TUPLE(Types.LONG, Types.LONG, Types.LONG)),
+                        WatermarkStrategy.noWatermarks(),
+                        "source")
+                .keyBy(event -> event.f0)
+                .map(new StatefulMap(stateBytesPerKey))
+                .name("stateful-map")
+                .keyBy(event -> event.f0)
+                .window(TumblingProcessingTimeWindows.of(Duration.ofMillis(100)))
+                .process(new ReEmit())
+                .name("window")
+                .addSink(new RecordingSink())
+                .name("sink");
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    /** Keeps {@code bytes} of state per key and updates it with every event. */
+    static final class StatefulMap extends RichMapFunction<Tuple3<Long, Long, Long>, Tuple3<Long, Long, Long>> {
+        private final int bytes;
+        private transient ValueState<byte[]> payload;
+
+        StatefulMap(int bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void open(Configuration parameters) {
+            payload = getRuntimeContext().getState(new ValueStateDescriptor<>("payload", byte[].class));
+        }
+
+        @Override
+        public Tuple3<Long, Long, Long> map(Tuple3<Long, Long, Long> event) throws Exception {
+            byte[] state = payload.value();
+            if (state == null) {
+                state = new byte[bytes];
+            }
+            state[(int) (event.f1 % state.length)]++;
+            payload.update(state);
+            return event;
+        }
+    }
+
+    static final class ReEmit extends ProcessWindowFunction<Tuple3<Long, Long, Long>, Tuple3<Long, Long, Long>, Long, TimeWindow> {
+        @Override
+        public void process(Long key, Context context, Iterable<Tuple3<Long, Long, Long>> events, Collector<Tuple3<Long, Long, Long>> out) {
+            events.forEach(out::collect);
+        }
+    }
+
+    static final class RecordingSink extends RichSinkFunction<Tuple3<Long, Long, Long>> {
+        @Override
+        public void invoke(Tuple3<Long, Long, Long> event, Context context) {
+            RECEIVED.add(new long[] {event.f0, event.f1, event.f2, System.currentTimeMillis()});
+        }
+    }
+}
