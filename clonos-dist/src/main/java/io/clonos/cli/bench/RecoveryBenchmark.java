@@ -12,8 +12,8 @@
 
 package io.clonos.cli.bench;
 
-import io.clonos.cli.ClusterRestClient;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
+import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
@@ -27,7 +27,6 @@ import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -43,7 +42,9 @@ import java.util.concurrent.TimeUnit;
  * {@code bin/clonos bench recovery}: the synthetic job on an embedded cluster of 3 TaskManagers,
  * once on Clonos and once on vanilla Flink 1.20.5 in the same run; after a warm-up the TaskManager
  * that hosts the first subtask of the stateful map is terminated. Prints a table, writes a CSV
- * timeline, and ends with one JSON line of the figures.
+ * timeline, and ends with one JSON line of the figures. Lost records are counted among all but the
+ * last second of each source subtask's records (those may sit in the last window when the input
+ * ends).
  */
 @Internal
 public final class RecoveryBenchmark {
@@ -128,7 +129,7 @@ public final class RecoveryBenchmark {
             AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
             String victim = location(graph, "stateful-map", 0);
             Set<Integer> affectedWindows = subtasksOn(graph, "window", victim);
-            int index = taskManagerIndex(new ClusterRestClient(cluster.getRestAddress().get()), victim);
+            int index = EmbeddedTaskManagers.indexOf(cluster, victim);
             long killedAt = System.currentTimeMillis();
             cluster.terminateTaskManager(index).get();
             out.printf("[%s] terminated TaskManager %d (%s); waiting for the job to finish%n", mode, index, victim);
@@ -139,9 +140,20 @@ public final class RecoveryBenchmark {
                     mode,
                     new ArrayList<>(SyntheticJob.RECEIVED),
                     settings.records,
+                    this::mustArrive,
                     killedAt,
                     key -> affectedWindows.contains(KeyGroupRangeAssignment.assignKeyToParallelOperator(key, KeyGroupRangeAssignment.computeDefaultMaxParallelism(settings.parallelism), settings.parallelism)));
         }
+    }
+
+    /**
+     * The source splits the sequence numbers into one contiguous range per subtask; the last
+     * second of each range may end in a window that never fires.
+     */
+    private boolean mustArrive(long seq) {
+        long perSubtask = settings.records / settings.parallelism;
+        long tail = settings.rate / settings.parallelism;
+        return seq % perSubtask < perSubtask - tail;
     }
 
     private static String location(AccessExecutionGraph graph, String vertexName, int subtask) {
@@ -167,14 +179,4 @@ public final class RecoveryBenchmark {
         throw new IllegalStateException("No vertex " + name);
     }
 
-    /** The embedded cluster numbers TaskManagers by start order; their RPC paths end in that number. */
-    private static int taskManagerIndex(ClusterRestClient rest, String resourceId) throws Exception {
-        for (JsonNode tm : rest.get("/taskmanagers").path("taskmanagers")) {
-            if (tm.path("id").asText().equals(resourceId)) {
-                String path = tm.path("path").asText();
-                return Integer.parseInt(path.substring(path.lastIndexOf('_') + 1));
-            }
-        }
-        throw new IllegalStateException("No TaskManager " + resourceId);
-    }
 }

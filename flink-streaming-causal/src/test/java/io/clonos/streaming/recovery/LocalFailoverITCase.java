@@ -13,6 +13,7 @@
 package io.clonos.streaming.recovery;
 
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
+import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -347,15 +348,7 @@ class LocalFailoverITCase {
 
     /** The index (start order) of the TaskManager that hosts subtask 0 of the source. */
     private int firstTaskManagerHosting(Map<String, String> locations) throws Exception {
-        String host = locations.get("source[0]");
-        for (JsonNode tm : rest("/taskmanagers").path("taskmanagers")) {
-            if (tm.path("id").asText().equals(host)) {
-                // the RPC path ends in taskmanager_<index>
-                String path = tm.path("path").asText();
-                return Integer.parseInt(path.substring(path.lastIndexOf('_') + 1));
-            }
-        }
-        throw new AssertionError("No TaskManager hosts source[0]: " + locations);
+        return EmbeddedTaskManagers.indexOf(cluster, locations.get("source[0]"));
     }
 
     private Set<String> taskManagerIds() throws Exception {
