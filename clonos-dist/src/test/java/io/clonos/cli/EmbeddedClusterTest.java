@@ -61,12 +61,7 @@ class EmbeddedClusterTest {
             URI address = cluster.getRestAddress().get();
             ClusterRestClient rest = new ClusterRestClient(address);
 
-            ProgramRunner.run(
-                    clientConfiguration(address, Map.of()),
-                    true,
-                    examplesJar(),
-                    new String[] {"--count", String.valueOf(COUNT), "--rate", "3000", "--keys", String.valueOf(KEYS), "--checkpoint-interval", "300", "--output", output.toString()});
-            String jobId = rest.get("/jobs").path("jobs").get(0).path("id").asText();
+            String jobId = submitExample(address, output);
 
             RunningSumChecks.awaitEpochOnEverySubtask(rest, jobId, Duration.ofSeconds(60));
             assertThat(cluster.requestJobResult(JobID.fromHexString(jobId)).get().isSuccess()).isTrue();
@@ -86,12 +81,7 @@ class EmbeddedClusterTest {
             cluster.start();
             URI address = cluster.getRestAddress().get();
             ClusterRestClient rest = new ClusterRestClient(address);
-            ProgramRunner.run(
-                    clientConfiguration(address, Map.of()),
-                    true,
-                    examplesJar(),
-                    new String[] {"--count", String.valueOf(COUNT), "--rate", "3000", "--keys", String.valueOf(KEYS), "--checkpoint-interval", "300", "--output", output.toString()});
-            String jobId = rest.get("/jobs").path("jobs").get(0).path("id").asText();
+            String jobId = submitExample(address, output);
             RunningSumChecks.awaitEpochOnEverySubtask(rest, jobId, Duration.ofSeconds(60));
 
             int exit = ClonosCli.run(new String[] {"fail", "--conf-dir", conf.toString(), "--job", jobId, "--vertex", "running-sum", "--subtask", "1", "-D", "rest.address=" + address.getHost(), "-D", "rest.port=" + address.getPort()}, System.out, System.err);
@@ -128,6 +118,16 @@ class EmbeddedClusterTest {
                     .hasStackTraceContaining("clonos.recovery.mode")
                     .hasStackTraceContaining("sometimes");
         }
+    }
+
+    /** Submits the example job detached, as bin/clonos run does; returns its id. */
+    private static String submitExample(URI address, Path output) throws Exception {
+        ProgramRunner.run(
+                clientConfiguration(address, Map.of()),
+                true,
+                examplesJar(),
+                new String[] {"--count", String.valueOf(COUNT), "--rate", "3000", "--keys", String.valueOf(KEYS), "--checkpoint-interval", "300", "--output", output.toString()});
+        return new ClusterRestClient(address).get("/jobs").path("jobs").get(0).path("id").asText();
     }
 
     private static Configuration clientConfiguration(URI address, Map<String, String> jobSettings) {
