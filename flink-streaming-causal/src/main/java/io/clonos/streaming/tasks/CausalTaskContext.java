@@ -52,13 +52,19 @@ public final class CausalTaskContext {
         for (ClonosInputGate gate : gates) {
             gate.setRestoredCheckpointId(restored);
         }
-        for (ResultPartitionWriter writer : environment.getAllWriters()) {
-            partitions.add(writer.getPartitionId());
-            for (int i = 0; i < writer.getNumberOfSubpartitions(); i++) {
-                logMetrics.add(SubpartitionLogs.metrics(writer.getPartitionId(), i));
+        MetricGroup group = environment.getMetricGroup().addGroup(EpochTracker.METRIC_GROUP);
+        ResultPartitionWriter[] writers = environment.getAllWriters();
+        for (int w = 0; w < writers.length; w++) {
+            partitions.add(writers[w].getPartitionId());
+            for (int i = 0; i < writers[w].getNumberOfSubpartitions(); i++) {
+                SubpartitionLogMetrics metrics = SubpartitionLogs.metrics(writers[w].getPartitionId(), i);
+                logMetrics.add(metrics);
+                MetricGroup subpartition = group.addGroup("inFlightLog").addGroup(w + "_" + i);
+                subpartition.gauge("bytes", (Gauge<Long>) metrics::bytes);
+                subpartition.gauge("buffers", (Gauge<Long>) metrics::buffers);
             }
         }
-        registerMetrics(environment.getMetricGroup().addGroup(EpochTracker.METRIC_GROUP));
+        registerMetrics(group);
     }
 
     public static CausalTaskContext create(Environment environment) {
