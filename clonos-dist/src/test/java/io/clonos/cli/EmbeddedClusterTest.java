@@ -64,6 +64,9 @@ class EmbeddedClusterTest {
             String jobId = submitExample(address, output);
 
             RunningSumChecks.awaitEpochOnEverySubtask(rest, jobId, Duration.ofSeconds(60));
+            String source = rest.get("/jobs/" + jobId).path("vertices").get(0).path("id").asText();
+            assertThat(rest.subtaskMetric(jobId, source, 0, "clonos.inFlightLog.0_0.buffers")).as("in-flight log metric of the source's first subpartition").isPresent();
+            assertThat(rest.subtaskMetric(jobId, source, 0, "clonos.inFlightLogBytes")).isPresent();
             assertThat(cluster.requestJobResult(JobID.fromHexString(jobId)).get().isSuccess()).isTrue();
 
             AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(JobID.fromHexString(jobId)).get();

@@ -34,8 +34,6 @@ import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import javax.annotation.Nullable;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -574,11 +572,6 @@ public final class ClonosInputGate extends IndexedInputGate {
             gate.close();
         }
         original.close();
-    }
-
-    @Nullable
-    ResultPartitionID producerOf(int channel) {
-        return producer[channel];
     }
 
     @Override

@@ -87,7 +87,6 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
         }
         long startEpoch = log.oldestEpoch();
         InFlightLog.Cursor replay = log.replay();
-        metrics.replayStarted(replay.remaining());
         reader = new ReplayingSubpartitionView(this, consumer, replay, startEpoch, metrics);
         return reader;
     }

@@ -29,15 +29,10 @@ public final class SubpartitionLogMetrics {
     private final AtomicLong bytes = new AtomicLong();
     private final AtomicLong buffers = new AtomicLong();
     private final AtomicLong replayedBuffers = new AtomicLong();
-    private final AtomicLong replays = new AtomicLong();
 
     void logged(InFlightLog log) {
         bytes.set(log.sizeInBytes());
         buffers.set(log.numberOfBuffers());
-    }
-
-    void replayStarted(int buffersToReplay) {
-        replays.incrementAndGet();
     }
 
     void replayed() {
@@ -54,10 +49,5 @@ public final class SubpartitionLogMetrics {
 
     public long replayedBuffers() {
         return replayedBuffers.get();
-    }
-
-    /** Connections served after the first, i.e. consumers that replaced a failed one. */
-    public long replays() {
-        return Math.max(0, replays.get() - 1);
     }
 }
