@@ -52,8 +52,9 @@ public final class ClonosCli {
                     "  bench recovery [--records N] [--rate R] [--keys K] [--state-kb S] [--checkpoint-interval MS]",
                     "        [--kill-after MS] [--output DIR]",
                     "        Kill a TaskManager under the synthetic job, on Clonos and on Flink, and compare.",
-                    "  demo [--count N] [--rate R] [--keys K] [-D key=value ...]",
-                    "        Run the example job on an embedded Clonos cluster and check its results.",
+                    "  demo [--count N] [--rate R] [--keys K] [--no-failure] [-D key=value ...]",
+                    "        Run the example job on an embedded Clonos cluster, fail one of its tasks",
+                    "        midway, and check that only it was restarted and the results are right.",
                     "",
                     "Configuration: conf/config.yaml (Flink's file; Clonos keys under clonos.*),",
                     "overridden by -D. Environment: CLONOS_CONF_DIR, CLONOS_RUN_DIR, CLONOS_LOG_DIR.");
@@ -170,7 +171,7 @@ public final class ClonosCli {
     }
 
     private static int demo(Deque<String> args, PrintStream out) throws Exception {
-        Options options = Options.parse(args, List.of("--count", "--rate", "--keys", "--conf-dir"), List.of());
+        Options options = Options.parse(args, List.of("--count", "--rate", "--keys", "--conf-dir"), List.of("--no-failure"));
         options.requireNoPositional();
         ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
         boolean correct =
@@ -180,7 +181,8 @@ public final class ClonosCli {
                                 options.dynamicProperties,
                                 options.intValue("--count", 20_000, 1),
                                 options.intValue("--rate", 4_000, 1),
-                                options.intValue("--keys", 8, 1));
+                                options.intValue("--keys", 8, 1),
+                                !options.flags.contains("--no-failure"));
         return correct ? 0 : 1;
     }
 

@@ -30,8 +30,9 @@ import java.util.Set;
 
 /**
  * The main demo: an embedded Clonos cluster runs the unchanged example job (submitted over REST
- * exactly as to a standalone cluster), shows the tasks' epochs advancing with every checkpoint, and
- * checks the job's results.
+ * exactly as to a standalone cluster) and shows the tasks' epochs advancing with every checkpoint;
+ * midway one task fails and is recovered locally; at the end the demo shows that only that task
+ * was restarted and checks the job's results.
  */
 @Internal
 final class Demo {
@@ -41,14 +42,19 @@ final class Demo {
 
     private static final Set<String> TERMINAL = Set.of("FINISHED", "FAILED", "CANCELED");
 
+    /** The demo fails this operator's first subtask after {@link #FAIL_AFTER_MS}. */
+    private static final String FAILED_VERTEX = "running-sum";
+
+    private static final long FAIL_AFTER_MS = 2_500;
+
     private final PrintStream out;
 
     Demo(PrintStream out) {
         this.out = out;
     }
 
-    /** Returns whether the job finished with correct results. */
-    boolean run(ClonosHome home, Map<String, String> dynamicProperties, long count, int rate, int keys) throws Exception {
+    /** Returns whether the job finished with correct results (and, with a failure, recovered locally). */
+    boolean run(ClonosHome home, Map<String, String> dynamicProperties, long count, int rate, int keys, boolean injectFailure) throws Exception {
         Configuration config = home.loadConfiguration(dynamicProperties);
         config.set(RestOptions.BIND_PORT, "0");
         Path output = Files.createTempDirectory("clonos-demo-");
@@ -70,16 +76,43 @@ final class Demo {
                     new String[] {"--count", String.valueOf(count), "--rate", String.valueOf(rate), "--keys", String.valueOf(keys), "--output", output.toString()});
 
             String jobId = rest.get("/jobs").path("jobs").get(0).path("id").asText();
-            String state = monitor(rest, jobId);
+            Runnable failure = injectFailure ? () -> fail(client, jobId) : () -> {};
+            String state = monitor(rest, jobId, failure);
             long checkpoints = rest.completedCheckpoints(jobId);
             out.printf("Job %s %s with %d checkpoints completed.%n", jobId, state, checkpoints);
-            return "FINISHED".equals(state) && checkpoints > 0 && report(RunningSumOutput.finalTotals(output), RunningSumOutput.expectedTotals(count, keys));
+            boolean recoveredLocally = !injectFailure || reportAttempts(rest, jobId);
+            return "FINISHED".equals(state) && checkpoints > 0 && recoveredLocally && report(RunningSumOutput.finalTotals(output), RunningSumOutput.expectedTotals(count, keys));
         }
     }
 
-    private String monitor(ClusterRestClient rest, String jobId) throws Exception {
+    /** Fails the first running-sum subtask through the JobManager, as {@code bin/clonos fail} does. */
+    private void fail(Configuration client, String jobId) {
+        try {
+            out.println("  >>> " + TaskFailer.fail(client, jobId, FAILED_VERTEX, 0) + ": Clonos recovers it alone, the rest of the job keeps running");
+        } catch (Exception e) {
+            out.println("  >>> could not fail " + FAILED_VERTEX + "[0]: " + e);
+        }
+    }
+
+    /** Prints each subtask's attempt; true if only the failed subtask was restarted. */
+    private boolean reportAttempts(ClusterRestClient rest, String jobId) throws Exception {
+        boolean local = true;
+        for (JsonNode vertex : rest.get("/jobs/" + jobId).path("vertices")) {
+            for (JsonNode subtask : rest.get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText()).path("subtasks")) {
+                int index = subtask.path("subtask").asInt();
+                int attempt = subtask.path("attempt").asInt();
+                boolean failed = vertex.path("name").asText().startsWith(FAILED_VERTEX) && index == 0;
+                local &= attempt == (failed ? 1 : 0);
+                out.printf("  %-40s attempt %d%s%n", shortName(vertex.path("name").asText()) + "[" + index + "]", attempt, failed ? "  (failed and recovered locally)" : "");
+            }
+        }
+        return local;
+    }
+
+    private String monitor(ClusterRestClient rest, String jobId, Runnable failure) throws Exception {
         long start = System.nanoTime();
         long nextReport = 0;
+        boolean failed = false;
         while (true) {
             JsonNode job = rest.get("/jobs/" + jobId);
             String state = job.path("state").asText();
@@ -87,6 +120,10 @@ final class Demo {
                 return state;
             }
             long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+            if (!failed && elapsedMs >= FAIL_AFTER_MS) {
+                failed = true;
+                failure.run();
+            }
             if (elapsedMs >= nextReport) {
                 out.printf("  %5.1f s  %-9s checkpoints %-3d %s%n", elapsedMs / 1000.0, state, rest.completedCheckpoints(jobId), epochs(rest, jobId, job));
                 nextReport += 1000;
