@@ -130,6 +130,15 @@ class LocalFailoverITCase {
         runAndCheck(Set.of("sink[0]"));
     }
 
+    /** The restarted task fails again while it replays its input: it is recovered again, alone. */
+    @Test
+    void failureDuringRecoveryIsRecoveredLocally() throws Exception {
+        startCluster(3, 2);
+        FailureSwitch.arm("running-sum", 0, NUMBERS / PARALLELISM / 3);
+        FailureSwitch.armAgain(20);
+        runAndCheck(Set.of("running-sum[0]"));
+    }
+
     /** All channels local: producers and consumers share the one TaskManager. */
     @Test
     void failedMiddleTaskWithLocalChannelsIsRecoveredLocally() throws Exception {
@@ -271,7 +280,10 @@ class LocalFailoverITCase {
         private static volatile String operator;
         private static volatile int subtask;
         private static volatile long afterRecords;
+        /** After how many records the second attempt fails too; 0: it does not. */
+        private static volatile long againAfterRecords;
         private static final AtomicLong FAILED_AT = new AtomicLong();
+        private static final AtomicLong FAILED_AGAIN_AT = new AtomicLong();
 
         static void arm(String op, int index, long records) {
             operator = op;
@@ -279,9 +291,15 @@ class LocalFailoverITCase {
             afterRecords = records;
         }
 
+        static void armAgain(long records) {
+            againAfterRecords = records;
+        }
+
         static void reset() {
             operator = null;
+            againAfterRecords = 0;
             FAILED_AT.set(0);
+            FAILED_AGAIN_AT.set(0);
         }
 
         static long failedAt() {
@@ -289,8 +307,14 @@ class LocalFailoverITCase {
         }
 
         static void maybeFail(String op, int index, int attempt, long records) {
-            if (op.equals(operator) && index == subtask && attempt == 0 && records == afterRecords && FAILED_AT.compareAndSet(0, System.currentTimeMillis())) {
+            if (!op.equals(operator) || index != subtask) {
+                return;
+            }
+            if (attempt == 0 && records == afterRecords && FAILED_AT.compareAndSet(0, System.currentTimeMillis())) {
                 throw new RuntimeException("Injected failure of " + op + "[" + index + "] after " + records + " records");
+            }
+            if (attempt == 1 && records == againAfterRecords && FAILED_AGAIN_AT.compareAndSet(0, System.currentTimeMillis())) {
+                throw new RuntimeException("Injected failure of " + op + "[" + index + "] during its recovery, after " + records + " records");
             }
         }
     }
