@@ -80,7 +80,8 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
         }
         LoggingSubpartition created =
                 new LoggingSubpartition(
-                        partitionId + "#" + subpartition,
+                        partitionId,
+                        subpartition,
                         new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, inFlightLogCapacityBytes),
                         SubpartitionLogs.metrics(partitionId, subpartition));
         created.setSource(super.createSubpartitionView(partitionId, new ResultSubpartitionIndexSet(subpartition), created));

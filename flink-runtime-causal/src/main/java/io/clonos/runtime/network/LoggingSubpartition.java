@@ -21,6 +21,7 @@ import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
 import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
 import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
+import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.ResultSubpartition.BufferAndBacklog;
 import org.apache.flink.runtime.io.network.partition.ResultSubpartitionView;
 
@@ -47,6 +48,8 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(LoggingSubpartition.class);
 
+    private final ResultPartitionID partitionId;
+    private final int index;
     private final String name;
     private final InFlightLog log;
     private final SubpartitionLogMetrics metrics;
@@ -65,8 +68,10 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     @GuardedBy("this")
     private boolean sourceBlocked;
 
-    LoggingSubpartition(String name, InFlightLog log, SubpartitionLogMetrics metrics) {
-        this.name = name;
+    LoggingSubpartition(ResultPartitionID partitionId, int index, InFlightLog log, SubpartitionLogMetrics metrics) {
+        this.partitionId = partitionId;
+        this.index = index;
+        this.name = partitionId + "#" + index;
         this.log = log;
         this.metrics = metrics;
     }
@@ -199,6 +204,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     }
 
     synchronized void close() throws IOException {
+        SubpartitionLogs.unregister(partitionId, index);
         log.close();
         metrics.logged(log);
         if (!source.isReleased()) {

@@ -52,6 +52,14 @@ public final class SubpartitionLogs {
         entry(partition, subpartition).log = log;
     }
 
+    /** Forgets a subpartition whose consumer read it to the end. */
+    static void unregister(ResultPartitionID partition, int subpartition) {
+        PARTITIONS.computeIfPresent(partition, (p, entries) -> {
+            entries.remove(subpartition);
+            return entries.isEmpty() ? null : entries;
+        });
+    }
+
     static LoggingSubpartition get(ResultPartitionID partition, int subpartition) {
         Map<Integer, Entry> entries = PARTITIONS.get(partition);
         Entry entry = entries == null ? null : entries.get(subpartition);
