@@ -1,0 +1,111 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.causal;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.Arrays;
+
+/**
+ * The outcome of one nondeterministic event of a task, as the causal log keeps it so that a
+ * recovered task can reproduce the event exactly. One record type per source of nondeterminism
+ * (paper section 4); {@link DeterminantEncoding} gives each a compact binary form.
+ */
+@Internal
+public sealed interface Determinant
+        permits Determinant.Order,
+                Determinant.Timestamp,
+                Determinant.RandomSeed,
+                Determinant.ExternalResult,
+                Determinant.TimerFired,
+                Determinant.SourceCheckpoint,
+                Determinant.AsyncCompletion,
+                Determinant.BufferBuilt {
+
+    /** The input channel whose buffer the task processed next (only with several channels). */
+    record Order(int channel) implements Determinant {
+        public Order {
+            requireNonNegative(channel, "channel");
+        }
+    }
+
+    /** A wall-clock reading (processing time, ingestion time, the causal time service). */
+    record Timestamp(long millis) implements Determinant {}
+
+    /** The seed of an epoch's random numbers. */
+    record RandomSeed(long seed) implements Determinant {}
+
+    /** The serialized result of an external call or of a user-registered nondeterministic function. */
+    record ExternalResult(byte[] bytes) implements Determinant {
+        public ExternalResult {
+            bytes = bytes.clone();
+        }
+
+        @Override
+        public byte[] bytes() {
+            return bytes.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ExternalResult && Arrays.equals(bytes, ((ExternalResult) o).bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(bytes);
+        }
+
+        @Override
+        public String toString() {
+            return "ExternalResult[" + bytes.length + " bytes]";
+        }
+    }
+
+    /** A timer (or another mailbox action) ran after {@code recordCount} records of the epoch. */
+    record TimerFired(long recordCount, int timerId, long timestamp) implements Determinant {
+        public TimerFired {
+            requireNonNegative(recordCount, "recordCount");
+            requireNonNegative(timerId, "timerId");
+        }
+    }
+
+    /** A source took checkpoint {@code checkpointId} after {@code recordCount} records of the epoch. */
+    record SourceCheckpoint(long recordCount, long checkpointId, long timestamp) implements Determinant {
+        public SourceCheckpoint {
+            requireNonNegative(recordCount, "recordCount");
+            requireNonNegative(checkpointId, "checkpointId");
+        }
+    }
+
+    /** An asynchronous callback completed after {@code recordCount} records of the epoch. */
+    record AsyncCompletion(long recordCount, int callbackId) implements Determinant {
+        public AsyncCompletion {
+            requireNonNegative(recordCount, "recordCount");
+            requireNonNegative(callbackId, "callbackId");
+        }
+    }
+
+    /** An output buffer of {@code size} bytes was cut and sent on a subpartition. */
+    record BufferBuilt(int size) implements Determinant {
+        public BufferBuilt {
+            requireNonNegative(size, "size");
+        }
+    }
+
+    private static void requireNonNegative(long value, String name) {
+        if (value < 0) {
+            throw new IllegalArgumentException(name + " must not be negative, was " + value);
+        }
+    }
+}

@@ -1,0 +1,124 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.causal;
+
+import org.apache.flink.annotation.Internal;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The binary form of determinants: a one-byte tag, then the fields as variable-length integers
+ * (LEB128; signed values zig-zag encoded), byte arrays as a length and the bytes. Channel indexes,
+ * sizes and counts have no fixed width, so there is no limit on channels or subpartitions, and the
+ * common small values take one byte.
+ *
+ * <p>Decoding never guesses: unknown tags, truncated fields and overlong integers raise {@link
+ * CorruptCausalLogException}. Integrity of whole deltas is the job of {@link CausalLogDelta}'s
+ * checksum.
+ */
+@Internal
+public final class DeterminantEncoding {
+
+    static final byte ORDER = 1;
+    static final byte TIMESTAMP = 2;
+    static final byte RANDOM_SEED = 3;
+    static final byte EXTERNAL_RESULT = 4;
+    static final byte TIMER_FIRED = 5;
+    static final byte SOURCE_CHECKPOINT = 6;
+    static final byte ASYNC_COMPLETION = 7;
+    static final byte BUFFER_BUILT = 8;
+
+    private DeterminantEncoding() {}
+
+    public static byte[] encode(List<Determinant> determinants) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (Determinant determinant : determinants) {
+            encode(determinant, out);
+        }
+        return out.toByteArray();
+    }
+
+    public static void encode(Determinant determinant, ByteArrayOutputStream out) {
+        if (determinant instanceof Determinant.Order d) {
+            out.write(ORDER);
+            VarInts.writeUnsigned(out, d.channel());
+        } else if (determinant instanceof Determinant.Timestamp d) {
+            out.write(TIMESTAMP);
+            VarInts.writeSigned(out, d.millis());
+        } else if (determinant instanceof Determinant.RandomSeed d) {
+            out.write(RANDOM_SEED);
+            VarInts.writeSigned(out, d.seed());
+        } else if (determinant instanceof Determinant.ExternalResult d) {
+            out.write(EXTERNAL_RESULT);
+            byte[] bytes = d.bytes();
+            VarInts.writeUnsigned(out, bytes.length);
+            out.write(bytes, 0, bytes.length);
+        } else if (determinant instanceof Determinant.TimerFired d) {
+            out.write(TIMER_FIRED);
+            VarInts.writeUnsigned(out, d.recordCount());
+            VarInts.writeUnsigned(out, d.timerId());
+            VarInts.writeSigned(out, d.timestamp());
+        } else if (determinant instanceof Determinant.SourceCheckpoint d) {
+            out.write(SOURCE_CHECKPOINT);
+            VarInts.writeUnsigned(out, d.recordCount());
+            VarInts.writeUnsigned(out, d.checkpointId());
+            VarInts.writeSigned(out, d.timestamp());
+        } else if (determinant instanceof Determinant.AsyncCompletion d) {
+            out.write(ASYNC_COMPLETION);
+            VarInts.writeUnsigned(out, d.recordCount());
+            VarInts.writeUnsigned(out, d.callbackId());
+        } else if (determinant instanceof Determinant.BufferBuilt d) {
+            out.write(BUFFER_BUILT);
+            VarInts.writeUnsigned(out, d.size());
+        } else {
+            throw new IllegalArgumentException("Unknown determinant " + determinant);
+        }
+    }
+
+    /** Decodes a sequence of whole determinants. */
+    public static List<Determinant> decode(byte[] bytes) throws CorruptCausalLogException {
+        VarInts.Reader in = new VarInts.Reader(bytes, 0, bytes.length);
+        List<Determinant> determinants = new ArrayList<>();
+        while (in.hasMore()) {
+            determinants.add(decodeOne(in));
+        }
+        return determinants;
+    }
+
+    private static Determinant decodeOne(VarInts.Reader in) throws CorruptCausalLogException {
+        int position = in.position();
+        byte tag = in.readByte();
+        switch (tag) {
+            case ORDER:
+                return new Determinant.Order(in.readUnsignedInt());
+            case TIMESTAMP:
+                return new Determinant.Timestamp(in.readSigned());
+            case RANDOM_SEED:
+                return new Determinant.RandomSeed(in.readSigned());
+            case EXTERNAL_RESULT:
+                return new Determinant.ExternalResult(in.readBytes(in.readUnsignedInt()));
+            case TIMER_FIRED:
+                return new Determinant.TimerFired(in.readUnsigned(), in.readUnsignedInt(), in.readSigned());
+            case SOURCE_CHECKPOINT:
+                return new Determinant.SourceCheckpoint(in.readUnsigned(), in.readUnsigned(), in.readSigned());
+            case ASYNC_COMPLETION:
+                return new Determinant.AsyncCompletion(in.readUnsigned(), in.readUnsignedInt());
+            case BUFFER_BUILT:
+                return new Determinant.BufferBuilt(in.readUnsignedInt());
+            default:
+                throw new CorruptCausalLogException("Unknown determinant tag " + tag + " at byte " + position);
+        }
+    }
+}

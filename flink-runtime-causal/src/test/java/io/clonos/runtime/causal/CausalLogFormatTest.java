@@ -1,0 +1,192 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.causal;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Property checks of the determinant encoding and the causal log deltas over many random inputs
+ * from fixed seeds (so that a failure reproduces), and a fuzz check that corrupt bytes are
+ * rejected rather than read as something else.
+ */
+class CausalLogFormatTest {
+
+    private static final CausalLogId LOG = new CausalLogId("window-1", 3, CausalLogId.MAIN);
+
+    static Determinant randomDeterminant(Random random) {
+        switch (random.nextInt(8)) {
+            case 0:
+                return new Determinant.Order(random.nextBoolean() ? random.nextInt(4) : random.nextInt(Integer.MAX_VALUE));
+            case 1:
+                return new Determinant.Timestamp(random.nextLong());
+            case 2:
+                return new Determinant.RandomSeed(random.nextLong());
+            case 3:
+                byte[] bytes = new byte[random.nextInt(64)];
+                random.nextBytes(bytes);
+                return new Determinant.ExternalResult(bytes);
+            case 4:
+                return new Determinant.TimerFired(random.nextLong() & Long.MAX_VALUE, random.nextInt(1000), random.nextLong());
+            case 5:
+                return new Determinant.SourceCheckpoint(random.nextInt(100_000), random.nextInt(10_000), System.currentTimeMillis());
+            case 6:
+                return new Determinant.AsyncCompletion(random.nextInt(Integer.MAX_VALUE), random.nextInt(16));
+            default:
+                return new Determinant.BufferBuilt(random.nextInt(32 * 1024 + 1));
+        }
+    }
+
+    static List<Determinant> randomDeterminants(Random random, int count) {
+        List<Determinant> determinants = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            determinants.add(randomDeterminant(random));
+        }
+        return determinants;
+    }
+
+    @Test
+    void determinantsRoundTrip() throws Exception {
+        Random random = new Random(42);
+        for (int run = 0; run < 2_000; run++) {
+            List<Determinant> determinants = randomDeterminants(random, random.nextInt(50));
+            assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(determinants))).isEqualTo(determinants);
+        }
+    }
+
+    @Test
+    void smallValuesTakeOneByteAndThereIsNoChannelLimit() throws Exception {
+        assertThat(DeterminantEncoding.encode(List.of(new Determinant.Order(3)))).hasSize(2);
+        assertThat(DeterminantEncoding.encode(List.of(new Determinant.BufferBuilt(100)))).hasSize(2);
+        Determinant farChannel = new Determinant.Order(1_000_000);
+        assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(List.of(farChannel)))).containsExactly(farChannel);
+    }
+
+    @Test
+    void deltasRoundTrip() throws Exception {
+        Random random = new Random(7);
+        for (int run = 0; run < 1_000; run++) {
+            CausalLogId log = new CausalLogId("v" + random.nextInt(10), random.nextInt(100), random.nextInt(5) - 1);
+            byte[] bytes = DeterminantEncoding.encode(randomDeterminants(random, random.nextInt(20)));
+            CausalLogDelta delta = new CausalLogDelta(log, random.nextInt(1000), random.nextInt(1 << 20), bytes);
+            assertThat(CausalLogDelta.deserialize(delta.serialize())).isEqualTo(delta);
+        }
+    }
+
+    /** Cutting a log into random overlapping, repeated deltas and merging them rebuilds it exactly. */
+    @Test
+    void mergingOverlappingAndRepeatedDeltasIsIdempotent() throws Exception {
+        Random random = new Random(11);
+        for (int run = 0; run < 300; run++) {
+            byte[] epoch = DeterminantEncoding.encode(randomDeterminants(random, 1 + random.nextInt(40)));
+            CausalLog log = new CausalLog();
+            int covered = 0;
+            while (covered < epoch.length) {
+                int from = random.nextInt(covered + 1);
+                int to = Math.min(epoch.length, covered + 1 + random.nextInt(16));
+                CausalLogDelta delta = new CausalLogDelta(LOG, 5, from, Arrays.copyOfRange(epoch, from, to));
+                assertThat(log.merge(delta)).isEqualTo(to - covered);
+                assertThat(log.merge(delta)).as("the same delta again adds nothing").isZero();
+                covered = to;
+            }
+            assertThat(log.deltaSince(LOG, 5, 0).orElseThrow().bytes()).isEqualTo(epoch);
+            assertThat(log.determinants(LOG, 5)).isEqualTo(DeterminantEncoding.decode(epoch));
+        }
+    }
+
+    @Test
+    void aDeltaThatLeavesAGapOrContradictsTheLogIsRejected() throws Exception {
+        CausalLog log = new CausalLog();
+        log.merge(new CausalLogDelta(LOG, 1, 0, new byte[] {1, 2, 3}));
+
+        assertThatThrownBy(() -> log.merge(new CausalLogDelta(LOG, 1, 5, new byte[] {9}))).isInstanceOf(CorruptCausalLogException.class).hasMessageContaining("gap");
+        assertThatThrownBy(() -> log.merge(new CausalLogDelta(LOG, 1, 1, new byte[] {2, 7}))).isInstanceOf(CorruptCausalLogException.class).hasMessageContaining("contradicts");
+        assertThat(log.length(LOG, 1)).isEqualTo(3);
+    }
+
+    @Test
+    void truncationDropsEpochsBeforeTheCompletedCheckpoint() throws Exception {
+        CausalLog log = new CausalLog();
+        for (long epoch = 1; epoch <= 4; epoch++) {
+            log.merge(new CausalLogDelta(LOG, epoch, 0, DeterminantEncoding.encode(List.of(new Determinant.Timestamp(epoch)))));
+        }
+
+        log.truncateBefore(3);
+
+        assertThat(log.length(LOG, 1)).isZero();
+        assertThat(log.length(LOG, 2)).isZero();
+        assertThat(log.determinants(LOG, 3)).containsExactly(new Determinant.Timestamp(3));
+        assertThat(log.determinants(LOG, 4)).containsExactly(new Determinant.Timestamp(4));
+        assertThat(log.deltaSince(LOG, 4, log.length(LOG, 4))).as("nothing after the end").isEmpty();
+    }
+
+    /**
+     * Fuzz: every single-bit flip, every truncation and random byte overwrites of serialized deltas
+     * are rejected. A corrupt delta must never be merged as if it were valid.
+     */
+    @Test
+    void corruptDeltasAreRejected() throws Exception {
+        Random random = new Random(2024);
+        int rejected = 0;
+        for (int run = 0; run < 50; run++) {
+            byte[] bytes = DeterminantEncoding.encode(randomDeterminants(random, 1 + random.nextInt(10)));
+            byte[] serialized = new CausalLogDelta(LOG, run, random.nextInt(100), bytes).serialize();
+            for (int bit = 0; bit < serialized.length * 8; bit++) {
+                byte[] flipped = serialized.clone();
+                flipped[bit / 8] ^= (byte) (1 << (bit % 8));
+                assertThatThrownBy(() -> CausalLogDelta.deserialize(flipped)).isInstanceOf(CorruptCausalLogException.class);
+                rejected++;
+            }
+            for (int length = 0; length < serialized.length; length++) {
+                byte[] truncated = Arrays.copyOf(serialized, length);
+                assertThatThrownBy(() -> CausalLogDelta.deserialize(truncated)).isInstanceOf(CorruptCausalLogException.class);
+                rejected++;
+            }
+            for (int overwrite = 0; overwrite < 200; overwrite++) {
+                byte[] garbage = serialized.clone();
+                int at = random.nextInt(garbage.length);
+                byte replacement = (byte) random.nextInt(256);
+                if (garbage[at] == replacement) {
+                    continue;
+                }
+                garbage[at] = replacement;
+                assertThatThrownBy(() -> CausalLogDelta.deserialize(garbage)).isInstanceOf(CorruptCausalLogException.class);
+                rejected++;
+            }
+        }
+        assertThat(rejected).isGreaterThan(10_000);
+    }
+
+    /** Random bytes fed to the determinant decoder either decode or are rejected; nothing else. */
+    @Test
+    void randomBytesNeverCrashTheDecoder() {
+        Random random = new Random(5);
+        for (int run = 0; run < 20_000; run++) {
+            byte[] bytes = new byte[random.nextInt(40)];
+            random.nextBytes(bytes);
+            try {
+                List<Determinant> decoded = DeterminantEncoding.decode(bytes);
+                assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(decoded))).as("what decodes is a valid log").isEqualTo(decoded);
+            } catch (CorruptCausalLogException expected) {
+                // rejected: fine
+            }
+        }
+    }
+}
