@@ -12,6 +12,7 @@
 
 package io.clonos.cli;
 
+import io.clonos.cli.bench.OverheadBenchmark;
 import io.clonos.cli.bench.RecoveryBenchmark;
 
 import org.apache.flink.annotation.Internal;
@@ -52,6 +53,8 @@ public final class ClonosCli {
                     "  bench recovery [--records N] [--rate R] [--keys K] [--state-kb S] [--checkpoint-interval MS]",
                     "        [--kill-after MS] [--output DIR]",
                     "        Kill a TaskManager under the synthetic job, on Clonos and on Flink, and compare.",
+                    "  bench overhead [--records N] [--keys K] [--state-bytes B] [--repetitions R] [--output DIR]",
+                    "        Throughput and latency of the synthetic job without failures, Clonos against Flink.",
                     "  demo [--count N] [--rate R] [--keys K] [--no-failure] [-D key=value ...]",
                     "        Run the example job on an embedded Clonos cluster, fail one of its tasks",
                     "        midway, and check that only it was restarted and the results are right.",
@@ -151,8 +154,12 @@ public final class ClonosCli {
     }
 
     private static int bench(Deque<String> args, PrintStream out) throws Exception {
-        if (!"recovery".equals(args.poll())) {
-            throw new UsageException("bench needs a benchmark: recovery.");
+        String benchmark = args.poll();
+        if ("overhead".equals(benchmark)) {
+            return benchOverhead(args, out);
+        }
+        if (!"recovery".equals(benchmark)) {
+            throw new UsageException("bench needs a benchmark: recovery or overhead.");
         }
         Options options = Options.parse(args, List.of("--records", "--rate", "--keys", "--state-kb", "--checkpoint-interval", "--kill-after", "--output"), List.of());
         options.requireNoPositional();
@@ -167,6 +174,21 @@ public final class ClonosCli {
             settings.output = Path.of(options.value("--output"));
         }
         new RecoveryBenchmark(settings, out).run();
+        return 0;
+    }
+
+    private static int benchOverhead(Deque<String> args, PrintStream out) throws Exception {
+        Options options = Options.parse(args, List.of("--records", "--keys", "--state-bytes", "--repetitions", "--output"), List.of());
+        options.requireNoPositional();
+        OverheadBenchmark.Settings settings = new OverheadBenchmark.Settings();
+        settings.records = options.intValue("--records", (int) settings.records, 1000);
+        settings.keys = options.intValue("--keys", settings.keys, 2);
+        settings.stateBytesPerKey = options.intValue("--state-bytes", settings.stateBytesPerKey, 1);
+        settings.repetitions = options.intValue("--repetitions", settings.repetitions, 1);
+        if (options.value("--output") != null) {
+            settings.output = Path.of(options.value("--output"));
+        }
+        new OverheadBenchmark(settings, out).run();
         return 0;
     }
 

@@ -35,7 +35,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * The recovery benchmark's job: a rate-limited source of (key, sequence number, creation time),
+ * The benchmarks' job: a source (rate-limited unless the rate is 0) of (key, sequence number, creation time),
  * a keyed stateful map holding {@code stateBytesPerKey} of state per key, a keyed tumbling
  * processing-time window that re-emits its elements, and a sink that records when each element
  * arrived. Every stage is its own task.
@@ -57,7 +57,7 @@ final class SyntheticJob {
                         new DataGeneratorSource<>(
                                 seq -> Tuple3.of(seq % keys, seq, System.currentTimeMillis()),
                                 records,
-                                RateLimiterStrategy.perSecond(rate),
+                                rate > 0 ? RateLimiterStrategy.perSecond(rate) : RateLimiterStrategy.noOp(),
                                 Types.TUPLE(Types.LONG, Types.LONG, Types.LONG)),
                         WatermarkStrategy.noWatermarks(),
                         "source")
