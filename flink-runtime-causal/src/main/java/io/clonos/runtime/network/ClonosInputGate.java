@@ -105,6 +105,7 @@ public final class ClonosInputGate extends IndexedInputGate {
     private final long[] alignedBarrier;
     /** Per channel: System.nanoTime() when it started waiting for a new producer, 0 if it does not. */
     private final long[] waitingSince;
+    private int waitingChannels;
     private final BitSet endOfPartition = new BitSet();
     private final StopMode[] endOfData;
 
@@ -336,6 +337,9 @@ public final class ClonosInputGate extends IndexedInputGate {
      * it to every producer.
      */
     private void checkReconnectDeadlines() throws IOException {
+        if (waitingChannels == 0) {
+            return;
+        }
         long now = System.nanoTime();
         for (int i = 0; i < numberOfChannels; i++) {
             if (waitingSince[i] != 0 && now - waitingSince[i] >= reconnectTimeout.toNanos()) {
@@ -348,6 +352,9 @@ public final class ClonosInputGate extends IndexedInputGate {
     private void retire(int channel) {
         IndexedInputGate gate = owner[channel];
         owner[channel] = null;
+        if (waitingSince[channel] == 0) {
+            waitingChannels++;
+        }
         waitingSince[channel] = System.nanoTime();
         CompletableFuture<?> wake = producerRestartedFuture;
         DEADLINES.schedule(() -> wake.complete(null), reconnectTimeout.toMillis() + 1, TimeUnit.MILLISECONDS);
@@ -386,6 +393,9 @@ public final class ClonosInputGate extends IndexedInputGate {
                 replacementGates.add(gate);
                 owner[i] = gate;
                 ownerChannel[i] = 0;
+                if (waitingSince[i] != 0) {
+                    waitingChannels--;
+                }
                 waitingSince[i] = 0;
                 producer[i] = descriptor.getResultPartitionID();
                 filters[i] = new ConnectionFilter(true);

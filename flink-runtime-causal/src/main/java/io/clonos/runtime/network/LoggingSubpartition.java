@@ -74,6 +74,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
         this.name = partitionId + "#" + index;
         this.log = log;
         this.metrics = metrics;
+        metrics.attach(log);
     }
 
     void setSource(ResultSubpartitionView source) {
@@ -113,7 +114,6 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     private void log(Buffer buffer) throws IOException {
         sourceBlocked |= buffer.getDataType().isBlockingUpstream();
         log.append(buffer);
-        metrics.logged(log);
         if (!buffer.isBuffer()) {
             Object event = EventSerializer.fromSerializedEvent(buffer.getNioBufferReadable(), getClass().getClassLoader());
             if (event instanceof CheckpointBarrier) {
@@ -142,7 +142,6 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     /** Checkpoint {@code checkpointId} completed: its epoch is the oldest a consumer can need. */
     synchronized void truncateBefore(long checkpointId) {
         log.truncateBefore(checkpointId);
-        metrics.logged(log);
     }
 
     synchronized void detached(ReplayingSubpartitionView view) throws IOException {
@@ -206,7 +205,6 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     synchronized void close() throws IOException {
         SubpartitionLogs.unregister(partitionId, index);
         log.close();
-        metrics.logged(log);
         if (!source.isReleased()) {
             source.releaseAllResources();
         }

@@ -26,13 +26,13 @@ import java.util.concurrent.atomic.AtomicLong;
 @Internal
 public final class SubpartitionLogMetrics {
 
-    private final AtomicLong bytes = new AtomicLong();
-    private final AtomicLong buffers = new AtomicLong();
     private final AtomicLong replayedBuffers = new AtomicLong();
 
-    void logged(InFlightLog log) {
-        bytes.set(log.sizeInBytes());
-        buffers.set(log.numberOfBuffers());
+    /** Read when a gauge is read, not updated with every buffer. */
+    private volatile InFlightLog log;
+
+    void attach(InFlightLog log) {
+        this.log = log;
     }
 
     void replayed() {
@@ -40,11 +40,13 @@ public final class SubpartitionLogMetrics {
     }
 
     public long bytes() {
-        return bytes.get();
+        InFlightLog current = log;
+        return current == null ? 0 : current.sizeInBytes();
     }
 
     public long buffers() {
-        return buffers.get();
+        InFlightLog current = log;
+        return current == null ? 0 : current.numberOfBuffers();
     }
 
     public long replayedBuffers() {
