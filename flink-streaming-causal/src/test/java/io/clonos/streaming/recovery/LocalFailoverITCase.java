@@ -139,6 +139,78 @@ class LocalFailoverITCase {
         runAndCheck(Set.of("running-sum[0]"));
     }
 
+    /**
+     * A task with two inputs (two sources, connected and keyed) fails and is recovered alone; both
+     * its inputs are replayed.
+     */
+    @Test
+    void failedTwoInputTaskIsRecoveredLocally() throws Exception {
+        startCluster(3, 2);
+        FailureSwitch.arm("running-sum", 1, NUMBERS / PARALLELISM / 3);
+        JobID job = cluster.submitJob(twoInputJobGraph()).get().getJobID();
+        assertThat(cluster.requestJobResult(job).get(90, TimeUnit.SECONDS).isSuccess()).isTrue();
+        AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
+        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("running-sum[1]"));
+        assertNoNumberLost();
+        assertCheckpointCompletedAfter(graph, FailureSwitch.failedAt());
+    }
+
+    /** The odd numbers from one source, the even ones from another, summed per key by a two-input task. */
+    private static JobGraph twoInputJobGraph() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(PARALLELISM);
+        env.enableCheckpointing(200);
+        DataStream<Tuple2<Long, Long>> odd = numbers(env, "odd", 1);
+        DataStream<Tuple2<Long, Long>> even = numbers(env, "even", 2);
+        odd.connect(even)
+                .keyBy(t -> t.f0, t -> t.f0)
+                .process(new TwoInputRunningSum())
+                .name("running-sum")
+                .addSink(new CollectingSink())
+                .name("sink")
+                .disableChaining();
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    private static DataStream<Tuple2<Long, Long>> numbers(StreamExecutionEnvironment env, String name, long first) {
+        return env.fromSource(
+                        new DataGeneratorSource<>(index -> first + 2 * index, NUMBERS / 2, RateLimiterStrategy.perSecond(1_000), Types.LONG),
+                        WatermarkStrategy.noWatermarks(),
+                        name)
+                .map(n -> Tuple2.of(n % KEYS, n))
+                .returns(Types.TUPLE(Types.LONG, Types.LONG))
+                .name(name + "-tag");
+    }
+
+    /** The running sum of {@link RunningSum}, fed by two inputs. */
+    static final class TwoInputRunningSum extends org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction<Long, Tuple2<Long, Long>, Tuple2<Long, Long>, String> {
+        private transient ValueState<Tuple2<Long, Long>> countAndSum;
+        private long seen;
+
+        @Override
+        public void open(Configuration parameters) {
+            countAndSum = getRuntimeContext().getState(new ValueStateDescriptor<>("count-and-sum", Types.TUPLE(Types.LONG, Types.LONG)));
+        }
+
+        @Override
+        public void processElement1(Tuple2<Long, Long> tagged, Context ctx, Collector<String> out) throws Exception {
+            add(tagged, out);
+        }
+
+        @Override
+        public void processElement2(Tuple2<Long, Long> tagged, Context ctx, Collector<String> out) throws Exception {
+            add(tagged, out);
+        }
+
+        private void add(Tuple2<Long, Long> tagged, Collector<String> out) throws Exception {
+            FailureSwitch.maybeFail("running-sum", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), getRuntimeContext().getTaskInfo().getAttemptNumber(), ++seen);
+            Tuple2<Long, Long> current = countAndSum.value();
+            Tuple2<Long, Long> next = current == null ? Tuple2.of(1L, tagged.f1) : Tuple2.of(current.f0 + 1, current.f1 + tagged.f1);
+            countAndSum.update(next);
+            out.collect(tagged.f0 + "," + tagged.f1 + "," + next.f0 + "," + next.f1);
+        }
+    }
+
     /** All channels local: producers and consumers share the one TaskManager. */
     @Test
     void failedMiddleTaskWithLocalChannelsIsRecoveredLocally() throws Exception {
