@@ -12,14 +12,11 @@
 
 package io.clonos.cli.bench;
 
-import io.clonos.runtime.minicluster.ClonosMiniCluster;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -109,11 +106,7 @@ public final class OverheadBenchmark {
     private Run runOnce(boolean onClonos) throws Exception {
         SyntheticJob.RECEIVED.clear();
         Configuration config = new Configuration();
-        config.set(RestOptions.BIND_PORT, "0");
-        MiniClusterConfiguration clusterConfig =
-                new MiniClusterConfiguration.Builder().setConfiguration(config).setNumTaskManagers(2).setNumSlotsPerTaskManager(settings.parallelism).build();
-        try (MiniCluster cluster = onClonos ? new ClonosMiniCluster(clusterConfig) : new MiniCluster(clusterConfig)) {
-            cluster.start();
+        try (MiniCluster cluster = BenchmarkCluster.start(onClonos, config, 2, settings.parallelism)) {
             JobID job =
                     cluster.submitJob(SyntheticJob.build(settings.records, 0, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs))
                             .get()

@@ -12,20 +12,17 @@
 
 package io.clonos.cli.bench;
 
-import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 
 import java.io.PrintStream;
@@ -108,15 +105,11 @@ public final class RecoveryBenchmark {
         String mode = onClonos ? "clonos" : "flink";
         SyntheticJob.RECEIVED.clear();
         Configuration config = new Configuration();
-        config.set(RestOptions.BIND_PORT, "0");
         config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        MiniClusterConfiguration clusterConfig =
-                new MiniClusterConfiguration.Builder().setConfiguration(config).setNumTaskManagers(3).setNumSlotsPerTaskManager(settings.parallelism).build();
-        try (MiniCluster cluster = onClonos ? new ClonosMiniCluster(clusterConfig) : new MiniCluster(clusterConfig)) {
-            cluster.start();
+        try (MiniCluster cluster = BenchmarkCluster.start(onClonos, config, 3, settings.parallelism)) {
             JobID job =
                     cluster.submitJob(SyntheticJob.build(settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs))
                             .get()

@@ -189,7 +189,7 @@ class LocalFailoverITCase {
 
         @Override
         public void open(Configuration parameters) {
-            countAndSum = getRuntimeContext().getState(new ValueStateDescriptor<>("count-and-sum", Types.TUPLE(Types.LONG, Types.LONG)));
+            countAndSum = getRuntimeContext().getState(RunningSum.state());
         }
 
         @Override
@@ -204,10 +204,7 @@ class LocalFailoverITCase {
 
         private void add(Tuple2<Long, Long> tagged, Collector<String> out) throws Exception {
             FailureSwitch.maybeFail("running-sum", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), getRuntimeContext().getTaskInfo().getAttemptNumber(), ++seen);
-            Tuple2<Long, Long> current = countAndSum.value();
-            Tuple2<Long, Long> next = current == null ? Tuple2.of(1L, tagged.f1) : Tuple2.of(current.f0 + 1, current.f1 + tagged.f1);
-            countAndSum.update(next);
-            out.collect(tagged.f0 + "," + tagged.f1 + "," + next.f0 + "," + next.f1);
+            out.collect(RunningSum.add(countAndSum, tagged));
         }
     }
 
@@ -319,21 +316,31 @@ class LocalFailoverITCase {
     }
 
     static final class RunningSum extends KeyedProcessFunction<Long, Tuple2<Long, Long>, String> {
+
+        static ValueStateDescriptor<Tuple2<Long, Long>> state() {
+            return new ValueStateDescriptor<>("count-and-sum", Types.TUPLE(Types.LONG, Types.LONG));
+        }
+
+        /** Adds a number to its key's running count and sum; returns the line for the sink. */
+        static String add(ValueState<Tuple2<Long, Long>> countAndSum, Tuple2<Long, Long> tagged) throws Exception {
+            Tuple2<Long, Long> current = countAndSum.value();
+            Tuple2<Long, Long> next = current == null ? Tuple2.of(1L, tagged.f1) : Tuple2.of(current.f0 + 1, current.f1 + tagged.f1);
+            countAndSum.update(next);
+            return tagged.f0 + "," + tagged.f1 + "," + next.f0 + "," + next.f1;
+        }
+
         private transient ValueState<Tuple2<Long, Long>> countAndSum;
         private long seen;
 
         @Override
         public void open(Configuration parameters) {
-            countAndSum = getRuntimeContext().getState(new ValueStateDescriptor<>("count-and-sum", Types.TUPLE(Types.LONG, Types.LONG)));
+            countAndSum = getRuntimeContext().getState(RunningSum.state());
         }
 
         @Override
         public void processElement(Tuple2<Long, Long> tagged, Context ctx, Collector<String> out) throws Exception {
             FailureSwitch.maybeFail("running-sum", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), getRuntimeContext().getTaskInfo().getAttemptNumber(), ++seen);
-            Tuple2<Long, Long> current = countAndSum.value();
-            Tuple2<Long, Long> next = current == null ? Tuple2.of(1L, tagged.f1) : Tuple2.of(current.f0 + 1, current.f1 + tagged.f1);
-            countAndSum.update(next);
-            out.collect(tagged.f0 + "," + tagged.f1 + "," + next.f0 + "," + next.f1);
+            out.collect(add(countAndSum, tagged));
         }
     }
 

@@ -1,0 +1,38 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli.bench;
+
+import io.clonos.runtime.minicluster.ClonosMiniCluster;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+
+/** The embedded cluster a benchmark run uses: Clonos's, or vanilla Flink's for comparison. */
+@Internal
+final class BenchmarkCluster {
+
+    private BenchmarkCluster() {}
+
+    static MiniCluster start(boolean onClonos, Configuration config, int taskManagers, int slots) throws Exception {
+        Configuration withRandomPort = new Configuration(config);
+        withRandomPort.set(RestOptions.BIND_PORT, "0");
+        MiniClusterConfiguration clusterConfig =
+                new MiniClusterConfiguration.Builder().setConfiguration(withRandomPort).setNumTaskManagers(taskManagers).setNumSlotsPerTaskManager(slots).build();
+        MiniCluster cluster = onClonos ? new ClonosMiniCluster(clusterConfig) : new MiniCluster(clusterConfig);
+        cluster.start();
+        return cluster;
+    }
+}
