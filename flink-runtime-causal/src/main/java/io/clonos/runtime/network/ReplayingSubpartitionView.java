@@ -87,12 +87,20 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
             return null;
         }
         blocked = live.buffer().getDataType().isBlockingUpstream();
-        return new BufferAndBacklog(live.buffer(), live.buffersInBacklog(), blocked ? Buffer.DataType.NONE : live.getNextDataType(), sequenceNumber++);
+        return blocked
+                ? new BufferAndBacklog(live.buffer(), 0, Buffer.DataType.NONE, sequenceNumber++)
+                : new BufferAndBacklog(live.buffer(), live.buffersInBacklog(), live.getNextDataType(), sequenceNumber++);
     }
 
+    /**
+     * A buffer that blocks the subpartition (an aligned barrier) announces nothing after it: the
+     * consumer's channel insists on a backlog of 0 with it, since nothing follows until it resumes.
+     */
     private BufferAndBacklog next(Buffer buffer) {
         blocked = buffer.getDataType().isBlockingUpstream();
-        return new BufferAndBacklog(buffer, backlog(), blocked ? Buffer.DataType.NONE : nextDataType(), sequenceNumber++);
+        return blocked
+                ? new BufferAndBacklog(buffer, 0, Buffer.DataType.NONE, sequenceNumber++)
+                : new BufferAndBacklog(buffer, backlog(), nextDataType(), sequenceNumber++);
     }
 
     private int backlog() {
