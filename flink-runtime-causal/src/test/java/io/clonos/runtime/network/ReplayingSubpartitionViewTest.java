@@ -1,0 +1,223 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.network;
+
+import io.clonos.runtime.inflightlog.InMemoryInFlightLog;
+
+import org.apache.flink.core.memory.MemorySegmentFactory;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.CheckpointType;
+import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
+import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
+import org.apache.flink.runtime.io.network.buffer.Buffer;
+import org.apache.flink.runtime.io.network.buffer.FreeingBufferRecycler;
+import org.apache.flink.runtime.io.network.buffer.NetworkBuffer;
+import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
+import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
+import org.apache.flink.runtime.io.network.partition.ResultSubpartition.BufferAndBacklog;
+import org.apache.flink.runtime.io.network.partition.ResultSubpartitionView;
+import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The consumer-facing protocol of a logged subpartition, against a scripted Flink view. */
+class ReplayingSubpartitionViewTest {
+
+    private static final BufferAvailabilityListener IGNORE = view -> {};
+
+    @Test
+    void aNewConsumerGetsTheStartEpochTheLogAndThenLiveDataWithFreshSequenceNumbers() throws Exception {
+        ScriptedView source = new ScriptedView();
+        LoggingSubpartition subpartition = logging(source);
+        source.add(data(1));
+        source.add(data(2));
+
+        ReplayingSubpartitionView first = subpartition.attach(IGNORE);
+        assertStartEvent(first.getNextBuffer(), ReplayStartEvent.FROM_PRODUCER_START, 0);
+        assertThat(valueOf(first.getNextBuffer(), 1)).isEqualTo(1);
+        assertThat(valueOf(first.getNextBuffer(), 2)).isEqualTo(2);
+        assertThat(first.getNextBuffer()).isNull();
+        first.releaseAllResources();
+
+        source.add(data(3));
+        ReplayingSubpartitionView second = subpartition.attach(IGNORE);
+        assertStartEvent(second.getNextBuffer(), ReplayStartEvent.FROM_PRODUCER_START, 0);
+        assertThat(valueOf(second.getNextBuffer(), 1)).as("replayed").isEqualTo(1);
+        assertThat(valueOf(second.getNextBuffer(), 2)).as("replayed").isEqualTo(2);
+        assertThat(valueOf(second.getNextBuffer(), 3)).as("moved into the log while no consumer was attached").isEqualTo(3);
+        assertThat(second.getNextBuffer()).isNull();
+    }
+
+    @Test
+    void aBlockingBarrierHasNoBacklogAndStopsTheViewUntilTheConsumerResumes() throws Exception {
+        ScriptedView source = new ScriptedView();
+        LoggingSubpartition subpartition = logging(source);
+        source.add(data(1));
+        source.add(barrier(7));
+        source.add(data(2));
+
+        ReplayingSubpartitionView first = subpartition.attach(IGNORE);
+        first.getNextBuffer();
+        first.getNextBuffer();
+        BufferAndBacklog barrier = first.getNextBuffer();
+        assertThat(barrier.buffer().getDataType().isBlockingUpstream()).isTrue();
+        assertThat(barrier.buffersInBacklog()).isZero();
+        assertThat(first.getNextBuffer()).as("blocked until resumed").isNull();
+        first.resumeConsumption();
+        assertThat(source.resumed).isEqualTo(1);
+        assertThat(valueOf(first.getNextBuffer(), 3)).isEqualTo(2);
+        first.releaseAllResources();
+
+        // a replacement consumer: the replayed barrier blocks the replay the same way
+        ReplayingSubpartitionView second = subpartition.attach(IGNORE);
+        BufferAndBacklog start = second.getNextBuffer();
+        assertStartEvent(start, ReplayStartEvent.FROM_PRODUCER_START, 0);
+        second.getNextBuffer();
+        BufferAndBacklog replayedBarrier = second.getNextBuffer();
+        assertThat(replayedBarrier.buffer().getDataType().isBlockingUpstream()).isTrue();
+        assertThat(replayedBarrier.buffersInBacklog()).as("a remote channel rejects a backlog with a blocking barrier").isZero();
+        assertThat(second.getNextBuffer()).isNull();
+        second.resumeConsumption();
+        assertThat(source.resumed).as("Flink's subpartition is not blocked: no second resume").isEqualTo(1);
+        assertThat(valueOf(second.getNextBuffer(), 3)).isEqualTo(2);
+    }
+
+    @Test
+    void truncationMovesTheStartEpoch() throws Exception {
+        ScriptedView source = new ScriptedView();
+        LoggingSubpartition subpartition = logging(source);
+        source.add(data(1));
+        source.add(barrier(4));
+        source.add(data(2));
+        ReplayingSubpartitionView first = subpartition.attach(IGNORE);
+        first.getNextBuffer();
+        first.getNextBuffer();
+        first.getNextBuffer();
+        first.resumeConsumption();
+        first.getNextBuffer();
+        first.releaseAllResources();
+
+        subpartition.truncateBefore(4);
+
+        ReplayingSubpartitionView second = subpartition.attach(IGNORE);
+        assertStartEvent(second.getNextBuffer(), 4, 0);
+        assertThat(valueOf(second.getNextBuffer(), 1)).as("only what was sent after barrier 4").isEqualTo(2);
+        assertThat(second.getNextBuffer()).isNull();
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    private static LoggingSubpartition logging(ScriptedView source) {
+        LoggingSubpartition subpartition = new LoggingSubpartition(new ResultPartitionID(), 0, new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20), new SubpartitionLogMetrics());
+        subpartition.setSource(source);
+        return subpartition;
+    }
+
+    private static void assertStartEvent(BufferAndBacklog next, long epoch, int sequenceNumber) throws Exception {
+        assertThat(next.getSequenceNumber()).isEqualTo(sequenceNumber);
+        assertThat(EventSerializer.fromBuffer(next.buffer(), ReplayingSubpartitionViewTest.class.getClassLoader())).isEqualTo(new ReplayStartEvent(epoch));
+    }
+
+    private static int valueOf(BufferAndBacklog next, int expectedSequenceNumber) {
+        assertThat(next.getSequenceNumber()).isEqualTo(expectedSequenceNumber);
+        return next.buffer().getNioBufferReadable().getInt();
+    }
+
+    private static Buffer data(int value) {
+        byte[] bytes = new byte[8];
+        ByteBuffer.wrap(bytes).putInt(value);
+        return new NetworkBuffer(MemorySegmentFactory.wrap(bytes), FreeingBufferRecycler.INSTANCE, Buffer.DataType.DATA_BUFFER, bytes.length);
+    }
+
+    private static Buffer barrier(long id) throws Exception {
+        CheckpointBarrier barrier = new CheckpointBarrier(id, 0, CheckpointOptions.alignedNoTimeout(CheckpointType.CHECKPOINT, CheckpointStorageLocationReference.getDefault()));
+        return EventSerializer.toBuffer(barrier, false);
+    }
+
+    /** Flink's view as the log sees it: hands out what the test queued; blocks after a barrier. */
+    private static final class ScriptedView implements ResultSubpartitionView {
+        private final Deque<Buffer> queued = new ArrayDeque<>();
+        private boolean blocked;
+        int resumed;
+
+        void add(Buffer buffer) {
+            queued.add(buffer);
+        }
+
+        @Override
+        public BufferAndBacklog getNextBuffer() {
+            if (blocked || queued.isEmpty()) {
+                return null;
+            }
+            Buffer next = queued.poll();
+            blocked = next.getDataType().isBlockingUpstream();
+            return new BufferAndBacklog(next, blocked ? 0 : queued.size(), queued.isEmpty() || blocked ? Buffer.DataType.NONE : queued.peek().getDataType(), 0);
+        }
+
+        @Override
+        public void notifyDataAvailable() {}
+
+        @Override
+        public void releaseAllResources() {}
+
+        @Override
+        public boolean isReleased() {
+            return false;
+        }
+
+        @Override
+        public void resumeConsumption() {
+            assertThat(blocked).as("resumed only when blocked").isTrue();
+            blocked = false;
+            resumed++;
+        }
+
+        @Override
+        public void acknowledgeAllDataProcessed() {}
+
+        @Override
+        public Throwable getFailureCause() {
+            return null;
+        }
+
+        @Override
+        public AvailabilityWithBacklog getAvailabilityAndBacklog(boolean isCreditAvailable) {
+            boolean available = !blocked && !queued.isEmpty() && (isCreditAvailable || queued.peek().getDataType().isEvent());
+            return new AvailabilityWithBacklog(available, blocked ? 0 : queued.size());
+        }
+
+        @Override
+        public int unsynchronizedGetNumberOfQueuedBuffers() {
+            return queued.size();
+        }
+
+        @Override
+        public int getNumberOfQueuedBuffers() {
+            return queued.size();
+        }
+
+        @Override
+        public void notifyNewBufferSize(int newBufferSize) {}
+
+        @Override
+        public int peekNextBufferSubpartitionId() {
+            return 0;
+        }
+    }
+}
