@@ -357,6 +357,10 @@ public class ClonosScheduler extends DefaultScheduler {
         if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
             return;
         }
+        // A checkpoint whose triggering was under way when the tasks failed may have registered
+        // after the abort at failure time; it waits for the dead attempts and would block every
+        // later checkpoint until it times out.
+        abortPendingCheckpoints();
         resetForNewExecutions(batch);
         long checkpointId = restoreLatestCheckpoint(batch);
         for (ExecutionVertexID id : batch) {
