@@ -22,6 +22,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -77,6 +79,20 @@ public final class ClusterRestClient {
                 .filter(JsonNode::isArray)
                 .filter(values -> values.size() > 0)
                 .map(values -> values.get(0).path("value").asText());
+    }
+
+    /**
+     * The REST details of every subtask of a job ({@code attempt}, {@code taskmanager-id}, ...),
+     * keyed {@code "<vertex name>[<subtask index>]"}, in vertex order.
+     */
+    public Map<String, JsonNode> subtasks(String jobId) throws IOException, InterruptedException {
+        Map<String, JsonNode> subtasks = new LinkedHashMap<>();
+        for (JsonNode vertex : get("/jobs/" + jobId).path("vertices")) {
+            for (JsonNode subtask : get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText()).path("subtasks")) {
+                subtasks.put(vertex.path("name").asText() + "[" + subtask.path("subtask").asInt() + "]", subtask);
+            }
+        }
+        return subtasks;
     }
 
     /** How many checkpoints of a job have completed. */

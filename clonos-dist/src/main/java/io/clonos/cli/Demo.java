@@ -97,14 +97,13 @@ final class Demo {
     /** Prints each subtask's attempt; true if only the failed subtask was restarted. */
     private boolean reportAttempts(ClusterRestClient rest, String jobId) throws Exception {
         boolean local = true;
-        for (JsonNode vertex : rest.get("/jobs/" + jobId).path("vertices")) {
-            for (JsonNode subtask : rest.get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText()).path("subtasks")) {
-                int index = subtask.path("subtask").asInt();
-                int attempt = subtask.path("attempt").asInt();
-                boolean failed = vertex.path("name").asText().startsWith(FAILED_VERTEX) && index == 0;
-                local &= attempt == (failed ? 1 : 0);
-                out.printf("  %-40s attempt %d%s%n", shortName(vertex.path("name").asText()) + "[" + index + "]", attempt, failed ? "  (failed and recovered locally)" : "");
-            }
+        for (Map.Entry<String, JsonNode> subtask : rest.subtasks(jobId).entrySet()) {
+            String name = subtask.getKey();
+            int attempt = subtask.getValue().path("attempt").asInt();
+            boolean failed = name.startsWith(FAILED_VERTEX) && name.endsWith("[0]");
+            local &= attempt == (failed ? 1 : 0);
+            String vertex = name.substring(0, name.lastIndexOf('['));
+            out.printf("  %-40s attempt %d%s%n", shortName(vertex) + name.substring(name.lastIndexOf('[')), attempt, failed ? "  (failed and recovered locally)" : "");
         }
         return local;
     }

@@ -219,27 +219,24 @@ class StandaloneClusterIT {
      * (refreshed every few seconds), so subtasks may show as unassigned for a while.
      */
     private Map<String, String> subtaskTaskManagers(ClusterRestClient rest, String jobId) throws Exception {
-        Map<String, String> hosts = new java.util.TreeMap<>();
         Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+        Map<String, String> hosts;
         do {
-            hosts.clear();
-            for (JsonNode vertex : rest.get("/jobs/" + jobId).path("vertices")) {
-                for (JsonNode subtask : rest.get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText()).path("subtasks")) {
-                    hosts.put(vertex.path("name").asText() + "[" + subtask.path("subtask").asInt() + "]", subtask.path("taskmanager-id").asText());
-                }
-            }
+            hosts = subtaskField(rest, jobId, "taskmanager-id");
         } while (hosts.containsValue("(unassigned)") && Instant.now().isBefore(deadline) && sleep());
         return hosts;
     }
 
     private Map<String, Integer> subtaskAttempts(ClusterRestClient rest, String jobId) throws Exception {
         Map<String, Integer> attempts = new java.util.TreeMap<>();
-        for (JsonNode vertex : rest.get("/jobs/" + jobId).path("vertices")) {
-            for (JsonNode subtask : rest.get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText()).path("subtasks")) {
-                attempts.put(vertex.path("name").asText() + "[" + subtask.path("subtask").asInt() + "]", subtask.path("attempt").asInt());
-            }
-        }
+        subtaskField(rest, jobId, "attempt").forEach((subtask, attempt) -> attempts.put(subtask, Integer.parseInt(attempt)));
         return attempts;
+    }
+
+    private static Map<String, String> subtaskField(ClusterRestClient rest, String jobId, String field) throws Exception {
+        Map<String, String> values = new java.util.TreeMap<>();
+        rest.subtasks(jobId).forEach((subtask, details) -> values.put(subtask, details.path(field).asText()));
+        return values;
     }
 
     private Set<String> taskManagerIds(ClusterRestClient rest) throws Exception {

@@ -176,10 +176,6 @@ public class ClonosScheduler extends DefaultScheduler {
         log.info("Scheduling {} ({}) on Clonos with {}.", jobGraph.getName(), jobGraph.getJobID(), clonos);
     }
 
-    public ClonosConfiguration getClonosConfiguration() {
-        return clonos;
-    }
-
     // ------------------------------------------------------------------------------------------
     //  Failures
     // ------------------------------------------------------------------------------------------
