@@ -14,8 +14,7 @@ package io.clonos.runtime.causal;
 
 import org.apache.flink.annotation.Internal;
 
-import java.io.ByteArrayOutputStream;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +32,7 @@ import java.util.TreeMap;
 @Internal
 public final class CausalLog {
 
-    private final Map<CausalLogId, TreeMap<Long, ByteArrayOutputStream>> logs = new HashMap<>();
+    private final Map<CausalLogId, TreeMap<Long, LogSegment>> logs = new HashMap<>();
 
     /**
      * Appends what a delta adds.
@@ -43,43 +42,66 @@ public final class CausalLog {
      *     contradicts it
      */
     public synchronized int merge(CausalLogDelta delta) throws CorruptCausalLogException {
-        ByteArrayOutputStream epoch = logs.computeIfAbsent(delta.log(), id -> new TreeMap<>()).computeIfAbsent(delta.epoch(), e -> new ByteArrayOutputStream());
+        LogSegment epoch = logs.computeIfAbsent(delta.log(), id -> new TreeMap<>()).computeIfAbsent(delta.epoch(), e -> new LogSegment());
         long have = epoch.size();
         if (delta.offset() > have) {
             throw new CorruptCausalLogException(delta + " leaves a gap: the log has " + have + " bytes");
         }
         byte[] bytes = delta.bytes();
         int overlap = (int) Math.min(have - delta.offset(), bytes.length);
-        byte[] existing = epoch.toByteArray();
-        if (!Arrays.equals(existing, (int) delta.offset(), (int) delta.offset() + overlap, bytes, 0, overlap)) {
+        if (!epoch.regionEquals((int) delta.offset(), bytes, 0, overlap)) {
             throw new CorruptCausalLogException(delta + " contradicts the bytes the log has");
         }
-        epoch.write(bytes, overlap, bytes.length - overlap);
+        epoch.append(bytes, overlap, bytes.length - overlap);
         return bytes.length - overlap;
     }
 
     /** Everything the log has of one epoch of one log, from byte {@code offset} on, as a delta. */
     public synchronized Optional<CausalLogDelta> deltaSince(CausalLogId log, long epoch, long offset) {
-        TreeMap<Long, ByteArrayOutputStream> epochs = logs.get(log);
-        ByteArrayOutputStream bytes = epochs == null ? null : epochs.get(epoch);
+        TreeMap<Long, LogSegment> epochs = logs.get(log);
+        LogSegment bytes = epochs == null ? null : epochs.get(epoch);
         if (bytes == null || bytes.size() <= offset) {
             return Optional.empty();
         }
-        byte[] all = bytes.toByteArray();
-        return Optional.of(new CausalLogDelta(log, epoch, offset, Arrays.copyOfRange(all, (int) offset, all.length)));
+        return Optional.of(new CausalLogDelta(log, epoch, offset, bytes.copy((int) offset)));
     }
 
     /** The length of one epoch of one log. */
     public synchronized long length(CausalLogId log, long epoch) {
-        TreeMap<Long, ByteArrayOutputStream> epochs = logs.get(log);
-        ByteArrayOutputStream bytes = epochs == null ? null : epochs.get(epoch);
+        TreeMap<Long, LogSegment> epochs = logs.get(log);
+        LogSegment bytes = epochs == null ? null : epochs.get(epoch);
         return bytes == null ? 0 : bytes.size();
+    }
+
+    /** The epochs held of one log, from {@code epoch} on. */
+    public synchronized List<Long> epochsFrom(CausalLogId log, long epoch) {
+        TreeMap<Long, LogSegment> epochs = logs.get(log);
+        return epochs == null ? List.of() : new ArrayList<>(epochs.tailMap(epoch, true).keySet());
+    }
+
+    /** Forgets one log entirely (its task started a log of its own). */
+    public synchronized void remove(CausalLogId log) {
+        logs.remove(log);
     }
 
     /** Drops every epoch before {@code epoch} of every log: checkpoint {@code epoch} completed. */
     public synchronized void truncateBefore(long epoch) {
         logs.values().forEach(epochs -> epochs.headMap(epoch, false).clear());
         logs.values().removeIf(TreeMap::isEmpty);
+    }
+
+    /** Every non-empty epoch of one log from {@code epoch} on, each as a delta from its start. */
+    public synchronized List<CausalLogDelta> deltasFrom(CausalLogId log, long epoch) {
+        TreeMap<Long, LogSegment> epochs = logs.get(log);
+        List<CausalLogDelta> deltas = new ArrayList<>();
+        if (epochs != null) {
+            for (Map.Entry<Long, LogSegment> e : epochs.tailMap(epoch, true).entrySet()) {
+                if (e.getValue().size() > 0) {
+                    deltas.add(new CausalLogDelta(log, e.getKey(), 0, e.getValue().copy(0)));
+                }
+            }
+        }
+        return deltas;
     }
 
     /** The determinants of one epoch of one log. */

@@ -32,10 +32,21 @@ public sealed interface Determinant
                 Determinant.AsyncCompletion,
                 Determinant.BufferBuilt {
 
-    /** The input channel whose buffer the task processed next (only with several channels). */
-    record Order(int channel) implements Determinant {
+    /**
+     * What the task read next from its input (only with several channels): {@code dataBytes} bytes
+     * of data from {@code channel}, or, with {@code dataBytes == 0}, the channel's next event. Bytes
+     * rather than buffers, so that the order stays valid when a recovered producer cuts its output
+     * into buffers of other sizes: records span buffers freely, and a replay splits or joins
+     * buffers to deliver exactly these bytes.
+     */
+    record Order(int channel, int dataBytes) implements Determinant {
         public Order {
             requireNonNegative(channel, "channel");
+            requireNonNegative(dataBytes, "dataBytes");
+        }
+
+        public boolean isEvent() {
+            return dataBytes == 0;
         }
     }
 

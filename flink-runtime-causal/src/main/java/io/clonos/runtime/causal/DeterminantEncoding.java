@@ -54,6 +54,7 @@ public final class DeterminantEncoding {
         if (determinant instanceof Determinant.Order d) {
             out.write(ORDER);
             VarInts.writeUnsigned(out, d.channel());
+            VarInts.writeUnsigned(out, d.dataBytes());
         } else if (determinant instanceof Determinant.Timestamp d) {
             out.write(TIMESTAMP);
             VarInts.writeSigned(out, d.millis());
@@ -102,7 +103,7 @@ public final class DeterminantEncoding {
         byte tag = in.readByte();
         switch (tag) {
             case ORDER:
-                return new Determinant.Order(in.readUnsignedInt());
+                return new Determinant.Order(in.readUnsignedInt(), in.readUnsignedInt());
             case TIMESTAMP:
                 return new Determinant.Timestamp(in.readSigned());
             case RANDOM_SEED:

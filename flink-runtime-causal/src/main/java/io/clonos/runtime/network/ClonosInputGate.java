@@ -12,6 +12,13 @@
 
 package io.clonos.runtime.network;
 
+import io.clonos.runtime.causal.CausalLogId;
+import io.clonos.runtime.causal.CausalRecovery;
+import io.clonos.runtime.causal.CausalTask;
+import io.clonos.runtime.causal.CorruptCausalLogException;
+import io.clonos.runtime.causal.Determinant;
+import io.clonos.runtime.causal.SharedDelta;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
@@ -22,6 +29,7 @@ import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.EndOfData;
 import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
 import org.apache.flink.runtime.io.network.api.StopMode;
+import org.apache.flink.runtime.io.network.buffer.Buffer;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
 import org.apache.flink.runtime.io.network.partition.consumer.ClonosChannelProbe;
@@ -40,7 +48,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
@@ -72,6 +83,14 @@ import java.util.function.IntConsumer;
  *   <li>End of partition and end of data are counted per channel, since a retired channel never
  *       delivers them through Flink's gate.
  * </ul>
+ *
+ * <p>With causal logging ({@link #enableCausalLogging}) it also, as a consumer, stores the causal
+ * logs its producers piggyback, counts the data bytes it received per channel and epoch, and
+ * answers every new connection with both ({@link DeterminantResponseEvent}); a producer recovered
+ * with them continues its stream exactly where the dead one stopped ({@link ContinuedStreamEvent}),
+ * so the partial record is kept. As the input of its own task, it logs the order in which the task
+ * reads its channels and, while the task replays, delivers its input in the logged order, byte for
+ * byte ({@link CausalInput}).
  */
 @Internal
 public final class ClonosInputGate extends IndexedInputGate {
@@ -116,6 +135,9 @@ public final class ClonosInputGate extends IndexedInputGate {
     private volatile CompletableFuture<?> producerRestartedFuture = new CompletableFuture<>();
 
     private volatile long restoredCheckpointId = NOT_RESTORED;
+
+    /** Null without causal logging. */
+    @javax.annotation.Nullable private CausalInput causal;
     private IntConsumer channelResetListener = channel -> {};
     private ChannelStateWriter channelStateWriter = ChannelStateWriter.NO_OP;
     private int nextSource;
@@ -146,6 +168,21 @@ public final class ClonosInputGate extends IndexedInputGate {
         this.restoredCheckpointId = checkpointId;
     }
 
+    /**
+     * Turns causal logging on for this gate of task {@code task}, whose channels are numbered from
+     * {@code firstChannel} in the task's input order determinants. Called before the task reads.
+     */
+    public void enableCausalLogging(CausalTask task, int firstChannel) {
+        this.causal = new CausalInput(task, firstChannel);
+    }
+
+    /** Checkpoint {@code checkpointId} completed: the logs and counts before it are not needed. */
+    public void checkpointCompleted(long checkpointId) {
+        if (causal != null) {
+            causal.truncateBefore(checkpointId);
+        }
+    }
+
     /** Called on the task thread when a channel's partial input must be dropped. */
     public void setChannelResetListener(IntConsumer listener) {
         this.channelResetListener = listener;
@@ -174,18 +211,26 @@ public final class ClonosInputGate extends IndexedInputGate {
 
     @Override
     public Optional<BufferOrEvent> pollNext() throws IOException, InterruptedException {
+        connectRestartedProducers();
+        checkReconnectDeadlines();
+        if (!injected.isEmpty()) {
+            return Optional.of(injected.poll());
+        }
+        if (causal != null) {
+            return causal.pollNext();
+        }
+        Optional<BufferOrEvent> next = pull();
+        if (next.isPresent()) {
+            delivered(next.get());
+        }
+        return next;
+    }
+
+    /** The next item of any channel that the task may see, connection-level events removed. */
+    private Optional<BufferOrEvent> pull() throws IOException, InterruptedException {
         while (true) {
-            connectRestartedProducers();
-            checkReconnectDeadlines();
-            if (!injected.isEmpty()) {
-                return Optional.of(injected.poll());
-            }
             Optional<BufferOrEvent> next = pollSources();
-            if (next.isEmpty()) {
-                return next;
-            }
-            BufferOrEvent boe = next.get();
-            if (accept(boe)) {
+            if (next.isEmpty() || accept(next.get())) {
                 return next;
             }
         }
@@ -251,10 +296,13 @@ public final class ClonosInputGate extends IndexedInputGate {
         return -1;
     }
 
-    /** Applies the per-connection filter and tracks per-channel state; false drops the item. */
+    /** Applies the per-connection filter and handles connection-level events; false drops the item. */
     private boolean accept(BufferOrEvent boe) throws IOException {
         int channel = boe.getChannelInfo().getInputChannelIdx();
         ConnectionFilter filter = filters[channel];
+        if (causal != null && !causal.accept(boe, channel)) {
+            return false;
+        }
         if (boe.isEvent() && boe.getEvent() instanceof ReplayStartEvent) {
             long epoch = ((ReplayStartEvent) boe.getEvent()).getEpoch();
             filter.start(epoch, channel);
@@ -284,6 +332,16 @@ public final class ClonosInputGate extends IndexedInputGate {
             resumeOwner(channel);
             return false;
         }
+        return true;
+    }
+
+    /** Tracks per-channel state of what the task is handed. */
+    private void delivered(BufferOrEvent boe) {
+        if (boe.isBuffer()) {
+            return;
+        }
+        int channel = boe.getChannelInfo().getInputChannelIdx();
+        AbstractEvent event = boe.getEvent();
         if (event instanceof CheckpointBarrier) {
             alignedBarrier[channel] = ((CheckpointBarrier) event).getId();
         } else if (event instanceof EndOfPartitionEvent) {
@@ -291,7 +349,6 @@ public final class ClonosInputGate extends IndexedInputGate {
         } else if (event instanceof EndOfData) {
             endOfData[channel] = ((EndOfData) event).getStopMode();
         }
-        return true;
     }
 
     private static boolean blocksUpstream(AbstractEvent event) {
@@ -373,7 +430,11 @@ public final class ClonosInputGate extends IndexedInputGate {
             injected.add(new BufferOrEvent(new CancelCheckpointMarker(alignedBarrier[channel]), new InputChannelInfo(original.getGateIndex(), channel)));
             alignedBarrier[channel] = -1;
         }
-        channelResetListener.accept(channel);
+        if (causal != null) {
+            causal.producerLost(channel);
+        } else {
+            channelResetListener.accept(channel);
+        }
     }
 
     private void connectRestartedProducers() throws IOException {
@@ -453,6 +514,344 @@ public final class ClonosInputGate extends IndexedInputGate {
     }
 
     // ------------------------------------------------------------------------------------------
+    //  Causal logging
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * The causal side of the gate. As a consumer: holds the logs its producers piggyback and the
+     * data bytes received per channel and epoch, and answers each new connection with them. As
+     * the task's input: logs the order in which the task reads its channels and, while the task
+     * replays, hands out its input in the logged order, exactly the logged number of bytes at a
+     * time; what arrives out of turn waits in a queue per channel.
+     */
+    private final class CausalInput {
+
+        private final CausalTask task;
+        private final int firstChannel;
+        private final List<Set<CausalLogId>> logsPerChannel = new ArrayList<>();
+        private final List<TreeMap<Long, EpochBytes>> receivedPerEpoch = new ArrayList<>();
+        private final long[] streamEpoch;
+        /** Channels whose producer died and whose next stream may restart at a record boundary. */
+        private final BitSet mayRestart = new BitSet();
+        /** Channels whose producer waits for this recovering consumer's answer. */
+        private final BitSet unanswered = new BitSet();
+        private final List<ArrayDeque<BufferOrEvent>> queued = new ArrayList<>();
+        private int queuedItems;
+        /** The channel a partly delivered order determinant reads from, and how many bytes are left. */
+        private int orderChannel = -1;
+        private int orderBytesLeft;
+        private int nextQueue;
+        private volatile long completedCheckpoint;
+        private long truncatedBefore;
+
+        CausalInput(CausalTask task, int firstChannel) {
+            this.task = task;
+            this.firstChannel = firstChannel;
+            this.streamEpoch = new long[numberOfChannels];
+            for (int i = 0; i < numberOfChannels; i++) {
+                logsPerChannel.add(new HashSet<>());
+                receivedPerEpoch.add(new TreeMap<>());
+                queued.add(new ArrayDeque<>());
+                streamEpoch[i] = restoredCheckpointId;
+            }
+        }
+
+        /** Connection-level handling of what arrives on a channel; false removes it. */
+        boolean accept(BufferOrEvent boe, int channel) throws IOException {
+            truncateReceived();
+            if (boe.isBuffer()) {
+                receivedPerEpoch.get(channel).computeIfAbsent(streamEpoch[channel], e -> new EpochBytes()).add(boe.getBuffer());
+                if (mayRestart.get(channel)) {
+                    // a restarted producer's stream that does not continue the old one
+                    mayRestart.clear(channel);
+                    queue(new BufferOrEvent(RestartedStreamMarker.INSTANCE, boe.getChannelInfo()));
+                }
+                return true;
+            }
+            AbstractEvent event = boe.getEvent();
+            if (event instanceof CausalLogDeltaEvent) {
+                store(((CausalLogDeltaEvent) event), channel);
+                return false;
+            }
+            if (event instanceof ContinuedStreamEvent) {
+                ContinuedStreamEvent continued = (ContinuedStreamEvent) event;
+                if (continued.isFresh()) {
+                    freshStream(channel);
+                } else {
+                    LOG.info("Channel {} of {} continues its stream after {} bytes its new producer skipped.", channel, original.getOwningTaskName(), continued.skippedBytes());
+                    mayRestart.clear(channel);
+                }
+                return false;
+            }
+            if (event instanceof ReplayStartEvent) {
+                answer(channel);
+            } else if (event instanceof CheckpointBarrier) {
+                streamEpoch[channel] = Math.max(streamEpoch[channel], ((CheckpointBarrier) event).getId());
+            }
+            return true;
+        }
+
+        private void store(CausalLogDeltaEvent event, int channel) {
+            try {
+                for (SharedDelta shared : event.deltas()) {
+                    task.held().merge(shared);
+                    logsPerChannel.get(channel).add(shared.delta().log());
+                }
+            } catch (CorruptCausalLogException e) {
+                throw new LocalRecoveryImpossibleException("The causal log received on channel " + channel + " of " + original.getOwningTaskName() + " is corrupt", e);
+            }
+        }
+
+        /**
+         * Tells the producer of a new connection what this consumer holds of its and its
+         * upstream's logs and what it received from it. A consumer that recovers itself answers
+         * once it has its own determinants: they come with the logs of its upstream that its
+         * consumers held.
+         */
+        private void answer(int channel) throws IOException {
+            if (task.recovery().isWaiting()) {
+                unanswered.set(channel);
+                return;
+            }
+            unanswered.clear(channel);
+            Set<CausalLogId> logs = new HashSet<>(logsPerChannel.get(channel));
+            logs.addAll(task.handedBack());
+            List<SharedDelta> deltas = new ArrayList<>();
+            for (CausalLogId log : logs) {
+                deltas.addAll(task.held().all(log));
+            }
+            int subpartition = original.getChannel(channel).getConsumedSubpartitionIndexSet().getStartIndex();
+            IndexedInputGate gate = owner[channel];
+            if (gate != null) {
+                ClonosChannelProbe.sendTaskEvent(
+                        gate.getChannel(ownerChannel[channel]),
+                        new DeterminantResponseEvent(subpartition, task.recovery().replaysDeterminants(), receivedPerEpoch.get(channel), deltas));
+            }
+        }
+
+        private void answerWaitingProducers() throws IOException {
+            if (!unanswered.isEmpty() && !task.recovery().isWaiting()) {
+                for (int channel = unanswered.nextSetBit(0); channel >= 0; channel = unanswered.nextSetBit(channel + 1)) {
+                    answer(channel);
+                }
+            }
+        }
+
+
+
+        /**
+         * The channel's producer starts a stream of its own: what this consumer holds of its
+         * predecessor's stream and log is of no use to it.
+         */
+        private void freshStream(int channel) {
+            for (CausalLogId log : logsPerChannel.get(channel)) {
+                task.held().remove(log);
+            }
+            logsPerChannel.get(channel).clear();
+            receivedPerEpoch.get(channel).clear();
+        }
+
+        void producerLost(int channel) {
+            mayRestart.set(channel);
+        }
+
+        /** Any thread: applied by the task thread on its next read. */
+        void truncateBefore(long checkpointId) {
+            completedCheckpoint = Math.max(completedCheckpoint, checkpointId);
+        }
+
+        private void truncateReceived() {
+            long completed = completedCheckpoint;
+            if (completed > truncatedBefore) {
+                truncatedBefore = completed;
+                for (TreeMap<Long, EpochBytes> received : receivedPerEpoch) {
+                    received.headMap(completed, false).clear();
+                }
+            }
+        }
+
+        private void queue(BufferOrEvent boe) {
+            queued.get(boe.getChannelInfo().getInputChannelIdx()).add(boe);
+            queuedItems++;
+        }
+
+        /** Pulls what the sources have into the queues; returns an item that must not wait. */
+        private Optional<BufferOrEvent> pullIntoQueues(int wanted) throws IOException, InterruptedException {
+            while (wanted < 0 || queued.get(wanted).isEmpty()) {
+                Optional<BufferOrEvent> next = pull();
+                if (next.isEmpty()) {
+                    return next;
+                }
+                if (next.get().isEvent() && next.get().getEvent() instanceof EndOfChannelStateEvent) {
+                    // Flink's start-up handshake, not input: it never waits for the replay
+                    return next;
+                }
+                queue(next.get());
+            }
+            return Optional.empty();
+        }
+
+        /** Whether {@link #pollNext} would hand out something now. */
+        boolean canDeliver() {
+            CausalRecovery recovery = task.recovery();
+            if (recovery.isWaiting()) {
+                return false;
+            }
+            if (task.timerDue()) {
+                return true;
+            }
+            int channel = turn();
+            if (channel >= 0) {
+                return !queued.get(channel).isEmpty();
+            }
+            return channel == ANY && queuedItems > 0;
+        }
+
+        private static final int ANY = -1;
+        private static final int NOT_MINE = -2;
+
+        /** Whose turn it is: a channel of this gate, any channel (running normally), or not this gate's. */
+        private int turn() {
+            if (orderBytesLeft > 0) {
+                return orderChannel;
+            }
+            if (!task.recovery().isReplaying() || !task.logsInputOrder()) {
+                return ANY;
+            }
+            Determinant.Order next = task.recovery().peek(Determinant.Order.class);
+            if (next == null) {
+                return NOT_MINE;
+            }
+            int channel = next.channel() - firstChannel;
+            return channel >= 0 && channel < numberOfChannels ? channel : NOT_MINE;
+        }
+
+        Optional<BufferOrEvent> pollNext() throws IOException, InterruptedException {
+            CausalRecovery recovery = task.recovery();
+            recovery.checkDeadline();
+            answerWaitingProducers();
+            if (recovery.isWaiting()) {
+                return pullIntoQueues(ANY);
+            }
+            while (true) {
+                task.fireDueTimers();
+                int channel = turn();
+                if (channel == NOT_MINE) {
+                    return pullIntoQueues(ANY);
+                }
+                if (channel == ANY) {
+                    channel = queuedChannel();
+                    if (channel < 0) {
+                        Optional<BufferOrEvent> next = pull();
+                        if (next.isEmpty() || isHandshake(next.get())) {
+                            return next;
+                        }
+                        queue(next.get());
+                        continue;
+                    }
+                } else if (queued.get(channel).isEmpty()) {
+                    Optional<BufferOrEvent> urgent = pullIntoQueues(channel);
+                    if (urgent.isPresent() || queued.get(channel).isEmpty()) {
+                        return urgent;
+                    }
+                }
+                BufferOrEvent next = take(channel);
+                if (next != null) {
+                    delivered(next);
+                    return Optional.of(next);
+                }
+            }
+        }
+
+        private boolean isHandshake(BufferOrEvent boe) {
+            return boe.isEvent() && boe.getEvent() instanceof EndOfChannelStateEvent;
+        }
+
+        private int queuedChannel() {
+            if (queuedItems == 0) {
+                return -1;
+            }
+            for (int i = 0; i < numberOfChannels; i++) {
+                int channel = (nextQueue + i) % numberOfChannels;
+                if (!queued.get(channel).isEmpty()) {
+                    nextQueue = (channel + 1) % numberOfChannels;
+                    return channel;
+                }
+            }
+            return -1;
+        }
+
+        /**
+         * Hands out the head of a channel's queue, as much of it as the order allows, and logs it;
+         * null when the head was internal (the caller looks again).
+         */
+        @javax.annotation.Nullable
+        private BufferOrEvent take(int channel) throws IOException {
+            ArrayDeque<BufferOrEvent> queue = queued.get(channel);
+            BufferOrEvent head = queue.peek();
+            if (head.isEvent() && head.getEvent() == RestartedStreamMarker.INSTANCE) {
+                remove(queue);
+                channelResetListener.accept(channel);
+                return null;
+            }
+            if (orderBytesLeft == 0) {
+                Determinant.Order order = task.recovery().isReplaying() && task.logsInputOrder() ? task.recovery().next(Determinant.Order.class) : null;
+                if (order == null) {
+                    // running normally: the task takes what is there, and the log says so
+                    remove(queue);
+                    if (task.logsInputOrder()) {
+                        task.logged(new Determinant.Order(firstChannel + channel, head.isBuffer() ? head.getBuffer().readableBytes() : 0));
+                    }
+                    return head;
+                }
+                task.logged(order);
+                if (order.isEvent()) {
+                    if (head.isBuffer()) {
+                        throw new LocalRecoveryImpossibleException(original.getOwningTaskName() + " replays data on channel " + channel + " where its predecessor read an event");
+                    }
+                    return remove(queue);
+                }
+                orderChannel = channel;
+                orderBytesLeft = order.dataBytes();
+            }
+            if (!head.isBuffer()) {
+                throw new LocalRecoveryImpossibleException(original.getOwningTaskName() + " replays " + head.getEvent() + " on channel " + channel + " where its predecessor read " + orderBytesLeft + " more bytes of data");
+            }
+            Buffer buffer = head.getBuffer();
+            int bytes = buffer.readableBytes();
+            if (bytes <= orderBytesLeft) {
+                orderBytesLeft -= bytes;
+                return remove(queue);
+            }
+            // the predecessor read only the first part of this data: split it; each part is
+            // recycled on its own, so the memory is retained once more
+            buffer.retainBuffer();
+            Buffer first = buffer.readOnlySlice(buffer.getReaderIndex(), orderBytesLeft);
+            Buffer rest = buffer.readOnlySlice(buffer.getReaderIndex() + orderBytesLeft, bytes - orderBytesLeft);
+            queue.poll();
+            queue.addFirst(new BufferOrEvent(rest, head.getChannelInfo()));
+            orderBytesLeft = 0;
+            return new BufferOrEvent(first, head.getChannelInfo());
+        }
+
+        private BufferOrEvent remove(ArrayDeque<BufferOrEvent> queue) {
+            queuedItems--;
+            return queue.poll();
+        }
+    }
+
+    /** Marks where a restarted producer's fresh stream starts in a channel's queue; never leaves the gate. */
+    private static final class RestartedStreamMarker extends org.apache.flink.runtime.event.RuntimeEvent {
+        static final RestartedStreamMarker INSTANCE = new RestartedStreamMarker();
+
+        @Override
+        public void write(org.apache.flink.core.memory.DataOutputView out) {}
+
+        @Override
+        public void read(org.apache.flink.core.memory.DataInputView in) {}
+    }
+
+    // ------------------------------------------------------------------------------------------
     //  The rest of the gate
     // ------------------------------------------------------------------------------------------
 
@@ -461,11 +860,21 @@ public final class ClonosInputGate extends IndexedInputGate {
         if (!injected.isEmpty() || !restartedProducers.isEmpty()) {
             return AVAILABLE;
         }
+        if (causal != null && causal.canDeliver()) {
+            return AVAILABLE;
+        }
+        return sourcesAvailable(causal == null ? null : causal.task.recovery().changed());
+    }
+
+    private CompletableFuture<?> sourcesAvailable(@javax.annotation.Nullable CompletableFuture<?> orElse) {
         List<CompletableFuture<?>> futures = new ArrayList<>(2 + replacementGates.size());
         futures.add(original.getAvailableFuture());
         futures.add(producerRestartedFuture);
         for (SingleInputGate gate : replacementGates) {
             futures.add(gate.getAvailableFuture());
+        }
+        if (orElse != null) {
+            futures.add(orElse);
         }
         for (CompletableFuture<?> future : futures) {
             if (future.isDone()) {

@@ -17,6 +17,7 @@ import io.clonos.runtime.inflightlog.InMemoryInFlightLog;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
 import org.apache.flink.runtime.io.network.partition.PartitionRequestListener;
+import org.apache.flink.runtime.io.network.partition.PartitionNotFoundException;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionManager;
 import org.apache.flink.runtime.io.network.partition.ResultSubpartitionIndexSet;
@@ -26,6 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -42,6 +44,9 @@ import java.util.Optional;
 public class ClonosResultPartitionManager extends ResultPartitionManager {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClonosResultPartitionManager.class);
+
+    /** How long a partition request waits on the network thread for its producer to register. */
+    private static final Duration REGISTRATION_WAIT = Duration.ofSeconds(2);
 
     private final long inFlightLogCapacityBytes;
 
@@ -70,7 +75,33 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
             BufferAvailabilityListener availabilityListener,
             PartitionRequestListener partitionRequestListener)
             throws IOException {
-        return Optional.of(createSubpartitionView(partitionId, subpartitionIndexSet, availabilityListener));
+        if (subpartitionIndexSet.size() != 1) {
+            return super.createSubpartitionViewOrRegisterListener(partitionId, subpartitionIndexSet, availabilityListener, partitionRequestListener);
+        }
+        // A consumer may ask before the producer registered its partition (both are deployed at
+        // once, and after a restart the consumer is often first). Flink would park the request in
+        // a listener and serve the partition directly once it registers, bypassing the in-flight
+        // log; throwing instead fails the whole TCP connection. So wait briefly for the producer,
+        // and only then leave the request to Flink: served without an in-flight log, whose
+        // absence a later replay reports (a global rollback), or timed out by Flink per receiver.
+        long deadline = System.nanoTime() + REGISTRATION_WAIT.toNanos();
+        while (true) {
+            try {
+                return Optional.of(createSubpartitionView(partitionId, subpartitionIndexSet, availabilityListener));
+            } catch (PartitionNotFoundException notYet) {
+                if (System.nanoTime() - deadline > 0) {
+                    LOG.warn("{} was not registered within {} ms of its request; if it registers later, subpartition {} is served without an in-flight log.",
+                            partitionId, REGISTRATION_WAIT.toMillis(), subpartitionIndexSet.getStartIndex());
+                    return super.createSubpartitionViewOrRegisterListener(partitionId, subpartitionIndexSet, availabilityListener, partitionRequestListener);
+                }
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("Interrupted while waiting for " + partitionId + " to register", e);
+                }
+            }
+        }
     }
 
     private synchronized LoggingSubpartition open(ResultPartitionID partitionId, int subpartition) throws IOException {

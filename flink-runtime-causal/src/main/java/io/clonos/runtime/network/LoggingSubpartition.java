@@ -12,6 +12,7 @@
 
 package io.clonos.runtime.network;
 
+import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.inflightlog.InFlightLog;
 import io.clonos.runtime.inflightlog.InFlightLogUnavailableException;
 
@@ -54,6 +55,9 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     private final InFlightLog log;
     private final SubpartitionLogMetrics metrics;
 
+    /** The causal side of the task writing this subpartition; looked up once the task exists. */
+    @Nullable private volatile CausalTask causalTask;
+
     /** Flink's view of the subpartition; set once, right after construction. */
     private ResultSubpartitionView source;
 
@@ -94,7 +98,44 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
         long startEpoch = log.oldestEpoch();
         InFlightLog.Cursor replay = log.replay();
         reader = new ReplayingSubpartitionView(this, consumer, replay, startEpoch, metrics);
+        CausalTasks.consumerConnected(partitionId, index);
         return reader;
+    }
+
+    /**
+     * The producer's causal side, whose logs this subpartition piggybacks; null without causal
+     * logging or before the producing task registered it.
+     */
+    @Nullable
+    CausalTask causalTask() {
+        CausalTask known = causalTask;
+        if (known == null) {
+            causalTask = known = CausalTasks.of(partitionId);
+        }
+        return known;
+    }
+
+    /**
+     * The producer recovers with determinants: the current consumer already has the data it will
+     * regenerate from epoch {@code restoredEpoch} on, which is logged but not sent again.
+     */
+    synchronized void continueAfter(long restoredEpoch, java.util.TreeMap<Long, long[]> received) {
+        if (reader != null) {
+            reader.continueAfter(restoredEpoch, received);
+        }
+    }
+
+    synchronized boolean isDeduplicating() {
+        return reader != null && reader.isDeduplicating();
+    }
+
+    /** The regenerated output differs from what the consumer received: the producer fails. */
+    void producerDiverged(LocalRecoveryImpossibleException e) {
+        LOG.warn("{}: {}", name, e.getMessage());
+        CausalTask task = CausalTasks.of(partitionId);
+        if (task != null) {
+            task.fail(e);
+        }
     }
 
     /**

@@ -12,6 +12,11 @@
 
 package io.clonos.runtime.network;
 
+import io.clonos.runtime.causal.CausalLogDelta;
+import io.clonos.runtime.causal.CausalTask;
+import io.clonos.runtime.causal.HeldCausalLogs;
+import io.clonos.runtime.causal.SharedDelta;
+import io.clonos.runtime.causal.TaskCausalLog;
 import io.clonos.runtime.inflightlog.InFlightLog;
 
 import org.apache.flink.annotation.Internal;
@@ -24,6 +29,8 @@ import org.apache.flink.runtime.io.network.partition.ResultSubpartitionView;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What one consumer connection reads from a {@link LoggingSubpartition}: a {@link
@@ -33,6 +40,11 @@ import java.io.IOException;
  * <p>Flink's subpartition stops after an aligned checkpoint barrier until the consumer resumes it;
  * this view does the same for every blocking barrier it sends, replayed or live, so a consumer
  * never receives data from behind a barrier it is still aligning.
+ *
+ * <p>With causal logging, every data buffer is preceded by a {@link CausalLogDeltaEvent} when the
+ * producer's causal log grew since the last one, so the consumer holds the determinants of
+ * everything it received. A producer recovered with determinants skips the data the consumer
+ * already has ({@link #continueAfter}).
  */
 @Internal
 final class ReplayingSubpartitionView implements ResultSubpartitionView {
@@ -46,6 +58,26 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
     @Nullable private InFlightLog.Cursor replay;
 
     private boolean startEventSent;
+
+    /** How far this connection has been given the producer's causal log and the logs it holds. */
+    private final TaskCausalLog.Position causalLogPosition = new TaskCausalLog.Position();
+
+    private final HeldCausalLogs.Reader heldPosition = new HeldCausalLogs.Reader();
+
+    /** A data buffer waiting behind the causal log delta sent before it. */
+    @Nullable private Buffer held;
+
+    /** Announces a stream that continues the consumer's previous one; sent before any data. */
+    @Nullable private ContinuedStreamEvent continued;
+
+    /** Whether the consumer was told if the stream continues its previous one or starts afresh. */
+    private boolean streamAnnounced;
+
+    /** What the consumer received from the producer's predecessor; null when nothing is skipped. */
+    @Nullable private Deduplication deduplication;
+
+    /** The recovery diverged: nothing more is sent. */
+    private boolean diverged;
     private boolean blocked;
     private int sequenceNumber;
     private volatile boolean released;
@@ -67,29 +99,129 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
     @Nullable
     @Override
     public synchronized BufferAndBacklog getNextBuffer() throws IOException {
-        if (released || detached || blocked) {
+        if (released || detached || blocked || diverged) {
             return null;
         }
         if (!startEventSent) {
             startEventSent = true;
             return next(EventSerializer.toBuffer(new ReplayStartEvent(startEpoch), false));
         }
-        if (replay != null) {
-            Buffer replayed = replay.next();
-            if (replayed != null) {
-                metrics.replayed();
-                return next(replayed);
+        if (continued != null) {
+            ContinuedStreamEvent event = continued;
+            continued = null;
+            streamAnnounced = true;
+            return next(EventSerializer.toBuffer(event, false));
+        }
+        Buffer buffer = held;
+        held = null;
+        if (buffer == null) {
+            buffer = pollData();
+            if (buffer == null) {
+                return null;
             }
-            replay = null;
         }
-        BufferAndBacklog live = subpartition.pollLive();
-        if (live == null) {
-            return null;
+        if (buffer.isBuffer() && !streamAnnounced) {
+            // the producer does not continue a predecessor's stream (it would have said so
+            // before producing anything): the consumer drops what it holds of the old stream
+            streamAnnounced = true;
+            CausalTask task = subpartition.causalTask();
+            if (task != null) {
+                held = buffer;
+                // a producer that replays by determinants regenerates its predecessor's stream
+                // (this consumer connected after the others answered: it has nothing of it)
+                long announced = task.recovery().replaysDeterminants() ? 0 : ContinuedStreamEvent.FRESH;
+                return next(EventSerializer.toBuffer(new ContinuedStreamEvent(announced), false));
+            }
         }
-        blocked = live.buffer().getDataType().isBlockingUpstream();
-        return blocked
-                ? new BufferAndBacklog(live.buffer(), 0, Buffer.DataType.NONE, sequenceNumber++)
-                : new BufferAndBacklog(live.buffer(), live.buffersInBacklog(), live.getNextDataType(), sequenceNumber++);
+        if (buffer.isBuffer()) {
+            CausalTask task = subpartition.causalTask();
+            List<SharedDelta> deltas = task == null ? List.of() : piggyback(task);
+            if (!deltas.isEmpty()) {
+                held = buffer;
+                return next(EventSerializer.toBuffer(new CausalLogDeltaEvent(deltas), false));
+            }
+        }
+        return next(buffer);
+    }
+
+    /**
+     * What the consumer is to hold and does not have yet: the producer's own log, and the logs the
+     * producer holds that are within the determinant sharing depth of the consumer.
+     */
+    private List<SharedDelta> piggyback(CausalTask task) {
+        List<SharedDelta> deltas = null;
+        TaskCausalLog own = task.log();
+        if (own.hasNewSince(causalLogPosition)) {
+            for (CausalLogDelta delta : own.deltasSince(causalLogPosition)) {
+                deltas = deltas == null ? new ArrayList<>() : deltas;
+                deltas.add(new SharedDelta(delta, 1));
+            }
+        }
+        if (task.sharingDepth() < 0 || task.sharingDepth() > 1) {
+            List<SharedDelta> forwarded = task.held().sharedSince(heldPosition, task.sharingDepth());
+            if (!forwarded.isEmpty()) {
+                deltas = deltas == null ? new ArrayList<>() : deltas;
+                deltas.addAll(forwarded);
+            }
+        }
+        return deltas == null ? List.of() : deltas;
+    }
+
+    /** The next buffer of the replay or of the live data, without what is to be skipped. */
+    @Nullable
+    private Buffer pollData() throws IOException {
+        while (true) {
+            Buffer buffer = null;
+            if (replay != null) {
+                buffer = replay.next();
+                if (buffer != null) {
+                    metrics.replayed();
+                } else {
+                    replay = null;
+                }
+            }
+            if (buffer == null) {
+                BufferAndBacklog live = subpartition.pollLive();
+                if (live == null) {
+                    return null;
+                }
+                buffer = live.buffer();
+            }
+            if (deduplication == null) {
+                return buffer;
+            }
+            if (!buffer.isBuffer()) {
+                return buffer;
+            }
+            try {
+                Buffer rest = deduplication.data(buffer);
+                if (rest != null) {
+                    return rest;
+                }
+            } catch (LocalRecoveryImpossibleException e) {
+                diverged = true;
+                subpartition.producerDiverged(e);
+                return null;
+            } finally {
+                if (deduplication.isDone()) {
+                    deduplication = null;
+                }
+            }
+        }
+    }
+
+    synchronized boolean isDeduplicating() {
+        return deduplication != null;
+    }
+
+    /**
+     * The consumer has the data the producer's predecessor sent from epoch {@code restoredEpoch}
+     * on (per epoch: bytes and checksum): skip it, checking it is the same.
+     */
+    synchronized void continueAfter(long restoredEpoch, java.util.TreeMap<Long, long[]> received) {
+        Deduplication plan = new Deduplication(subpartition.toString(), received);
+        continued = new ContinuedStreamEvent(plan.total());
+        deduplication = plan.isDone() ? null : plan;
     }
 
     /**
@@ -105,11 +237,17 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
 
     private int backlog() {
         int replayed = replay == null ? 0 : replay.remaining();
-        return replayed + subpartition.source().getAvailabilityAndBacklog(false).getBacklog();
+        return (held == null ? 0 : 1) + replayed + subpartition.source().getAvailabilityAndBacklog(false).getBacklog();
     }
 
     /** The type of what {@link #getNextBuffer()} would return next, NONE if nothing is ready. */
     private Buffer.DataType nextDataType() {
+        if (continued != null) {
+            return Buffer.DataType.EVENT_BUFFER;
+        }
+        if (held != null) {
+            return held.getDataType();
+        }
         if (replay != null) {
             Buffer.DataType replayed = replay.peekDataType();
             if (replayed != Buffer.DataType.NONE) {
@@ -128,8 +266,11 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
         if (released || detached || blocked) {
             return new AvailabilityWithBacklog(false, 0);
         }
-        if (!startEventSent) {
+        if (!startEventSent || continued != null) {
             return new AvailabilityWithBacklog(true, backlog());
+        }
+        if (held != null) {
+            return new AvailabilityWithBacklog(isCreditAvailable, backlog());
         }
         if (replay != null && replay.remaining() > 0) {
             return new AvailabilityWithBacklog(isCreditAvailable || replay.peekDataType().isEvent(), backlog());
@@ -172,6 +313,12 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
     public void releaseAllResources() throws IOException {
         if (!released) {
             released = true;
+            synchronized (this) {
+                if (held != null) {
+                    held.recycleBuffer();
+                    held = null;
+                }
+            }
             subpartition.detached(this);
         }
     }
@@ -188,12 +335,12 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
 
     @Override
     public synchronized int unsynchronizedGetNumberOfQueuedBuffers() {
-        return (replay == null ? 0 : replay.remaining()) + subpartition.source().unsynchronizedGetNumberOfQueuedBuffers();
+        return (held == null ? 0 : 1) + (replay == null ? 0 : replay.remaining()) + subpartition.source().unsynchronizedGetNumberOfQueuedBuffers();
     }
 
     @Override
     public synchronized int getNumberOfQueuedBuffers() {
-        return (replay == null ? 0 : replay.remaining()) + subpartition.source().getNumberOfQueuedBuffers();
+        return (held == null ? 0 : 1) + (replay == null ? 0 : replay.remaining()) + subpartition.source().getNumberOfQueuedBuffers();
     }
 
     @Override

@@ -48,6 +48,28 @@ public final class SubpartitionLogs {
         }
     }
 
+    /**
+     * The producer recovers with determinants from epoch {@code restoredEpoch}: the consumer of
+     * subpartition {@code subpartition} already has what {@code answer} says it received.
+     */
+    public static void continueAfter(ResultPartitionID partition, int subpartition, long restoredEpoch, DeterminantResponseEvent answer) {
+        LoggingSubpartition log = get(partition, subpartition);
+        if (log != null) {
+            log.continueAfter(restoredEpoch, answer.receivedFrom(restoredEpoch));
+        }
+    }
+
+    /** Whether a subpartition of the partition still skips what its consumer already has. */
+    public static boolean isDeduplicating(ResultPartitionID partition) {
+        for (Entry entry : entries(partition)) {
+            LoggingSubpartition log = entry.log;
+            if (log != null && log.isDeduplicating()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     static void register(ResultPartitionID partition, int subpartition, LoggingSubpartition log) {
         entry(partition, subpartition).log = log;
     }

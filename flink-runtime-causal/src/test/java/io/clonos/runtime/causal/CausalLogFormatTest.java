@@ -34,7 +34,7 @@ class CausalLogFormatTest {
     static Determinant randomDeterminant(Random random) {
         switch (random.nextInt(8)) {
             case 0:
-                return new Determinant.Order(random.nextBoolean() ? random.nextInt(4) : random.nextInt(Integer.MAX_VALUE));
+                return new Determinant.Order(random.nextBoolean() ? random.nextInt(4) : random.nextInt(Integer.MAX_VALUE), random.nextBoolean() ? 0 : random.nextInt(Integer.MAX_VALUE));
             case 1:
                 return new Determinant.Timestamp(random.nextLong());
             case 2:
@@ -73,9 +73,9 @@ class CausalLogFormatTest {
 
     @Test
     void smallValuesTakeOneByteAndThereIsNoChannelLimit() throws Exception {
-        assertThat(DeterminantEncoding.encode(List.of(new Determinant.Order(3)))).hasSize(2);
+        assertThat(DeterminantEncoding.encode(List.of(new Determinant.Order(3, 0)))).hasSize(3);
         assertThat(DeterminantEncoding.encode(List.of(new Determinant.BufferBuilt(100)))).hasSize(2);
-        Determinant farChannel = new Determinant.Order(1_000_000);
+        Determinant farChannel = new Determinant.Order(1_000_000, 32_768);
         assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(List.of(farChannel)))).containsExactly(farChannel);
     }
 

@@ -13,6 +13,7 @@
 package io.clonos.streaming.jobgraph;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.jobgraph.JobGraphRewriter;
 import io.clonos.streaming.tasks.CausalMultipleInputStreamTask;
 import io.clonos.streaming.tasks.CausalOneInputStreamTask;
@@ -75,6 +76,10 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                 continue;
             }
             new StreamConfig(vertex.getConfiguration()).setUnalignedCheckpointsEnabled(false);
+            // the job's causal settings, for the tasks to read from their own configuration
+            vertex.getConfiguration().set(ClonosOptions.DETERMINANT_SHARING_DEPTH, clonos.getDeterminantSharingDepth());
+            vertex.getConfiguration().set(ClonosOptions.TIME_SERVICE_GRANULARITY, clonos.getTimeServiceGranularity());
+            vertex.getConfiguration().set(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT, clonos.getReconnectTimeout());
         }
     }
 

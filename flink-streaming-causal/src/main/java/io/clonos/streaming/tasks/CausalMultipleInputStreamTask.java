@@ -18,6 +18,7 @@ import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.streaming.runtime.tasks.MultipleInputStreamTask;
+import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
 
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
@@ -35,7 +36,7 @@ public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<
 
     public CausalMultipleInputStreamTask(Environment env) throws Exception {
         super(env);
-        this.causal = CausalTaskContext.create(env);
+        this.causal = CausalTaskContext.createWithoutReplay(env);
     }
 
     @Override
@@ -65,5 +66,22 @@ public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<
     public Future<Void> notifyCheckpointCompleteAsync(long checkpointId) {
         causal.checkpointCompleted(checkpointId);
         return super.notifyCheckpointCompleteAsync(checkpointId);
+    }
+
+    @Override
+    public ProcessingTimeServiceFactory getProcessingTimeServiceFactory() {
+        return causal.wrap(super.getProcessingTimeServiceFactory());
+    }
+
+    @Override
+    public void runMailboxLoop() throws Exception {
+        causal.processingStarted();
+        super.runMailboxLoop();
+    }
+
+    @Override
+    protected void cleanUpInternal() throws Exception {
+        causal.closed();
+        super.cleanUpInternal();
     }
 }

@@ -14,9 +14,12 @@ package io.clonos.streaming.tasks;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
+import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask;
+import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
+import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -33,15 +36,69 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
     }
 
     @Override
+    public void init() throws Exception {
+        super.init();
+        inputProcessor = causal.sourceInputCreated(inputProcessor);
+    }
+
+    @Override
     public CompletableFuture<Boolean> triggerCheckpointAsync(
             CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
-        causal.startEpoch(checkpointMetaData.getCheckpointId());
-        return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
+        if (!causal.isCausal()) {
+            return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
+        }
+        // The barrier's place among the records is a determinant: it is logged and the
+        // checkpoint taken in one mail, so that no record slips in between.
+        CompletableFuture<Boolean> triggered = new CompletableFuture<>();
+        getMailboxExecutorFactory()
+                .createExecutor(TaskMailbox.MIN_PRIORITY)
+                .execute(
+                        () -> {
+                            if (!isRunning() || !causal.sourceAcceptsCheckpoint()) {
+                                triggered.complete(false);
+                                return;
+                            }
+                            causal.sourceCheckpoint(checkpointMetaData.getCheckpointId(), checkpointMetaData.getTimestamp());
+                            try {
+                                triggerCheckpointOnBarrier(
+                                        checkpointMetaData,
+                                        checkpointOptions,
+                                        new CheckpointMetricsBuilder()
+                                                .setAlignmentDurationNanos(0L)
+                                                .setBytesProcessedDuringAlignment(0L)
+                                                .setCheckpointStartDelayNanos(0L));
+                                triggered.complete(true);
+                            } catch (Exception e) {
+                                triggered.completeExceptionally(e);
+                                throw e;
+                            }
+                        },
+                        "checkpoint %s with %s (Clonos)",
+                        checkpointMetaData,
+                        checkpointOptions);
+        return triggered;
     }
 
     @Override
     public Future<Void> notifyCheckpointCompleteAsync(long checkpointId) {
         causal.checkpointCompleted(checkpointId);
         return super.notifyCheckpointCompleteAsync(checkpointId);
+    }
+
+    @Override
+    public ProcessingTimeServiceFactory getProcessingTimeServiceFactory() {
+        return causal.wrap(super.getProcessingTimeServiceFactory());
+    }
+
+    @Override
+    public void runMailboxLoop() throws Exception {
+        causal.processingStarted();
+        super.runMailboxLoop();
+    }
+
+    @Override
+    protected void cleanUpInternal() throws Exception {
+        causal.closed();
+        super.cleanUpInternal();
     }
 }

@@ -19,6 +19,7 @@ import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.streaming.api.functions.source.SourceFunction;
 import org.apache.flink.streaming.api.operators.StreamSource;
 import org.apache.flink.streaming.runtime.tasks.SourceStreamTask;
+import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -33,7 +34,7 @@ public class CausalSourceStreamTask<
 
     public CausalSourceStreamTask(Environment env) throws Exception {
         super(env);
-        this.causal = CausalTaskContext.create(env);
+        this.causal = CausalTaskContext.createWithoutReplay(env);
     }
 
     @Override
@@ -47,5 +48,22 @@ public class CausalSourceStreamTask<
     public Future<Void> notifyCheckpointCompleteAsync(long checkpointId) {
         causal.checkpointCompleted(checkpointId);
         return super.notifyCheckpointCompleteAsync(checkpointId);
+    }
+
+    @Override
+    public ProcessingTimeServiceFactory getProcessingTimeServiceFactory() {
+        return causal.wrap(super.getProcessingTimeServiceFactory());
+    }
+
+    @Override
+    public void runMailboxLoop() throws Exception {
+        causal.processingStarted();
+        super.runMailboxLoop();
+    }
+
+    @Override
+    protected void cleanUpInternal() {
+        causal.closed();
+        super.cleanUpInternal();
     }
 }

@@ -12,7 +12,14 @@
 
 package io.clonos.streaming.tasks;
 
+import io.clonos.runtime.causal.CausalLogId;
+import io.clonos.runtime.causal.CausalRecovery;
+import io.clonos.runtime.causal.CausalTask;
+import io.clonos.runtime.causal.TaskCausalLog;
+import io.clonos.runtime.configuration.ClonosOptions;
+import io.clonos.runtime.network.CausalTasks;
 import io.clonos.runtime.network.ClonosInputGate;
+import io.clonos.runtime.network.DeterminantResponseEvent;
 import io.clonos.runtime.network.ClonosInputGates;
 import io.clonos.runtime.network.SubpartitionLogMetrics;
 import io.clonos.runtime.network.SubpartitionLogs;
@@ -24,8 +31,19 @@ import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
-import org.apache.flink.streaming.runtime.io.ClonosDeserializerReset;
+import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
+import org.apache.flink.streaming.runtime.io.ClonosNetworkInputPatch;
 import org.apache.flink.streaming.runtime.io.StreamInputProcessor;
+import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
+
+import io.clonos.streaming.causal.CausalTimers;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.time.Duration;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -36,19 +54,31 @@ import java.util.function.ToLongFunction;
  * from, its in-flight logs truncated when a checkpoint completes, and the {@code clonos} metrics.
  * Every Clonos task class holds one, so the protocol lives here once, whatever Flink task class
  * the Clonos task extends.
+ *
+ * <p>With causal logging ({@code clonos.determinant-sharing-depth} not 0) it also holds the task's
+ * {@link CausalTask}: the causal log, the recovery state machine, the replayable timers, and the
+ * wiring that lets the input gates, output subpartitions and user functions reach them.
  */
 @Internal
 public final class CausalTaskContext {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CausalTaskContext.class);
+
+    private final Environment environment;
+    @Nullable private final CausalTask causal;
+    @Nullable private final CausalTimers timers;
 
     private final EpochTracker epochs;
     private final List<ClonosInputGate> gates;
     private final List<ResultPartitionID> partitions = new ArrayList<>();
     private final List<SubpartitionLogMetrics> logMetrics = new ArrayList<>();
 
-    private CausalTaskContext(Environment environment) {
+    private CausalTaskContext(Environment environment, boolean replaysWithDeterminants) {
+        this.environment = environment;
         long restored = environment.getTaskStateManager().getRestoreCheckpointId().orElse(ClonosInputGate.NOT_RESTORED);
         this.epochs = EpochTracker.startingAt(restored);
-        this.gates = ClonosInputGates.of(environment.getExecutionId());
+        this.gates = new ArrayList<>(ClonosInputGates.of(environment.getExecutionId()));
+        gates.sort(java.util.Comparator.comparingInt(ClonosInputGate::getGateIndex));
         for (ClonosInputGate gate : gates) {
             gate.setRestoredCheckpointId(restored);
         }
@@ -65,10 +95,100 @@ public final class CausalTaskContext {
             }
         }
         registerMetrics(group);
+        this.causal = createCausalTask(environment, restored, replaysWithDeterminants);
+        this.timers = causal == null ? null : new CausalTimers(causal);
+        if (causal != null) {
+            group.gauge("determinantBytes", (Gauge<Long>) () -> causal.log().totalBytes());
+            group.gauge("recoveryState", (Gauge<String>) () -> causal.recovery().state().name());
+        }
     }
 
+    /** The context of a task that replays its input by determinants when it recovers. */
     public static CausalTaskContext create(Environment environment) {
-        return new CausalTaskContext(environment);
+        return new CausalTaskContext(environment, true);
+    }
+
+    /**
+     * The context of a task that cannot replay by determinants yet: it logs and shares its
+     * determinants, but recovers at least once. Sources, and tasks with several inputs, whose
+     * operators interleave records of their inputs in an order no determinant records yet.
+     */
+    public static CausalTaskContext createWithoutReplay(Environment environment) {
+        return new CausalTaskContext(environment, false);
+    }
+
+    @Nullable
+    private CausalTask createCausalTask(Environment environment, long restored, boolean replaysWithDeterminants) {
+        int dsd = environment.getTaskConfiguration().get(ClonosOptions.DETERMINANT_SHARING_DEPTH);
+        if (dsd == 0) {
+            return null;
+        }
+        String taskName = environment.getTaskInfo().getTaskNameWithSubtasks();
+        CausalLogId id = CausalLogId.main(environment.getJobVertexId().toHexString(), environment.getTaskInfo().getIndexOfThisSubtask());
+        ResultPartitionWriter[] writers = environment.getAllWriters();
+        int consumers = 0;
+        for (ResultPartitionWriter writer : writers) {
+            consumers += writer.getNumberOfSubpartitions();
+        }
+        Duration timeout = environment.getTaskConfiguration().get(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT);
+        boolean recovering = replaysWithDeterminants && environment.getTaskInfo().getAttemptNumber() > 0;
+        CausalRecovery recovery = recovering
+                ? CausalRecovery.recovering(taskName, id, restored, consumers, timeout)
+                : CausalRecovery.notRecovering(taskName, id);
+        int channels = gates.stream().mapToInt(IndexedInputGate::getNumberOfInputChannels).sum();
+        long granularity = environment.getTaskConfiguration().get(ClonosOptions.TIME_SERVICE_GRANULARITY).toMillis();
+        CausalTask task = new CausalTask(new TaskCausalLog(id, restored), recovery, channels, granularity, dsd);
+        task.setFailureHandler(environment::failExternally);
+        int firstChannel = 0;
+        for (ClonosInputGate gate : gates) {
+            gate.enableCausalLogging(task, firstChannel);
+            firstChannel += gate.getNumberOfInputChannels();
+        }
+        int firstConsumer = 0;
+        for (ResultPartitionWriter writer : writers) {
+            ResultPartitionID partition = writer.getPartitionId();
+            int first = firstConsumer;
+            CausalTasks.register(partition, task, first);
+            environment.getTaskEventDispatcher().subscribeToEvent(partition, event -> answered(task, partition, first, (DeterminantResponseEvent) event, restored), DeterminantResponseEvent.class);
+            firstConsumer += writer.getNumberOfSubpartitions();
+        }
+        LOG.info("{}: causal logging on (DSD {}), recovery {}.", taskName, dsd, recovery.state());
+        return task;
+    }
+
+    /** A consumer answered: a recovering task replays with its determinants and skips what it has. */
+    private static void answered(CausalTask task, ResultPartitionID partition, int firstConsumer, DeterminantResponseEvent answer, long restored) {
+        try {
+            task.answered(
+                    firstConsumer + answer.subpartition(),
+                    answer.deltas(),
+                    answer.consumerReplays(),
+                    () -> SubpartitionLogs.continueAfter(partition, answer.subpartition(), restored, answer));
+        } catch (Exception e) {
+            LOG.warn("A consumer's answer to {} cannot be read; the recovery will time out and fall back.", partition, e);
+        }
+    }
+
+    /** Clonos's processing-time services: Flink's, with causal time and replayable timers. */
+    public ProcessingTimeServiceFactory wrap(ProcessingTimeServiceFactory flink) {
+        if (timers == null) {
+            return flink;
+        }
+        return mailboxExecutor -> timers.wrap(flink.createProcessingTimeService(mailboxExecutor));
+    }
+
+    /** The task enters its mailbox loop: from now on its choices are determinants. */
+    public void processingStarted() {
+        if (causal != null) {
+            causal.processingStarted();
+        }
+    }
+
+    /** The task ends: its partitions no longer need it. */
+    public void closed() {
+        for (ResultPartitionID partition : partitions) {
+            CausalTasks.unregister(partition);
+        }
     }
 
     private void registerMetrics(MetricGroup group) {
@@ -92,19 +212,76 @@ public final class CausalTaskContext {
         }
         for (ClonosInputGate gate : gates) {
             int gateIndex = gate.getGateIndex();
-            gate.setChannelResetListener(channel -> ClonosDeserializerReset.reset(processor, new InputChannelInfo(gateIndex, channel)));
+            gate.setChannelResetListener(channel -> ClonosNetworkInputPatch.reset(processor, new InputChannelInfo(gateIndex, channel)));
+        }
+        if (causal != null) {
+            ClonosNetworkInputPatch.countElements(processor, environment.getIOManager().getSpillingDirectoriesPaths(), causal::beforeElement);
+        }
+    }
+
+    /**
+     * A source task's input processor exists: under causal logging it holds back a recovering
+     * source and replays its timers and checkpoints. Returns the processor the task is to use.
+     */
+    public StreamInputProcessor sourceInputCreated(StreamInputProcessor processor) {
+        if (causal == null || processor == null) {
+            return processor;
+        }
+        ClonosNetworkInputPatch.countSourceElements(processor, causal::beforeElement);
+        return new CausalSourceInput(processor, causal);
+    }
+
+    /** Whether causal logging is on for this task. */
+    public boolean isCausal() {
+        return causal != null;
+    }
+
+    /**
+     * Whether a source may take a checkpoint now. Not while it recovers: its barrier would land
+     * among records its consumers already have, and their checkpoint would not match its own.
+     */
+    public boolean sourceAcceptsCheckpoint() {
+        if (causal == null) {
+            return true;
+        }
+        if (!causal.recovery().isRunning()) {
+            return false;
+        }
+        for (ResultPartitionID partition : partitions) {
+            if (SubpartitionLogs.isDeduplicating(partition)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A source task takes checkpoint {@code checkpointId} now (task thread, before its barrier). */
+    public void sourceCheckpoint(long checkpointId, long timestamp) {
+        epochs.startEpoch(checkpointId);
+        if (causal != null) {
+            causal.sourceCheckpoint(checkpointId, timestamp);
         }
     }
 
     /** The task starts checkpoint {@code checkpointId}: it enters that epoch. */
     public void startEpoch(long checkpointId) {
         epochs.startEpoch(checkpointId);
+        if (causal != null) {
+            causal.epochStarted(checkpointId);
+        }
     }
 
     /** Checkpoint {@code checkpointId} completed: no consumer will need what was sent before it. */
     public void checkpointCompleted(long checkpointId) {
         for (ResultPartitionID partition : partitions) {
             SubpartitionLogs.truncateBefore(partition, checkpointId);
+        }
+        if (causal != null) {
+            causal.log().truncateBefore(checkpointId);
+            causal.held().truncateBefore(checkpointId);
+            for (ClonosInputGate gate : gates) {
+                gate.checkpointCompleted(checkpointId);
+            }
         }
     }
 

@@ -13,8 +13,11 @@
 package org.apache.flink.runtime.io.network.partition.consumer;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.event.TaskEvent;
 
 import javax.annotation.Nullable;
+
+import java.io.IOException;
 
 /**
  * PATCH of Flink's behaviour, kept to this one class in Flink's package (Clonos's jar sits on the
@@ -23,7 +26,9 @@ import javax.annotation.Nullable;
  * <p>Why: when a producer dies, Flink stores the error in the consumer's input channel (remote) or
  * releases the channel's subpartition view (local), and a later poll of the gate throws without
  * saying which channel failed. Clonos's input gate asks each channel here whether its producer is
- * gone, so that it can replace exactly those channels and let the task run on.
+ * gone, so that it can replace exactly those channels and let the task run on. It also sends a
+ * task event upstream on one channel only (Flink's gate sends to all of its channels), for the
+ * consumer's answer to a restarted producer.
  */
 @Internal
 public final class ClonosChannelProbe {
@@ -46,5 +51,10 @@ public final class ClonosChannelProbe {
             }
         }
         return null;
+    }
+
+    /** Sends a task event to the producer of one channel. */
+    public static void sendTaskEvent(InputChannel channel, TaskEvent event) throws IOException {
+        channel.sendTaskEvent(event);
     }
 }

@@ -1,0 +1,444 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.causal;
+
+import io.clonos.runtime.network.LocalRecoveryImpossibleException;
+
+import org.apache.flink.annotation.Internal;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+import javax.annotation.concurrent.GuardedBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The recovery of one task with determinants, as a state machine (paper section 5):
+ *
+ * <pre>
+ *   STANDBY -> WAITING_FOR_CONNECTIONS -> WAITING_FOR_DETERMINANTS -> REPLAYING -> RUNNING
+ * </pre>
+ *
+ * <p>A task that is not recovering starts in RUNNING. A recovering task waits until every consumer
+ * subpartition has a connection, then until every consumer has answered with the task's
+ * determinants it holds ({@link #determinantsReceived}); it replays by them, and runs normally once
+ * they are used up. STANDBY is the state of a pre-deployed standby task before its activation.
+ *
+ * <p>During the replay every part of the task that makes a nondeterministic choice asks for the
+ * next determinant of its kind ({@link #next}); the determinants are used in exactly the order they
+ * were logged, so a request for a determinant of another kind than the next one means the task did
+ * not do what its predecessor did. That, or a log that cannot be decoded, fails the task with a
+ * {@link LocalRecoveryImpossibleException}, on which the JobManager rolls back globally: never a
+ * silently different result.
+ *
+ * <p>Network threads report connections and answers; everything else runs on the task thread.
+ */
+@Internal
+public final class CausalRecovery {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CausalRecovery.class);
+
+    /** The states of a task's recovery. */
+    public enum State {
+        STANDBY,
+        WAITING_FOR_CONNECTIONS,
+        WAITING_FOR_DETERMINANTS,
+        REPLAYING,
+        RUNNING
+    }
+
+    private final String taskName;
+    private final CausalLogId logId;
+    private final long restoredEpoch;
+    private final int consumers;
+    private final long deadlineNanos;
+
+    @GuardedBy("this")
+    private final BitSet connected = new BitSet();
+
+    @GuardedBy("this")
+    private final List<Answer> answers = new ArrayList<>();
+
+    @GuardedBy("this")
+    private final BitSet answered = new BitSet();
+
+    private volatile State state;
+
+    @GuardedBy("this")
+    private final List<Runnable> whenRunning = new ArrayList<>();
+
+    @GuardedBy("this")
+    @Nullable
+    private CompletableFuture<Void> stateChanged;
+
+    /**
+     * What a transition must signal: futures to complete and actions to run. They run after the
+     * monitor is released, because completing an availability future runs the input gate's
+     * callbacks, which take the gate's locks; under this monitor that deadlocks with a task
+     * thread that holds a gate lock and asks {@link #changed()}.
+     */
+    @GuardedBy("this")
+    private final List<Runnable> signals = new ArrayList<>();
+
+    /** The determinants to replay, per epoch; task thread only once REPLAYING. */
+    private TreeMap<Long, List<Determinant>> replay = new TreeMap<>();
+
+    /** No determinants survived although they are needed. */
+    private volatile boolean orphan;
+
+    @GuardedBy("this")
+    private boolean anyConsumerReplays;
+
+    /** Whether the task recovers by determinants (it had some to replay). */
+    private volatile boolean replaysDeterminants;
+
+    private long replayEpoch;
+    private int replayIndex;
+    private long replayedDeterminants;
+
+    private CausalRecovery(String taskName, CausalLogId logId, long restoredEpoch, int consumers, Duration timeout, State initial) {
+        this.taskName = taskName;
+        this.logId = logId;
+        this.restoredEpoch = restoredEpoch;
+        this.consumers = consumers;
+        this.deadlineNanos = System.nanoTime() + timeout.toNanos();
+        this.state = initial;
+        this.replayEpoch = restoredEpoch;
+    }
+
+    /** A task that starts fresh: nothing to replay. */
+    public static CausalRecovery notRecovering(String taskName, CausalLogId logId) {
+        return new CausalRecovery(taskName, logId, 0, 0, Duration.ZERO, State.RUNNING);
+    }
+
+    /**
+     * A new attempt of a task restored from epoch {@code restoredEpoch}, whose output has {@code
+     * consumers} subpartitions; it waits at most {@code timeout} for their answers.
+     */
+    public static CausalRecovery recovering(String taskName, CausalLogId logId, long restoredEpoch, int consumers, Duration timeout) {
+        CausalRecovery recovery = new CausalRecovery(taskName, logId, restoredEpoch, consumers, timeout, State.WAITING_FOR_CONNECTIONS);
+        if (consumers == 0) {
+            // a sink: nobody downstream holds its determinants; it replays its input in any order
+            recovery.state = State.RUNNING;
+        }
+        return recovery;
+    }
+
+    public State state() {
+        return state;
+    }
+
+    public boolean isRunning() {
+        return state == State.RUNNING;
+    }
+
+    public boolean isReplaying() {
+        return state == State.REPLAYING;
+    }
+
+    /** Whether the task must not process anything yet. */
+    public boolean isWaiting() {
+        State current = state;
+        return current == State.STANDBY || current == State.WAITING_FOR_CONNECTIONS || current == State.WAITING_FOR_DETERMINANTS;
+    }
+
+    public long restoredEpoch() {
+        return restoredEpoch;
+    }
+
+    /** Whether the task recovers, or recovered, by its predecessor's determinants. */
+    public boolean replaysDeterminants() {
+        return replaysDeterminants;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    //  Waiting (network threads)
+    // ------------------------------------------------------------------------------------------
+
+    /** A consumer connected to subpartition {@code index} (a flat index over the task's outputs). */
+    public void consumerConnected(int index) {
+        synchronized (this) {
+            connected.set(index);
+            if (state == State.WAITING_FOR_CONNECTIONS && connected.cardinality() >= consumers) {
+                transition(State.WAITING_FOR_DETERMINANTS);
+            }
+        }
+        signal();
+    }
+
+    /**
+     * A consumer's answer. When the task recovers with it, {@code onAccepted} runs before the
+     * task may replay (it makes the producer skip what that consumer already has).
+     *
+     * @return whether the answer was accepted
+     */
+    public boolean determinantsReceived(int index, List<SharedDelta> deltas, boolean consumerReplays, Runnable onAccepted) {
+        boolean accepted;
+        synchronized (this) {
+            accepted = accept(index, deltas, consumerReplays, onAccepted);
+        }
+        signal();
+        return accepted;
+    }
+
+    @GuardedBy("this")
+    private boolean accept(int index, List<SharedDelta> deltas, boolean consumerReplays, Runnable onAccepted) {
+        if (!isWaiting() || answered.get(index)) {
+            return false;
+        }
+        onAccepted.run();
+        answered.set(index);
+        List<CausalLogDelta> own = new ArrayList<>();
+        for (SharedDelta shared : deltas) {
+            if (shared.delta().log().equals(logId)) {
+                own.add(shared.delta());
+            }
+        }
+        answers.add(new Answer(index, own));
+        anyConsumerReplays |= consumerReplays;
+        connected.set(index);
+        if (answered.cardinality() >= consumers) {
+            startReplay();
+        } else if (state == State.WAITING_FOR_CONNECTIONS && connected.cardinality() >= consumers) {
+            transition(State.WAITING_FOR_DETERMINANTS);
+        }
+        return true;
+    }
+
+    @GuardedBy("this")
+    private void startReplay() {
+        CausalLog merged = new CausalLog();
+        try {
+            for (Answer answer : answers) {
+                for (CausalLogDelta delta : answer.deltas) {
+                    if (delta.log().equals(logId) && delta.epoch() >= restoredEpoch) {
+                        merged.merge(delta);
+                    }
+                }
+            }
+            TreeMap<Long, List<Determinant>> determinants = new TreeMap<>();
+            for (CausalLogDelta epoch : merged.deltasFrom(logId, restoredEpoch)) {
+                determinants.put(epoch.epoch(), DeterminantEncoding.decode(epoch.bytes()));
+            }
+            replay = determinants;
+        } catch (CorruptCausalLogException e) {
+            replay = null;
+            LOG.warn("{}: the determinants its consumers hold do not agree or cannot be read.", taskName, e);
+            transition(State.REPLAYING);
+            return;
+        }
+        int count = replay.values().stream().mapToInt(List::size).sum();
+        if (count == 0 && anyConsumerReplays) {
+            // A consumer replays what this task sent its predecessor, yet nobody downstream had
+            // this task's determinants: more consecutive tasks failed than the determinant
+            // sharing depth covers. The task is an orphan; only a global rollback is safe.
+            replay = null;
+            orphan = true;
+            LOG.warn("{}: orphaned (a consumer recovers by determinants, but none of this task's survived; "
+                    + "clonos.determinant-sharing-depth is too small for this failure); falling back to a global rollback.", taskName);
+            transition(State.REPLAYING);
+            return;
+        }
+        replaysDeterminants = count > 0;
+        LOG.info("{}: recovering from epoch {} with {} determinants from {} consumers.", taskName, restoredEpoch, count, answers.size());
+        answers.clear();
+        transition(count == 0 ? State.RUNNING : State.REPLAYING);
+    }
+
+    @GuardedBy("this")
+    private void transition(State next) {
+        LOG.debug("{}: recovery {} -> {}", taskName, state, next);
+        state = next;
+        if (next == State.RUNNING) {
+            signals.addAll(whenRunning);
+            whenRunning.clear();
+        }
+        if (stateChanged != null) {
+            CompletableFuture<Void> changed = stateChanged;
+            signals.add(() -> changed.complete(null));
+            stateChanged = null;
+        }
+    }
+
+    /** Runs what the last transitions must signal, outside the monitor. */
+    private void signal() {
+        List<Runnable> due;
+        synchronized (this) {
+            if (signals.isEmpty()) {
+                return;
+            }
+            due = new ArrayList<>(signals);
+            signals.clear();
+        }
+        due.forEach(Runnable::run);
+    }
+
+    /** Runs {@code action} once the task runs normally: now, or at the end of its recovery. */
+    public void whenRunning(Runnable action) {
+        synchronized (this) {
+            if (state != State.RUNNING) {
+                whenRunning.add(action);
+                return;
+            }
+        }
+        action.run();
+    }
+
+    /** Completes when the state changes or the replay moves on; for input availability. */
+    public synchronized CompletableFuture<Void> changed() {
+        if (stateChanged == null) {
+            stateChanged = new CompletableFuture<>();
+        }
+        return stateChanged;
+    }
+
+    /** Fails the task when its consumers did not answer in time. Task thread. */
+    public void checkDeadline() {
+        if (isWaiting() && System.nanoTime() - deadlineNanos > 0) {
+            int connections;
+            int answers;
+            synchronized (this) {
+                connections = connected.cardinality();
+                answers = answered.cardinality();
+            }
+            throw new LocalRecoveryImpossibleException(
+                    taskName + " waited in vain for its consumers' determinants (" + connections + " of " + consumers + " connected, "
+                            + answers + " answered; clonos.recovery.reconnect-timeout)");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    //  Replaying (task thread)
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * The next determinant to replay, if it is of the given kind and satisfies the condition;
+     * {@code null} when it is not (the caller's event comes later), or when the task runs normally.
+     */
+    @Nullable
+    public <D extends Determinant> D peek(Class<D> kind) {
+        if (state != State.REPLAYING) {
+            return null;
+        }
+        Determinant next = head();
+        return kind.isInstance(next) ? kind.cast(next) : null;
+    }
+
+    /**
+     * Takes the next determinant, which must be of the given kind; {@code null} when the task runs
+     * normally (the replay ended), so the caller makes a fresh choice.
+     */
+    @Nullable
+    public <D extends Determinant> D next(Class<D> kind) {
+        if (state != State.REPLAYING) {
+            return null;
+        }
+        Determinant next = head();
+        if (next == null) {
+            throw diverged("the task asked for " + kind.getSimpleName() + " after its predecessor's determinants of epoch " + replayEpoch + " were used up");
+        }
+        if (!kind.isInstance(next)) {
+            throw diverged("the task asked for " + kind.getSimpleName() + " where its predecessor logged " + next);
+        }
+        advance();
+        return kind.cast(next);
+    }
+
+    /**
+     * The task entered epoch {@code epoch}, i.e. took a checkpoint where its predecessor took one:
+     * every determinant of the previous epoch must have been used.
+     */
+    public void epochStarted(long epoch) {
+        if (state != State.REPLAYING) {
+            return;
+        }
+        List<Determinant> current = replay.get(replayEpoch);
+        if (current != null && replayIndex < current.size()) {
+            throw diverged("it took checkpoint " + epoch + " with " + (current.size() - replayIndex) + " determinants of epoch " + replayEpoch + " unused");
+        }
+        replay.headMap(epoch, false).clear();
+        replayEpoch = epoch;
+        replayIndex = 0;
+        finishIfDone();
+    }
+
+    public long replayedDeterminants() {
+        return replayedDeterminants;
+    }
+
+    @Nullable
+    private Determinant head() {
+        if (replay == null) {
+            throw diverged(orphan
+                    ? "it is an orphan: its consumers recover by determinants, and more consecutive tasks failed than clonos.determinant-sharing-depth covers"
+                    : "its consumers' determinants do not agree or cannot be read");
+        }
+        List<Determinant> current = replay.get(replayEpoch);
+        return current != null && replayIndex < current.size() ? current.get(replayIndex) : null;
+    }
+
+    private void advance() {
+        replayIndex++;
+        replayedDeterminants++;
+        finishIfDone();
+        CompletableFuture<Void> waiting;
+        synchronized (this) {
+            waiting = stateChanged;
+            stateChanged = null;
+        }
+        if (waiting != null) {
+            waiting.complete(null);
+        }
+    }
+
+    /** The replay ends when the last logged epoch is used up. */
+    private void finishIfDone() {
+        List<Determinant> current = replay.get(replayEpoch);
+        boolean epochDone = current == null || replayIndex >= current.size();
+        if (epochDone && replay.tailMap(replayEpoch, false).isEmpty()) {
+            LOG.info("{}: replayed {} determinants; running normally.", taskName, replayedDeterminants);
+            replay = new TreeMap<>(Collections.emptyMap());
+            synchronized (this) {
+                transition(State.RUNNING);
+            }
+            signal();
+        }
+    }
+
+    private LocalRecoveryImpossibleException diverged(String why) {
+        return new LocalRecoveryImpossibleException(taskName + " cannot reproduce its predecessor: " + why);
+    }
+
+    private record Answer(int index, List<CausalLogDelta> deltas) {}
+
+    @Override
+    public String toString() {
+        return "CausalRecovery{" + taskName + ", " + state + ", restored=" + restoredEpoch + ", consumers=" + consumers + '}';
+    }
+
+    /** For tests: the determinants still to replay, per epoch. */
+    synchronized Map<Long, Integer> remaining() {
+        TreeMap<Long, Integer> remaining = new TreeMap<>();
+        replay.forEach((epoch, list) -> remaining.put(epoch, epoch == replayEpoch ? list.size() - replayIndex : list.size()));
+        return remaining;
+    }
+}

@@ -1,0 +1,235 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.causal;
+
+import io.clonos.runtime.network.LocalRecoveryImpossibleException;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+
+/**
+ * The causal side of one running task, shared by the parts of the task that make nondeterministic
+ * choices: its input gates (order), its timer services (timer firings, processing time), the
+ * causal services of its user functions (time, random numbers, external results) and its output
+ * subpartitions (which piggyback the log). Each choice goes through {@link #decide}: while the task
+ * replays, the choice is the logged one; otherwise it is made fresh. Either way it is logged, so a
+ * recovered task rebuilds the log its predecessor had.
+ *
+ * <p>Everything except the log's readers runs on the task thread. Choices made before the task
+ * processes anything (while operators open and restore) are not logged: a recovered task repeats
+ * them from its restored state.
+ */
+@Internal
+public final class CausalTask {
+
+    private final TaskCausalLog log;
+    private final CausalRecovery recovery;
+    private final int inputChannels;
+    private final long timeServiceGranularityMillis;
+    private final int sharingDepth;
+    private final HeldCausalLogs held = new HeldCausalLogs();
+    /** Upstream logs this recovering task was handed back by its consumers. */
+    private final java.util.Set<CausalLogId> handedBack = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    private volatile boolean processing;
+    private volatile java.util.function.Consumer<Throwable> failure = t -> {};
+    private long elementsInEpoch;
+    private TimerReplayer timers = timer -> {
+        throw new LocalRecoveryImpossibleException("The task has no timer service to replay " + timer);
+    };
+
+    public CausalTask(TaskCausalLog log, CausalRecovery recovery, int inputChannels, long timeServiceGranularityMillis, int sharingDepth) {
+        this.sharingDepth = sharingDepth;
+        this.log = log;
+        this.recovery = recovery;
+        this.inputChannels = inputChannels;
+        this.timeServiceGranularityMillis = timeServiceGranularityMillis;
+    }
+
+    /** The logs of upstream tasks this task holds. */
+    public HeldCausalLogs held() {
+        return held;
+    }
+
+    /**
+     * A consumer's answer while this task recovers: the task's own determinants go to the recovery,
+     * the logs of its upstream tasks are held, one hop closer to their owners, for the task's own
+     * answers to its producers.
+     */
+    public boolean answered(int consumer, java.util.List<SharedDelta> deltas, boolean consumerReplays, Runnable onAccepted) throws CorruptCausalLogException {
+        for (SharedDelta shared : deltas) {
+            CausalLogId owner = shared.delta().log();
+            if (!owner.equals(log.id()) && shared.distance() > 1) {
+                held.merge(new SharedDelta(shared.delta(), shared.distance() - 1));
+                handedBack.add(owner);
+            }
+        }
+        return recovery.determinantsReceived(consumer, deltas, consumerReplays, onAccepted);
+    }
+
+    /** Upstream logs handed back by consumers during this task's recovery. */
+    public java.util.Set<CausalLogId> handedBack() {
+        return handedBack;
+    }
+
+    /** {@code clonos.determinant-sharing-depth}: how far downstream logs travel; negative for any distance. */
+    public int sharingDepth() {
+        return sharingDepth;
+    }
+
+    /** {@code clonos.time-service.granularity} of the job, for the causal time service. */
+    public long timeServiceGranularityMillis() {
+        return timeServiceGranularityMillis;
+    }
+
+    public TaskCausalLog log() {
+        return log;
+    }
+
+    public CausalRecovery recovery() {
+        return recovery;
+    }
+
+    /** Whether the order of the task's input needs determinants: it has more than one channel. */
+    public boolean logsInputOrder() {
+        return inputChannels > 1;
+    }
+
+    /** How to fail the task from another thread (Flink's external failure of the task). */
+    public void setFailureHandler(java.util.function.Consumer<Throwable> failure) {
+        this.failure = failure;
+    }
+
+    /** Fails the task from any thread. */
+    public void fail(Throwable cause) {
+        failure.accept(cause);
+    }
+
+    public void setTimerReplayer(TimerReplayer timers) {
+        this.timers = timers;
+    }
+
+    /** The task starts processing: from now on its choices are logged and replayed. */
+    public void processingStarted() {
+        processing = true;
+    }
+
+    public boolean isProcessing() {
+        return processing;
+    }
+
+    /**
+     * One nondeterministic choice: the logged one while replaying, a fresh one otherwise; logged.
+     */
+    public <D extends Determinant> D decide(Class<D> kind, Supplier<D> fresh) {
+        if (!processing) {
+            return fresh.get();
+        }
+        D replayed = recovery.next(kind);
+        D decided = replayed != null ? replayed : fresh.get();
+        log.append(decided);
+        return decided;
+    }
+
+    /** A wall-clock reading, logged as a {@link Determinant.Timestamp}. */
+    public long timestamp(LongSupplier clock) {
+        if (!processing) {
+            return clock.getAsLong();
+        }
+        return decide(Determinant.Timestamp.class, () -> new Determinant.Timestamp(clock.getAsLong())).millis();
+    }
+
+    /** Logs a choice that was made outside of {@link #decide} (the input order of a running task). */
+    public void logged(Determinant determinant) {
+        if (processing) {
+            log.append(determinant);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    //  Timers: a firing is pinned to the number of stream elements the task processed before it
+    // ------------------------------------------------------------------------------------------
+
+    /** The task is about to process its next stream element (record, watermark, ...). */
+    public void beforeElement() {
+        fireDueTimers();
+        elementsInEpoch++;
+    }
+
+    /**
+     * While replaying, fires the timers its predecessor fired at this point: after as many elements
+     * of the epoch as the task has processed now.
+     */
+    public void fireDueTimers() {
+        while (true) {
+            Determinant.TimerFired timer = recovery.peek(Determinant.TimerFired.class);
+            if (timer != null && isDue(timer, timer.recordCount())) {
+                log.append(recovery.next(Determinant.TimerFired.class));
+                timers.fire(timer);
+                continue;
+            }
+            Determinant.SourceCheckpoint checkpoint = recovery.peek(Determinant.SourceCheckpoint.class);
+            if (checkpoint != null && isDue(checkpoint, checkpoint.recordCount())) {
+                // the source took this checkpoint here; it was aborted with the failure, so the
+                // replay only moves on to its epoch
+                log.append(recovery.next(Determinant.SourceCheckpoint.class));
+                epochStarted(checkpoint.checkpointId());
+                continue;
+            }
+            return;
+        }
+    }
+
+    private boolean isDue(Determinant determinant, long recordCount) {
+        if (recordCount < elementsInEpoch) {
+            throw new LocalRecoveryImpossibleException("The replay passed " + determinant + " (at element " + elementsInEpoch + ")");
+        }
+        return recordCount == elementsInEpoch;
+    }
+
+    /** Whether a logged timer is due now (the task should poll its input to fire it). */
+    public boolean timerDue() {
+        Determinant.TimerFired timer = recovery.peek(Determinant.TimerFired.class);
+        Determinant.SourceCheckpoint checkpoint = recovery.peek(Determinant.SourceCheckpoint.class);
+        return (timer != null && timer.recordCount() == elementsInEpoch) || (checkpoint != null && checkpoint.recordCount() == elementsInEpoch);
+    }
+
+    /**
+     * A source takes checkpoint {@code checkpointId} now (task thread, before its barrier): the
+     * position of the barrier among its records is a determinant.
+     */
+    public void sourceCheckpoint(long checkpointId, long timestamp) {
+        logged(new Determinant.SourceCheckpoint(elementsInEpoch, checkpointId, timestamp));
+        epochStarted(checkpointId);
+    }
+
+    /** A timer fires in a task that runs normally: log it before its callback runs. */
+    public void timerFiring(int timerId, long timestamp) {
+        logged(new Determinant.TimerFired(elementsInEpoch, timerId, timestamp));
+    }
+
+    /** The task took checkpoint {@code epoch}. */
+    public void epochStarted(long epoch) {
+        log.startEpoch(epoch);
+        recovery.epochStarted(epoch);
+        elementsInEpoch = 0;
+    }
+
+    /** Fires a logged timer during a replay. */
+    @FunctionalInterface
+    public interface TimerReplayer {
+        void fire(Determinant.TimerFired timer);
+    }
+}

@@ -1,0 +1,130 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.causal;
+
+import org.apache.flink.annotation.Internal;
+
+import javax.annotation.concurrent.GuardedBy;
+
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The causal log of a task's main thread: the determinants of everything nondeterministic the
+ * task did, in the order it did it, segmented by epoch. The task thread appends; the network
+ * threads read the tail that each consumer connection has not been sent yet, to piggyback it on
+ * the next buffer ({@link Position}).
+ */
+@Internal
+public final class TaskCausalLog {
+
+    private final CausalLogId id;
+
+    @GuardedBy("this")
+    private final TreeMap<Long, LogSegment> epochs = new TreeMap<>();
+
+    @GuardedBy("this")
+    private long currentEpoch;
+
+    @GuardedBy("this")
+    private long totalBytes;
+
+    /** Encoding buffer, used by the task thread only. */
+    private final ByteArrayOutputStream scratch = new ByteArrayOutputStream(32);
+
+    public TaskCausalLog(CausalLogId id, long firstEpoch) {
+        this.id = id;
+        this.currentEpoch = firstEpoch;
+        epochs.put(firstEpoch, new LogSegment());
+    }
+
+    public CausalLogId id() {
+        return id;
+    }
+
+    /** Records one determinant in the current epoch. Task thread only. */
+    public void append(Determinant determinant) {
+        scratch.reset();
+        DeterminantEncoding.encode(determinant, scratch);
+        byte[] encoded = scratch.toByteArray();
+        synchronized (this) {
+            epochs.get(currentEpoch).append(encoded, 0, encoded.length);
+            totalBytes += encoded.length;
+        }
+    }
+
+    /** The task took checkpoint {@code epoch}: what it does from now on belongs to that epoch. */
+    public synchronized void startEpoch(long epoch) {
+        if (epoch > currentEpoch) {
+            currentEpoch = epoch;
+            epochs.putIfAbsent(epoch, new LogSegment());
+        }
+    }
+
+    /** Checkpoint {@code epoch} completed: no recovery will start before it. */
+    public synchronized void truncateBefore(long epoch) {
+        epochs.headMap(Math.min(epoch, currentEpoch), false).clear();
+    }
+
+    public synchronized long currentEpoch() {
+        return currentEpoch;
+    }
+
+    /** Bytes appended since the task started, truncated ones included (for metrics). */
+    public synchronized long totalBytes() {
+        return totalBytes;
+    }
+
+    /**
+     * What one reader has not been given yet, as one delta per epoch with new bytes; advances the
+     * reader's position. A reader whose epoch was truncated starts over at the oldest epoch kept.
+     */
+    public synchronized List<CausalLogDelta> deltasSince(Position position) {
+        List<CausalLogDelta> deltas = null;
+        if (position.epoch < epochs.firstKey()) {
+            position.epoch = epochs.firstKey();
+            position.offset = 0;
+        }
+        for (Map.Entry<Long, LogSegment> e : epochs.tailMap(position.epoch, true).entrySet()) {
+            long from = e.getKey() == position.epoch ? position.offset : 0;
+            LogSegment segment = e.getValue();
+            if (segment.size() > from) {
+                if (deltas == null) {
+                    deltas = new ArrayList<>(1);
+                }
+                deltas.add(new CausalLogDelta(id, e.getKey(), from, segment.copy((int) from)));
+            }
+            position.epoch = e.getKey();
+            position.offset = segment.size();
+        }
+        return deltas == null ? List.of() : deltas;
+    }
+
+    /** Whether {@link #deltasSince} would return anything for this position. */
+    public synchronized boolean hasNewSince(Position position) {
+        if (position.epoch < epochs.firstKey()) {
+            return epochs.values().stream().anyMatch(s -> s.size() > 0);
+        }
+        LogSegment last = epochs.lastEntry().getValue();
+        return epochs.lastKey() > position.epoch ? true : last.size() > position.offset;
+    }
+
+    /** How far a reader (a consumer connection) has been given the log. */
+    public static final class Position {
+        private long epoch = -1;
+        private long offset;
+    }
+}

@@ -1,0 +1,179 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.causal;
+
+import io.clonos.runtime.causal.CausalRecovery.State;
+import io.clonos.runtime.network.LocalRecoveryImpossibleException;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The recovery state machine, one transition at a time, and the replay by determinants. */
+class CausalRecoveryTest {
+
+    private static final CausalLogId LOG = CausalLogId.main("vertex", 0);
+    private static final Duration TIMEOUT = Duration.ofMinutes(1);
+
+    /** The deltas a consumer would send: the given determinants per epoch, as the task logged them. */
+    private static List<SharedDelta> logged(long epoch, Determinant... determinants) {
+        TaskCausalLog log = new TaskCausalLog(LOG, epoch);
+        for (Determinant d : determinants) {
+            log.append(d);
+        }
+        List<SharedDelta> shared = new ArrayList<>();
+        log.deltasSince(new TaskCausalLog.Position()).forEach(delta -> shared.add(new SharedDelta(delta, 1)));
+        return shared;
+    }
+
+    @Test
+    void aTaskThatIsNotRecoveringRunsAtOnce() {
+        CausalRecovery recovery = CausalRecovery.notRecovering("task", LOG);
+        assertThat(recovery.state()).isEqualTo(State.RUNNING);
+        assertThat(recovery.next(Determinant.Timestamp.class)).as("fresh choices").isNull();
+    }
+
+    @Test
+    void aSinkHasNobodyToWaitFor() {
+        assertThat(CausalRecovery.recovering("sink", LOG, 3, 0, TIMEOUT).state()).isEqualTo(State.RUNNING);
+    }
+
+    @Test
+    void waitsForConnectionsThenForDeterminantsThenReplaysThenRuns() {
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 2, TIMEOUT);
+        CompletableFuture<Void> changed = recovery.changed();
+        assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_CONNECTIONS);
+        assertThat(recovery.isWaiting()).isTrue();
+
+        recovery.consumerConnected(0);
+        assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_CONNECTIONS);
+        recovery.consumerConnected(1);
+        assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_DETERMINANTS);
+        assertThat(changed).isDone();
+
+        AtomicInteger accepted = new AtomicInteger();
+        assertThat(recovery.determinantsReceived(0, logged(5, new Determinant.Timestamp(42)), false, accepted::incrementAndGet)).isTrue();
+        assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_DETERMINANTS);
+        assertThat(recovery.determinantsReceived(0, List.of(), false, accepted::incrementAndGet)).as("a second answer of the same consumer").isFalse();
+        assertThat(recovery.determinantsReceived(1, List.of(), false, accepted::incrementAndGet)).isTrue();
+        assertThat(accepted).hasValue(2);
+        assertThat(recovery.state()).isEqualTo(State.REPLAYING);
+
+        assertThat(recovery.next(Determinant.Timestamp.class)).isEqualTo(new Determinant.Timestamp(42));
+        assertThat(recovery.state()).isEqualTo(State.RUNNING);
+        assertThat(recovery.determinantsReceived(1, List.of(), false, () -> {})).as("answers after the recovery").isFalse();
+    }
+
+    @Test
+    void nothingToReplayMeansRunningRightAway() {
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, TIMEOUT);
+        recovery.determinantsReceived(0, List.of(), false, () -> {});
+        assertThat(recovery.state()).isEqualTo(State.RUNNING);
+    }
+
+    @Test
+    void answersMergeAndOnlyTheRestoredEpochOnIsReplayed() {
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 6, 2, TIMEOUT);
+        List<SharedDelta> longer = new ArrayList<>(logged(5, new Determinant.RandomSeed(1)));
+        longer.addAll(logged(6, new Determinant.Order(0, 10), new Determinant.Order(1, 0), new Determinant.Timestamp(7)));
+        List<SharedDelta> shorter = logged(6, new Determinant.Order(0, 10));
+        recovery.determinantsReceived(0, shorter, false, () -> {});
+        recovery.determinantsReceived(1, longer, false, () -> {});
+
+        assertThat(recovery.next(Determinant.Order.class)).isEqualTo(new Determinant.Order(0, 10));
+        assertThat(recovery.next(Determinant.Order.class)).isEqualTo(new Determinant.Order(1, 0));
+        assertThat(recovery.peek(Determinant.Order.class)).as("the head is a timestamp").isNull();
+        assertThat(recovery.next(Determinant.Timestamp.class)).isEqualTo(new Determinant.Timestamp(7));
+        assertThat(recovery.isRunning()).isTrue();
+    }
+
+    @Test
+    void theReplayFollowsEpochsAsTheTaskTakesCheckpoints() {
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT);
+        List<SharedDelta> deltas = new ArrayList<>(logged(1, new Determinant.Timestamp(1)));
+        deltas.addAll(logged(2, new Determinant.Timestamp(2)));
+        recovery.determinantsReceived(0, deltas, false, () -> {});
+
+        assertThat(recovery.next(Determinant.Timestamp.class).millis()).isEqualTo(1);
+        assertThat(recovery.isReplaying()).as("epoch 2 is still to come").isTrue();
+        assertThatThrownBy(() -> recovery.next(Determinant.Timestamp.class))
+                .as("asking before taking checkpoint 2")
+                .isInstanceOf(LocalRecoveryImpossibleException.class);
+        recovery.epochStarted(2);
+        assertThat(recovery.next(Determinant.Timestamp.class).millis()).isEqualTo(2);
+        assertThat(recovery.isRunning()).isTrue();
+    }
+
+    @Test
+    void aCheckpointWithDeterminantsLeftIsDivergence() {
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT);
+        List<SharedDelta> deltas = new ArrayList<>(logged(1, new Determinant.Timestamp(1), new Determinant.Timestamp(2)));
+        deltas.addAll(logged(2, new Determinant.Timestamp(3)));
+        recovery.determinantsReceived(0, deltas, false, () -> {});
+        recovery.next(Determinant.Timestamp.class);
+        assertThatThrownBy(() -> recovery.epochStarted(2)).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("unused");
+    }
+
+    @Test
+    void askingForAnotherKindIsDivergence() {
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT);
+        recovery.determinantsReceived(0, logged(1, new Determinant.Order(2, 0)), false, () -> {});
+        assertThatThrownBy(() -> recovery.next(Determinant.Timestamp.class)).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("Order");
+    }
+
+    @Test
+    void contradictingAnswersFallBack() {
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, TIMEOUT);
+        recovery.determinantsReceived(0, logged(1, new Determinant.Timestamp(1)), false, () -> {});
+        recovery.determinantsReceived(1, logged(1, new Determinant.Timestamp(2)), false, () -> {});
+        assertThat(recovery.state()).isEqualTo(State.REPLAYING);
+        assertThatThrownBy(() -> recovery.next(Determinant.Timestamp.class)).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("do not agree");
+    }
+
+    @Test
+    void consumersThatDoNotAnswerInTimeFallBack() {
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, Duration.ZERO);
+        recovery.determinantsReceived(0, List.of(), false, () -> {});
+        assertThatThrownBy(recovery::checkDeadline).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("1 answered");
+    }
+
+    @Test
+    void aTaskWithoutDeterminantsWhoseConsumerReplaysIsAnOrphan() {
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, TIMEOUT);
+        recovery.determinantsReceived(0, List.of(), false, () -> {});
+        recovery.determinantsReceived(1, List.of(), true, () -> {});
+        assertThat(recovery.state()).isEqualTo(State.REPLAYING);
+        assertThatThrownBy(() -> recovery.peek(Determinant.Order.class)).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("orphan");
+    }
+
+    @Test
+    void actionsWaitingForTheEndOfTheRecoveryRunOnce() {
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT);
+        AtomicInteger ran = new AtomicInteger();
+        recovery.whenRunning(ran::incrementAndGet);
+        assertThat(ran).hasValue(0);
+        recovery.determinantsReceived(0, logged(1, new Determinant.RandomSeed(9)), false, () -> {});
+        assertThat(ran).hasValue(0);
+        recovery.next(Determinant.RandomSeed.class);
+        assertThat(ran).hasValue(1);
+        recovery.whenRunning(ran::incrementAndGet);
+        assertThat(ran).hasValue(2);
+    }
+}

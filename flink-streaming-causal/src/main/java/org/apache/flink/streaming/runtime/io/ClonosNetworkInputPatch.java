@@ -1,0 +1,184 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package org.apache.flink.streaming.runtime.io;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
+import org.apache.flink.runtime.io.network.api.serialization.RecordDeserializer;
+import org.apache.flink.runtime.io.network.api.serialization.SpillingAdaptiveSpanningRecordDeserializer;
+import org.apache.flink.runtime.plugable.DeserializationDelegate;
+import org.apache.flink.streaming.runtime.streamrecord.StreamElement;
+
+import java.io.IOException;
+
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * PATCH of Flink's behaviour, kept to this one class in Flink's package.
+ *
+ * <p>Why: a record can span network buffers, so when a producer dies the consumer's per-channel
+ * deserializer may hold the first part of a record whose rest will never come. The restarted
+ * producer's stream starts at a record boundary; left as it is, the stale part would be glued to
+ * it. Flink has no hook to clear one channel's deserializer, so this class clears it: the
+ * deserializer map is protected (reachable from this package), the inputs of a processor are
+ * private fields (read by reflection).
+ *
+ * <p>Second, with causal logging a recovered task must fire each timer after exactly as many stream
+ * elements as its predecessor did, and Flink counts no such thing (its records-in counter skips
+ * watermarks and other elements). This class swaps each channel's deserializer, before the task
+ * reads anything, for one that reports every element it hands out ({@link #countElements}); in a
+ * source task, whose elements come from the source reader, it wraps the processor's private output
+ * the same way ({@link #countSourceElements}).
+ *
+ * <p>Must run on the task thread between two polls of the gate, when no buffer is half-read.
+ */
+@Internal
+public final class ClonosNetworkInputPatch {
+
+    private ClonosNetworkInputPatch() {}
+
+    /** Drops the partial record of a channel, wherever it is in the processor's inputs. */
+    public static void reset(StreamInputProcessor processor, InputChannelInfo channel) {
+        for (StreamTaskInput<?> input : inputsOf(processor)) {
+            if (input instanceof AbstractStreamTaskNetworkInput) {
+                RecordDeserializer<?> deserializer = ((AbstractStreamTaskNetworkInput<?, ?>) input).recordDeserializers.get(channel);
+                if (deserializer != null) {
+                    deserializer.clear();
+                }
+            }
+        }
+    }
+
+    /**
+     * Makes every network input of the processor call {@code beforeElement} right before it hands
+     * a stream element to the operators. Call once, before the task reads its input.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static void countElements(StreamInputProcessor processor, String[] spillingDirectories, Runnable beforeElement) {
+        for (StreamTaskInput<?> input : inputsOf(processor)) {
+            if (input instanceof StreamTaskNetworkInput) {
+                Map deserializers = ((AbstractStreamTaskNetworkInput<?, ?>) input).recordDeserializers;
+                deserializers.replaceAll((channel, old) -> new CountingDeserializer(spillingDirectories, beforeElement));
+            }
+        }
+    }
+
+    /**
+     * Makes the single input of a source task's processor call {@code beforeElement} right before
+     * it emits a stream element. Call once, before the task runs.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static void countSourceElements(StreamInputProcessor processor, Runnable beforeElement) {
+        if (!(processor instanceof StreamOneInputProcessor)) {
+            throw new IllegalStateException("A source task's input is " + processor.getClass().getName());
+        }
+        PushingAsyncDataInput.DataOutput output = (PushingAsyncDataInput.DataOutput) field(processor, StreamOneInputProcessor.class, "output");
+        setField(processor, StreamOneInputProcessor.class, "output", new CountingOutput(output, beforeElement));
+    }
+
+    /** A source's output, reporting each element before it is emitted. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static final class CountingOutput implements PushingAsyncDataInput.DataOutput {
+        private final PushingAsyncDataInput.DataOutput delegate;
+        private final Runnable beforeElement;
+
+        CountingOutput(PushingAsyncDataInput.DataOutput delegate, Runnable beforeElement) {
+            this.delegate = delegate;
+            this.beforeElement = beforeElement;
+        }
+
+        @Override
+        public void emitRecord(org.apache.flink.streaming.runtime.streamrecord.StreamRecord streamRecord) throws Exception {
+            beforeElement.run();
+            delegate.emitRecord(streamRecord);
+        }
+
+        @Override
+        public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark) throws Exception {
+            beforeElement.run();
+            delegate.emitWatermark(watermark);
+        }
+
+        @Override
+        public void emitWatermarkStatus(org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus) throws Exception {
+            beforeElement.run();
+            delegate.emitWatermarkStatus(watermarkStatus);
+        }
+
+        @Override
+        public void emitLatencyMarker(org.apache.flink.streaming.runtime.streamrecord.LatencyMarker latencyMarker) throws Exception {
+            beforeElement.run();
+            delegate.emitLatencyMarker(latencyMarker);
+        }
+
+        @Override
+        public void emitRecordAttributes(org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes) throws Exception {
+            beforeElement.run();
+            delegate.emitRecordAttributes(recordAttributes);
+        }
+    }
+
+    private static void setField(Object target, Class<?> declaring, String name, Object value) {
+        try {
+            Field field = declaring.getDeclaredField(name);
+            field.setAccessible(true);
+            field.set(target, value);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Flink's " + declaring.getSimpleName() + "." + name + " is not where Clonos expects it", e);
+        }
+    }
+
+    /** Flink's deserializer, reporting each whole element it returns. */
+    private static final class CountingDeserializer extends SpillingAdaptiveSpanningRecordDeserializer<DeserializationDelegate<StreamElement>> {
+        private final Runnable beforeElement;
+
+        CountingDeserializer(String[] spillingDirectories, Runnable beforeElement) {
+            super(spillingDirectories);
+            this.beforeElement = beforeElement;
+        }
+
+        @Override
+        public DeserializationResult getNextRecord(DeserializationDelegate<StreamElement> target) throws IOException {
+            DeserializationResult result = super.getNextRecord(target);
+            if (result.isFullRecord()) {
+                beforeElement.run();
+            }
+            return result;
+        }
+    }
+
+    private static List<StreamTaskInput<?>> inputsOf(StreamInputProcessor processor) {
+        List<StreamTaskInput<?>> inputs = new ArrayList<>();
+        if (processor instanceof StreamOneInputProcessor) {
+            inputs.add((StreamTaskInput<?>) field(processor, StreamOneInputProcessor.class, "input"));
+        } else if (processor instanceof StreamMultipleInputProcessor) {
+            for (StreamOneInputProcessor<?> one : (StreamOneInputProcessor<?>[]) field(processor, StreamMultipleInputProcessor.class, "inputProcessors")) {
+                inputs.add((StreamTaskInput<?>) field(one, StreamOneInputProcessor.class, "input"));
+            }
+        }
+        return inputs;
+    }
+
+    private static Object field(Object target, Class<?> declaring, String name) {
+        try {
+            Field field = declaring.getDeclaredField(name);
+            field.setAccessible(true);
+            return field.get(target);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("Flink's " + declaring.getSimpleName() + "." + name + " is not where Clonos expects it", e);
+        }
+    }
+}

@@ -1,0 +1,422 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.streaming.recovery;
+
+import io.clonos.runtime.minicluster.ClonosMiniCluster;
+import io.clonos.streaming.causal.CausalServices;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.configuration.ClusterOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
+import org.apache.flink.streaming.api.functions.sink.SinkFunction;
+import org.apache.flink.util.Collector;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Exactly-once local recovery of a deliberately nondeterministic job on a real embedded cluster.
+ *
+ * <p>Two sources feed one keyed operator through four channels, so the order in which it reads
+ * them differs on every run; per record it also reads Flink's processing time, the causal time
+ * service and the causal random service, and it fires processing-time timers. Every effect (a
+ * record or a timer) extends its key's hash chain: sequence number, previous digest, new digest,
+ * where the digest covers the input, the time and the random number. A recovered task that did not
+ * reproduce its predecessor exactly emits links that break the chain at the sink; one that lost or
+ * repeated work emits gaps or repeated sequence numbers.
+ */
+class ExactlyOnceITCase {
+
+    private static final long NUMBERS = 8_000;
+    private static final int KEYS = 8;
+    private static final int PARALLELISM = 2;
+
+    /** Links as the sink received them: key, sequence number, previous digest, digest, input. */
+    static final Queue<String> SINK = new ConcurrentLinkedQueue<>();
+
+    private static final AtomicBoolean FAILED = new AtomicBoolean();
+    private static final AtomicBoolean FAILED_TOO = new AtomicBoolean();
+    /** Which operator's subtask 0 fails too, right after the first failure; null: none. */
+    private static volatile String failingToo;
+    /** Which operator's subtask 0 fails in its first attempt, and after how many records. */
+    private static volatile String failing;
+    private static volatile long failAfter;
+
+    private ClonosMiniCluster cluster;
+
+    @BeforeEach
+    void reset() {
+        SINK.clear();
+        CommittingSink.COMMITTED.clear();
+        FAILED.set(false);
+        FAILED_TOO.set(false);
+        failingToo = null;
+    }
+
+    @AfterEach
+    void stopCluster() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private void startCluster(Configuration config) throws Exception {
+        config.set(RestOptions.BIND_PORT, "0");
+        config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        cluster = ClonosMiniCluster.create(config, 3, 2);
+        cluster.start();
+    }
+
+    @Test
+    void failedMiddleTaskIsRecoveredExactlyOnce() throws Exception {
+        startCluster(new Configuration());
+        failing = "chain";
+        failAfter = NUMBERS / PARALLELISM / 2;
+        AccessExecutionGraph graph = run();
+
+        assertThat(FAILED).as("the injected failure happened").isTrue();
+        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("chain[0]"));
+        assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
+    }
+
+    @Test
+    void failedSourceTaskIsRecoveredExactlyOnce() throws Exception {
+        startCluster(new Configuration());
+        failing = "left-tag";
+        failAfter = NUMBERS / PARALLELISM / 2;
+        AccessExecutionGraph graph = run();
+
+        assertThat(FAILED).as("the injected failure happened").isTrue();
+        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("Source: left -> left-tag[0]"));
+        assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
+    }
+
+    /** Two connected tasks fail together; the sink holds the first one's log at distance 2. */
+    @Test
+    void consecutiveFailuresAreRecoveredExactlyOnceWithDsd2() throws Exception {
+        consecutiveFailures("2", Set.of("chain -> rekey[0]", "chain2[0]"));
+    }
+
+    @Test
+    void consecutiveFailuresAreRecoveredExactlyOnceWithFullDsd() throws Exception {
+        consecutiveFailures("-1", Set.of("chain -> rekey[0]", "chain2[0]"));
+    }
+
+    /** With DSD 1 the first task's determinants die with the second: a global rollback, still exactly once. */
+    @Test
+    void consecutiveFailuresBeyondTheDsdFallBackAndStayExactlyOnce() throws Exception {
+        Set<String> all = new HashSet<>();
+        for (String operator : new String[] {"Source: left -> left-tag", "Source: right -> right-tag", "chain -> rekey", "chain2", "Sink: sink"}) {
+            for (int i = 0; i < (operator.startsWith("Sink") ? 1 : PARALLELISM); i++) {
+                all.add(operator + "[" + i + "]");
+            }
+        }
+        consecutiveFailures("1", all);
+    }
+
+    private void consecutiveFailures(String dsd, Set<String> restarted) throws Exception {
+        startCluster(Configuration.fromMap(Map.of("clonos.determinant-sharing-depth", dsd)));
+        failing = "chain";
+        failingToo = "chain2";
+        failAfter = NUMBERS / PARALLELISM / 2;
+        AccessExecutionGraph graph = run(true);
+
+        assertThat(FAILED_TOO).as("both injected failures happened").isTrue();
+        assertThat(restartedSubtasks(graph)).isEqualTo(restarted);
+        assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
+    }
+
+    /** Without determinants the same failure breaks the chains: the validator can fail. */
+    @Test
+    void withoutCausalLoggingTheRecoveryDiverges() throws Exception {
+        startCluster(Configuration.fromMap(Map.of("clonos.determinant-sharing-depth", "0")));
+        failing = "chain";
+        failAfter = NUMBERS / PARALLELISM / 2;
+        AccessExecutionGraph graph = run();
+
+        assertThat(FAILED).isTrue();
+        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("chain[0]"));
+        assertThat(violations()).as("what the validator finds").isNotEmpty();
+    }
+
+    private AccessExecutionGraph run() throws Exception {
+        return run(false);
+    }
+
+    private AccessExecutionGraph run(boolean twoStages) throws Exception {
+        JobID job = cluster.submitJob(jobGraph(twoStages)).get().getJobID();
+        assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
+        return cluster.getArchivedExecutionGraph(job).get();
+    }
+
+    private static JobGraph jobGraph(boolean twoStages) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(PARALLELISM);
+        env.enableCheckpointing(250);
+        DataStream<Tuple3<Long, String, Long>> left = source(env, "left");
+        DataStream<Tuple3<Long, String, Long>> right = source(env, "right");
+        DataStream<String> links = left.union(right).keyBy(t -> t.f0).process(new HashChain("chain")).name("chain");
+        if (twoStages) {
+            // a second keyed stage, fed by the first through a shuffle: links rekeyed by digest
+            links = links.map(ExactlyOnceITCase::rekey)
+                    .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
+                    .name("rekey")
+                    .keyBy(t -> t.f0)
+                    .process(new HashChain("chain2"))
+                    .name("chain2");
+        }
+        links.addSink(new CommittingSink())
+                .name("sink")
+                .setParallelism(1)
+                .disableChaining();
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    private static DataStream<Tuple3<Long, String, Long>> source(StreamExecutionEnvironment env, String name) {
+        return env.fromSource(
+                        new DataGeneratorSource<>(index -> index + 1, NUMBERS, RateLimiterStrategy.perSecond(1_500), Types.LONG),
+                        WatermarkStrategy.noWatermarks(),
+                        name)
+                .map(new Tag(name))
+                .name(name + "-tag");
+    }
+
+    /** A link of the first stage as input of the second: (key by digest, the link's input, digest). */
+    static Tuple3<Long, String, Long> rekey(String link) {
+        String[] f = link.split(",");
+        long digest = Long.parseLong(f[3]);
+        return Tuple3.of((digest & Long.MAX_VALUE) % KEYS, f[4], digest);
+    }
+
+    /** n -> (key, source, n); chained to its source, so a failure here fails the source task. */
+    static final class Tag extends RichMapFunction<Long, Tuple3<Long, String, Long>> {
+        private final String source;
+        private long seen;
+
+        Tag(String source) {
+            this.source = source;
+        }
+
+        @Override
+        public Tuple3<Long, String, Long> map(Long n) {
+            maybeFail(getRuntimeContext(), source + "-tag", ++seen);
+            return Tuple3.of(n % KEYS, source + ":" + n, n);
+        }
+    }
+
+    static void maybeFail(org.apache.flink.api.common.functions.RuntimeContext context, String operator, long seen) {
+        if (context.getTaskInfo().getIndexOfThisSubtask() != 0 || context.getTaskInfo().getAttemptNumber() != 0) {
+            return;
+        }
+        if (operator.equals(failing) && seen == failAfter && FAILED.compareAndSet(false, true)) {
+            throw new RuntimeException("Injected failure of " + operator + "[0] after " + seen + " records");
+        }
+        if (operator.equals(failingToo) && FAILED.get() && FAILED_TOO.compareAndSet(false, true)) {
+            throw new RuntimeException("Injected failure of " + operator + "[0] right after the first failure");
+        }
+    }
+
+    /**
+     * Extends each key's hash chain with every record and every timer. The digest depends on the
+     * order of the records, the processing time, the causal time and the causal random numbers.
+     */
+    static final class HashChain extends KeyedProcessFunction<Long, Tuple3<Long, String, Long>, String> {
+        private final String name;
+        private transient ValueState<Tuple2<Long, Long>> chain;
+        private transient CausalServices causal;
+        private long seen;
+
+        HashChain(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public void open(OpenContext openContext) {
+            chain = getRuntimeContext().getState(new ValueStateDescriptor<>("seq-and-digest", Types.TUPLE(Types.LONG, Types.LONG)));
+            causal = CausalServices.of(getRuntimeContext());
+        }
+
+        @Override
+        public void processElement(Tuple3<Long, String, Long> in, Context ctx, Collector<String> out) throws Exception {
+            maybeFail(getRuntimeContext(), name, ++seen);
+            long now = ctx.timerService().currentProcessingTime();
+            ctx.timerService().registerProcessingTimeTimer(now - now % 50 + 50);
+            long value = mix(mix(mix(in.f2, in.f1.hashCode()), now), mix(causal.currentTimeMillis(), causal.random().nextInt()));
+            link(out, in.f0, value, in.f1);
+        }
+
+        @Override
+        public void onTimer(long timestamp, OnTimerContext ctx, Collector<String> out) throws Exception {
+            link(out, ctx.getCurrentKey(), mix(timestamp, ctx.timerService().currentProcessingTime()), name + "-timer:" + ctx.getCurrentKey() + ":" + timestamp);
+        }
+
+        private void link(Collector<String> out, long key, long value, String input) throws Exception {
+            Tuple2<Long, Long> previous = chain.value();
+            long seq = previous == null ? 1 : previous.f0 + 1;
+            long prevDigest = previous == null ? 0 : previous.f1;
+            long digest = mix(prevDigest, value);
+            chain.update(Tuple2.of(seq, digest));
+            out.collect(key + "," + seq + "," + prevDigest + "," + digest + "," + input);
+        }
+
+        static long mix(long a, long b) {
+            long h = a * 0x9E3779B97F4A7C15L + b;
+            h ^= h >>> 31;
+            h *= 0xBF58476D1CE4E5B9L;
+            return h ^ (h >>> 29);
+        }
+    }
+
+    /**
+     * Publishes what it received only once a checkpoint that covers it completed, like a
+     * transactional sink: after a global rollback the uncommitted links are replayed, not
+     * repeated, so the validator sees exactly-once output whether recovery was local or global.
+     */
+    static final class CommittingSink extends RichSinkFunction<String> implements CheckpointedFunction, CheckpointListener {
+        /** (subtask, checkpoint) pairs committed, so that a restored commit is not repeated. */
+        static final Set<String> COMMITTED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        private transient ListState<Tuple2<Long, String>> state;
+        private final TreeMap<Long, List<String>> pending = new TreeMap<>();
+        private List<String> current = new ArrayList<>();
+
+        @Override
+        public void invoke(String value, SinkFunction.Context context) {
+            current.add(value);
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext context) throws Exception {
+            pending.put(context.getCheckpointId(), current);
+            current = new ArrayList<>();
+            List<Tuple2<Long, String>> all = new ArrayList<>();
+            pending.forEach((checkpoint, values) -> values.forEach(v -> all.add(Tuple2.of(checkpoint, v))));
+            state.update(all);
+        }
+
+        @Override
+        public void initializeState(FunctionInitializationContext context) throws Exception {
+            state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("pending", Types.TUPLE(Types.LONG, Types.STRING)));
+            for (Tuple2<Long, String> entry : state.get()) {
+                pending.computeIfAbsent(entry.f0, c -> new ArrayList<>()).add(entry.f1);
+            }
+            // what was pending in the restored checkpoint completed with it
+            if (!pending.isEmpty()) {
+                notifyCheckpointComplete(pending.lastKey());
+            }
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            Map<Long, List<String>> done = pending.headMap(checkpointId, true);
+            int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+            done.forEach((checkpoint, values) -> {
+                if (COMMITTED.add(subtask + "@" + checkpoint)) {
+                    SINK.addAll(values);
+                }
+            });
+            done.clear();
+        }
+    }
+
+    /** What the sink's links show: gaps, repeats, broken digests, inputs lost or seen twice. */
+    private static List<String> violations() {
+        List<String> violations = new ArrayList<>();
+        Map<Long, Long> lastSeq = new HashMap<>();
+        Map<Long, Long> lastDigest = new HashMap<>();
+        Set<String> inputs = new HashSet<>();
+        for (String line : SINK) {
+            String[] f = line.split(",");
+            long key = Long.parseLong(f[0]);
+            long seq = Long.parseLong(f[1]);
+            long prev = Long.parseLong(f[2]);
+            long expectedSeq = lastSeq.getOrDefault(key, 0L) + 1;
+            if (seq != expectedSeq) {
+                violations.add("key " + key + ": link " + seq + " follows link " + (expectedSeq - 1));
+            } else if (prev != lastDigest.getOrDefault(key, 0L)) {
+                violations.add("key " + key + ": link " + seq + " does not continue the chain (diverged)");
+            }
+            lastSeq.put(key, seq);
+            lastDigest.put(key, Long.parseLong(f[3]));
+            if (!inputs.add(f[4])) {
+                violations.add("input " + f[4] + " took effect twice");
+            }
+        }
+        for (String source : new String[] {"left", "right"}) {
+            for (long n = 1; n <= NUMBERS; n++) {
+                if (!inputs.contains(source + ":" + n)) {
+                    violations.add("input " + source + ":" + n + " never took effect");
+                }
+            }
+        }
+        return violations.size() > 20 ? violations.subList(0, 20) : violations;
+    }
+
+    /** Subtasks (operator name[index]) whose current attempt is not the first. */
+    private static Set<String> restartedSubtasks(AccessExecutionGraph graph) {
+        Set<String> restarted = new HashSet<>();
+        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+            if (vertex.getCurrentExecutionAttempt().getAttemptNumber() > 0) {
+                String name = vertex.getTaskNameWithSubtaskIndex();
+                String operator = name.substring(0, name.lastIndexOf(" ("));
+                int index = Integer.parseInt(name.substring(name.lastIndexOf(" (") + 2, name.lastIndexOf('/'))) - 1;
+                restarted.add(operator + "[" + index + "]");
+            }
+        }
+        return restarted;
+    }
+}
