@@ -30,6 +30,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The recovery of one task with determinants, as a state machine (paper section 5):
@@ -71,6 +74,22 @@ public final class CausalRecovery {
     private final long restoredEpoch;
     private final int consumers;
     private final long deadlineNanos;
+    private final long timeoutNanos;
+
+    /** When the replay last moved on; a replay stuck for the timeout falls back. */
+    private volatile long progressNanos;
+
+    /** Wakes a waiting or replaying task at its deadline, so that it notices the deadline. */
+    private static final ScheduledExecutorService WATCHDOG =
+            Executors.newSingleThreadScheduledExecutor(
+                    runnable -> {
+                        Thread thread = new Thread(runnable, "clonos-recovery-watchdog");
+                        thread.setDaemon(true);
+                        return thread;
+                    });
+
+    @GuardedBy("this")
+    private boolean watchScheduled;
 
     @GuardedBy("this")
     private final BitSet connected = new BitSet();
@@ -121,6 +140,7 @@ public final class CausalRecovery {
         this.restoredEpoch = restoredEpoch;
         this.consumers = consumers;
         this.deadlineNanos = System.nanoTime() + timeout.toNanos();
+        this.timeoutNanos = timeout.toNanos();
         this.state = initial;
         this.replayEpoch = restoredEpoch;
     }
@@ -268,6 +288,7 @@ public final class CausalRecovery {
     private void transition(State next) {
         LOG.debug("{}: recovery {} -> {}", taskName, state, next);
         state = next;
+        progressNanos = System.nanoTime();
         if (next == State.RUNNING) {
             signals.addAll(whenRunning);
             whenRunning.clear();
@@ -308,11 +329,32 @@ public final class CausalRecovery {
         if (stateChanged == null) {
             stateChanged = new CompletableFuture<>();
         }
+        if (state != State.RUNNING && state != State.STANDBY && timeoutNanos > 0 && !watchScheduled) {
+            watchScheduled = true;
+            long deadline = isWaiting() ? deadlineNanos : progressNanos + timeoutNanos;
+            WATCHDOG.schedule(this::wake, Math.max(0, deadline - System.nanoTime()) + 1_000_000, TimeUnit.NANOSECONDS);
+        }
         return stateChanged;
+    }
+
+    private void wake() {
+        CompletableFuture<Void> waiting;
+        synchronized (this) {
+            watchScheduled = false;
+            waiting = stateChanged;
+            stateChanged = null;
+        }
+        if (waiting != null) {
+            waiting.complete(null);
+        }
     }
 
     /** Fails the task when its consumers did not answer in time. Task thread. */
     public void checkDeadline() {
+        if (state == State.REPLAYING && replay != null && System.nanoTime() - progressNanos - timeoutNanos > 0) {
+            throw diverged("its replay made no progress for " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                    + " ms (clonos.recovery.reconnect-timeout); the next determinant is " + head() + " of epoch " + replayEpoch);
+        }
         if (isWaiting() && System.nanoTime() - deadlineNanos > 0) {
             int connections;
             int answers;
@@ -397,6 +439,7 @@ public final class CausalRecovery {
     }
 
     private void advance() {
+        progressNanos = System.nanoTime();
         replayIndex++;
         replayedDeterminants++;
         finishIfDone();

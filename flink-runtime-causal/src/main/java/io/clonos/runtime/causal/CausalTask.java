@@ -16,6 +16,8 @@ import io.clonos.runtime.network.LocalRecoveryImpossibleException;
 
 import org.apache.flink.annotation.Internal;
 
+import javax.annotation.Nullable;
+
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -44,6 +46,9 @@ public final class CausalTask {
     private final java.util.Set<CausalLogId> handedBack = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private volatile boolean processing;
+
+
+    @Nullable private volatile Thread taskThread;
     private volatile java.util.function.Consumer<Throwable> failure = t -> {};
     private long elementsInEpoch;
     private TimerReplayer timers = timer -> {
@@ -123,18 +128,25 @@ public final class CausalTask {
 
     /** The task starts processing: from now on its choices are logged and replayed. */
     public void processingStarted() {
+        taskThread = Thread.currentThread();
         processing = true;
     }
 
+    /**
+     * Whether choices made now are the task's: it processes, and the caller is the task thread.
+     * A choice made on another thread (a flusher, a checkpoint thread, a user's own thread) has
+     * no place in the main thread's order; logging it, or replaying a determinant for it, would
+     * put the replay out of step, so it is neither.
+     */
     public boolean isProcessing() {
-        return processing;
+        return processing && Thread.currentThread() == taskThread;
     }
 
     /**
      * One nondeterministic choice: the logged one while replaying, a fresh one otherwise; logged.
      */
     public <D extends Determinant> D decide(Class<D> kind, Supplier<D> fresh) {
-        if (!processing) {
+        if (!isProcessing()) {
             return fresh.get();
         }
         D replayed = recovery.next(kind);
@@ -145,7 +157,7 @@ public final class CausalTask {
 
     /** A wall-clock reading, logged as a {@link Determinant.Timestamp}. */
     public long timestamp(LongSupplier clock) {
-        if (!processing) {
+        if (!isProcessing()) {
             return clock.getAsLong();
         }
         return decide(Determinant.Timestamp.class, () -> new Determinant.Timestamp(clock.getAsLong())).millis();
@@ -153,7 +165,7 @@ public final class CausalTask {
 
     /** Logs a choice that was made outside of {@link #decide} (the input order of a running task). */
     public void logged(Determinant determinant) {
-        if (processing) {
+        if (isProcessing()) {
             log.append(determinant);
         }
     }

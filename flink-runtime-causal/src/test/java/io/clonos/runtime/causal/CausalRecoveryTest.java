@@ -155,6 +155,20 @@ class CausalRecoveryTest {
     }
 
     @Test
+    void aReplayThatMakesNoProgressFallsBackInsteadOfHanging() throws Exception {
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, Duration.ofMillis(20));
+        recovery.determinantsReceived(0, logged(1, new Determinant.Order(2, 10), new Determinant.Timestamp(5)), false, () -> {});
+        assertThat(recovery.state()).isEqualTo(State.REPLAYING);
+        // a task waiting for input is woken at the deadline, so that it notices it
+        recovery.changed().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        recovery.changed().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThatThrownBy(recovery::checkDeadline)
+                .isInstanceOf(LocalRecoveryImpossibleException.class)
+                .hasMessageContaining("no progress")
+                .hasMessageContaining("Order");
+    }
+
+    @Test
     void aTaskWithoutDeterminantsWhoseConsumerReplaysIsAnOrphan() {
         CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, TIMEOUT);
         recovery.determinantsReceived(0, List.of(), false, () -> {});

@@ -86,9 +86,12 @@ class ExactlyOnceITCase {
     static final Queue<String> SINK = new ConcurrentLinkedQueue<>();
 
     private static final AtomicBoolean FAILED = new AtomicBoolean();
-    private static final AtomicBoolean FAILED_TOO = new AtomicBoolean();
-    /** Which operator's subtask 0 fails too, right after the first failure; null: none. */
+    /** The subtasks of {@link #failingToo} that failed. */
+    private static final Set<Integer> FAILED_TOO = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Which operator fails too, right after the first failure; null: none. */
     private static volatile String failingToo;
+    /** Whether every subtask of {@link #failingToo} fails, not only subtask 0. */
+    private static volatile boolean everySubtaskFailsToo;
     /** Which operator's subtask 0 fails in its first attempt, and after how many records. */
     private static volatile String failing;
     private static volatile long failAfter;
@@ -100,8 +103,9 @@ class ExactlyOnceITCase {
         SINK.clear();
         CommittingSink.COMMITTED.clear();
         FAILED.set(false);
-        FAILED_TOO.set(false);
+        FAILED_TOO.clear();
         failingToo = null;
+        everySubtaskFailsToo = false;
     }
 
     @AfterEach
@@ -113,6 +117,8 @@ class ExactlyOnceITCase {
 
     private void startCluster(Configuration config) throws Exception {
         config.set(RestOptions.BIND_PORT, "0");
+        // a recovery that gets stuck falls back (and the test fails) long before the job timeout
+        config.setString("clonos.recovery.reconnect-timeout", "10 s");
         config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
@@ -156,7 +162,10 @@ class ExactlyOnceITCase {
         consecutiveFailures("-1", Set.of("chain -> rekey[0]", "chain2[0]"));
     }
 
-    /** With DSD 1 the first task's determinants die with the second: a global rollback, still exactly once. */
+    /**
+     * With DSD 1 only the failed task's consumers hold its determinants; when all of them fail too,
+     * the determinants are lost: a global rollback, still exactly once.
+     */
     @Test
     void consecutiveFailuresBeyondTheDsdFallBackAndStayExactlyOnce() throws Exception {
         Set<String> all = new HashSet<>();
@@ -165,6 +174,7 @@ class ExactlyOnceITCase {
                 all.add(operator + "[" + i + "]");
             }
         }
+        everySubtaskFailsToo = true;
         consecutiveFailures("1", all);
     }
 
@@ -175,7 +185,7 @@ class ExactlyOnceITCase {
         failAfter = NUMBERS / PARALLELISM / 2;
         AccessExecutionGraph graph = run(true);
 
-        assertThat(FAILED_TOO).as("both injected failures happened").isTrue();
+        assertThat(FAILED_TOO).as("the consecutive injected failures happened").hasSize(everySubtaskFailsToo ? PARALLELISM : 1);
         assertThat(restartedSubtasks(graph)).isEqualTo(restarted);
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
@@ -259,14 +269,15 @@ class ExactlyOnceITCase {
     }
 
     static void maybeFail(org.apache.flink.api.common.functions.RuntimeContext context, String operator, long seen) {
-        if (context.getTaskInfo().getIndexOfThisSubtask() != 0 || context.getTaskInfo().getAttemptNumber() != 0) {
+        int subtask = context.getTaskInfo().getIndexOfThisSubtask();
+        if (context.getTaskInfo().getAttemptNumber() != 0) {
             return;
         }
-        if (operator.equals(failing) && seen == failAfter && FAILED.compareAndSet(false, true)) {
+        if (subtask == 0 && operator.equals(failing) && seen == failAfter && FAILED.compareAndSet(false, true)) {
             throw new RuntimeException("Injected failure of " + operator + "[0] after " + seen + " records");
         }
-        if (operator.equals(failingToo) && FAILED.get() && FAILED_TOO.compareAndSet(false, true)) {
-            throw new RuntimeException("Injected failure of " + operator + "[0] right after the first failure");
+        if ((subtask == 0 || everySubtaskFailsToo) && operator.equals(failingToo) && FAILED.get() && FAILED_TOO.add(subtask)) {
+            throw new RuntimeException("Injected failure of " + operator + "[" + subtask + "] right after the first failure");
         }
     }
 
@@ -294,7 +305,9 @@ class ExactlyOnceITCase {
         public void processElement(Tuple3<Long, String, Long> in, Context ctx, Collector<String> out) throws Exception {
             maybeFail(getRuntimeContext(), name, ++seen);
             long now = ctx.timerService().currentProcessingTime();
-            ctx.timerService().registerProcessingTimeTimer(now - now % 50 + 50);
+            // offset by the key: Flink fires timers of equal timestamps in the order of its timer
+            // heap, which a restore does not reproduce (a known gap, see docs/architecture.md)
+            ctx.timerService().registerProcessingTimeTimer(now - now % 50 + 50 + in.f0);
             long value = mix(mix(mix(in.f2, in.f1.hashCode()), now), mix(causal.currentTimeMillis(), causal.random().nextInt()));
             link(out, in.f0, value, in.f1);
         }
