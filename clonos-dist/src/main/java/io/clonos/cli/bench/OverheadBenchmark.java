@@ -13,10 +13,14 @@
 package io.clonos.cli.bench;
 
 
+import io.clonos.runtime.causal.TaskCausalLog;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+
+import javax.annotation.Nullable;
 
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -26,9 +30,10 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code bin/clonos bench overhead}: the synthetic job with an unthrottled source, on Clonos and on
- * vanilla Flink 1.20.5 in the same run, without failures: throughput and end-to-end latency, so
- * that the cost of Clonos in failure-free operation shows. Each system first runs once to warm up
+ * {@code bin/clonos bench overhead}: the synthetic job with an unthrottled source, on vanilla Flink
+ * 1.20.5 and on Clonos at determinant sharing depth 0, 1 and full in the same run, without
+ * failures: throughput, end-to-end latency and determinant bytes per record, so that the cost of
+ * Clonos in failure-free operation shows. Each system first runs once to warm up
  * the JVM (not counted), then {@code repetitions} times, alternating; the median run counts.
  */
 @Internal
@@ -53,16 +58,34 @@ public final class OverheadBenchmark {
         this.out = out;
     }
 
+    /** One system the benchmark measures: vanilla Flink, or Clonos at one determinant sharing depth. */
+    enum Variant {
+        FLINK("Flink", null),
+        DSD_0("DSD 0", "0"),
+        DSD_1("DSD 1", "1"),
+        DSD_FULL("DSD full", "-1");
+
+        final String label;
+        @Nullable final String dsd;
+
+        Variant(String label, @Nullable String dsd) {
+            this.label = label;
+            this.dsd = dsd;
+        }
+    }
+
     /** One run's figures. */
     static final class Run {
         final double recordsPerSecond;
         final long p50;
         final long p99;
+        final double determinantBytesPerRecord;
 
-        Run(double recordsPerSecond, long p50, long p99) {
+        Run(double recordsPerSecond, long p50, long p99, double determinantBytesPerRecord) {
             this.recordsPerSecond = recordsPerSecond;
             this.p50 = p50;
             this.p99 = p99;
+            this.determinantBytesPerRecord = determinantBytesPerRecord;
         }
     }
 
@@ -70,31 +93,37 @@ public final class OverheadBenchmark {
         out.printf(
                 "Overhead benchmark: %d records over %d keys, parallelism %d, %d B of state per key, checkpoint every %d ms, %d runs each%n",
                 settings.records, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs, settings.repetitions);
-        Run[] clonos = new Run[settings.repetitions];
-        Run[] flink = new Run[settings.repetitions];
+        Variant[] variants = Variant.values();
+        Run[][] runs = new Run[variants.length][settings.repetitions];
         out.println("Warming up (not counted):");
-        runOnce(true);
-        runOnce(false);
-        for (int i = 0; i < settings.repetitions; i++) {
-            clonos[i] = runOnce(true);
-            flink[i] = runOnce(false);
+        for (Variant variant : variants) {
+            runOnce(variant);
         }
-        Run c = median(clonos);
-        Run f = median(flink);
+        // alternate the systems, so that a slow phase of the machine does not favour one
+        for (int i = 0; i < settings.repetitions; i++) {
+            for (int v = 0; v < variants.length; v++) {
+                runs[v][i] = runOnce(variants[v]);
+            }
+        }
+        Run flink = median(runs[0]);
         out.println();
-        out.printf("%-28s %14s %14s %10s%n", "", "Clonos", "Flink", "Clonos/Flink");
-        out.printf(Locale.ROOT, "%-28s %14.0f %14.0f %10.3f%n", "throughput (records/s)", c.recordsPerSecond, f.recordsPerSecond, c.recordsPerSecond / f.recordsPerSecond);
-        out.printf(Locale.ROOT, "%-28s %14d %14d%n", "latency p50 (ms)", c.p50, f.p50);
-        out.printf(Locale.ROOT, "%-28s %14d %14d%n", "latency p99 (ms)", c.p99, f.p99);
-        String json =
-                String.format(
-                        Locale.ROOT,
-                        "{\"benchmark\":\"overhead\",\"clonos\":{\"records_per_s\":%.0f,\"latency_p50_ms\":%d,\"latency_p99_ms\":%d},\"flink\":{\"records_per_s\":%.0f,\"latency_p50_ms\":%d,\"latency_p99_ms\":%d},\"throughput_ratio\":%.3f}",
-                        c.recordsPerSecond, c.p50, c.p99, f.recordsPerSecond, f.p50, f.p99, c.recordsPerSecond / f.recordsPerSecond);
+        out.printf("%-12s %14s %8s %8s %10s %16s%n", "", "records/s", "p50 ms", "p99 ms", "vs Flink", "det. B/record");
+        StringBuilder json = new StringBuilder("{\"benchmark\":\"overhead\",\"records\":" + settings.records + ",\"variants\":[");
+        for (int v = 0; v < variants.length; v++) {
+            Run m = median(runs[v]);
+            double ratio = m.recordsPerSecond / flink.recordsPerSecond;
+            out.printf(Locale.ROOT, "%-12s %14.0f %8d %8d %10.3f %16.2f%n", variants[v].label, m.recordsPerSecond, m.p50, m.p99, ratio, m.determinantBytesPerRecord);
+            json.append(v == 0 ? "" : ",")
+                    .append(String.format(
+                            Locale.ROOT,
+                            "{\"system\":\"%s\",\"records_per_s\":%.0f,\"latency_p50_ms\":%d,\"latency_p99_ms\":%d,\"throughput_ratio\":%.3f,\"determinant_bytes_per_record\":%.2f}",
+                            variants[v].label, m.recordsPerSecond, m.p50, m.p99, ratio, m.determinantBytesPerRecord));
+        }
+        json.append("]}");
         Files.createDirectories(settings.output);
         Files.writeString(settings.output.resolve("summary.json"), json + "\n");
         out.println(json);
-        return json;
+        return json.toString();
     }
 
     private static Run median(Run[] runs) {
@@ -103,23 +132,34 @@ public final class OverheadBenchmark {
         return sorted[sorted.length / 2];
     }
 
-    private Run runOnce(boolean onClonos) throws Exception {
+    private Run runOnce(Variant variant) throws Exception {
         SyntheticJob.RECEIVED.clear();
         Configuration config = new Configuration();
-        try (MiniCluster cluster = BenchmarkCluster.start(onClonos, config, 2, settings.parallelism)) {
+        if (variant.dsd != null) {
+            config.setString("clonos.determinant-sharing-depth", variant.dsd);
+        }
+        long determinantBytesBefore = TaskCausalLog.appendedInThisJvm();
+        try (MiniCluster cluster = BenchmarkCluster.start(variant != Variant.FLINK, config, 2, settings.parallelism)) {
             JobID job =
                     cluster.submitJob(SyntheticJob.build(settings.records, 0, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs))
                             .get()
                             .getJobID();
             if (!cluster.requestJobResult(job).get(30, TimeUnit.MINUTES).isSuccess()) {
-                throw new IllegalStateException("The " + (onClonos ? "Clonos" : "Flink") + " run failed");
+                throw new IllegalStateException("The " + variant.label + " run failed");
             }
         }
+        long determinantBytes = TaskCausalLog.appendedInThisJvm() - determinantBytesBefore;
         long[] latencies = SyntheticJob.RECEIVED.stream().mapToLong(r -> r[3] - r[2]).sorted().toArray();
         long first = SyntheticJob.RECEIVED.stream().mapToLong(r -> r[2]).min().orElse(0);
         long last = SyntheticJob.RECEIVED.stream().mapToLong(r -> r[3]).max().orElse(1);
-        Run run = new Run(latencies.length * 1000.0 / Math.max(1, last - first), latencies[latencies.length / 2], latencies[(int) (latencies.length * 0.99)]);
-        out.printf(Locale.ROOT, "[%s] %.0f records/s, latency p50 %d ms, p99 %d ms%n", onClonos ? "clonos" : "flink", run.recordsPerSecond, run.p50, run.p99);
+        Run run =
+                new Run(
+                        latencies.length * 1000.0 / Math.max(1, last - first),
+                        latencies[latencies.length / 2],
+                        latencies[(int) (latencies.length * 0.99)],
+                        determinantBytes / (double) Math.max(1, latencies.length));
+        out.printf(Locale.ROOT, "[%s] %.0f records/s, latency p50 %d ms, p99 %d ms, %.2f determinant bytes per record%n",
+                variant.label, run.recordsPerSecond, run.p50, run.p99, run.determinantBytesPerRecord);
         return run;
     }
 }

@@ -131,7 +131,10 @@ public final class CausalTaskContext {
             consumers += writer.getNumberOfSubpartitions();
         }
         Duration timeout = environment.getTaskConfiguration().get(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT);
-        boolean recovering = replaysWithDeterminants && environment.getTaskInfo().getAttemptNumber() > 0;
+        // with global recovery every restart is Flink's restart of the whole job: nobody holds
+        // determinants, and waiting for consumers to say so only delays the restart
+        boolean localRecovery = environment.getTaskConfiguration().get(ClonosOptions.RECOVERY_MODE) == ClonosOptions.RecoveryMode.LOCAL;
+        boolean recovering = replaysWithDeterminants && localRecovery && environment.getTaskInfo().getAttemptNumber() > 0;
         CausalRecovery recovery = recovering
                 ? CausalRecovery.recovering(taskName, id, restored, consumers, timeout)
                 : CausalRecovery.notRecovering(taskName, id);
