@@ -52,6 +52,9 @@ public final class TaskCausalLog {
     /** Encoding buffer, used by the task thread only. */
     private final ByteArrayOutputStream scratch = new ByteArrayOutputStream(32);
 
+    /** The current epoch's encoder (task thread only; replaced when an epoch starts). */
+    private DeterminantEncoding.Encoder encoder = new DeterminantEncoding.Encoder();
+
     public TaskCausalLog(CausalLogId id, long firstEpoch) {
         this.id = id;
         this.currentEpoch = firstEpoch;
@@ -65,7 +68,7 @@ public final class TaskCausalLog {
     /** Records one determinant in the current epoch. Task thread only. */
     public void append(Determinant determinant) {
         scratch.reset();
-        DeterminantEncoding.encode(determinant, scratch);
+        encoder.encode(determinant, scratch);
         byte[] encoded = scratch.toByteArray();
         synchronized (this) {
             epochs.get(currentEpoch).append(encoded, 0, encoded.length);
@@ -83,6 +86,7 @@ public final class TaskCausalLog {
     public synchronized void startEpoch(long epoch) {
         if (epoch > currentEpoch) {
             currentEpoch = epoch;
+            encoder = new DeterminantEncoding.Encoder();
             epochs.putIfAbsent(epoch, new LogSegment());
         }
     }

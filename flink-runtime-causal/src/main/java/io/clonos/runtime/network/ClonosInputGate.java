@@ -30,6 +30,7 @@ import org.apache.flink.runtime.io.network.api.EndOfData;
 import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
 import org.apache.flink.runtime.io.network.api.StopMode;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
+import org.apache.flink.runtime.io.network.partition.PartitionNotFoundException;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
 import org.apache.flink.runtime.io.network.partition.consumer.ClonosChannelProbe;
@@ -38,6 +39,7 @@ import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
 import org.apache.flink.runtime.io.network.partition.consumer.InputChannel;
 import org.apache.flink.runtime.io.network.partition.consumer.SingleInputGate;
 import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor;
+import org.apache.flink.util.ExceptionUtils;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -380,6 +382,15 @@ public final class ClonosInputGate extends IndexedInputGate {
             if (failure != null) {
                 if (LocalRecoveryImpossibleException.isCauseOf(failure)) {
                     throw new LocalRecoveryImpossibleException("Channel " + i + " cannot be replayed", failure);
+                }
+                if (ExceptionUtils.findThrowable(failure, PartitionNotFoundException.class).isPresent()) {
+                    // A producer that failed is announced by the JobManager and reconnected; one
+                    // whose partition is not there at all finished (its partition, and with it the
+                    // in-flight log, was released) or never came up. No new attempt will come.
+                    throw new LocalRecoveryImpossibleException(
+                            "Channel " + i + " of " + original.getOwningTaskName() + " cannot be replayed: the partition of its producer "
+                                    + producer[i] + " is gone (the producer finished, or its partition was released)",
+                            failure);
                 }
                 LOG.info("Producer {} of channel {} of {} is gone; waiting for its new attempt.", producer[i], i, original.getOwningTaskName(), failure);
                 retire(i);

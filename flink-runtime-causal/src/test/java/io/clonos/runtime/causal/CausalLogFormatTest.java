@@ -74,6 +74,9 @@ class CausalLogFormatTest {
     @Test
     void smallValuesTakeOneByteAndThereIsNoChannelLimit() throws Exception {
         assertThat(DeterminantEncoding.encode(List.of(new Determinant.Order(3, 0)))).hasSize(3);
+        // a reading 3 ms after the previous one of its epoch: tag and one byte of difference
+        assertThat(DeterminantEncoding.encode(List.of(new Determinant.Timestamp(1_795_000_000_000L), new Determinant.Timestamp(1_795_000_000_003L))))
+                .hasSize(DeterminantEncoding.encode(List.of(new Determinant.Timestamp(1_795_000_000_000L))).length + 2);
         assertThat(DeterminantEncoding.encode(List.of(new Determinant.BufferBuilt(100)))).hasSize(2);
         Determinant farChannel = new Determinant.Order(1_000_000, 32_768);
         assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(List.of(farChannel)))).containsExactly(farChannel);
