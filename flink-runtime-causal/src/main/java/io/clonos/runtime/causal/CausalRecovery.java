@@ -30,8 +30,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -78,15 +76,6 @@ public final class CausalRecovery {
 
     /** When the replay last moved on; a replay stuck for the timeout falls back. */
     private volatile long progressNanos;
-
-    /** Wakes a waiting or replaying task at its deadline, so that it notices the deadline. */
-    private static final ScheduledExecutorService WATCHDOG =
-            Executors.newSingleThreadScheduledExecutor(
-                    runnable -> {
-                        Thread thread = new Thread(runnable, "clonos-recovery-watchdog");
-                        thread.setDaemon(true);
-                        return thread;
-                    });
 
     @GuardedBy("this")
     private boolean watchScheduled;
@@ -332,7 +321,7 @@ public final class CausalRecovery {
         if (state != State.RUNNING && state != State.STANDBY && timeoutNanos > 0 && !watchScheduled) {
             watchScheduled = true;
             long deadline = isWaiting() ? deadlineNanos : progressNanos + timeoutNanos;
-            WATCHDOG.schedule(this::wake, Math.max(0, deadline - System.nanoTime()) + 1_000_000, TimeUnit.NANOSECONDS);
+            RecoveryDeadlines.wakeAfter(Math.max(0, deadline - System.nanoTime()) + 1_000_000, TimeUnit.NANOSECONDS, this::wake);
         }
         return stateChanged;
     }

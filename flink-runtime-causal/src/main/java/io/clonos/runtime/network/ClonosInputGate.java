@@ -17,6 +17,7 @@ import io.clonos.runtime.causal.CausalRecovery;
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.CorruptCausalLogException;
 import io.clonos.runtime.causal.Determinant;
+import io.clonos.runtime.causal.RecoveryDeadlines;
 import io.clonos.runtime.causal.SharedDelta;
 
 import org.apache.flink.annotation.Internal;
@@ -59,8 +60,6 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 
@@ -101,15 +100,6 @@ public final class ClonosInputGate extends IndexedInputGate {
 
     /** Nothing was restored: every replay is usable from its start. */
     public static final long NOT_RESTORED = 0;
-
-    /** Wakes gates whose retired channels reach their reconnect deadline. */
-    private static final ScheduledExecutorService DEADLINES =
-            Executors.newSingleThreadScheduledExecutor(
-                    runnable -> {
-                        Thread thread = new Thread(runnable, "clonos-reconnect-deadlines");
-                        thread.setDaemon(true);
-                        return thread;
-                    });
 
     private final SingleInputGate original;
     private final ReplacementGateFactory replacements;
@@ -426,7 +416,7 @@ public final class ClonosInputGate extends IndexedInputGate {
         }
         waitingSince[channel] = System.nanoTime();
         CompletableFuture<?> wake = producerRestartedFuture;
-        DEADLINES.schedule(() -> wake.complete(null), reconnectTimeout.toMillis() + 1, TimeUnit.MILLISECONDS);
+        RecoveryDeadlines.wakeAfter(reconnectTimeout.toMillis() + 1, TimeUnit.MILLISECONDS, () -> wake.complete(null));
         if (gate != original && gate != null) {
             replacementGates.remove(gate);
             try {
