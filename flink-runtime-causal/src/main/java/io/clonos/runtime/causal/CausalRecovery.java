@@ -342,7 +342,8 @@ public final class CausalRecovery {
     public void checkDeadline() {
         if (state == State.REPLAYING && replay != null && System.nanoTime() - progressNanos - timeoutNanos > 0) {
             throw diverged("its replay made no progress for " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                    + " ms (clonos.recovery.reconnect-timeout); the next determinant is " + head() + " of epoch " + replayEpoch);
+                    + " ms (clonos.recovery.reconnect-timeout); the next determinant is " + head() + ", number " + (replayIndex + 1)
+                    + " of " + replay.getOrDefault(replayEpoch, List.of()).size() + " of epoch " + replayEpoch + " (" + replayedDeterminants + " replayed in all)");
         }
         if (isWaiting() && System.nanoTime() - deadlineNanos > 0) {
             int connections;
