@@ -123,6 +123,9 @@ public final class CausalRecovery {
     private int replayIndex;
     private long replayedDeterminants;
 
+    /** The determinant replayed last, for the diagnosis of a stalled replay. */
+    @Nullable private volatile Determinant lastReplayed;
+
     private CausalRecovery(String taskName, CausalLogId logId, long restoredEpoch, int consumers, Duration timeout, State initial) {
         this.taskName = taskName;
         this.logId = logId;
@@ -343,7 +346,7 @@ public final class CausalRecovery {
         if (state == State.REPLAYING && replay != null && System.nanoTime() - progressNanos - timeoutNanos > 0) {
             throw diverged("its replay made no progress for " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
                     + " ms (clonos.recovery.reconnect-timeout); the next determinant is " + head() + ", number " + (replayIndex + 1)
-                    + " of " + replay.getOrDefault(replayEpoch, List.of()).size() + " of epoch " + replayEpoch + " (" + replayedDeterminants + " replayed in all)");
+                    + " of " + replay.getOrDefault(replayEpoch, List.of()).size() + " of epoch " + replayEpoch + " (" + replayedDeterminants + " replayed in all, the last " + lastReplayed + ")");
         }
         if (isWaiting() && System.nanoTime() - deadlineNanos > 0) {
             int connections;
@@ -391,6 +394,7 @@ public final class CausalRecovery {
         if (!kind.isInstance(next)) {
             throw diverged("the task asked for " + kind.getSimpleName() + " where its predecessor logged " + next);
         }
+        lastReplayed = next;
         advance();
         return kind.cast(next);
     }

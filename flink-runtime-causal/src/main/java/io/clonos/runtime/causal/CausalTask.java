@@ -128,8 +128,10 @@ public final class CausalTask {
 
     /** The task starts processing: from now on its choices are logged and replayed. */
     public void processingStarted() {
-        taskThread = Thread.currentThread();
-        processing = true;
+        if (!processing) {
+            taskThread = Thread.currentThread();
+            processing = true;
+        }
     }
 
     /**

@@ -728,6 +728,10 @@ public final class ClonosInputGate extends IndexedInputGate {
         }
 
         Optional<BufferOrEvent> pollNext() throws IOException, InterruptedException {
+            // Flink already processes input while it restores the task (its mailbox loop runs
+            // until every gate recovered its channel state), before the task's own mailbox loop:
+            // choices made from the first input on are determinants
+            task.processingStarted();
             CausalRecovery recovery = task.recovery();
             recovery.checkDeadline();
             answerWaitingProducers();
@@ -806,6 +810,10 @@ public final class ClonosInputGate extends IndexedInputGate {
                     return head;
                 }
                 task.logged(order);
+                if (LOG.isDebugEnabled()) {
+                    LOG.debug("{} replays {} on its channel {}; the channel's next is {} ({} bytes).", original.getOwningTaskName(), order, channel,
+                            head.isBuffer() ? "data" : head.getEvent(), head.isBuffer() ? head.getBuffer().readableBytes() : 0);
+                }
                 if (order.isEvent()) {
                     if (head.isBuffer()) {
                         throw new LocalRecoveryImpossibleException(original.getOwningTaskName() + " replays data on channel " + channel + " where its predecessor read an event");

@@ -42,6 +42,8 @@ final class CausalSourceInput implements StreamInputProcessor {
 
     @Override
     public DataInputStatus processInput() throws Exception {
+        // the source may emit while Flink still restores the task, before its own mailbox loop
+        task.processingStarted();
         task.recovery().checkDeadline();
         if (task.recovery().isWaiting()) {
             return DataInputStatus.NOTHING_AVAILABLE;
