@@ -330,9 +330,16 @@ public final class CausalRecovery {
     }
 
     private void wake() {
-        CompletableFuture<Void> waiting;
         synchronized (this) {
             watchScheduled = false;
+        }
+        signalChanged();
+    }
+
+    /** Completes the future of {@link #changed()}, outside the monitor. */
+    private void signalChanged() {
+        CompletableFuture<Void> waiting;
+        synchronized (this) {
             waiting = stateChanged;
             stateChanged = null;
         }
@@ -437,14 +444,7 @@ public final class CausalRecovery {
         replayIndex++;
         replayedDeterminants++;
         finishIfDone();
-        CompletableFuture<Void> waiting;
-        synchronized (this) {
-            waiting = stateChanged;
-            stateChanged = null;
-        }
-        if (waiting != null) {
-            waiting.complete(null);
-        }
+        signalChanged();
     }
 
     /** The replay ends when the last logged epoch is used up. */

@@ -33,13 +33,11 @@ public final class CausalProcessingTimeService implements ProcessingTimeService 
     private final ProcessingTimeService delegate;
     private final CausalTimers timers;
     private final int serviceId;
-    private final Thread taskThread;
 
     CausalProcessingTimeService(ProcessingTimeService delegate, CausalTimers timers, int serviceId) {
         this.delegate = delegate;
         this.timers = timers;
         this.serviceId = serviceId;
-        this.taskThread = Thread.currentThread();
     }
 
     /** The causal side of the task this service belongs to. */
@@ -49,9 +47,7 @@ public final class CausalProcessingTimeService implements ProcessingTimeService 
 
     @Override
     public long getCurrentProcessingTime() {
-        if (Thread.currentThread() != taskThread) {
-            return delegate.getCurrentProcessingTime();
-        }
+        // a reading on another thread is neither logged nor replayed: CausalTask decides that
         return timers.task().timestamp(delegate::getCurrentProcessingTime);
     }
 
