@@ -15,31 +15,60 @@ package io.clonos.runtime.network;
 import io.clonos.runtime.causal.CausalTask;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.event.TaskEvent;
+import org.apache.flink.runtime.io.network.TaskEventPublisher;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 
-import javax.annotation.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+import javax.annotation.concurrent.GuardedBy;
+
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 /**
- * Where a producer's output subpartitions find the causal side of the task that writes them: to
- * piggyback its log on every buffer and to report consumer connections to its recovery. Keyed by
- * partition, which is unique per producer attempt.
+ * Where a producer's output subpartitions and its consumers' answers find the causal side of the
+ * task that writes them: to piggyback its log on every buffer, to report consumer connections to
+ * its recovery and to hand it the determinants its consumers send back. Keyed by partition, which
+ * is unique per producer attempt.
+ *
+ * <p>A partition is served as soon as it is registered with the partition manager, before its task
+ * has built its causal side: a consumer may connect, and answer, in between. What arrives for a
+ * registered partition whose task is not there yet waits here, in order, and reaches the task when
+ * it registers; without that a recovering producer would wait in vain for a consumer that answered
+ * too early.
  */
 @Internal
 public final class CausalTasks {
 
-    private static final Map<ResultPartitionID, Entry> PARTITIONS = new ConcurrentHashMap<>();
+    private static final Logger LOG = LoggerFactory.getLogger(CausalTasks.class);
+
+    private static final Map<ResultPartitionID, Slot> PARTITIONS = new ConcurrentHashMap<>();
 
     private CausalTasks() {}
 
+    /** The partition is served from now on: what arrives for it waits for its task. */
+    static void partitionRegistered(ResultPartitionID partition) {
+        PARTITIONS.computeIfAbsent(partition, Slot::new);
+    }
+
+    /** The partition is gone, and with it whatever still waited for its task. */
+    static void partitionReleased(ResultPartitionID partition) {
+        PARTITIONS.remove(partition);
+    }
+
     /**
-     * Registers the task that writes {@code partition}; its subpartition {@code i} is consumer
-     * {@code firstConsumer + i} of the task's recovery.
+     * Registers the task that writes {@code partition}, restored from checkpoint {@code
+     * restoredEpoch}; its subpartition {@code i} is consumer {@code firstConsumer + i} of the
+     * task's recovery. Hands it what arrived for the partition before.
      */
-    public static void register(ResultPartitionID partition, CausalTask task, int firstConsumer) {
-        PARTITIONS.put(partition, new Entry(task, firstConsumer));
+    public static void register(ResultPartitionID partition, CausalTask task, int firstConsumer, long restoredEpoch) {
+        PARTITIONS.computeIfAbsent(partition, Slot::new).attach(new Producer(partition, task, firstConsumer, restoredEpoch));
     }
 
     public static void unregister(ResultPartitionID partition) {
@@ -48,17 +77,84 @@ public final class CausalTasks {
 
     @Nullable
     static CausalTask of(ResultPartitionID partition) {
-        Entry entry = PARTITIONS.get(partition);
-        return entry == null ? null : entry.task;
+        Slot slot = PARTITIONS.get(partition);
+        Producer producer = slot == null ? null : slot.producer;
+        return producer == null ? null : producer.task;
     }
 
     /** A consumer connected to a subpartition of {@code partition}. */
     static void consumerConnected(ResultPartitionID partition, int subpartition) {
-        Entry entry = PARTITIONS.get(partition);
-        if (entry != null) {
-            entry.task.recovery().consumerConnected(entry.firstConsumer + subpartition);
+        deliver(partition, producer -> producer.task.recovery().consumerConnected(producer.firstConsumer + subpartition), "a connection");
+    }
+
+    /** A consumer answered a recovering producer: it replays with its determinants and skips what the consumer has. */
+    static void answered(ResultPartitionID partition, DeterminantResponseEvent answer) {
+        deliver(partition, producer -> producer.answered(answer), "an answer");
+    }
+
+    private static void deliver(ResultPartitionID partition, Consumer<Producer> action, String what) {
+        Slot slot = PARTITIONS.get(partition);
+        if (slot == null) {
+            LOG.debug("Dropped {} for {}: no task of this TaskManager produces it.", what, partition);
+            return;
+        }
+        slot.deliver(action);
+    }
+
+    /**
+     * The TaskManager's task event publisher, with consumers' answers to recovering producers
+     * routed here: Flink's own dispatcher drops an event for which no listener is subscribed yet.
+     */
+    public static TaskEventPublisher routingAnswers(TaskEventPublisher flink) {
+        return (partition, event) -> publish(flink, partition, event);
+    }
+
+    private static boolean publish(TaskEventPublisher flink, ResultPartitionID partition, TaskEvent event) {
+        if (event instanceof DeterminantResponseEvent) {
+            answered(partition, (DeterminantResponseEvent) event);
+            return true;
+        }
+        return flink.publish(partition, event);
+    }
+
+    private record Producer(ResultPartitionID partition, CausalTask task, int firstConsumer, long restoredEpoch) {
+
+        void answered(DeterminantResponseEvent answer) {
+            try {
+                task.answered(
+                        firstConsumer + answer.subpartition(),
+                        answer.deltas(),
+                        answer.consumerReplays(),
+                        () -> SubpartitionLogs.continueAfter(partition, answer.subpartition(), restoredEpoch, answer));
+            } catch (Exception e) {
+                LOG.warn("A consumer's answer to {} cannot be read; the recovery will time out and fall back.", partition, e);
+            }
         }
     }
 
-    private record Entry(CausalTask task, int firstConsumer) {}
+    /** One partition: its producer once registered, and what arrived before, in order. */
+    private static final class Slot {
+
+        @Nullable private volatile Producer producer;
+        @GuardedBy("this") private List<Consumer<Producer>> pending = new ArrayList<>();
+
+        Slot(ResultPartitionID partition) {}
+
+        synchronized void attach(Producer registered) {
+            producer = registered;
+            List<Consumer<Producer>> early = pending;
+            pending = List.of();
+            for (Consumer<Producer> action : early) {
+                action.accept(registered);
+            }
+        }
+
+        synchronized void deliver(Consumer<Producer> action) {
+            if (producer == null) {
+                pending.add(action);
+            } else {
+                action.accept(producer);
+            }
+        }
+    }
 }

@@ -18,6 +18,7 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
 import org.apache.flink.runtime.io.network.partition.PartitionRequestListener;
 import org.apache.flink.runtime.io.network.partition.PartitionNotFoundException;
+import org.apache.flink.runtime.io.network.partition.ResultPartition;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionManager;
 import org.apache.flink.runtime.io.network.partition.ResultSubpartitionIndexSet;
@@ -52,6 +53,12 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
 
     public ClonosResultPartitionManager(long inFlightLogCapacityBytes) {
         this.inFlightLogCapacityBytes = inFlightLogCapacityBytes;
+    }
+
+    @Override
+    public void registerResultPartition(ResultPartition partition) throws IOException {
+        CausalTasks.partitionRegistered(partition.getPartitionId());
+        super.registerResultPartition(partition);
     }
 
     @Override
@@ -123,6 +130,7 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
     @Override
     public void releasePartition(ResultPartitionID partitionId, Throwable cause) {
         super.releasePartition(partitionId, cause);
+        CausalTasks.partitionReleased(partitionId);
         for (LoggingSubpartition log : SubpartitionLogs.remove(partitionId)) {
             try {
                 log.close();

@@ -13,16 +13,17 @@
 package io.clonos.runtime.shuffle;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
-
-import org.apache.flink.annotation.Internal;
+import io.clonos.runtime.network.CausalTasks;
 import io.clonos.runtime.network.ClonosInputGate;
 import io.clonos.runtime.network.ClonosResultPartitionManager;
 import io.clonos.runtime.network.ClonosShuffleEnvironment;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.io.network.ConnectionManager;
 import org.apache.flink.runtime.io.network.LocalConnectionManager;
 import org.apache.flink.runtime.io.network.NettyShuffleEnvironment;
 import org.apache.flink.runtime.io.network.NettyShuffleServiceFactory;
+import org.apache.flink.runtime.io.network.TaskEventPublisher;
 import org.apache.flink.runtime.io.network.netty.NettyConfig;
 import org.apache.flink.runtime.io.network.netty.NettyConnectionManager;
 import org.apache.flink.runtime.io.network.partition.ResultPartition;
@@ -73,13 +74,15 @@ public class ClonosShuffleServiceFactory
                         context.getHostAddress());
         ClonosResultPartitionManager partitionManager =
                 new ClonosResultPartitionManager(clonos.getInFlightLogMemory().getBytes());
+        // consumers' answers to a recovering producer must not be lost before it subscribes
+        TaskEventPublisher events = CausalTasks.routingAnswers(context.getEventPublisher());
         NettyConfig nettyConfig = networkConfig.nettyConfig();
         ConnectionManager connectionManager =
                 nettyConfig == null
                         ? new LocalConnectionManager()
                         : new NettyConnectionManager(
                                 partitionManager,
-                                context.getEventPublisher(),
+                                events,
                                 nettyConfig,
                                 networkConfig.getMaxNumberOfConnections(),
                                 networkConfig.isConnectionReuseEnabled());
@@ -87,7 +90,7 @@ public class ClonosShuffleServiceFactory
                 NettyShuffleServiceFactory.createNettyShuffleEnvironment(
                         networkConfig,
                         context.getTaskExecutorResourceId(),
-                        context.getEventPublisher(),
+                        events,
                         partitionManager,
                         connectionManager,
                         context.getParentMetricGroup(),
@@ -100,7 +103,7 @@ public class ClonosShuffleServiceFactory
                         networkConfig,
                         connectionManager,
                         partitionManager,
-                        context.getEventPublisher(),
+                        events,
                         netty.getNetworkBufferPool(),
                         null,
                         null);

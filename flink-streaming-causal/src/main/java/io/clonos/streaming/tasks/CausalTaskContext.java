@@ -19,7 +19,6 @@ import io.clonos.runtime.causal.TaskCausalLog;
 import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.network.CausalTasks;
 import io.clonos.runtime.network.ClonosInputGate;
-import io.clonos.runtime.network.DeterminantResponseEvent;
 import io.clonos.runtime.network.ClonosInputGates;
 import io.clonos.runtime.network.SubpartitionLogMetrics;
 import io.clonos.runtime.network.SubpartitionLogs;
@@ -151,25 +150,11 @@ public final class CausalTaskContext {
         for (ResultPartitionWriter writer : writers) {
             ResultPartitionID partition = writer.getPartitionId();
             int first = firstConsumer;
-            CausalTasks.register(partition, task, first);
-            environment.getTaskEventDispatcher().subscribeToEvent(partition, event -> answered(task, partition, first, (DeterminantResponseEvent) event, restored), DeterminantResponseEvent.class);
+            CausalTasks.register(partition, task, first, restored);
             firstConsumer += writer.getNumberOfSubpartitions();
         }
         LOG.info("{}: causal logging on (DSD {}), recovery {}.", taskName, dsd, recovery.state());
         return task;
-    }
-
-    /** A consumer answered: a recovering task replays with its determinants and skips what it has. */
-    private static void answered(CausalTask task, ResultPartitionID partition, int firstConsumer, DeterminantResponseEvent answer, long restored) {
-        try {
-            task.answered(
-                    firstConsumer + answer.subpartition(),
-                    answer.deltas(),
-                    answer.consumerReplays(),
-                    () -> SubpartitionLogs.continueAfter(partition, answer.subpartition(), restored, answer));
-        } catch (Exception e) {
-            LOG.warn("A consumer's answer to {} cannot be read; the recovery will time out and fall back.", partition, e);
-        }
     }
 
     /** Clonos's processing-time services: Flink's, with causal time and replayable timers. */
