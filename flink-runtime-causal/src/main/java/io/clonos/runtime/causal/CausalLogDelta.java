@@ -33,7 +33,7 @@ import java.util.zip.CRC32;
 @Internal
 public record CausalLogDelta(CausalLogId log, long epoch, long offset, byte[] bytes) {
 
-    static final byte VERSION = 1;
+    static final byte VERSION = 2;
 
     public CausalLogDelta {
         if (epoch < 0 || offset < 0) {

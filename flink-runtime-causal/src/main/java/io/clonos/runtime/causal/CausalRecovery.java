@@ -399,7 +399,8 @@ public final class CausalRecovery {
             throw diverged("the task asked for " + kind.getSimpleName() + " after its predecessor's determinants of epoch " + replayEpoch + " were used up");
         }
         if (!kind.isInstance(next)) {
-            throw diverged("the task asked for " + kind.getSimpleName() + " where its predecessor logged " + next);
+            throw diverged("the task asked for " + kind.getSimpleName() + " where its predecessor logged " + next
+                    + " (determinant " + replayIndex + " of epoch " + replayEpoch + ", after " + recentlyReplayed() + ")");
         }
         lastReplayed = next;
         advance();
@@ -459,6 +460,12 @@ public final class CausalRecovery {
             }
             signal();
         }
+    }
+
+    /** The last few determinants the replay used, for a divergence's diagnosis. */
+    private List<Determinant> recentlyReplayed() {
+        List<Determinant> current = replay.get(replayEpoch);
+        return current == null ? List.of() : current.subList(Math.max(0, replayIndex - 5), Math.min(replayIndex, current.size()));
     }
 
     private LocalRecoveryImpossibleException diverged(String why) {

@@ -51,6 +51,9 @@ public final class CausalTask {
     @Nullable private volatile Thread taskThread;
     private volatile java.util.function.Consumer<Throwable> failure = t -> {};
     private long elementsInEpoch;
+    /** The task's clock, and whether it ticked for the current element. */
+    private long clockMillis;
+    private boolean ticked;
     private TimerReplayer timers = timer -> {
         throw new LocalRecoveryImpossibleException("The task has no timer service to replay " + timer);
     };
@@ -157,12 +160,34 @@ public final class CausalTask {
         return decided;
     }
 
-    /** A wall-clock reading, logged as a {@link Determinant.Timestamp}. */
+    // ------------------------------------------------------------------------------------------
+    //  The task's clock: one logged tick per element (or timer) that reads the time
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * A reading of processing or wall-clock time. On the task thread, the first reading while the
+     * task processes an element (or fires a timer, or before the first element of an epoch) is a
+     * logged tick, and every later reading until the next element returns it. How often code reads
+     * the time is then no determinant, only whether it reads it at all: code that reads it lazily
+     * once (a window assigner's stagger, a cache) does so at another point after a restore.
+     *
+     * <p>A tick is pinned to its element, so a consumer that holds any output of the element holds
+     * the tick too: it is logged before the output leaves the task.
+     */
     public long timestamp(LongSupplier clock) {
         if (!isProcessing()) {
             return clock.getAsLong();
         }
-        return decide(Determinant.Timestamp.class, () -> new Determinant.Timestamp(clock.getAsLong())).millis();
+        if (!ticked) {
+            long previous = clockMillis;
+            Determinant.Timestamp tick = decide(Determinant.Timestamp.class, () -> new Determinant.Timestamp(elementsInEpoch, Math.max(previous, clock.getAsLong())));
+            if (tick.recordCount() != elementsInEpoch) {
+                throw new LocalRecoveryImpossibleException("The recovered task reads the time at element " + elementsInEpoch + " where its predecessor read it at element " + tick.recordCount());
+            }
+            clockMillis = tick.millis();
+            ticked = true;
+        }
+        return clockMillis;
     }
 
     /** Logs a choice that was made outside of {@link #decide} (the input order of a running task). */
@@ -180,6 +205,7 @@ public final class CausalTask {
     public void beforeElement() {
         fireDueTimers();
         elementsInEpoch++;
+        ticked = false;
     }
 
     /**
@@ -191,6 +217,7 @@ public final class CausalTask {
             Determinant.TimerFired timer = recovery.peek(Determinant.TimerFired.class);
             if (timer != null && isDue(timer, timer.recordCount())) {
                 log.append(recovery.next(Determinant.TimerFired.class));
+                ticked = false;
                 timers.fire(timer);
                 continue;
             }
@@ -231,7 +258,11 @@ public final class CausalTask {
 
     /** A timer fires in a task that runs normally: log it before its callback runs. */
     public void timerFiring(int timerId, long timestamp) {
-        logged(new Determinant.TimerFired(elementsInEpoch, timerId, timestamp));
+        if (isProcessing()) {
+            log.append(new Determinant.TimerFired(elementsInEpoch, timerId, timestamp));
+            // a timer's callback sees the time it fires at
+            ticked = false;
+        }
     }
 
     /** The task took checkpoint {@code epoch}. */
@@ -239,6 +270,8 @@ public final class CausalTask {
         log.startEpoch(epoch);
         recovery.epochStarted(epoch);
         elementsInEpoch = 0;
+        // the epoch's first reading is logged in it: a task recovering from its checkpoint starts there
+        ticked = false;
     }
 
     /** Fires a logged timer during a replay. */

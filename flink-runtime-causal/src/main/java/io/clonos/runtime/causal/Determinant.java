@@ -51,7 +51,16 @@ public sealed interface Determinant
     }
 
     /** A wall-clock reading (processing time, ingestion time, the causal time service). */
-    record Timestamp(long millis) implements Determinant {}
+    record Timestamp(long recordCount, long millis) implements Determinant {
+        public Timestamp {
+            requireNonNegative(recordCount, "recordCount");
+        }
+
+        /** A reading at the start of an epoch, before its first element. */
+        public Timestamp(long millis) {
+            this(0, millis);
+        }
+    }
 
     /** The seed of an epoch's random numbers. */
     record RandomSeed(long seed) implements Determinant {}

@@ -254,6 +254,12 @@ public final class ClonosInputGate extends IndexedInputGate {
                 next = gate.pollNext();
             } catch (Exception e) {
                 if (!retireFailedChannels(e)) {
+                    if (gate == original && replacedChannelFailed()) {
+                        // the old connection of a channel that reads from a new producer now:
+                        // what it throws is of no concern any more
+                        LOG.debug("The replaced connection of a channel of {} failed.", original.getOwningTaskName(), e);
+                        return Optional.empty();
+                    }
                     throw e;
                 }
                 LOG.debug("Reading {} failed because a producer is gone.", original.getOwningTaskName(), e);
@@ -388,6 +394,16 @@ public final class ClonosInputGate extends IndexedInputGate {
             }
         }
         return any;
+    }
+
+    /** Whether the original connection of a channel that was retired or replaced since failed. */
+    private boolean replacedChannelFailed() {
+        for (int i = 0; i < numberOfChannels; i++) {
+            if (owner[i] != original && ClonosChannelProbe.producerFailure(original.getChannel(i)) != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

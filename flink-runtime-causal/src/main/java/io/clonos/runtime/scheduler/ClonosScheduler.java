@@ -206,7 +206,10 @@ public class ClonosScheduler extends DefaultScheduler {
             maybeRestartTasks(result);
             return;
         }
-        archiveFromFailureHandlingResult(createFailureHandlingResultSnapshot(result));
+        if (failedExecution.getFailureInfo().isPresent()) {
+            // a task that cancelled itself has no failure info for Flink's exception history
+            archiveFromFailureHandlingResult(createFailureHandlingResultSnapshot(result));
+        }
         abortPendingCheckpoints();
         pendingRestart.putAll(executionVertexVersioner.recordVertexModifications(Set.of(failed)));
         log.info(

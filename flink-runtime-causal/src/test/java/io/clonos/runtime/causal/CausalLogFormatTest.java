@@ -36,7 +36,7 @@ class CausalLogFormatTest {
             case 0:
                 return new Determinant.Order(random.nextBoolean() ? random.nextInt(4) : random.nextInt(Integer.MAX_VALUE), random.nextBoolean() ? 0 : random.nextInt(Integer.MAX_VALUE));
             case 1:
-                return new Determinant.Timestamp(random.nextLong());
+                return new Determinant.Timestamp(random.nextInt(1 << 20), random.nextLong());
             case 2:
                 return new Determinant.RandomSeed(random.nextLong());
             case 3:
@@ -74,9 +74,9 @@ class CausalLogFormatTest {
     @Test
     void smallValuesTakeOneByteAndThereIsNoChannelLimit() throws Exception {
         assertThat(DeterminantEncoding.encode(List.of(new Determinant.Order(3, 0)))).hasSize(3);
-        // a reading 3 ms after the previous one of its epoch: tag and one byte of difference
-        assertThat(DeterminantEncoding.encode(List.of(new Determinant.Timestamp(1_795_000_000_000L), new Determinant.Timestamp(1_795_000_000_003L))))
-                .hasSize(DeterminantEncoding.encode(List.of(new Determinant.Timestamp(1_795_000_000_000L))).length + 2);
+        // a tick 3 ms after the previous one of its epoch, 5 elements in: tag, element, difference
+        assertThat(DeterminantEncoding.encode(List.of(new Determinant.Timestamp(1_795_000_000_000L), new Determinant.Timestamp(5, 1_795_000_000_003L))))
+                .hasSize(DeterminantEncoding.encode(List.of(new Determinant.Timestamp(1_795_000_000_000L))).length + 3);
         assertThat(DeterminantEncoding.encode(List.of(new Determinant.BufferBuilt(100)))).hasSize(2);
         Determinant farChannel = new Determinant.Order(1_000_000, 32_768);
         assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(List.of(farChannel)))).containsExactly(farChannel);

@@ -15,6 +15,7 @@ package io.clonos.streaming.jobgraph;
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.jobgraph.JobGraphRewriter;
+import io.clonos.streaming.causal.CanonicalTimerOrder;
 import io.clonos.streaming.tasks.CausalMultipleInputStreamTask;
 import io.clonos.streaming.tasks.CausalOneInputStreamTask;
 import io.clonos.streaming.tasks.CausalSourceOperatorStreamTask;
@@ -75,7 +76,13 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                         invokable);
                 continue;
             }
-            new StreamConfig(vertex.getConfiguration()).setUnalignedCheckpointsEnabled(false);
+            StreamConfig config = new StreamConfig(vertex.getConfiguration());
+            config.setUnalignedCheckpointsEnabled(false);
+            if (clonos.getDeterminantSharingDepth() != 0 && config.getTimerServiceProvider(userCodeClassLoader) == null) {
+                // timers due together fire in an order a recovered task reproduces
+                config.setTimerServiceProvider(new CanonicalTimerOrder());
+                config.serializeAllConfigs();
+            }
             // the job's causal settings, for the tasks to read from their own configuration
             vertex.getConfiguration().set(ClonosOptions.DETERMINANT_SHARING_DEPTH, clonos.getDeterminantSharingDepth());
             vertex.getConfiguration().set(ClonosOptions.TIME_SERVICE_GRANULARITY, clonos.getTimeServiceGranularity());

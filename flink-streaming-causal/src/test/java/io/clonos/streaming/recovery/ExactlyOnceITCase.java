@@ -41,10 +41,14 @@ import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
 import org.apache.flink.streaming.api.functions.sink.SinkFunction;
+import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 
 import org.junit.jupiter.api.AfterEach;
@@ -71,8 +75,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>Two sources feed one keyed operator through four channels, so the order in which it reads
  * them differs on every run; per record it also reads Flink's processing time, the causal time
- * service and the causal random service, and it fires processing-time timers. Every effect (a
- * record or a timer) extends its key's hash chain: sequence number, previous digest, new digest,
+ * service and the causal random service, and it fires processing-time timers of all keys at the
+ * same instants; in the one-stage job, processing-time windows chained to it summarize each key's
+ * links. Every effect (a record, a timer or a window) extends its key's hash chain: sequence number, previous digest, new digest,
  * where the digest covers the input, the time and the random number. A recovered task that did not
  * reproduce its predecessor exactly emits links that break the chain at the sink; one that lost or
  * repeated work emits gaps or repeated sequence numbers.
@@ -82,6 +87,10 @@ class ExactlyOnceITCase {
     private static final long NUMBERS = 8_000;
     private static final int KEYS = 8;
     private static final int PARALLELISM = 2;
+    /** The first keyed stage of the one-stage job: the hash chain and its processing-time windows. */
+    private static final String FIRST_STAGE = "chain -> window";
+    /** Window links carry their key plus this, to keep their chains apart from the records' ones. */
+    private static final long WINDOW_KEYS = 1000;
 
     /** Links as the sink received them: key, sequence number, previous digest, digest, input. */
     static final Queue<String> SINK = new ConcurrentLinkedQueue<>();
@@ -136,7 +145,7 @@ class ExactlyOnceITCase {
         AccessExecutionGraph graph = run();
 
         assertThat(FAILED).as("the injected failure happened").isTrue();
-        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("chain[0]"));
+        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of(FIRST_STAGE + "[0]"));
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
@@ -204,7 +213,7 @@ class ExactlyOnceITCase {
         JobID job = cluster.submitJob(jobGraph(false)).get().getJobID();
         awaitCommittedLinks(NUMBERS / 2);
         Map<String, String> locations = subtaskLocations(cluster.getExecutionGraph(job).get());
-        String lost = locations.get("chain[0]");
+        String lost = locations.get(FIRST_STAGE + "[0]");
         cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();
 
         assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
@@ -215,7 +224,7 @@ class ExactlyOnceITCase {
             }
         });
         Set<String> restarted = restartedSubtasks(cluster.getArchivedExecutionGraph(job).get());
-        assertThat(onLost).contains("chain[0]");
+        assertThat(onLost).contains(FIRST_STAGE + "[0]");
         assertThat(restarted).as("only the lost TaskManager's tasks restart").isEqualTo(onLost);
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
@@ -246,7 +255,7 @@ class ExactlyOnceITCase {
         AccessExecutionGraph graph = run();
 
         assertThat(FAILED).isTrue();
-        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("chain[0]"));
+        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of(FIRST_STAGE + "[0]"));
         assertThat(violations()).as("what the validator finds").isNotEmpty();
     }
 
@@ -275,6 +284,14 @@ class ExactlyOnceITCase {
                     .keyBy(t -> t.f0)
                     .process(new HashChain("chain2"))
                     .name("chain2");
+        } else {
+            // processing-time windows over each key's links, chained to the keyed operator: the
+            // windows of all keys end at the same instant and fire together
+            DataStream<String> windows = DataStreamUtils.reinterpretAsKeyedStream(links, ExactlyOnceITCase::keyOf, Types.LONG)
+                    .window(TumblingProcessingTimeWindows.of(Duration.ofMillis(100)))
+                    .process(new WindowChain())
+                    .name("window");
+            links = links.union(windows);
         }
         links.addSink(new CommittingSink())
                 .name("sink")
@@ -352,9 +369,8 @@ class ExactlyOnceITCase {
         public void processElement(Tuple3<Long, String, Long> in, Context ctx, Collector<String> out) throws Exception {
             maybeFail(getRuntimeContext(), name, ++seen);
             long now = ctx.timerService().currentProcessingTime();
-            // offset by the key: Flink fires timers of equal timestamps in the order of its timer
-            // heap, which a restore does not reproduce (a known gap, see docs/architecture.md)
-            ctx.timerService().registerProcessingTimeTimer(now - now % 50 + 50 + in.f0);
+            // the timers of all keys are due at the same instant
+            ctx.timerService().registerProcessingTimeTimer(now - now % 50 + 50);
             long value = mix(mix(mix(in.f2, in.f1.hashCode()), now), mix(causal.currentTimeMillis(), causal.random().nextInt()));
             link(out, in.f0, value, in.f1);
         }
@@ -378,6 +394,31 @@ class ExactlyOnceITCase {
             h ^= h >>> 31;
             h *= 0xBF58476D1CE4E5B9L;
             return h ^ (h >>> 29);
+        }
+    }
+
+    static long keyOf(String link) {
+        return Long.parseLong(link.substring(0, link.indexOf(',')));
+    }
+
+    /**
+     * Per key and processing-time window: a link of the key's window chain over the number of
+     * links in the window and their digests, in the order the window received them.
+     */
+    static final class WindowChain extends ProcessWindowFunction<String, String, Long, TimeWindow> {
+        @Override
+        public void process(Long key, Context context, Iterable<String> links, Collector<String> out) throws Exception {
+            long value = context.window().getEnd();
+            for (String link : links) {
+                value = HashChain.mix(value, Long.parseLong(link.split(",")[3]));
+            }
+            ValueState<Tuple2<Long, Long>> chain = context.globalState().getState(new ValueStateDescriptor<>("window-chain", Types.TUPLE(Types.LONG, Types.LONG)));
+            Tuple2<Long, Long> previous = chain.value();
+            long seq = previous == null ? 1 : previous.f0 + 1;
+            long prevDigest = previous == null ? 0 : previous.f1;
+            long digest = HashChain.mix(prevDigest, value);
+            chain.update(Tuple2.of(seq, digest));
+            out.collect((WINDOW_KEYS + key) + "," + seq + "," + prevDigest + "," + digest + ",window:" + key + ":" + context.window().getEnd());
         }
     }
 
