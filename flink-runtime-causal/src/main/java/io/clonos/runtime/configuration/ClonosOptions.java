@@ -64,9 +64,11 @@ public final class ClonosOptions {
                     .durationType()
                     .defaultValue(Duration.ofMillis(1))
                     .withDescription(
-                            "How long the causal time service caches a wall-clock reading. Every"
-                                    + " fresh reading is a determinant, so a coarser granularity logs"
-                                    + " less; 0 reads (and logs) the clock on every call.");
+                            "The resolution of the causal time service (CausalServices#currentTimeMillis):"
+                                    + " its readings are truncated to a multiple of it; 0 or 1 ms keeps"
+                                    + " milliseconds. Independently of it, a task's clock ticks once per"
+                                    + " element (or timer) that reads the time, and that tick is the"
+                                    + " determinant.");
 
     // ------------------------------------------------------------------------------------------
     //  In-flight log
