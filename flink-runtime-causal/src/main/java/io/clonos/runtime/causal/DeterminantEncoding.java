@@ -25,8 +25,9 @@ import java.util.List;
  * common small values take one byte.
  *
  * <p>An epoch's determinants form one stream, encoded and decoded from its start: a {@link
- * Determinant.Timestamp} is the difference to the previous timestamp of the epoch (the first to
- * 0), so the ticks of the task's clock a few milliseconds apart take a few bytes instead of nine.
+ * Determinant.Timestamp} (a tick of the task's clock) is the difference in elements and in
+ * milliseconds to the previous tick of the epoch (the first to 0 and 0). The common tick, at the
+ * next element, takes two bytes, one when the millisecond is the same.
  *
  * <p>Decoding never guesses: unknown tags, truncated fields and overlong integers raise {@link
  * CorruptCausalLogException}. Integrity of whole deltas is the job of {@link CausalLogDelta}'s
@@ -43,6 +44,10 @@ public final class DeterminantEncoding {
     static final byte SOURCE_CHECKPOINT = 6;
     static final byte ASYNC_COMPLETION = 7;
     static final byte BUFFER_BUILT = 8;
+    /** A tick at the element after the previous tick's: the difference in milliseconds only. */
+    static final byte TICK_NEXT = 9;
+    /** A tick at the element after the previous tick's, in the same millisecond: the tag alone. */
+    static final byte TICK_NEXT_SAME_MILLIS = 10;
 
     private DeterminantEncoding() {}
 
@@ -59,6 +64,7 @@ public final class DeterminantEncoding {
     /** The encoder of one epoch's stream of determinants; a new epoch takes a new encoder. */
     public static final class Encoder {
         private long lastMillis;
+        private long lastTickElement;
 
         public void encode(Determinant determinant, ByteArrayOutputStream out) {
             if (determinant instanceof Determinant.Order d) {
@@ -66,10 +72,20 @@ public final class DeterminantEncoding {
                 VarInts.writeUnsigned(out, d.channel());
                 VarInts.writeUnsigned(out, d.dataBytes());
             } else if (determinant instanceof Determinant.Timestamp d) {
-                out.write(TIMESTAMP);
-                VarInts.writeUnsigned(out, d.recordCount());
-                VarInts.writeSigned(out, d.millis() - lastMillis);
+                long elements = d.recordCount() - lastTickElement;
+                long millis = d.millis() - lastMillis;
+                if (elements == 1 && millis == 0) {
+                    out.write(TICK_NEXT_SAME_MILLIS);
+                } else if (elements == 1) {
+                    out.write(TICK_NEXT);
+                    VarInts.writeSigned(out, millis);
+                } else {
+                    out.write(TIMESTAMP);
+                    VarInts.writeSigned(out, elements);
+                    VarInts.writeSigned(out, millis);
+                }
                 lastMillis = d.millis();
+                lastTickElement = d.recordCount();
             } else if (determinant instanceof Determinant.RandomSeed d) {
                 out.write(RANDOM_SEED);
                 VarInts.writeSigned(out, d.seed());
@@ -105,25 +121,29 @@ public final class DeterminantEncoding {
     public static List<Determinant> decode(byte[] bytes) throws CorruptCausalLogException {
         VarInts.Reader in = new VarInts.Reader(bytes, 0, bytes.length);
         List<Determinant> determinants = new ArrayList<>();
-        long lastMillis = 0;
+        Determinant.Timestamp lastTick = new Determinant.Timestamp(0, 0);
         while (in.hasMore()) {
-            Determinant next = decodeOne(in, lastMillis);
+            Determinant next = decodeOne(in, lastTick);
             if (next instanceof Determinant.Timestamp t) {
-                lastMillis = t.millis();
+                lastTick = t;
             }
             determinants.add(next);
         }
         return determinants;
     }
 
-    private static Determinant decodeOne(VarInts.Reader in, long lastMillis) throws CorruptCausalLogException {
+    private static Determinant decodeOne(VarInts.Reader in, Determinant.Timestamp lastTick) throws CorruptCausalLogException {
         int position = in.position();
         byte tag = in.readByte();
         switch (tag) {
             case ORDER:
                 return new Determinant.Order(in.readUnsignedInt(), in.readUnsignedInt());
             case TIMESTAMP:
-                return new Determinant.Timestamp(in.readUnsigned(), lastMillis + in.readSigned());
+                return tick(lastTick, in.readSigned(), in.readSigned(), position);
+            case TICK_NEXT:
+                return tick(lastTick, 1, in.readSigned(), position);
+            case TICK_NEXT_SAME_MILLIS:
+                return tick(lastTick, 1, 0, position);
             case RANDOM_SEED:
                 return new Determinant.RandomSeed(in.readSigned());
             case EXTERNAL_RESULT:
@@ -139,5 +159,13 @@ public final class DeterminantEncoding {
             default:
                 throw new CorruptCausalLogException("Unknown determinant tag " + tag + " at byte " + position);
         }
+    }
+
+    private static Determinant.Timestamp tick(Determinant.Timestamp last, long elements, long millis, int position) throws CorruptCausalLogException {
+        long element = last.recordCount() + elements;
+        if (element < 0) {
+            throw new CorruptCausalLogException("A tick at a negative element (" + element + ") at byte " + position);
+        }
+        return new Determinant.Timestamp(element, last.millis() + millis);
     }
 }

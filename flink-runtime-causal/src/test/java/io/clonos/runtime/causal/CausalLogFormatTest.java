@@ -74,9 +74,17 @@ class CausalLogFormatTest {
     @Test
     void smallValuesTakeOneByteAndThereIsNoChannelLimit() throws Exception {
         assertThat(DeterminantEncoding.encode(List.of(new Determinant.Order(3, 0)))).hasSize(3);
-        // a tick 3 ms after the previous one of its epoch, 5 elements in: tag, element, difference
-        assertThat(DeterminantEncoding.encode(List.of(new Determinant.Timestamp(1_795_000_000_000L), new Determinant.Timestamp(5, 1_795_000_000_003L))))
-                .hasSize(DeterminantEncoding.encode(List.of(new Determinant.Timestamp(1_795_000_000_000L))).length + 3);
+        // ticks after the first one of an epoch: 3 ms and 5 elements later (tag and two
+        // differences), at the next element 2 ms later (tag and difference), and at the next
+        // element in the same millisecond (the tag alone)
+        List<Determinant> ticks = List.of(
+                new Determinant.Timestamp(1_795_000_000_000L),
+                new Determinant.Timestamp(5, 1_795_000_000_003L),
+                new Determinant.Timestamp(6, 1_795_000_000_005L),
+                new Determinant.Timestamp(7, 1_795_000_000_005L));
+        int first = DeterminantEncoding.encode(ticks.subList(0, 1)).length;
+        assertThat(DeterminantEncoding.encode(ticks)).hasSize(first + 3 + 2 + 1);
+        assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(ticks))).containsExactlyElementsOf(ticks);
         assertThat(DeterminantEncoding.encode(List.of(new Determinant.BufferBuilt(100)))).hasSize(2);
         Determinant farChannel = new Determinant.Order(1_000_000, 32_768);
         assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(List.of(farChannel)))).containsExactly(farChannel);
