@@ -46,7 +46,7 @@ public final class ClonosCli {
                     "        TaskManagers (tm-0 ... tm-N-1) as separate JVMs (default N=2, S=2).",
                     "  cluster stop [--conf-dir DIR]",
                     "  cluster status [--conf-dir DIR] [-D key=value ...]",
-                    "  run [--detached] [--conf-dir DIR] [-D key=value ...] JAR [ARGS ...]",
+                    "  run [--detached] [--class CLASS] [--conf-dir DIR] [-D key=value ...] JAR [ARGS ...]",
                     "        Submit an unchanged Flink job jar to the cluster over Flink's REST API.",
                     "  fail --job ID --vertex NAME --subtask I [--conf-dir DIR] [-D key=value ...]",
                     "        Fail one running task through the JobManager (failure experiments).",
@@ -128,7 +128,7 @@ public final class ClonosCli {
     }
 
     private static int runJob(Deque<String> args) throws Exception {
-        Options options = Options.parse(args, List.of("--conf-dir"), List.of("--detached"));
+        Options options = Options.parse(args, List.of("--conf-dir", "--class"), List.of("--detached"));
         if (options.positional.isEmpty()) {
             throw new UsageException("run needs a job jar.");
         }
@@ -138,6 +138,7 @@ public final class ClonosCli {
                 home.loadConfiguration(options.dynamicProperties),
                 options.flags.contains("--detached"),
                 new File(options.positional.get(0)),
+                options.value("--class"),
                 jobArgs.toArray(new String[0]));
         return 0;
     }

@@ -73,6 +73,7 @@ final class Demo {
                     client,
                     true,
                     home.examplesJar().toFile(),
+                    null,
                     new String[] {"--count", String.valueOf(count), "--rate", String.valueOf(rate), "--keys", String.valueOf(keys), "--output", output.toString()});
 
             String jobId = rest.get("/jobs").path("jobs").get(0).path("id").asText();

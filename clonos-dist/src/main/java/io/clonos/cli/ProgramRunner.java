@@ -21,6 +21,8 @@ import org.apache.flink.configuration.DeploymentOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.core.execution.DefaultExecutorServiceLoader;
 
+import javax.annotation.Nullable;
+
 import java.io.File;
 import java.util.List;
 
@@ -34,7 +36,8 @@ final class ProgramRunner {
 
     private ProgramRunner() {}
 
-    static void run(Configuration clusterConfig, boolean detached, File jar, String[] args) throws Exception {
+    /** Runs the jar's program: its manifest's main class, or {@code entryClass} when given. */
+    static void run(Configuration clusterConfig, boolean detached, File jar, @Nullable String entryClass, String[] args) throws Exception {
         if (!jar.isFile()) {
             throw new IllegalArgumentException("No job jar at " + jar);
         }
@@ -46,6 +49,7 @@ final class ProgramRunner {
         PackagedProgram program =
                 PackagedProgram.newBuilder()
                         .setJarFile(jar)
+                        .setEntryPointClassName(entryClass)
                         .setArguments(args)
                         .setConfiguration(config)
                         .build();

@@ -117,7 +117,7 @@ class EmbeddedClusterTest {
             cluster.start();
             Configuration client = clientConfiguration(cluster.getRestAddress().get(), Map.of("clonos.recovery.mode", "sometimes"));
 
-            assertThatThrownBy(() -> ProgramRunner.run(client, false, examplesJar(), new String[] {"--count", "10", "--output", output.toString()}))
+            assertThatThrownBy(() -> ProgramRunner.run(client, false, examplesJar(), null, new String[] {"--count", "10", "--output", output.toString()}))
                     .hasStackTraceContaining("clonos.recovery.mode")
                     .hasStackTraceContaining("sometimes");
         }
@@ -129,6 +129,7 @@ class EmbeddedClusterTest {
                 clientConfiguration(address, Map.of()),
                 true,
                 examplesJar(),
+                null,
                 new String[] {"--count", String.valueOf(COUNT), "--rate", "3000", "--keys", String.valueOf(KEYS), "--checkpoint-interval", "300", "--output", output.toString()});
         return new ClusterRestClient(address).get("/jobs").path("jobs").get(0).path("id").asText();
     }

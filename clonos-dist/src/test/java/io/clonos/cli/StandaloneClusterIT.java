@@ -12,6 +12,10 @@
 
 package io.clonos.cli;
 
+import io.clonos.examples.CommittedLinesSink;
+import io.clonos.examples.HashChainJob;
+import io.clonos.examples.HashChains;
+
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 import org.junit.jupiter.api.AfterAll;
@@ -70,7 +74,7 @@ class StandaloneClusterIT {
         restPort = freePort();
         rpcPort = freePort();
 
-        Result started = clonos("cluster", "start", "--taskmanagers", "3", "--slots", "1", "-D", "rest.port=" + restPort, "-D", "jobmanager.rpc.port=" + rpcPort, "-D", "metrics.fetcher.update-interval=200");
+        Result started = clonos("cluster", "start", "--taskmanagers", "4", "--slots", "1", "-D", "rest.port=" + restPort, "-D", "jobmanager.rpc.port=" + rpcPort, "-D", "metrics.fetcher.update-interval=200");
         assertThat(started.exitCode).as(started.toString()).isZero();
         assertThat(started.stdout).contains("Clonos cluster started").contains(":" + restPort);
     }
@@ -89,8 +93,8 @@ class StandaloneClusterIT {
         assertThat(classesOf(jar)).as("the job jar has no Clonos runtime in it").noneMatch(c -> c.startsWith("io/clonos/runtime") || c.startsWith("io/clonos/streaming"));
 
         ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
-        assertThat(taskManagerIds(rest)).containsExactlyInAnyOrder("tm-0", "tm-1", "tm-2");
-        assertThat(pids()).hasSize(4).doesNotContain(ProcessHandle.current().pid());
+        assertThat(taskManagerIds(rest)).containsExactlyInAnyOrder("tm-0", "tm-1", "tm-2", "tm-3");
+        assertThat(pids()).hasSize(5).doesNotContain(ProcessHandle.current().pid());
 
         Path output = work.resolve("output");
         Result submitted = clonos("run", "--detached", "-D", "rest.port=" + restPort, jar.toString(), "--count", String.valueOf(COUNT), "--rate", "3000", "--keys", String.valueOf(KEYS), "--checkpoint-interval", "300", "--output", output.toString());
@@ -99,13 +103,13 @@ class StandaloneClusterIT {
         assertThat(jobId.find()).as(submitted.toString()).isTrue();
 
         RunningSumChecks.awaitEpochOnEverySubtask(rest, jobId.group(1), Duration.ofSeconds(90));
-        assertThat(subtaskHosts(rest, jobId.group(1))).as("subtasks run on two TaskManagers").hasSize(2).isSubsetOf("tm-0", "tm-1", "tm-2");
+        assertThat(subtaskHosts(rest, jobId.group(1))).as("subtasks run on two TaskManagers").hasSize(2).isSubsetOf("tm-0", "tm-1", "tm-2", "tm-3");
         assertThat(RunningSumChecks.awaitTerminal(rest, jobId.group(1), Duration.ofMinutes(2))).isEqualTo("FINISHED");
         assertThat(rest.completedCheckpoints(jobId.group(1))).isPositive();
         RunningSumChecks.assertComplete(output, COUNT, KEYS);
 
         Result status = clonos("cluster", "status", "-D", "rest.port=" + restPort);
-        assertThat(status.stdout).contains("tm-0").contains("tm-1").contains("tm-2").contains("jobmanager").contains("3 TaskManagers");
+        assertThat(status.stdout).contains("tm-0").contains("tm-1").contains("tm-2").contains("jobmanager").contains("4 TaskManagers");
     }
 
     @Test
@@ -194,7 +198,7 @@ class StandaloneClusterIT {
      * count and sum reach at least their values without failure).
      */
     @Test
-    @Order(5)
+    @Order(6)
     void killedTaskManagerProcessIsRecoveredLocally() throws Exception {
         ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
         long count = 40_000;
@@ -212,6 +216,36 @@ class StandaloneClusterIT {
         Map<String, Integer> attempts = subtaskAttempts(rest, job);
         hosts.forEach((subtask, tm) -> assertThat(attempts.get(subtask)).as("attempt of %s, which ran on %s (killed: %s)", subtask, tm, victim).isEqualTo(tm.equals(victim) ? 1 : 0));
         assertAtLeastOnce(output, count, keys);
+    }
+
+    /**
+     * A TaskManager JVM that runs the keyed operator's subtask 0 of a deliberately nondeterministic
+     * job (input order across two sources, processing time, tied timers, processing-time windows)
+     * is killed with SIGKILL. Only its tasks restart, and the committed output is exactly once:
+     * every key's hash chain is contiguous and consistent, and every input took effect once.
+     */
+    @Test
+    @Order(5)
+    void killedTaskManagerProcessIsRecoveredExactlyOnce() throws Exception {
+        ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
+        long count = 10_000;
+        Path output = work.resolve("output-hash-chains");
+        Result submitted = clonos("run", "--detached", "-D", "rest.port=" + restPort, "--class", HashChainJob.class.getName(), dist.resolve("examples/clonos-examples.jar").toString(),
+                "--count", String.valueOf(count), "--rate", "1500", "--keys", "8", "--checkpoint-interval", "300", "--output", output.toString());
+        Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(submitted.stdout);
+        assertThat(jobId.find()).as(submitted.toString()).isTrue();
+        String job = jobId.group(1);
+        RunningSumChecks.awaitEpochOnEverySubtask(rest, job, Duration.ofSeconds(90));
+
+        Map<String, String> hosts = subtaskTaskManagers(rest, job);
+        String victim = hosts.entrySet().stream().filter(e -> e.getKey().startsWith("chain") && e.getKey().endsWith("[0]")).findFirst().orElseThrow().getValue();
+        long pid = Long.parseLong(Files.readString(work.resolve("run").resolve(victim + ".pid")).trim());
+        ProcessHandle.of(pid).orElseThrow().destroyForcibly();
+
+        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3))).isEqualTo("FINISHED");
+        Map<String, Integer> attempts = subtaskAttempts(rest, job);
+        hosts.forEach((subtask, tm) -> assertThat(attempts.get(subtask)).as("attempt of %s, which ran on %s (killed: %s)", subtask, tm, victim).isEqualTo(tm.equals(victim) ? 1 : 0));
+        assertThat(HashChains.violations(CommittedLinesSink.committedLines(output), HashChainJob.SOURCES, count)).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
     /**
