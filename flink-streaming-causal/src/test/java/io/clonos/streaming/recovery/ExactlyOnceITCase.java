@@ -14,6 +14,8 @@ package io.clonos.streaming.recovery;
 
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
+import io.clonos.examples.HashChainJob;
+import io.clonos.examples.HashChains;
 import io.clonos.streaming.causal.CausalServices;
 
 import org.apache.flink.api.common.JobID;
@@ -89,8 +91,6 @@ class ExactlyOnceITCase {
     private static final int PARALLELISM = 2;
     /** The first keyed stage of the one-stage job: the hash chain and its processing-time windows. */
     private static final String FIRST_STAGE = "chain -> window";
-    /** Window links carry their key plus this, to keep their chains apart from the records' ones. */
-    private static final long WINDOW_KEYS = 1000;
 
     /** Links as the sink received them: key, sequence number, previous digest, digest, input. */
     static final Queue<String> SINK = new ConcurrentLinkedQueue<>();
@@ -287,7 +287,7 @@ class ExactlyOnceITCase {
         } else {
             // processing-time windows over each key's links, chained to the keyed operator: the
             // windows of all keys end at the same instant and fire together
-            DataStream<String> windows = DataStreamUtils.reinterpretAsKeyedStream(links, ExactlyOnceITCase::keyOf, Types.LONG)
+            DataStream<String> windows = DataStreamUtils.reinterpretAsKeyedStream(links, HashChains::keyOf, Types.LONG)
                     .window(TumblingProcessingTimeWindows.of(Duration.ofMillis(100)))
                     .process(new WindowChain())
                     .name("window");
@@ -381,24 +381,12 @@ class ExactlyOnceITCase {
         }
 
         private void link(Collector<String> out, long key, long value, String input) throws Exception {
-            Tuple2<Long, Long> previous = chain.value();
-            long seq = previous == null ? 1 : previous.f0 + 1;
-            long prevDigest = previous == null ? 0 : previous.f1;
-            long digest = mix(prevDigest, value);
-            chain.update(Tuple2.of(seq, digest));
-            out.collect(key + "," + seq + "," + prevDigest + "," + digest + "," + input);
+            out.collect(HashChains.link(chain, key, value, input));
         }
 
         static long mix(long a, long b) {
-            long h = a * 0x9E3779B97F4A7C15L + b;
-            h ^= h >>> 31;
-            h *= 0xBF58476D1CE4E5B9L;
-            return h ^ (h >>> 29);
+            return HashChains.mix(a, b);
         }
-    }
-
-    static long keyOf(String link) {
-        return Long.parseLong(link.substring(0, link.indexOf(',')));
     }
 
     /**
@@ -410,15 +398,10 @@ class ExactlyOnceITCase {
         public void process(Long key, Context context, Iterable<String> links, Collector<String> out) throws Exception {
             long value = context.window().getEnd();
             for (String link : links) {
-                value = HashChain.mix(value, Long.parseLong(link.split(",")[3]));
+                value = HashChains.mix(value, HashChains.digestOf(link));
             }
             ValueState<Tuple2<Long, Long>> chain = context.globalState().getState(new ValueStateDescriptor<>("window-chain", Types.TUPLE(Types.LONG, Types.LONG)));
-            Tuple2<Long, Long> previous = chain.value();
-            long seq = previous == null ? 1 : previous.f0 + 1;
-            long prevDigest = previous == null ? 0 : previous.f1;
-            long digest = HashChain.mix(prevDigest, value);
-            chain.update(Tuple2.of(seq, digest));
-            out.collect((WINDOW_KEYS + key) + "," + seq + "," + prevDigest + "," + digest + ",window:" + key + ":" + context.window().getEnd());
+            out.collect(HashChains.link(chain, HashChainJob.WINDOW_KEYS + key, value, "window:" + key + ":" + context.window().getEnd()));
         }
     }
 
@@ -476,35 +459,7 @@ class ExactlyOnceITCase {
 
     /** What the sink's links show: gaps, repeats, broken digests, inputs lost or seen twice. */
     private static List<String> violations() {
-        List<String> violations = new ArrayList<>();
-        Map<Long, Long> lastSeq = new HashMap<>();
-        Map<Long, Long> lastDigest = new HashMap<>();
-        Set<String> inputs = new HashSet<>();
-        for (String line : SINK) {
-            String[] f = line.split(",");
-            long key = Long.parseLong(f[0]);
-            long seq = Long.parseLong(f[1]);
-            long prev = Long.parseLong(f[2]);
-            long expectedSeq = lastSeq.getOrDefault(key, 0L) + 1;
-            if (seq != expectedSeq) {
-                violations.add("key " + key + ": link " + seq + " follows link " + (expectedSeq - 1));
-            } else if (prev != lastDigest.getOrDefault(key, 0L)) {
-                violations.add("key " + key + ": link " + seq + " does not continue the chain (diverged)");
-            }
-            lastSeq.put(key, seq);
-            lastDigest.put(key, Long.parseLong(f[3]));
-            if (!inputs.add(f[4])) {
-                violations.add("input " + f[4] + " took effect twice");
-            }
-        }
-        for (String source : new String[] {"left", "right"}) {
-            for (long n = 1; n <= NUMBERS; n++) {
-                if (!inputs.contains(source + ":" + n)) {
-                    violations.add("input " + source + ":" + n + " never took effect");
-                }
-            }
-        }
-        return violations.size() > 20 ? violations.subList(0, 20) : violations;
+        return HashChains.violations(SINK, new String[] {"left", "right"}, NUMBERS);
     }
 
     /** Subtasks (operator name[index]) whose current attempt is not the first. */
