@@ -45,6 +45,8 @@ public final class CausalTask {
     /** Upstream logs this recovering task was handed back by its consumers. */
     private final java.util.Set<CausalLogId> handedBack = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+    private static final ThreadLocal<CausalTask> ON_TASK_THREAD = new ThreadLocal<>();
+
     private volatile boolean processing;
 
 
@@ -133,8 +135,18 @@ public final class CausalTask {
     public void processingStarted() {
         if (!processing) {
             taskThread = Thread.currentThread();
+            ON_TASK_THREAD.set(this);
             processing = true;
         }
+    }
+
+    /**
+     * The causal side of the task whose thread calls, once it processes; for code that Flink
+     * creates without a way to reach its task (a record writer's partitioner).
+     */
+    @Nullable
+    public static CausalTask ofCurrentThread() {
+        return ON_TASK_THREAD.get();
     }
 
     /**

@@ -14,6 +14,7 @@ package io.clonos.streaming.causal;
 
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.Determinant;
+import io.clonos.runtime.causal.EpochRandom;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.functions.RuntimeContext;
@@ -31,7 +32,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Random;
 import java.util.concurrent.Callable;
@@ -63,11 +63,12 @@ public final class CausalServices {
 
     @Nullable private final CausalTask task;
     private final long granularityMillis;
-    private final CausalRandom random = new CausalRandom();
+    private final EpochRandom random;
 
     private CausalServices(@Nullable CausalTask task, long granularityMillis) {
         this.task = task;
         this.granularityMillis = Math.max(1, granularityMillis);
+        this.random = new EpochRandom(task);
     }
 
     /** The causal services of the task that runs the function with this context. */
@@ -160,25 +161,6 @@ public final class CausalServices {
             return serializer.deserialize(new DataInputDeserializer(bytes));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    /** A {@link Random} whose seed is a determinant, drawn anew in every epoch. */
-    private final class CausalRandom extends Random {
-        private static final long serialVersionUID = 1L;
-        private final SecureRandom seeds = new SecureRandom();
-        private long seededEpoch = Long.MIN_VALUE;
-
-        @Override
-        protected int next(int bits) {
-            if (task != null && task.isProcessing()) {
-                long epoch = task.log().currentEpoch();
-                if (epoch != seededEpoch) {
-                    seededEpoch = epoch;
-                    setSeed(task.decide(Determinant.RandomSeed.class, () -> new Determinant.RandomSeed(seeds.nextLong())).seed());
-                }
-            }
-            return super.next(bits);
         }
     }
 }

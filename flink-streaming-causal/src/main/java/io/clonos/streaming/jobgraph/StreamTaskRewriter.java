@@ -16,6 +16,7 @@ import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.jobgraph.JobGraphRewriter;
 import io.clonos.streaming.causal.CanonicalTimerOrder;
+import io.clonos.streaming.partitioner.CausalPartitioners;
 import io.clonos.streaming.tasks.CausalMultipleInputStreamTask;
 import io.clonos.streaming.tasks.CausalOneInputStreamTask;
 import io.clonos.streaming.tasks.CausalSourceOperatorStreamTask;
@@ -78,9 +79,13 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             }
             StreamConfig config = new StreamConfig(vertex.getConfiguration());
             config.setUnalignedCheckpointsEnabled(false);
-            if (clonos.getDeterminantSharingDepth() != 0 && config.getTimerServiceProvider(userCodeClassLoader) == null) {
-                // timers due together fire in an order a recovered task reproduces
-                config.setTimerServiceProvider(new CanonicalTimerOrder());
+            if (clonos.getDeterminantSharingDepth() != 0) {
+                if (config.getTimerServiceProvider(userCodeClassLoader) == null) {
+                    // timers due together fire in an order a recovered task reproduces
+                    config.setTimerServiceProvider(new CanonicalTimerOrder());
+                }
+                // records go to the channels a recovered task sends them to
+                config.setVertexNonChainedOutputs(CausalPartitioners.replace(config.getVertexNonChainedOutputs(userCodeClassLoader)));
                 config.serializeAllConfigs();
             }
             // the job's causal settings, for the tasks to read from their own configuration

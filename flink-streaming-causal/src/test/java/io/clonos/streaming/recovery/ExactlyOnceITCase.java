@@ -44,6 +44,7 @@ import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
@@ -264,12 +265,37 @@ class ExactlyOnceITCase {
     }
 
     private AccessExecutionGraph run(boolean twoStages) throws Exception {
-        JobID job = cluster.submitJob(jobGraph(twoStages)).get().getJobID();
+        return run(jobGraph(twoStages, false));
+    }
+
+    private AccessExecutionGraph run(JobGraph jobGraph) throws Exception {
+        JobID job = cluster.submitJob(jobGraph).get().getJobID();
         assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
         return cluster.getArchivedExecutionGraph(job).get();
     }
 
+    /**
+     * The keyed operator's output goes round-robin ({@code rebalance()}, which starts at a random
+     * channel) to the second stage: the recovered task must send every record to the channel its
+     * predecessor sent it to.
+     */
+    @Test
+    void failedTaskWithRebalancedOutputIsRecoveredExactlyOnce() throws Exception {
+        startCluster(new Configuration());
+        failing = "chain";
+        failAfter = NUMBERS / PARALLELISM / 2;
+        AccessExecutionGraph graph = run(jobGraph(true, true));
+
+        assertThat(FAILED).as("the injected failure happened").isTrue();
+        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("chain[0]"));
+        assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
+    }
+
     private static JobGraph jobGraph(boolean twoStages) {
+        return jobGraph(twoStages, false);
+    }
+
+    private static JobGraph jobGraph(boolean twoStages, boolean rebalanced) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
         env.enableCheckpointing(250);
@@ -278,9 +304,15 @@ class ExactlyOnceITCase {
         DataStream<String> links = left.union(right).keyBy(t -> t.f0).process(new HashChain("chain")).name("chain");
         if (twoStages) {
             // a second keyed stage, fed by the first through a shuffle: links rekeyed by digest
-            links = links.map(ExactlyOnceITCase::rekey)
+            SingleOutputStreamOperator<Tuple3<Long, String, Long>> rekeyed = (rebalanced ? links.rebalance() : links).map(ExactlyOnceITCase::rekey)
                     .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
-                    .name("rekey")
+                    .name("rekey");
+            if (rebalanced) {
+                // five channels: Flink's rebalance would pick its predecessor's channel by chance
+                // one time in five
+                rekeyed.setParallelism(5);
+            }
+            links = rekeyed
                     .keyBy(t -> t.f0)
                     .process(new HashChain("chain2"))
                     .name("chain2");

@@ -1,0 +1,50 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+package io.clonos.runtime.causal;
+
+import org.apache.flink.annotation.Internal;
+
+import javax.annotation.Nullable;
+
+import java.security.SecureRandom;
+import java.util.Random;
+
+/**
+ * A {@link Random} whose seed is a determinant, drawn anew in every epoch of its task: its numbers
+ * on the task thread are the same in a replay, and no single number needs logging. Off the task
+ * thread, or without causal logging, it is an ordinary random generator.
+ */
+@Internal
+public final class EpochRandom extends Random {
+
+    private static final long serialVersionUID = 1L;
+
+    @Nullable private final transient CausalTask task;
+    private final SecureRandom seeds = new SecureRandom();
+    private long seededEpoch = Long.MIN_VALUE;
+
+    public EpochRandom(@Nullable CausalTask task) {
+        this.task = task;
+    }
+
+    @Override
+    protected int next(int bits) {
+        if (task != null && task.isProcessing()) {
+            long epoch = task.log().currentEpoch();
+            if (epoch != seededEpoch) {
+                seededEpoch = epoch;
+                setSeed(task.decide(Determinant.RandomSeed.class, () -> new Determinant.RandomSeed(seeds.nextLong())).seed());
+            }
+        }
+        return super.next(bits);
+    }
+}

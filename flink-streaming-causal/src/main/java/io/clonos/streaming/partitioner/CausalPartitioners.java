@@ -1,0 +1,58 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+package io.clonos.streaming.partitioner;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.streaming.api.graph.NonChainedOutput;
+import org.apache.flink.streaming.runtime.partitioner.RebalancePartitioner;
+import org.apache.flink.streaming.runtime.partitioner.RescalePartitioner;
+import org.apache.flink.streaming.runtime.partitioner.ShufflePartitioner;
+import org.apache.flink.streaming.runtime.partitioner.StreamPartitioner;
+
+import java.util.List;
+
+/**
+ * Swaps Flink's partitioners whose choice of channel depends on a random number or on the task's
+ * history for replayable ones. The others (forward, hash, broadcast, global, custom) choose by
+ * the record alone, or are left as the job defined them.
+ */
+@Internal
+public final class CausalPartitioners {
+
+    private CausalPartitioners() {}
+
+    /** The outputs, with their partitioners replaced where needed (in place). */
+    public static List<NonChainedOutput> replace(List<NonChainedOutput> outputs) {
+        for (NonChainedOutput output : outputs) {
+            StreamPartitioner<?> replacement = replacementOf(output.getPartitioner());
+            if (replacement != null) {
+                output.setPartitioner(replacement);
+            }
+        }
+        return outputs;
+    }
+
+    @javax.annotation.Nullable
+    static StreamPartitioner<?> replacementOf(StreamPartitioner<?> partitioner) {
+        Class<?> type = partitioner.getClass();
+        if (type == RebalancePartitioner.class) {
+            return CausalRoundRobinPartitioner.rebalance();
+        }
+        if (type == RescalePartitioner.class) {
+            return CausalRoundRobinPartitioner.rescale();
+        }
+        if (type == ShufflePartitioner.class) {
+            return new CausalShufflePartitioner<>();
+        }
+        return null;
+    }
+}
