@@ -73,6 +73,17 @@ public final class CausalLog {
         return bytes == null ? 0 : bytes.size();
     }
 
+    /** The bytes held of every log and epoch. */
+    public synchronized long retainedBytes() {
+        long bytes = 0;
+        for (TreeMap<Long, LogSegment> epochs : logs.values()) {
+            for (LogSegment segment : epochs.values()) {
+                bytes += segment.size();
+            }
+        }
+        return bytes;
+    }
+
     /** The epochs held of one log, from {@code epoch} on. */
     public synchronized List<Long> epochsFrom(CausalLogId log, long epoch) {
         TreeMap<Long, LogSegment> epochs = logs.get(log);

@@ -111,7 +111,8 @@ public final class CausalRecovery {
     private TreeMap<Long, List<Determinant>> replay = new TreeMap<>();
 
     /** No determinants survived although they are needed. */
-    private volatile boolean orphan;
+    /** Why the task cannot be recovered by determinants, when its consumers' answers say so. */
+    @Nullable private volatile String impossible;
 
     @GuardedBy("this")
     private boolean anyConsumerReplays;
@@ -249,7 +250,15 @@ public final class CausalRecovery {
             }
             TreeMap<Long, List<Determinant>> determinants = new TreeMap<>();
             for (CausalLogDelta epoch : merged.deltasFrom(logId, restoredEpoch)) {
-                determinants.put(epoch.epoch(), DeterminantEncoding.decode(epoch.bytes()));
+                List<Determinant> decoded = DeterminantEncoding.decode(epoch.bytes());
+                if (decoded.stream().anyMatch(d -> d instanceof Determinant.Overflow)) {
+                    replay = null;
+                    impossible = "its causal log of epoch " + epoch.epoch() + " is incomplete: it, or a consumer's copy of it, outgrew clonos.determinant.memory";
+                    LOG.warn("{}: {}; falling back to a global rollback.", taskName, impossible);
+                    transition(State.REPLAYING);
+                    return;
+                }
+                determinants.put(epoch.epoch(), decoded);
             }
             replay = determinants;
         } catch (CorruptCausalLogException e) {
@@ -264,7 +273,7 @@ public final class CausalRecovery {
             // this task's determinants: more consecutive tasks failed than the determinant
             // sharing depth covers. The task is an orphan; only a global rollback is safe.
             replay = null;
-            orphan = true;
+            impossible = "it is an orphan: its consumers recover by determinants, and more consecutive tasks failed than clonos.determinant-sharing-depth covers";
             LOG.warn("{}: orphaned (a consumer recovers by determinants, but none of this task's survived; "
                     + "clonos.determinant-sharing-depth is too small for this failure); falling back to a global rollback.", taskName);
             transition(State.REPLAYING);
@@ -432,9 +441,7 @@ public final class CausalRecovery {
     @Nullable
     private Determinant head() {
         if (replay == null) {
-            throw diverged(orphan
-                    ? "it is an orphan: its consumers recover by determinants, and more consecutive tasks failed than clonos.determinant-sharing-depth covers"
-                    : "its consumers' determinants do not agree or cannot be read");
+            throw diverged(impossible != null ? impossible : "its consumers' determinants do not agree or cannot be read");
         }
         List<Determinant> current = replay.get(replayEpoch);
         return current != null && replayIndex < current.size() ? current.get(replayIndex) : null;

@@ -41,7 +41,7 @@ public final class CausalTask {
     private final int inputChannels;
     private final long timeServiceGranularityMillis;
     private final int sharingDepth;
-    private final HeldCausalLogs held = new HeldCausalLogs();
+    private final HeldCausalLogs held;
     /** Upstream logs this recovering task was handed back by its consumers. */
     private final java.util.Set<CausalLogId> handedBack = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -61,6 +61,12 @@ public final class CausalTask {
     };
 
     public CausalTask(TaskCausalLog log, CausalRecovery recovery, int inputChannels, long timeServiceGranularityMillis, int sharingDepth) {
+        this(log, new HeldCausalLogs(), recovery, inputChannels, timeServiceGranularityMillis, sharingDepth);
+    }
+
+    /** A task whose own log and held logs share one {@link DeterminantMemory}. */
+    public CausalTask(TaskCausalLog log, HeldCausalLogs held, CausalRecovery recovery, int inputChannels, long timeServiceGranularityMillis, int sharingDepth) {
+        this.held = held;
         this.sharingDepth = sharingDepth;
         this.log = log;
         this.recovery = recovery;

@@ -30,7 +30,8 @@ public sealed interface Determinant
                 Determinant.TimerFired,
                 Determinant.SourceCheckpoint,
                 Determinant.AsyncCompletion,
-                Determinant.BufferBuilt {
+                Determinant.BufferBuilt,
+                Determinant.Overflow {
 
     /**
      * What the task read next from its input (only with several channels): {@code dataBytes} bytes
@@ -122,6 +123,12 @@ public sealed interface Determinant
             requireNonNegative(size, "size");
         }
     }
+
+    /**
+     * The log's memory ({@code clonos.determinant.memory}) ran out here: what follows in the
+     * epoch is missing, and a task cannot be recovered by determinants from this epoch.
+     */
+    record Overflow() implements Determinant {}
 
     private static void requireNonNegative(long value, String name) {
         if (value < 0) {

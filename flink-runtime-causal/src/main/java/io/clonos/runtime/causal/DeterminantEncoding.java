@@ -48,8 +48,14 @@ public final class DeterminantEncoding {
     static final byte TICK_NEXT = 9;
     /** A tick at the element after the previous tick's, in the same millisecond: the tag alone. */
     static final byte TICK_NEXT_SAME_MILLIS = 10;
+    static final byte OVERFLOW = 11;
 
     private DeterminantEncoding() {}
+
+    /** The marker of a log whose memory ran out; it depends on no encoder state. */
+    static byte[] overflowMarker() {
+        return new byte[] {OVERFLOW};
+    }
 
     /** Encodes one epoch's determinants, from the epoch's start. */
     public static byte[] encode(List<Determinant> determinants) {
@@ -111,6 +117,8 @@ public final class DeterminantEncoding {
             } else if (determinant instanceof Determinant.BufferBuilt d) {
                 out.write(BUFFER_BUILT);
                 VarInts.writeUnsigned(out, d.size());
+            } else if (determinant instanceof Determinant.Overflow) {
+                out.write(OVERFLOW);
             } else {
                 throw new IllegalArgumentException("Unknown determinant " + determinant);
             }
@@ -156,6 +164,8 @@ public final class DeterminantEncoding {
                 return new Determinant.AsyncCompletion(in.readUnsigned(), in.readUnsignedInt());
             case BUFFER_BUILT:
                 return new Determinant.BufferBuilt(in.readUnsignedInt());
+            case OVERFLOW:
+                return new Determinant.Overflow();
             default:
                 throw new CorruptCausalLogException("Unknown determinant tag " + tag + " at byte " + position);
         }

@@ -41,24 +41,87 @@ public final class HeldCausalLogs {
     /** Grows with every new byte, so that readers skip the scan when nothing changed. */
     private volatile long version;
 
+    private final DeterminantMemory memory;
+
+    /** Per log, the epochs whose held copy ran out of memory and ends in an overflow marker. */
+    @GuardedBy("this")
+    private final Map<CausalLogId, java.util.Set<Long>> overflowed = new HashMap<>();
+
+    public HeldCausalLogs() {
+        this(DeterminantMemory.unbounded());
+    }
+
+    /**
+     * Holds what fits in {@code memory} of upstream logs until checkpoints truncate them ({@code
+     * clonos.determinant.memory}). What does not fit is replaced by an overflow marker at the end
+     * of the held epoch: the upstream task, should it fail, cannot be recovered by determinants
+     * from it (unless another consumer's copy is complete, which then contradicts the marker and
+     * rolls back globally too), rather than recovered from a log that misses choices whose effects
+     * this task already received.
+     */
+    public HeldCausalLogs(DeterminantMemory memory) {
+        this.memory = memory;
+    }
+
     /** Stores a shared delta; throws if it contradicts what is held. */
     public synchronized void merge(SharedDelta shared) throws CorruptCausalLogException {
-        if (logs.merge(shared.delta()) > 0) {
-            version++;
+        CausalLogDelta delta = shared.delta();
+        distances.merge(delta.log(), shared.distance(), Math::min);
+        java.util.Set<Long> full = overflowed.get(delta.log());
+        if (full != null && full.contains(delta.epoch())) {
+            return;
         }
-        distances.merge(shared.delta().log(), shared.distance(), Math::min);
+        long held = logs.length(delta.log(), delta.epoch());
+        if (delta.offset() > held) {
+            throw new CorruptCausalLogException(delta + " leaves a gap: " + held + " bytes of its epoch are held");
+        }
+        long added = Math.max(0, delta.end() - held);
+        if (added > 0 && !memory.tryReserve(added)) {
+            endWithMarker(delta.log(), delta.epoch(), held);
+            return;
+        }
+        try {
+            if (logs.merge(delta) > 0) {
+                version++;
+            }
+        } catch (CorruptCausalLogException contradiction) {
+            // Deltas are checksummed, so two copies that disagree are one complete and one cut
+            // short by a holder's memory (its overflow marker): the held copy ends here too.
+            memory.release(added);
+            endWithMarker(delta.log(), delta.epoch(), held);
+        }
+    }
+
+    @GuardedBy("this")
+    private void endWithMarker(CausalLogId log, long epoch, long held) throws CorruptCausalLogException {
+        byte[] marker = DeterminantEncoding.overflowMarker();
+        memory.forceReserve(marker.length);
+        logs.merge(new CausalLogDelta(log, epoch, held, marker));
+        overflowed.computeIfAbsent(log, l -> new java.util.HashSet<>()).add(epoch);
+        version++;
     }
 
     /** Forgets a log (its task started a log of its own). */
     public synchronized void remove(CausalLogId log) {
+        long before = logs.retainedBytes();
         logs.remove(log);
+        memory.release(before - logs.retainedBytes());
         distances.remove(log);
+        overflowed.remove(log);
         version++;
     }
 
     /** Drops the epochs before {@code epoch}: checkpoint {@code epoch} completed. */
     public synchronized void truncateBefore(long epoch) {
+        long before = logs.retainedBytes();
         logs.truncateBefore(epoch);
+        memory.release(before - logs.retainedBytes());
+        overflowed.values().forEach(epochs -> epochs.removeIf(e -> e < epoch));
+    }
+
+    /** Bytes held of every log (for metrics). */
+    public synchronized long retainedBytes() {
+        return logs.retainedBytes();
     }
 
     /** Everything held of one log, with its distance from this task. */

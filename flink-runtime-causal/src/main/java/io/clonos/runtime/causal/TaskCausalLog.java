@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.LongAdder;
 @Internal
 public final class TaskCausalLog {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TaskCausalLog.class);
+
     private final CausalLogId id;
 
     @GuardedBy("this")
@@ -42,6 +44,16 @@ public final class TaskCausalLog {
 
     @GuardedBy("this")
     private long totalBytes;
+
+    /** Bytes of the epochs kept (not truncated yet), reserved in {@link #memory}. */
+    @GuardedBy("this")
+    private long retainedBytes;
+
+    private final DeterminantMemory memory;
+
+    /** The epoch whose log ran out of memory and ends in an {@link Determinant.Overflow}. */
+    @GuardedBy("this")
+    private long overflowedEpoch = Long.MIN_VALUE;
 
     /**
      * Determinant bytes appended by every task of this JVM since it started: for benchmarks on the
@@ -56,8 +68,18 @@ public final class TaskCausalLog {
     private DeterminantEncoding.Encoder encoder = new DeterminantEncoding.Encoder();
 
     public TaskCausalLog(CausalLogId id, long firstEpoch) {
+        this(id, firstEpoch, DeterminantMemory.unbounded());
+    }
+
+    /**
+     * A log that keeps what fits in {@code memory} until checkpoints truncate it; past that, an
+     * epoch's log ends in an {@link Determinant.Overflow} and the task cannot be recovered by
+     * determinants from that epoch.
+     */
+    public TaskCausalLog(CausalLogId id, long firstEpoch, DeterminantMemory memory) {
         this.id = id;
         this.currentEpoch = firstEpoch;
+        this.memory = memory;
         epochs.put(firstEpoch, new LogSegment());
     }
 
@@ -71,8 +93,20 @@ public final class TaskCausalLog {
         encoder.encode(determinant, scratch);
         byte[] encoded = scratch.toByteArray();
         synchronized (this) {
+            if (overflowedEpoch == currentEpoch) {
+                return;
+            }
+            if (!memory.tryReserve(encoded.length)) {
+                overflowedEpoch = currentEpoch;
+                encoded = DeterminantEncoding.overflowMarker();
+                memory.forceReserve(encoded.length);
+                LOG.warn("The causal logs of {} hold {} bytes and reached clonos.determinant.memory ({} bytes): the task cannot be "
+                        + "recovered by determinants from epoch {} (a failure rolls the job back globally); checkpoints free the memory.",
+                        id, memory.usedBytes(), memory.limitBytes(), currentEpoch);
+            }
             epochs.get(currentEpoch).append(encoded, 0, encoded.length);
             totalBytes += encoded.length;
+            retainedBytes += encoded.length;
         }
         APPENDED_IN_JVM.add(encoded.length);
     }
@@ -93,7 +127,19 @@ public final class TaskCausalLog {
 
     /** Checkpoint {@code epoch} completed: no recovery will start before it. */
     public synchronized void truncateBefore(long epoch) {
-        epochs.headMap(Math.min(epoch, currentEpoch), false).clear();
+        Map<Long, LogSegment> truncated = epochs.headMap(Math.min(epoch, currentEpoch), false);
+        long freed = 0;
+        for (LogSegment segment : truncated.values()) {
+            freed += segment.size();
+        }
+        truncated.clear();
+        retainedBytes -= freed;
+        memory.release(freed);
+    }
+
+    /** Bytes of the epochs kept (for metrics). */
+    public synchronized long retainedBytes() {
+        return retainedBytes;
     }
 
     public synchronized long currentEpoch() {

@@ -56,8 +56,10 @@ public final class ClonosOptions {
                     .defaultValue(MemorySize.parse("32mb"))
                     .withDescription(
                             "Memory per task for causal logs (its own determinants and those it holds"
-                                    + " for upstream tasks). When it is full the task is backpressured"
-                                    + " until a checkpoint completes and truncates the logs.");
+                                    + " for upstream tasks), freed when a checkpoint completes. A log that"
+                                    + " does not fit stops growing for the rest of its epoch and ends in an"
+                                    + " overflow marker: the task keeps running, and a failure that would need"
+                                    + " that epoch's log rolls the job back globally. Can be set per job.");
 
     public static final ConfigOption<Duration> TIME_SERVICE_GRANULARITY =
             ConfigOptions.key("clonos.time-service.granularity")

@@ -627,6 +627,7 @@ public final class ClonosInputGate extends IndexedInputGate {
          */
         private void answer(int channel) throws IOException {
             if (task.recovery().isWaiting()) {
+                LOG.debug("{} answers the producer of channel {} once it has its own determinants ({}).", original.getOwningTaskName(), channel, task.recovery().state());
                 unanswered.set(channel);
                 return;
             }
@@ -640,9 +641,13 @@ public final class ClonosInputGate extends IndexedInputGate {
             int subpartition = original.getChannel(channel).getConsumedSubpartitionIndexSet().getStartIndex();
             IndexedInputGate gate = owner[channel];
             if (gate != null) {
+                LOG.debug("{} answers the producer of channel {} with {} deltas.", original.getOwningTaskName(), channel, deltas.size());
                 ClonosChannelProbe.sendTaskEvent(
                         gate.getChannel(ownerChannel[channel]),
                         new DeterminantResponseEvent(subpartition, task.recovery().replaysDeterminants(), receivedPerEpoch.get(channel), deltas));
+            } else {
+                // the producer is gone again; its next attempt asks anew
+                LOG.info("{} cannot answer the producer of channel {}: it is gone.", original.getOwningTaskName(), channel);
             }
         }
 

@@ -91,6 +91,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             // the job's causal settings, for the tasks to read from their own configuration
             vertex.getConfiguration().set(ClonosOptions.DETERMINANT_SHARING_DEPTH, clonos.getDeterminantSharingDepth());
             vertex.getConfiguration().set(ClonosOptions.TIME_SERVICE_GRANULARITY, clonos.getTimeServiceGranularity());
+            vertex.getConfiguration().set(ClonosOptions.DETERMINANT_MEMORY, clonos.getDeterminantMemory());
             vertex.getConfiguration().set(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT, clonos.getReconnectTimeout());
             vertex.getConfiguration().setString(ClonosOptions.RECOVERY_MODE.key(), clonos.getRecoveryMode().name());
         }

@@ -15,6 +15,8 @@ package io.clonos.streaming.tasks;
 import io.clonos.runtime.causal.CausalLogId;
 import io.clonos.runtime.causal.CausalRecovery;
 import io.clonos.runtime.causal.CausalTask;
+import io.clonos.runtime.causal.DeterminantMemory;
+import io.clonos.runtime.causal.HeldCausalLogs;
 import io.clonos.runtime.causal.TaskCausalLog;
 import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.network.CausalTasks;
@@ -139,7 +141,8 @@ public final class CausalTaskContext {
                 : CausalRecovery.notRecovering(taskName, id);
         int channels = gates.stream().mapToInt(IndexedInputGate::getNumberOfInputChannels).sum();
         long granularity = environment.getTaskConfiguration().get(ClonosOptions.TIME_SERVICE_GRANULARITY).toMillis();
-        CausalTask task = new CausalTask(new TaskCausalLog(id, restored), recovery, channels, granularity, dsd);
+        DeterminantMemory memory = new DeterminantMemory(environment.getTaskConfiguration().get(ClonosOptions.DETERMINANT_MEMORY).getBytes());
+        CausalTask task = new CausalTask(new TaskCausalLog(id, restored, memory), new HeldCausalLogs(memory), recovery, channels, granularity, dsd);
         task.setFailureHandler(environment::failExternally);
         int firstChannel = 0;
         for (ClonosInputGate gate : gates) {

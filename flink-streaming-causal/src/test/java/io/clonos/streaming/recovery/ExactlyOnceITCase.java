@@ -247,6 +247,23 @@ class ExactlyOnceITCase {
         return locations;
     }
 
+    /**
+     * Causal logs that outgrow clonos.determinant.memory stop growing: the failed task cannot be
+     * recovered by determinants, and the job rolls back globally, still exactly once. (One byte:
+     * every epoch's log overflows at once, wherever the failure falls.)
+     */
+    @Test
+    void logsThatOutgrowTheirMemoryFallBackAndStayExactlyOnce() throws Exception {
+        startCluster(Configuration.fromMap(Map.of("clonos.determinant.memory", "1b")));
+        failing = "chain";
+        failAfter = NUMBERS / PARALLELISM / 2;
+        AccessExecutionGraph graph = run();
+
+        assertThat(FAILED).isTrue();
+        assertThat(restartedSubtasks(graph)).as("a global rollback").contains(FIRST_STAGE + "[0]", FIRST_STAGE + "[1]", "Sink: sink[0]");
+        assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
+    }
+
     /** Without determinants the same failure breaks the chains: the validator can fail. */
     @Test
     void withoutCausalLoggingTheRecoveryDiverges() throws Exception {

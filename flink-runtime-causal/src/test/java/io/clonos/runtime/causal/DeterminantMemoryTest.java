@@ -1,0 +1,104 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+package io.clonos.runtime.causal;
+
+import io.clonos.runtime.network.LocalRecoveryImpossibleException;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Causal logs stay within clonos.determinant.memory; what does not fit rolls back globally. */
+class DeterminantMemoryTest {
+
+    private static final CausalLogId LOG = CausalLogId.main("vertex", 0);
+    private static final CausalLogId UPSTREAM = CausalLogId.main("upstream", 0);
+
+    private static List<Determinant> determinants(TaskCausalLog log, long epoch) throws Exception {
+        List<Determinant> all = new ArrayList<>();
+        for (CausalLogDelta delta : log.deltasSince(new TaskCausalLog.Position())) {
+            if (delta.epoch() == epoch) {
+                all.addAll(DeterminantEncoding.decode(delta.bytes()));
+            }
+        }
+        return all;
+    }
+
+    @Test
+    void aFullLogEndsItsEpochWithAnOverflowAndFreesItsMemoryAtTheCheckpoint() throws Exception {
+        DeterminantMemory memory = new DeterminantMemory(100);
+        TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
+        for (int i = 0; i < 200; i++) {
+            log.append(new Determinant.RandomSeed(i));
+        }
+        assertThat(memory.usedBytes()).isLessThanOrEqualTo(101);
+        List<Determinant> epoch1 = determinants(log, 1);
+        assertThat(epoch1.get(epoch1.size() - 1)).isInstanceOf(Determinant.Overflow.class);
+        assertThat(epoch1).filteredOn(d -> d instanceof Determinant.Overflow).hasSize(1);
+
+        log.startEpoch(2);
+        log.truncateBefore(2);
+        assertThat(memory.usedBytes()).isZero();
+        log.append(new Determinant.RandomSeed(7));
+        assertThat(determinants(log, 2)).containsExactly(new Determinant.RandomSeed(7));
+    }
+
+    @Test
+    void heldLogsThatDoNotFitEndInAnOverflowMarker() throws Exception {
+        DeterminantMemory memory = new DeterminantMemory(40);
+        TaskCausalLog upstream = new TaskCausalLog(UPSTREAM, 1);
+        HeldCausalLogs held = new HeldCausalLogs(memory);
+        TaskCausalLog.Position position = new TaskCausalLog.Position();
+        for (int i = 0; i < 30; i++) {
+            upstream.append(new Determinant.Order(i % 3, 100 + i));
+            for (CausalLogDelta delta : upstream.deltasSince(position)) {
+                held.merge(new SharedDelta(delta, 1));
+            }
+        }
+        assertThat(memory.usedBytes()).isLessThanOrEqualTo(41);
+        List<Determinant> copy = new ArrayList<>();
+        for (SharedDelta shared : held.all(UPSTREAM)) {
+            copy.addAll(DeterminantEncoding.decode(shared.delta().bytes()));
+        }
+        assertThat(copy.get(copy.size() - 1)).isInstanceOf(Determinant.Overflow.class);
+        assertThat(copy.subList(0, copy.size() - 1)).isEqualTo(determinants(upstream, 1).subList(0, copy.size() - 1));
+
+        held.truncateBefore(2);
+        assertThat(memory.usedBytes()).isZero();
+    }
+
+    @Test
+    void aTaskWhoseLogOverflowedIsNotRecoveredByDeterminants() {
+        TaskCausalLog predecessor = new TaskCausalLog(LOG, 5, new DeterminantMemory(3));
+        predecessor.append(new Determinant.RandomSeed(1));
+        predecessor.append(new Determinant.RandomSeed(2));
+        List<SharedDelta> deltas = new ArrayList<>();
+        predecessor.deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, Duration.ofMinutes(1));
+        recovery.consumerConnected(0);
+        recovery.determinantsReceived(0, deltas, false, () -> {});
+
+        assertThatThrownBy(() -> recovery.next(Determinant.RandomSeed.class))
+                .isInstanceOf(LocalRecoveryImpossibleException.class)
+                .hasMessageContaining("clonos.determinant.memory");
+    }
+
+    @Test
+    void aBadLimitIsRejected() {
+        assertThatThrownBy(() -> new DeterminantMemory(0)).hasMessageContaining("clonos.determinant.memory");
+    }
+}
