@@ -13,7 +13,9 @@
 package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.configuration.ClonosOptions.RecoveryMode;
+import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.runtime.network.LocalRecoveryImpossibleException;
 
 import org.apache.flink.annotation.Internal;
@@ -67,6 +69,7 @@ import org.slf4j.Logger;
 
 import javax.annotation.Nullable;
 
+import java.util.Optional;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -235,6 +238,14 @@ public class ClonosScheduler extends DefaultScheduler {
         String invokable = failedExecution.getVertex().getJobVertex().getJobVertex().getInvokableClassName();
         if (!invokable.startsWith("io.clonos.")) {
             return "its task " + invokable + " is not a Clonos task";
+        }
+        Configuration vertexConfiguration = failedExecution.getVertex().getJobVertex().getJobVertex().getConfiguration();
+        if (vertexConfiguration.get(ClonosOptions.DETERMINANT_SHARING_DEPTH) != 0) {
+            // with causal logging off (DSD 0) the job asked for at-least-once: such a task restarts alone
+            Optional<String> notReplayable = VertexReplay.whyNotReplayable(vertexConfiguration);
+            if (notReplayable.isPresent()) {
+                return "it cannot be recovered by determinants: " + notReplayable.get();
+            }
         }
         return null;
     }

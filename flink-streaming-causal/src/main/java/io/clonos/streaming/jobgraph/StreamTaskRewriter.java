@@ -15,6 +15,7 @@ package io.clonos.streaming.jobgraph;
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.jobgraph.JobGraphRewriter;
+import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.streaming.causal.CanonicalTimerOrder;
 import io.clonos.streaming.partitioner.CausalPartitioners;
 import io.clonos.streaming.tasks.CausalMultipleInputStreamTask;
@@ -28,6 +29,7 @@ import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.runtime.jobgraph.tasks.TaskInvokable;
 import org.apache.flink.streaming.api.graph.StreamConfig;
+import org.apache.flink.streaming.api.operators.async.AsyncWaitOperatorFactory;
 import org.apache.flink.streaming.runtime.tasks.MultipleInputStreamTask;
 import org.apache.flink.streaming.runtime.tasks.OneInputStreamTask;
 import org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask;
@@ -38,6 +40,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * Points every vertex of a submitted streaming job at Clonos's task for it and turns unaligned
@@ -60,6 +64,9 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                     MultipleInputStreamTask.class.getName(), CausalMultipleInputStreamTask.class,
                     SourceOperatorStreamTask.class.getName(), CausalSourceOperatorStreamTask.class,
                     SourceStreamTask.class.getName(), CausalSourceStreamTask.class);
+
+    /** The tasks that replay their input by determinants. */
+    private static final Set<String> REPLAYING_TASKS = Set.of(CausalOneInputStreamTask.class.getName(), CausalSourceOperatorStreamTask.class.getName());
 
     @Override
     public void rewrite(JobGraph jobGraph, ClonosConfiguration clonos, ClassLoader userCodeClassLoader) {
@@ -94,7 +101,33 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             vertex.getConfiguration().set(ClonosOptions.DETERMINANT_MEMORY, clonos.getDeterminantMemory());
             vertex.getConfiguration().set(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT, clonos.getReconnectTimeout());
             vertex.getConfiguration().setString(ClonosOptions.RECOVERY_MODE.key(), clonos.getRecoveryMode().name());
+            notReplayableBecause(vertex.getInvokableClassName(), config, userCodeClassLoader)
+                    .ifPresent(why -> VertexReplay.markNotReplayable(vertex.getConfiguration(), why));
         }
+    }
+
+    /**
+     * Why the vertex's tasks cannot be recovered by determinants (its failure then rolls the job
+     * back globally); empty when they can.
+     */
+    static Optional<String> notReplayableBecause(String invokable, StreamConfig config, ClassLoader userCodeClassLoader) {
+        if (!REPLAYING_TASKS.contains(invokable)) {
+            return Optional.of(invokable.equals(CausalSourceStreamTask.class.getName())
+                    ? "its legacy SourceFunction emits from a thread of its own"
+                    : "its operator has several inputs, whose interleaving Clonos does not replay yet");
+        }
+        try {
+            for (StreamConfig operator : config.getTransitiveChainedTaskConfigsWithSelf(userCodeClassLoader).values()) {
+                Class<?> factory = operator.getStreamOperatorFactoryClass(userCodeClassLoader);
+                if (factory != null && AsyncWaitOperatorFactory.class.isAssignableFrom(factory)) {
+                    return Optional.of("its operator " + operator.getOperatorName() + " runs async I/O, whose completions Clonos does not log");
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("Cannot tell whether the operators of {} can be replayed; their failures roll back globally.", invokable, e);
+            return Optional.of("its operators could not be inspected (" + e + ")");
+        }
+        return Optional.empty();
     }
 
     private static boolean isCausalTask(String invokable) {

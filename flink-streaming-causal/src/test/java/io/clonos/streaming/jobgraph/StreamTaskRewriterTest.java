@@ -13,6 +13,7 @@
 package io.clonos.streaming.jobgraph;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.streaming.tasks.CausalOneInputStreamTask;
 import io.clonos.streaming.tasks.CausalSourceOperatorStreamTask;
 import io.clonos.streaming.tasks.CausalSourceStreamTask;
@@ -23,8 +24,11 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.CheckpointingMode;
+import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.async.AsyncFunction;
+import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.co.CoMapFunction;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.streaming.api.functions.source.SourceFunction;
@@ -32,7 +36,10 @@ import org.apache.flink.streaming.api.graph.StreamConfig;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.StreamSupport;
 
@@ -62,6 +69,22 @@ class StreamTaskRewriterTest {
     }
 
     @Test
+    void tasksThatCannotReplayAreMarkedForAGlobalRollback() {
+        JobGraph jobGraph = jobWithEveryKindOfTask();
+
+        new StreamTaskRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
+
+        Map<String, Optional<String>> why = StreamSupport.stream(jobGraph.getVertices().spliterator(), false)
+                .collect(Collectors.toMap(JobVertex::getName, v -> VertexReplay.whyNotReplayable(v.getConfiguration())));
+        assertThat(why.get("Source: sequence")).isEmpty();
+        assertThat(why.get("tag")).isEmpty();
+        assertThat(why.get("Sink: discard")).isEmpty();
+        assertThat(why.get("Source: legacy")).hasValueSatisfying(reason -> assertThat(reason).contains("SourceFunction"));
+        assertThat(why.get("join")).hasValueSatisfying(reason -> assertThat(reason).contains("several inputs"));
+        assertThat(why.get("lookup")).hasValueSatisfying(reason -> assertThat(reason).contains("async I/O"));
+    }
+
+    @Test
     void rewritingTwiceChangesNothingMore() {
         JobGraph jobGraph = jobWithEveryKindOfTask();
         StreamTaskRewriter rewriter = new StreamTaskRewriter();
@@ -81,9 +104,9 @@ class StreamTaskRewriterTest {
         DataStream<Long> numbers = env.fromSequence(1, 10).name("sequence");
         DataStream<Long> legacy = env.addSource(new OneNumber()).name("legacy");
         DataStream<Long> tagged = numbers.rebalance().map((MapFunction<Long, Long>) n -> n).name("tag");
-        tagged.connect(legacy)
-                .map(new Identity())
-                .name("join")
+        DataStream<Long> joined = tagged.connect(legacy).map(new Identity()).name("join");
+        AsyncDataStream.orderedWait(joined, new Lookup(), 1, TimeUnit.SECONDS)
+                .name("lookup")
                 .addSink(new DiscardingSink<>())
                 .name("discard");
         return env.getStreamGraph().getJobGraph();
@@ -102,6 +125,13 @@ class StreamTaskRewriterTest {
 
         @Override
         public void cancel() {}
+    }
+
+    private static final class Lookup implements AsyncFunction<Long, Long> {
+        @Override
+        public void asyncInvoke(Long input, ResultFuture<Long> resultFuture) {
+            resultFuture.complete(List.of(input));
+        }
     }
 
     private static final class Identity implements CoMapFunction<Long, Long, Long> {

@@ -47,6 +47,7 @@ import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
 import org.apache.flink.streaming.api.functions.sink.SinkFunction;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
@@ -262,6 +263,58 @@ class ExactlyOnceITCase {
         assertThat(FAILED).isTrue();
         assertThat(restartedSubtasks(graph)).as("a global rollback").contains(FIRST_STAGE + "[0]", FIRST_STAGE + "[1]", "Sink: sink[0]");
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
+    }
+
+    /**
+     * A task with two inputs (a keyed co-process function) cannot be recovered by determinants
+     * yet: its failure rolls the job back globally, exactly once, rather than restarting it alone.
+     */
+    @Test
+    void failedTwoInputTaskRollsBackGloballyAndStaysExactlyOnce() throws Exception {
+        startCluster(new Configuration());
+        failing = "co-chain";
+        failAfter = NUMBERS / PARALLELISM / 2;
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(PARALLELISM);
+        env.enableCheckpointing(250);
+        source(env, "left").keyBy(t -> t.f0)
+                .connect(source(env, "right").keyBy(t -> t.f0))
+                .process(new CoHashChain())
+                .name("co-chain")
+                .addSink(new CommittingSink())
+                .name("sink")
+                .setParallelism(1);
+        AccessExecutionGraph graph = run(env.getStreamGraph().getJobGraph());
+
+        assertThat(FAILED).isTrue();
+        assertThat(restartedSubtasks(graph)).as("a global rollback").contains("co-chain[0]", "co-chain[1]", "Sink: sink[0]");
+        assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
+    }
+
+    /** One hash chain per key over the records of both inputs, in the order the task reads them. */
+    static final class CoHashChain extends KeyedCoProcessFunction<Long, Tuple3<Long, String, Long>, Tuple3<Long, String, Long>, String> {
+        private transient ValueState<Tuple2<Long, Long>> chain;
+        private long seen;
+
+        @Override
+        public void open(OpenContext openContext) {
+            chain = getRuntimeContext().getState(new ValueStateDescriptor<>("seq-and-digest", Types.TUPLE(Types.LONG, Types.LONG)));
+        }
+
+        @Override
+        public void processElement1(Tuple3<Long, String, Long> in, Context ctx, Collector<String> out) throws Exception {
+            link(in, out);
+        }
+
+        @Override
+        public void processElement2(Tuple3<Long, String, Long> in, Context ctx, Collector<String> out) throws Exception {
+            link(in, out);
+        }
+
+        private void link(Tuple3<Long, String, Long> in, Collector<String> out) throws Exception {
+            maybeFail(getRuntimeContext(), "co-chain", ++seen);
+            out.collect(HashChains.link(chain, in.f0, HashChains.mix(in.f2, in.f1.hashCode()), in.f1));
+        }
     }
 
     /** Without determinants the same failure breaks the chains: the validator can fail. */

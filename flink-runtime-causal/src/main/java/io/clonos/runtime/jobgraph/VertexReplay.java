@@ -1,0 +1,48 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+package io.clonos.runtime.jobgraph;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
+
+import java.util.Optional;
+
+/**
+ * Whether a vertex's tasks can be recovered by determinants, as the cluster-side rewriting of the
+ * job found out (it knows the tasks and operators; the scheduler that acts on a failure does
+ * not). A task that cannot replay would, restarted alone, redo its work with other choices than
+ * its predecessor made and that its consumers already saw: the scheduler rolls back globally.
+ *
+ * <p>Carried in the vertex configuration under an internal key, which users do not set.
+ */
+@Internal
+public final class VertexReplay {
+
+    static final ConfigOption<String> NOT_REPLAYABLE_BECAUSE =
+            ConfigOptions.key("clonos.internal.not-replayable-because")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Internal: why the vertex's tasks cannot be recovered by determinants.");
+
+    private VertexReplay() {}
+
+    public static void markNotReplayable(Configuration vertexConfiguration, String why) {
+        vertexConfiguration.set(NOT_REPLAYABLE_BECAUSE, why);
+    }
+
+    /** Why the vertex's tasks cannot be recovered by determinants; empty when they can. */
+    public static Optional<String> whyNotReplayable(Configuration vertexConfiguration) {
+        return vertexConfiguration.getOptional(NOT_REPLAYABLE_BECAUSE);
+    }
+}
