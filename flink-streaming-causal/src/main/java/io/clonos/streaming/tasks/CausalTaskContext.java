@@ -110,9 +110,10 @@ public final class CausalTaskContext {
     }
 
     /**
-     * The context of a task that cannot replay by determinants yet: it logs and shares its
-     * determinants, but recovers at least once. Sources, and tasks with several inputs, whose
-     * operators interleave records of their inputs in an order no determinant records yet.
+     * The context of a task that cannot replay by determinants yet: legacy sources, and tasks with
+     * several inputs, whose operators interleave records of their inputs in an order no determinant
+     * records yet. It logs and shares its determinants; when it fails, the JobManager rolls the job
+     * back globally ({@code VertexReplay}), unless causal logging is off (at-least-once).
      */
     public static CausalTaskContext createWithoutReplay(Environment environment) {
         return new CausalTaskContext(environment, false);
