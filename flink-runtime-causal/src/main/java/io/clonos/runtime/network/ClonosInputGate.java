@@ -719,6 +719,10 @@ public final class ClonosInputGate extends IndexedInputGate {
             if (recovery.isWaiting()) {
                 return false;
             }
+            if (!unanswered.isEmpty()) {
+                // producers wait for this task's answer, which the next poll sends
+                return true;
+            }
             if (task.timerDue()) {
                 return true;
             }
@@ -890,10 +894,13 @@ public final class ClonosInputGate extends IndexedInputGate {
         if (!injected.isEmpty() || !restartedProducers.isEmpty()) {
             return AVAILABLE;
         }
+        // the future first, then the check: a change in between completes the future, instead
+        // of being missed by a future asked for after it
+        CompletableFuture<?> recoveryChanged = causal == null ? null : causal.task.recovery().changed();
         if (causal != null && causal.canDeliver()) {
             return AVAILABLE;
         }
-        return sourcesAvailable(causal == null ? null : causal.task.recovery().changed());
+        return sourcesAvailable(recoveryChanged);
     }
 
     private CompletableFuture<?> sourcesAvailable(@javax.annotation.Nullable CompletableFuture<?> orElse) {

@@ -66,7 +66,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                     SourceStreamTask.class.getName(), CausalSourceStreamTask.class);
 
     /** The tasks that replay their input by determinants. */
-    private static final Set<String> REPLAYING_TASKS = Set.of(CausalOneInputStreamTask.class.getName(), CausalSourceOperatorStreamTask.class.getName());
+    private static final Set<String> REPLAYING_TASKS = Set.of(CausalOneInputStreamTask.class.getName(), CausalTwoInputStreamTask.class.getName(), CausalSourceOperatorStreamTask.class.getName());
 
     @Override
     public void rewrite(JobGraph jobGraph, ClonosConfiguration clonos, ClassLoader userCodeClassLoader) {
@@ -114,7 +114,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
         if (!REPLAYING_TASKS.contains(invokable)) {
             return Optional.of(invokable.equals(CausalSourceStreamTask.class.getName())
                     ? "its legacy SourceFunction emits from a thread of its own"
-                    : "its operator has several inputs, whose interleaving Clonos does not replay yet");
+                    : "its operator has several inputs with sources chained to it, whose records Clonos does not replay yet");
         }
         try {
             for (StreamConfig operator : config.getTransitiveChainedTaskConfigsWithSelf(userCodeClassLoader).values()) {

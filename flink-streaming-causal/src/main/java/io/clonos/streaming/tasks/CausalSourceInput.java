@@ -54,8 +54,10 @@ final class CausalSourceInput implements StreamInputProcessor {
 
     @Override
     public CompletableFuture<?> getAvailableFuture() {
+        // the future first, then the check: a change in between completes it
+        CompletableFuture<Void> changed = task.recovery().changed();
         if (task.recovery().isWaiting()) {
-            return task.recovery().changed();
+            return changed;
         }
         return source.getAvailableFuture();
     }

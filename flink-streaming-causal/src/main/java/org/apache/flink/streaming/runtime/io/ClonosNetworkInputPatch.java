@@ -17,6 +17,7 @@ import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.io.network.api.serialization.RecordDeserializer;
 import org.apache.flink.runtime.io.network.api.serialization.SpillingAdaptiveSpanningRecordDeserializer;
 import org.apache.flink.runtime.plugable.DeserializationDelegate;
+import org.apache.flink.streaming.api.operators.InputSelectable;
 import org.apache.flink.streaming.runtime.streamrecord.StreamElement;
 
 import java.io.IOException;
@@ -43,6 +44,8 @@ import java.util.Map;
  * source task, whose elements come from the source reader, it wraps the processor's private output
  * the same way ({@link #countSourceElements}).
  *
+ * <p>Third, see {@link BufferAtATimeSelection}.
+ *
  * <p>Must run on the task thread between two polls of the gate, when no buffer is half-read.
  */
 @Internal
@@ -68,11 +71,47 @@ public final class ClonosNetworkInputPatch {
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static void countElements(StreamInputProcessor processor, String[] spillingDirectories, Runnable beforeElement) {
-        for (StreamTaskInput<?> input : inputsOf(processor)) {
+        List<StreamTaskInput<?>> inputs = inputsOf(processor);
+        boolean[] bufferInProgress = new boolean[inputs.size()];
+        for (int i = 0; i < inputs.size(); i++) {
+            StreamTaskInput<?> input = inputs.get(i);
             if (input instanceof StreamTaskNetworkInput) {
+                int index = i;
                 Map deserializers = ((AbstractStreamTaskNetworkInput<?, ?>) input).recordDeserializers;
-                deserializers.replaceAll((channel, old) -> new CountingDeserializer(spillingDirectories, beforeElement));
+                deserializers.replaceAll((channel, old) -> new CountingDeserializer(spillingDirectories, beforeElement, inProgress -> bufferInProgress[index] = inProgress));
             }
+        }
+        if (processor instanceof StreamMultipleInputProcessor) {
+            MultipleInputSelectionHandler flink = (MultipleInputSelectionHandler) field(processor, StreamMultipleInputProcessor.class, "inputSelectionHandler");
+            InputSelectable selectable = (InputSelectable) field(flink, MultipleInputSelectionHandler.class, "inputSelectable");
+            setField(processor, StreamMultipleInputProcessor.class, "inputSelectionHandler", new BufferAtATimeSelection(selectable, inputs.size(), bufferInProgress));
+        }
+    }
+
+    /**
+     * Third, a task with several inputs reads them record by record, switching between them as
+     * their data happens to arrive, so its records interleave differently on every run and the
+     * order of its input buffers, which the causal log records, does not determine it. This
+     * selection reads an input's buffer to its end before it switches, unless the operator
+     * selects another input: the interleaving of records then follows from the order of buffers.
+     */
+    private static final class BufferAtATimeSelection extends MultipleInputSelectionHandler {
+        private final boolean[] bufferInProgress;
+
+        BufferAtATimeSelection(InputSelectable selectable, int inputs, boolean[] bufferInProgress) {
+            super(selectable, inputs);
+            this.bufferInProgress = bufferInProgress;
+        }
+
+        @Override
+        int selectNextInputIndex(int lastReadInputIndex) {
+            if (lastReadInputIndex >= 0
+                    && bufferInProgress[lastReadInputIndex]
+                    && isInputSelected(lastReadInputIndex)
+                    && !isInputFinished(lastReadInputIndex)) {
+                return lastReadInputIndex;
+            }
+            return super.selectNextInputIndex(lastReadInputIndex);
         }
     }
 
@@ -141,18 +180,29 @@ public final class ClonosNetworkInputPatch {
         }
     }
 
-    /** Flink's deserializer, reporting each whole element it returns. */
+    /** Flink's deserializer, reporting each whole element it returns and whether a buffer is half-read. */
     private static final class CountingDeserializer extends SpillingAdaptiveSpanningRecordDeserializer<DeserializationDelegate<StreamElement>> {
         private final Runnable beforeElement;
+        private final java.util.function.Consumer<Boolean> bufferInProgress;
 
-        CountingDeserializer(String[] spillingDirectories, Runnable beforeElement) {
+        CountingDeserializer(String[] spillingDirectories, Runnable beforeElement, java.util.function.Consumer<Boolean> bufferInProgress) {
             super(spillingDirectories);
             this.beforeElement = beforeElement;
+            this.bufferInProgress = bufferInProgress;
+        }
+
+        @Override
+        public void setNextBuffer(org.apache.flink.runtime.io.network.buffer.Buffer buffer) throws IOException {
+            super.setNextBuffer(buffer);
+            bufferInProgress.accept(true);
         }
 
         @Override
         public DeserializationResult getNextRecord(DeserializationDelegate<StreamElement> target) throws IOException {
             DeserializationResult result = super.getNextRecord(target);
+            if (result.isBufferConsumed()) {
+                bufferInProgress.accept(false);
+            }
             if (result.isFullRecord()) {
                 beforeElement.run();
             }
