@@ -74,7 +74,7 @@ class StandaloneClusterIT {
         restPort = freePort();
         rpcPort = freePort();
 
-        Result started = clonos("cluster", "start", "--taskmanagers", "4", "--slots", "1", "-D", "rest.port=" + restPort, "-D", "jobmanager.rpc.port=" + rpcPort, "-D", "metrics.fetcher.update-interval=200");
+        Result started = clonos("cluster", "start", "--taskmanagers", "4", "--slots", "1", "-D", "rest.port=" + restPort, "-D", "jobmanager.rpc.port=" + rpcPort, "-D", "metrics.fetcher.update-interval=200", "-D", "heartbeat.timeout=8000", "-D", "heartbeat.interval=1000");
         assertThat(started.exitCode).as(started.toString()).isZero();
         assertThat(started.stdout).contains("Clonos cluster started").contains(":" + restPort);
     }
@@ -246,6 +246,16 @@ class StandaloneClusterIT {
         Map<String, Integer> attempts = subtaskAttempts(rest, job);
         hosts.forEach((subtask, tm) -> assertThat(attempts.get(subtask)).as("attempt of %s, which ran on %s (killed: %s)", subtask, tm, victim).isEqualTo(tm.equals(victim) ? 1 : 0));
         assertThat(HashChains.violations(CommittedLinesSink.committedLines(output), HashChainJob.SOURCES, count)).as("broken, lossy or repeated hash chains").isEmpty();
+        awaitUnregistered(rest, victim);
+    }
+
+    /** The JobManager notices a killed TaskManager by its missing heartbeats; until then it offers its slots. */
+    private void awaitUnregistered(ClusterRestClient rest, String taskManager) throws Exception {
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+        while (taskManagerIds(rest).contains(taskManager) && Instant.now().isBefore(deadline)) {
+            sleep();
+        }
+        assertThat(taskManagerIds(rest)).as("TaskManagers after %s was killed", taskManager).doesNotContain(taskManager);
     }
 
     /**

@@ -109,7 +109,7 @@ public final class HashChainJob {
     }
 
     /** Per key and window: a link of the key's window chain over the links the window received. */
-    static final class WindowChain extends ProcessWindowFunction<String, String, Long, TimeWindow> {
+    public static final class WindowChain extends ProcessWindowFunction<String, String, Long, TimeWindow> {
         @Override
         public void process(Long key, Context context, Iterable<String> links, Collector<String> out) throws Exception {
             long value = context.window().getEnd();

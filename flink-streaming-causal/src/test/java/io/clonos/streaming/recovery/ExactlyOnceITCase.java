@@ -14,6 +14,7 @@ package io.clonos.streaming.recovery;
 
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
+import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.HashChainJob;
 import io.clonos.examples.HashChains;
 import io.clonos.streaming.causal.CausalServices;
@@ -22,9 +23,6 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.api.common.state.CheckpointListener;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -39,36 +37,30 @@ import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.jobgraph.JobGraph;
-import org.apache.flink.runtime.state.FunctionInitializationContext;
-import org.apache.flink.runtime.state.FunctionSnapshotContext;
-import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
-import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
-import org.apache.flink.streaming.api.functions.sink.SinkFunction;
-import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
-import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -94,8 +86,10 @@ class ExactlyOnceITCase {
     /** The first keyed stage of the one-stage job: the hash chain and its processing-time windows. */
     private static final String FIRST_STAGE = "chain -> window";
 
-    /** Links as the sink received them: key, sequence number, previous digest, digest, input. */
-    static final Queue<String> SINK = new ConcurrentLinkedQueue<>();
+    /** Where the sink commits the links it received (key, sequence, previous digest, digest, input). */
+    private static volatile String output;
+
+    @TempDir Path work;
 
     private static final AtomicBoolean FAILED = new AtomicBoolean();
     /** The subtasks of {@link #failingToo} that failed. */
@@ -112,8 +106,7 @@ class ExactlyOnceITCase {
 
     @BeforeEach
     void reset() {
-        SINK.clear();
-        CommittingSink.COMMITTED.clear();
+        output = work.resolve("links-" + System.nanoTime()).toString();
         FAILED.set(false);
         FAILED_TOO.clear();
         failingToo = null;
@@ -231,12 +224,12 @@ class ExactlyOnceITCase {
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
-    private static void awaitCommittedLinks(long links) throws InterruptedException {
+    private static void awaitCommittedLinks(long links) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        while (SINK.size() < links && System.nanoTime() < deadline) {
+        while (committedLinks().size() < links && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        assertThat(SINK.size()).as("links committed before the TaskManager is lost").isGreaterThanOrEqualTo((int) links);
+        assertThat(committedLinks().size()).as("links committed before the TaskManager is lost").isGreaterThanOrEqualTo((int) links);
     }
 
     /** Where each subtask runs: its name as {@link #restartedSubtasks} spells it -> TaskManager id. */
@@ -281,7 +274,7 @@ class ExactlyOnceITCase {
                 .connect(source(env, "right").keyBy(t -> t.f0))
                 .process(new CoHashChain())
                 .name("co-chain")
-                .addSink(new CommittingSink())
+                .addSink(new CommittedLinesSink(output))
                 .name("sink")
                 .setParallelism(1);
         AccessExecutionGraph graph = run(env.getStreamGraph().getJobGraph());
@@ -391,11 +384,11 @@ class ExactlyOnceITCase {
             // windows of all keys end at the same instant and fire together
             DataStream<String> windows = DataStreamUtils.reinterpretAsKeyedStream(links, HashChains::keyOf, Types.LONG)
                     .window(TumblingProcessingTimeWindows.of(Duration.ofMillis(100)))
-                    .process(new WindowChain())
+                    .process(new HashChainJob.WindowChain())
                     .name("window");
             links = links.union(windows);
         }
-        links.addSink(new CommittingSink())
+        links.addSink(new CommittedLinesSink(output))
                 .name("sink")
                 .setParallelism(1)
                 .disableChaining();
@@ -491,77 +484,18 @@ class ExactlyOnceITCase {
         }
     }
 
-    /**
-     * Per key and processing-time window: a link of the key's window chain over the number of
-     * links in the window and their digests, in the order the window received them.
-     */
-    static final class WindowChain extends ProcessWindowFunction<String, String, Long, TimeWindow> {
-        @Override
-        public void process(Long key, Context context, Iterable<String> links, Collector<String> out) throws Exception {
-            long value = context.window().getEnd();
-            for (String link : links) {
-                value = HashChains.mix(value, HashChains.digestOf(link));
-            }
-            ValueState<Tuple2<Long, Long>> chain = context.globalState().getState(new ValueStateDescriptor<>("window-chain", Types.TUPLE(Types.LONG, Types.LONG)));
-            out.collect(HashChains.link(chain, HashChainJob.WINDOW_KEYS + key, value, "window:" + key + ":" + context.window().getEnd()));
-        }
-    }
-
-    /**
-     * Publishes what it received only once a checkpoint that covers it completed, like a
-     * transactional sink: after a global rollback the uncommitted links are replayed, not
-     * repeated, so the validator sees exactly-once output whether recovery was local or global.
-     */
-    static final class CommittingSink extends RichSinkFunction<String> implements CheckpointedFunction, CheckpointListener {
-        /** (subtask, checkpoint) pairs committed, so that a restored commit is not repeated. */
-        static final Set<String> COMMITTED = java.util.concurrent.ConcurrentHashMap.newKeySet();
-
-        private transient ListState<Tuple2<Long, String>> state;
-        private final TreeMap<Long, List<String>> pending = new TreeMap<>();
-        private List<String> current = new ArrayList<>();
-
-        @Override
-        public void invoke(String value, SinkFunction.Context context) {
-            current.add(value);
-        }
-
-        @Override
-        public void snapshotState(FunctionSnapshotContext context) throws Exception {
-            pending.put(context.getCheckpointId(), current);
-            current = new ArrayList<>();
-            List<Tuple2<Long, String>> all = new ArrayList<>();
-            pending.forEach((checkpoint, values) -> values.forEach(v -> all.add(Tuple2.of(checkpoint, v))));
-            state.update(all);
-        }
-
-        @Override
-        public void initializeState(FunctionInitializationContext context) throws Exception {
-            state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("pending", Types.TUPLE(Types.LONG, Types.STRING)));
-            for (Tuple2<Long, String> entry : state.get()) {
-                pending.computeIfAbsent(entry.f0, c -> new ArrayList<>()).add(entry.f1);
-            }
-            // what was pending in the restored checkpoint completed with it
-            if (!pending.isEmpty()) {
-                notifyCheckpointComplete(pending.lastKey());
-            }
-        }
-
-        @Override
-        public void notifyCheckpointComplete(long checkpointId) {
-            Map<Long, List<String>> done = pending.headMap(checkpointId, true);
-            int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-            done.forEach((checkpoint, values) -> {
-                if (COMMITTED.add(subtask + "@" + checkpoint)) {
-                    SINK.addAll(values);
-                }
-            });
-            done.clear();
-        }
-    }
-
     /** What the sink's links show: gaps, repeats, broken digests, inputs lost or seen twice. */
     private static List<String> violations() {
-        return HashChains.violations(SINK, new String[] {"left", "right"}, NUMBERS);
+        try {
+            return HashChains.violations(committedLinks(), new String[] {"left", "right"}, NUMBERS);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static List<String> committedLinks() throws java.io.IOException {
+        Path directory = Paths.get(output);
+        return Files.isDirectory(directory) ? CommittedLinesSink.committedLines(directory) : List.of();
     }
 
     /** Subtasks (operator name[index]) whose current attempt is not the first. */
