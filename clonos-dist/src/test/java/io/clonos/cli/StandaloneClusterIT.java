@@ -213,8 +213,7 @@ class StandaloneClusterIT {
         ProcessHandle.of(pid).orElseThrow().destroyForcibly();
 
         assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3))).isEqualTo("FINISHED");
-        Map<String, Integer> attempts = subtaskAttempts(rest, job);
-        hosts.forEach((subtask, tm) -> assertThat(attempts.get(subtask)).as("attempt of %s, which ran on %s (killed: %s)", subtask, tm, victim).isEqualTo(tm.equals(victim) ? 1 : 0));
+        assertOnlyTheKilledTaskManagersTasksRestarted(hosts, subtaskAttempts(rest, job), victim);
         assertAtLeastOnce(output, count, keys);
     }
 
@@ -243,10 +242,24 @@ class StandaloneClusterIT {
         ProcessHandle.of(pid).orElseThrow().destroyForcibly();
 
         assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3))).isEqualTo("FINISHED");
-        Map<String, Integer> attempts = subtaskAttempts(rest, job);
-        hosts.forEach((subtask, tm) -> assertThat(attempts.get(subtask)).as("attempt of %s, which ran on %s (killed: %s)", subtask, tm, victim).isEqualTo(tm.equals(victim) ? 1 : 0));
+        assertOnlyTheKilledTaskManagersTasksRestarted(hosts, subtaskAttempts(rest, job), victim);
         assertThat(HashChains.violations(CommittedLinesSink.committedLines(output), HashChainJob.SOURCES, count)).as("broken, lossy or repeated hash chains").isEmpty();
         awaitUnregistered(rest, victim);
+    }
+
+    /**
+     * The tasks of the killed TaskManager restarted, the others did not. A restarted task may take
+     * more than one attempt: until the JobManager misses the dead TaskManager's heartbeats it may
+     * deploy the new attempt there.
+     */
+    private static void assertOnlyTheKilledTaskManagersTasksRestarted(Map<String, String> hosts, Map<String, Integer> attempts, String victim) {
+        hosts.forEach((subtask, tm) -> {
+            if (tm.equals(victim)) {
+                assertThat(attempts.get(subtask)).as("attempt of %s, which ran on the killed %s", subtask, tm).isPositive();
+            } else {
+                assertThat(attempts.get(subtask)).as("attempt of %s, which ran on %s (killed: %s)", subtask, tm, victim).isZero();
+            }
+        });
     }
 
     /** The JobManager notices a killed TaskManager by its missing heartbeats; until then it offers its slots. */
