@@ -99,9 +99,11 @@ public final class OverheadBenchmark {
         for (Variant variant : variants) {
             runOnce(variant);
         }
-        // alternate the systems, so that a slow phase of the machine does not favour one
+        // alternate the systems, so that a slow phase of the machine does not favour one, and
+        // start each repetition with the next system, so that no system always runs in one place
         for (int i = 0; i < settings.repetitions; i++) {
-            for (int v = 0; v < variants.length; v++) {
+            for (int k = 0; k < variants.length; k++) {
+                int v = (i + k) % variants.length;
                 runs[v][i] = runOnce(variants[v]);
             }
         }
