@@ -86,13 +86,30 @@ public final class HashChains {
                 violations.add("input " + f[4] + " took effect twice");
             }
         }
+        for (String lost : missing(inputs, sources, count)) {
+            violations.add("input " + lost + " never took effect");
+        }
+        return violations.size() > 20 ? violations.subList(0, 20) : violations;
+    }
+
+    /** The inputs {@code source:1} to {@code source:count} of each source that no link took in (at-least-once). */
+    public static List<String> lostInputs(Iterable<String> links, String[] sources, long count) {
+        Set<String> inputs = new HashSet<>();
+        for (String line : links) {
+            inputs.add(line.split(",")[4]);
+        }
+        return missing(inputs, sources, count);
+    }
+
+    private static List<String> missing(Set<String> inputs, String[] sources, long count) {
+        List<String> missing = new ArrayList<>();
         for (String source : sources) {
             for (long n = 1; n <= count; n++) {
                 if (!inputs.contains(source + ":" + n)) {
-                    violations.add("input " + source + ":" + n + " never took effect");
+                    missing.add(source + ":" + n);
                 }
             }
         }
-        return violations.size() > 20 ? violations.subList(0, 20) : violations;
+        return missing;
     }
 }

@@ -63,9 +63,18 @@ public final class HeldCausalLogs {
         this.memory = memory;
     }
 
+    /** Epochs before this one were truncated: a completed checkpoint covers them. */
+    @GuardedBy("this")
+    private long truncatedBefore = Long.MIN_VALUE;
+
     /** Stores a shared delta; throws if it contradicts what is held. */
     public synchronized void merge(SharedDelta shared) throws CorruptCausalLogException {
         CausalLogDelta delta = shared.delta();
+        if (delta.epoch() < truncatedBefore) {
+            // a late piece of an epoch a completed checkpoint covers (a quiet connection sends
+            // its part of the log later than a busy one): nobody will need it
+            return;
+        }
         distances.merge(delta.log(), shared.distance(), Math::min);
         java.util.Set<Long> full = overflowed.get(delta.log());
         if (full != null && full.contains(delta.epoch())) {
@@ -113,6 +122,7 @@ public final class HeldCausalLogs {
 
     /** Drops the epochs before {@code epoch}: checkpoint {@code epoch} completed. */
     public synchronized void truncateBefore(long epoch) {
+        truncatedBefore = Math.max(truncatedBefore, epoch);
         long before = logs.retainedBytes();
         logs.truncateBefore(epoch);
         memory.release(before - logs.retainedBytes());

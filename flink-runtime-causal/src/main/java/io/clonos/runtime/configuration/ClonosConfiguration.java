@@ -24,7 +24,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
 
-import org.slf4j.LoggerFactory;
 
 import java.io.Serializable;
 import java.time.Duration;
@@ -93,11 +92,6 @@ public final class ClonosConfiguration implements Serializable {
                 read(config, ClonosOptions.IN_FLIGHT_LOG_PREFETCH_BUFFERS, n -> n >= 1, "an integer of at least 1");
         recoveryMode = readEnum(config, ClonosOptions.RECOVERY_MODE, RecoveryMode.class);
         orphanFallback = readEnum(config, ClonosOptions.RECOVERY_ORPHAN_FALLBACK, OrphanFallback.class);
-        if (orphanFallback == OrphanFallback.AT_LEAST_ONCE) {
-            LoggerFactory.getLogger(ClonosConfiguration.class)
-                    .warn("{}: at-least-once is not implemented yet; orphaned tasks fall back to a global rollback.",
-                            ClonosOptions.RECOVERY_ORPHAN_FALLBACK.key());
-        }
         reconnectTimeout =
                 read(config, ClonosOptions.RECOVERY_RECONNECT_TIMEOUT, d -> !d.isNegative() && !d.isZero(), "a positive duration such as 60 s");
         standbyEnabled = read(config, ClonosOptions.STANDBY_ENABLED, b -> true, "true or false");

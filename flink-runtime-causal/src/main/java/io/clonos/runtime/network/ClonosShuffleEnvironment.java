@@ -12,6 +12,9 @@
 
 package io.clonos.runtime.network;
 
+import io.clonos.runtime.shuffle.FreshStartShuffleDescriptor;
+import io.clonos.runtime.shuffle.FreshStarts;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.deployment.InputGateDeploymentDescriptor;
@@ -73,6 +76,11 @@ public final class ClonosShuffleEnvironment implements ShuffleEnvironment<Result
 
     @Override
     public List<ResultPartition> createResultPartitionWriters(ShuffleIOOwnerContext ownerContext, List<ResultPartitionDeploymentDescriptor> descriptors) {
+        for (ResultPartitionDeploymentDescriptor descriptor : descriptors) {
+            if (FreshStartShuffleDescriptor.isMarked(descriptor.getShuffleDescriptor())) {
+                FreshStarts.partitionStartsFresh(descriptor.getShuffleDescriptor().getResultPartitionID());
+            }
+        }
         return netty.createResultPartitionWriters(ownerContext, descriptors);
     }
 

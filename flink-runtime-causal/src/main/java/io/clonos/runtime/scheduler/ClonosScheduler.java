@@ -14,9 +14,11 @@ package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.configuration.ClonosOptions;
+import io.clonos.runtime.configuration.ClonosOptions.OrphanFallback;
 import io.clonos.runtime.configuration.ClonosOptions.RecoveryMode;
 import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.runtime.network.LocalRecoveryImpossibleException;
+import io.clonos.runtime.shuffle.FreshStarts;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobStatus;
@@ -41,6 +43,7 @@ import org.apache.flink.runtime.executiongraph.TaskExecutionStateTransition;
 import org.apache.flink.runtime.executiongraph.failover.FailoverStrategy;
 import org.apache.flink.runtime.executiongraph.failover.FailureHandlingResult;
 import org.apache.flink.runtime.executiongraph.failover.RestartBackoffTimeStrategy;
+import org.apache.flink.runtime.io.network.partition.PartitionNotFoundException;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.metrics.groups.JobManagerJobMetricGroup;
 import org.apache.flink.runtime.jobgraph.OperatorID;
@@ -60,6 +63,7 @@ import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
 import org.apache.flink.runtime.scheduler.strategy.SchedulingExecutionVertex;
 import org.apache.flink.runtime.scheduler.strategy.SchedulingStrategyFactory;
 import org.apache.flink.runtime.shuffle.ShuffleMaster;
+import org.apache.flink.util.ExceptionUtils;
 import org.apache.flink.util.FlinkException;
 import org.apache.flink.util.IterableUtils;
 import org.apache.flink.util.concurrent.FutureUtils;
@@ -186,6 +190,12 @@ public class ClonosScheduler extends DefaultScheduler {
     @Override
     protected void handleTaskFailure(Execution failedExecution, @Nullable Throwable error) {
         String fallbackReason = fallbackReason(failedExecution, error);
+        if (fallbackReason != null && restartsAtLeastOnce(failedExecution, error)) {
+            log.warn("Cannot recover {} by determinants ({}); clonos.recovery.orphan-fallback is at-least-once: it restarts alone, "
+                    + "without them, and its consumers may see its records twice.", failedExecution.getVertex().getTaskNameWithSubtaskIndex(), fallbackReason);
+            FreshStarts.mark(getJobId(), failedExecution.getVertex().getID(), failedExecution.getAttemptNumber() + 1);
+            fallbackReason = null;
+        }
         if (fallbackReason != null) {
             fallBack(fallbackReason, failedExecution, error);
             return;
@@ -206,6 +216,7 @@ public class ClonosScheduler extends DefaultScheduler {
         if (!result.canRestart() || result.isGlobalFailure()) {
             globalFallbacks.inc();
             log.warn("Restart strategy refuses to restart {}; Flink handles the failure.", failedExecution.getVertex().getTaskNameWithSubtaskIndex());
+            startAfresh(result);
             maybeRestartTasks(result);
             return;
         }
@@ -257,7 +268,38 @@ public class ClonosScheduler extends DefaultScheduler {
             log.warn("Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.", failedExecution.getVertex().getTaskNameWithSubtaskIndex(), reason);
         }
         pendingRestart.clear();
-        super.handleTaskFailure(failedExecution, error);
+        FailureHandlingResult result = recordTaskFailure(failedExecution, error);
+        startAfresh(result);
+        maybeRestartTasks(result);
+    }
+
+    /**
+     * The tasks a rollback restarts start afresh: their consumers restart with them, so nobody
+     * holds determinants for them and waiting for the consumers to say so only delays the restart.
+     */
+    private void startAfresh(FailureHandlingResult result) {
+        if (result.canRestart()) {
+            for (ExecutionVertexID vertex : result.getVerticesToRestart()) {
+                FreshStarts.mark(getJobId(), vertex, getExecutionVertex(vertex).getCurrentExecutionAttempt().getAttemptNumber() + 1);
+            }
+        }
+    }
+
+    /**
+     * Whether the failed task restarts alone without determinants (at least once) instead of
+     * rolling the job back: the job chose {@code clonos.recovery.orphan-fallback: at-least-once}
+     * and the task failed because determinants it needs are lost, or because its producer started
+     * afresh for that reason. Not when a producer's partition is gone: restarting would not bring
+     * its data back.
+     */
+    private boolean restartsAtLeastOnce(Execution failedExecution, @Nullable Throwable error) {
+        return clonos.getOrphanFallback() == OrphanFallback.AT_LEAST_ONCE
+                && clonos.getRecoveryMode() == RecoveryMode.LOCAL
+                && getExecutionGraph().getState() == JobStatus.RUNNING
+                && error != null
+                && LocalRecoveryImpossibleException.isCauseOf(error)
+                && ExceptionUtils.findThrowable(error, PartitionNotFoundException.class).isEmpty()
+                && failedExecution.getVertex().getJobVertex().getJobVertex().getInvokableClassName().startsWith("io.clonos.");
     }
 
     /**

@@ -58,7 +58,7 @@ public class ClonosShuffleServiceFactory
     @Override
     public ShuffleMaster<NettyShuffleDescriptor> createShuffleMaster(ShuffleMasterContext context) {
         ClonosConfiguration.fromConfiguration(context.getConfiguration());
-        return netty.createShuffleMaster(context);
+        return new ClonosShuffleMaster(netty.createShuffleMaster(context));
     }
 
     @Override

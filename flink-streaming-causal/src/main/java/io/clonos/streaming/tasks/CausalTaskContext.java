@@ -24,6 +24,7 @@ import io.clonos.runtime.network.ClonosInputGate;
 import io.clonos.runtime.network.ClonosInputGates;
 import io.clonos.runtime.network.SubpartitionLogMetrics;
 import io.clonos.runtime.network.SubpartitionLogs;
+import io.clonos.runtime.shuffle.FreshStarts;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Gauge;
@@ -96,7 +97,10 @@ public final class CausalTaskContext {
             }
         }
         registerMetrics(group);
-        this.causal = createCausalTask(environment, restored, replaysWithDeterminants);
+        // a task the JobManager restarts afresh (a rollback, or at-least-once after lost
+        // determinants) has no predecessor's output to reproduce
+        boolean fresh = FreshStarts.startsFresh(partitions);
+        this.causal = createCausalTask(environment, restored, replaysWithDeterminants && !fresh);
         this.timers = causal == null ? null : new CausalTimers(causal);
         if (causal != null) {
             group.gauge("determinantBytes", (Gauge<Long>) () -> causal.log().totalBytes());

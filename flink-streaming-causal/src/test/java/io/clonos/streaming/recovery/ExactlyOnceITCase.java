@@ -183,6 +183,25 @@ class ExactlyOnceITCase {
         consecutiveFailures("1", all);
     }
 
+    /**
+     * The same lost determinants with {@code clonos.recovery.orphan-fallback: at-least-once}: the
+     * failed tasks restart alone without them, the rest of the job keeps running, and every input
+     * still takes effect (some twice).
+     */
+    @Test
+    void lostDeterminantsWithAtLeastOnceFallbackRestartOnlyTheFailedTasks() throws Exception {
+        everySubtaskFailsToo = true;
+        startCluster(Configuration.fromMap(Map.of("clonos.determinant-sharing-depth", "1", "clonos.recovery.orphan-fallback", "at-least-once")));
+        failing = "chain";
+        failingToo = "chain2";
+        failAfter = NUMBERS / PARALLELISM / 2;
+        AccessExecutionGraph graph = run(true);
+
+        assertThat(FAILED_TOO).hasSize(PARALLELISM);
+        assertThat(restartedSubtasks(graph)).as("no global rollback").isEqualTo(Set.of("chain -> rekey[0]", "chain2[0]", "chain2[1]"));
+        assertThat(HashChains.lostInputs(committedLinks(), new String[] {"left", "right"}, NUMBERS)).as("inputs lost").isEmpty();
+    }
+
     private void consecutiveFailures(String dsd, Set<String> restarted) throws Exception {
         startCluster(Configuration.fromMap(Map.of("clonos.determinant-sharing-depth", dsd)));
         failing = "chain";

@@ -1,0 +1,63 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+package io.clonos.runtime.shuffle;
+
+import org.apache.flink.runtime.clusterframework.types.ResourceID;
+import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
+import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor;
+import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor.NetworkPartitionConnectionInfo;
+import org.apache.flink.util.InstantiationUtil;
+
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The mark of a partition whose producer starts afresh, as Flink sees it and as Clonos reads it. */
+class FreshStartShuffleDescriptorTest {
+
+    private static NettyShuffleDescriptor flinks() {
+        return new NettyShuffleDescriptor(
+                ResourceID.generate(),
+                new NetworkPartitionConnectionInfo(new InetSocketAddress("localhost", 4711), 3),
+                new ResultPartitionID(),
+                List.of());
+    }
+
+    @Test
+    void aMarkedDescriptorIsFlinksOwnTypeWithTheSameConnectionAndSurvivesSerialization() throws Exception {
+        NettyShuffleDescriptor flinks = flinks();
+        NettyShuffleDescriptor marked = FreshStartShuffleDescriptor.of(flinks);
+
+        assertThat(marked.getClass()).as("Flink checks the exact class").isEqualTo(NettyShuffleDescriptor.class);
+        assertThat(marked.getConnectionId()).isEqualTo(flinks.getConnectionId());
+        assertThat(marked.getResultPartitionID()).isEqualTo(flinks.getResultPartitionID());
+        assertThat(marked.storesLocalResourcesOn()).isEqualTo(flinks.storesLocalResourcesOn());
+        assertThat(FreshStartShuffleDescriptor.isMarked(marked)).isTrue();
+        assertThat(FreshStartShuffleDescriptor.isMarked(flinks)).isFalse();
+
+        NettyShuffleDescriptor shipped = InstantiationUtil.clone(marked, getClass().getClassLoader());
+        assertThat(FreshStartShuffleDescriptor.isMarked(shipped)).isTrue();
+        assertThat(shipped.getConnectionId()).isEqualTo(flinks.getConnectionId());
+    }
+
+    @Test
+    void partitionsOfMarkedAttemptsStartFreshOnce() {
+        ResultPartitionID partition = new ResultPartitionID();
+        FreshStarts.partitionStartsFresh(partition);
+
+        assertThat(FreshStarts.startsFresh(List.of(new ResultPartitionID(), partition))).isTrue();
+        assertThat(FreshStarts.startsFresh(List.of(partition))).as("forgotten once read").isFalse();
+    }
+}
