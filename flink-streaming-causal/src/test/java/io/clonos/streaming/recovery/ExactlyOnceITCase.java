@@ -198,7 +198,11 @@ class ExactlyOnceITCase {
         AccessExecutionGraph graph = run(true);
 
         assertThat(FAILED_TOO).hasSize(PARALLELISM);
-        assertThat(restartedSubtasks(graph)).as("no global rollback").isEqualTo(Set.of("chain -> rekey[0]", "chain2[0]", "chain2[1]"));
+        // the sink may restart too: when it finds a derailed producer's output diverging it fails
+        // that producer, and may lose the race with the release of its partition
+        assertThat(restartedSubtasks(graph)).as("no global rollback")
+                .contains("chain -> rekey[0]", "chain2[0]", "chain2[1]")
+                .isSubsetOf("chain -> rekey[0]", "chain2[0]", "chain2[1]", "Sink: sink[0]");
         assertThat(HashChains.lostInputs(committedLinks(), new String[] {"left", "right"}, NUMBERS)).as("inputs lost").isEmpty();
     }
 
