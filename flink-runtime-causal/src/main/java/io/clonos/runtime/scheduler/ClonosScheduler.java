@@ -216,7 +216,6 @@ public class ClonosScheduler extends DefaultScheduler {
         if (!result.canRestart() || result.isGlobalFailure()) {
             globalFallbacks.inc();
             log.warn("Restart strategy refuses to restart {}; Flink handles the failure.", failedExecution.getVertex().getTaskNameWithSubtaskIndex());
-            startAfresh(result);
             maybeRestartTasks(result);
             return;
         }
@@ -269,14 +268,20 @@ public class ClonosScheduler extends DefaultScheduler {
         }
         pendingRestart.clear();
         FailureHandlingResult result = recordTaskFailure(failedExecution, error);
-        startAfresh(result);
         maybeRestartTasks(result);
     }
 
     /**
-     * The tasks a rollback restarts start afresh: their consumers restart with them, so nobody
+     * Every restart Flink does (a rollback: after a fallback, a global failure or a refusal of the
+     * restart strategy) restarts the tasks afresh: their consumers restart with them, so nobody
      * holds determinants for them and waiting for the consumers to say so only delays the restart.
      */
+    @Override
+    protected void maybeRestartTasks(FailureHandlingResult result) {
+        startAfresh(result);
+        super.maybeRestartTasks(result);
+    }
+
     private void startAfresh(FailureHandlingResult result) {
         if (result.canRestart()) {
             for (ExecutionVertexID vertex : result.getVerticesToRestart()) {
