@@ -54,7 +54,7 @@ public final class CausalTasks {
 
     /** The partition is served from now on: what arrives for it waits for its task. */
     static void partitionRegistered(ResultPartitionID partition) {
-        PARTITIONS.computeIfAbsent(partition, Slot::new);
+        PARTITIONS.computeIfAbsent(partition, p -> new Slot());
     }
 
     /** The partition is gone, and with it whatever still waited for its task. */
@@ -68,7 +68,7 @@ public final class CausalTasks {
      * task's recovery. Hands it what arrived for the partition before.
      */
     public static void register(ResultPartitionID partition, CausalTask task, int firstConsumer, long restoredEpoch) {
-        PARTITIONS.computeIfAbsent(partition, Slot::new).attach(new Producer(partition, task, firstConsumer, restoredEpoch));
+        PARTITIONS.computeIfAbsent(partition, p -> new Slot()).attach(new Producer(partition, task, firstConsumer, restoredEpoch));
     }
 
     public static void unregister(ResultPartitionID partition) {
@@ -137,8 +137,6 @@ public final class CausalTasks {
 
         @Nullable private volatile Producer producer;
         @GuardedBy("this") private List<Consumer<Producer>> pending = new ArrayList<>();
-
-        Slot(ResultPartitionID partition) {}
 
         synchronized void attach(Producer registered) {
             producer = registered;
