@@ -267,8 +267,7 @@ public class ClonosScheduler extends DefaultScheduler {
             log.warn("Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.", failedExecution.getVertex().getTaskNameWithSubtaskIndex(), reason);
         }
         pendingRestart.clear();
-        FailureHandlingResult result = recordTaskFailure(failedExecution, error);
-        maybeRestartTasks(result);
+        super.handleTaskFailure(failedExecution, error);
     }
 
     /**

@@ -100,7 +100,6 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             vertex.getConfiguration().set(ClonosOptions.TIME_SERVICE_GRANULARITY, clonos.getTimeServiceGranularity());
             vertex.getConfiguration().set(ClonosOptions.DETERMINANT_MEMORY, clonos.getDeterminantMemory());
             vertex.getConfiguration().set(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT, clonos.getReconnectTimeout());
-            vertex.getConfiguration().setString(ClonosOptions.RECOVERY_MODE.key(), clonos.getRecoveryMode().name());
             notReplayableBecause(vertex.getInvokableClassName(), config, userCodeClassLoader)
                     .ifPresent(why -> VertexReplay.markNotReplayable(vertex.getConfiguration(), why));
         }

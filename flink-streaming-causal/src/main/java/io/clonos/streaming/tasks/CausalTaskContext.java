@@ -97,8 +97,9 @@ public final class CausalTaskContext {
             }
         }
         registerMetrics(group);
-        // a task the JobManager restarts afresh (a rollback, or at-least-once after lost
-        // determinants) has no predecessor's output to reproduce
+        // a task the JobManager restarts afresh (every rollback, so every restart with
+        // clonos.recovery.mode: global, or at-least-once after lost determinants) has no
+        // predecessor's output to reproduce
         boolean fresh = FreshStarts.startsFresh(partitions);
         this.causal = createCausalTask(environment, restored, replaysWithDeterminants && !fresh);
         this.timers = causal == null ? null : new CausalTimers(causal);
@@ -137,10 +138,7 @@ public final class CausalTaskContext {
             consumers += writer.getNumberOfSubpartitions();
         }
         Duration timeout = environment.getTaskConfiguration().get(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT);
-        // with global recovery every restart is Flink's restart of the whole job: nobody holds
-        // determinants, and waiting for consumers to say so only delays the restart
-        boolean localRecovery = environment.getTaskConfiguration().get(ClonosOptions.RECOVERY_MODE) == ClonosOptions.RecoveryMode.LOCAL;
-        boolean recovering = replaysWithDeterminants && localRecovery && environment.getTaskInfo().getAttemptNumber() > 0;
+        boolean recovering = replaysWithDeterminants && environment.getTaskInfo().getAttemptNumber() > 0;
         CausalRecovery recovery = recovering
                 ? CausalRecovery.recovering(taskName, id, restored, consumers, timeout)
                 : CausalRecovery.notRecovering(taskName, id);
