@@ -25,7 +25,7 @@ import java.util.zip.CRC32;
  * starting at byte {@code offset} of that epoch. Deltas are what rides downstream with the data;
  * applying the same delta twice, or deltas that overlap, is harmless (see {@link CausalLog}).
  *
- * <p>Serialized form, version 1: version byte, log id (vertex name as length and UTF-8 bytes,
+ * <p>Serialized form, version 3: version byte, log id (vertex name as length and UTF-8 bytes,
  * subtask, subpartition), epoch, offset, length, the bytes, then a CRC-32 of everything before it.
  * Integers are variable-length; a delta whose checksum, version or lengths do not add up is
  * rejected with {@link CorruptCausalLogException}.
@@ -33,7 +33,7 @@ import java.util.zip.CRC32;
 @Internal
 public record CausalLogDelta(CausalLogId log, long epoch, long offset, byte[] bytes) {
 
-    static final byte VERSION = 2;
+    static final byte VERSION = 3;
 
     public CausalLogDelta {
         if (epoch < 0 || offset < 0) {

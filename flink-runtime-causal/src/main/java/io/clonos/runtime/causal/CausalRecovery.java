@@ -361,8 +361,7 @@ public final class CausalRecovery {
     public void checkDeadline() {
         if (state == State.REPLAYING && replay != null && System.nanoTime() - progressNanos - timeoutNanos > 0) {
             throw diverged("its replay made no progress for " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                    + " ms (clonos.recovery.reconnect-timeout); the next determinant is " + head() + ", number " + (replayIndex + 1)
-                    + " of " + replay.getOrDefault(replayEpoch, List.of()).size() + " of epoch " + replayEpoch + " (" + replayedDeterminants + " replayed in all, the last " + lastReplayed + ")");
+                    + " ms (clonos.recovery.reconnect-timeout); at " + position() + " (" + replayedDeterminants + " replayed in all)");
         }
         if (isWaiting() && System.nanoTime() - deadlineNanos > 0) {
             int connections;
@@ -469,10 +468,20 @@ public final class CausalRecovery {
         }
     }
 
+    /** Where the replay is, for a divergence's diagnosis. */
+    public String position() {
+        List<Determinant> current = replay == null ? null : replay.get(replayEpoch);
+        if (current == null) {
+            return "no determinants left";
+        }
+        return "determinant " + replayIndex + " of epoch " + replayEpoch + ", after " + recentlyReplayed()
+                + ", before " + current.subList(Math.min(replayIndex, current.size()), Math.min(replayIndex + 3, current.size()));
+    }
+
     /** The last few determinants the replay used, for a divergence's diagnosis. */
     private List<Determinant> recentlyReplayed() {
         List<Determinant> current = replay.get(replayEpoch);
-        return current == null ? List.of() : current.subList(Math.max(0, replayIndex - 5), Math.min(replayIndex, current.size()));
+        return current == null ? List.of() : current.subList(Math.max(0, replayIndex - 8), Math.min(replayIndex, current.size()));
     }
 
     private LocalRecoveryImpossibleException diverged(String why) {

@@ -56,6 +56,7 @@ public final class CausalTask {
     /** The task's clock, and whether it ticked for the current element. */
     private long clockMillis;
     private boolean ticked;
+    private final java.util.List<AsyncCompletionReplayer> asyncOperators = new java.util.ArrayList<>();
     private TimerReplayer timers = timer -> {
         throw new LocalRecoveryImpossibleException("The task has no timer service to replay " + timer);
     };
@@ -200,7 +201,8 @@ public final class CausalTask {
             long previous = clockMillis;
             Determinant.Timestamp tick = decide(Determinant.Timestamp.class, () -> new Determinant.Timestamp(elementsInEpoch, Math.max(previous, clock.getAsLong())));
             if (tick.recordCount() != elementsInEpoch) {
-                throw new LocalRecoveryImpossibleException("The recovered task reads the time at element " + elementsInEpoch + " where its predecessor read it at element " + tick.recordCount());
+                throw new LocalRecoveryImpossibleException("The recovered task reads the time at element " + elementsInEpoch + " where its predecessor read it at element " + tick.recordCount()
+                        + " (" + recovery.position() + ")");
             }
             clockMillis = tick.millis();
             ticked = true;
@@ -227,28 +229,52 @@ public final class CausalTask {
     }
 
     /**
-     * While replaying, fires the timers its predecessor fired at this point: after as many elements
-     * of the epoch as the task has processed now.
+     * While replaying, fires the timers, checkpoints and async results its predecessor had at this
+     * point: after as many elements of the epoch as the task has processed now.
      */
     public void fireDueTimers() {
-        while (true) {
-            Determinant.TimerFired timer = recovery.peek(Determinant.TimerFired.class);
-            if (timer != null && isDue(timer, timer.recordCount())) {
-                log.append(recovery.next(Determinant.TimerFired.class));
-                ticked = false;
-                timers.fire(timer);
-                continue;
-            }
-            Determinant.SourceCheckpoint checkpoint = recovery.peek(Determinant.SourceCheckpoint.class);
-            if (checkpoint != null && isDue(checkpoint, checkpoint.recordCount())) {
-                // the source took this checkpoint here; it was aborted with the failure, so the
-                // replay only moves on to its epoch
-                log.append(recovery.next(Determinant.SourceCheckpoint.class));
-                epochStarted(checkpoint.checkpointId());
-                continue;
-            }
-            return;
+        while (fireNextDue()) {
+            // keep firing what is due at this point
         }
+    }
+
+    /**
+     * While replaying, fires the next timer, checkpoint or async result its predecessor had at
+     * this point, if one is due; for code that waited in its predecessor until a mailbox action
+     * freed it (an async operator at capacity), and must now wait for exactly the logged ones.
+     */
+    public boolean fireNextDue() {
+        Determinant.TimerFired timer = recovery.peek(Determinant.TimerFired.class);
+        if (timer != null && isDue(timer, timer.recordCount())) {
+            log.append(recovery.next(Determinant.TimerFired.class));
+            ticked = false;
+            timers.fire(timer);
+            return true;
+        }
+        Determinant.SourceCheckpoint checkpoint = recovery.peek(Determinant.SourceCheckpoint.class);
+        if (checkpoint != null && isDue(checkpoint, checkpoint.recordCount())) {
+            // the source took this checkpoint here; it was aborted with the failure, so the
+            // replay only moves on to its epoch
+            log.append(recovery.next(Determinant.SourceCheckpoint.class));
+            epochStarted(checkpoint.checkpointId());
+            return true;
+        }
+        Determinant.AsyncCompletion completion = recovery.peek(Determinant.AsyncCompletion.class);
+        if (completion != null && isDue(completion, completion.recordCount())) {
+            log.append(recovery.next(Determinant.AsyncCompletion.class));
+            Determinant.ExternalResult result = recovery.next(Determinant.ExternalResult.class);
+            if (result == null) {
+                throw new LocalRecoveryImpossibleException("The log has no result for " + completion);
+            }
+            log.append(result);
+            ticked = false;
+            if (completion.callbackId() >= asyncOperators.size()) {
+                throw new LocalRecoveryImpossibleException("The recovered task has no async operator for " + completion);
+            }
+            asyncOperators.get(completion.callbackId()).complete(completion.entry(), result.bytes());
+            return true;
+        }
+        return false;
     }
 
     private boolean isDue(Determinant determinant, long recordCount) {
@@ -262,7 +288,10 @@ public final class CausalTask {
     public boolean timerDue() {
         Determinant.TimerFired timer = recovery.peek(Determinant.TimerFired.class);
         Determinant.SourceCheckpoint checkpoint = recovery.peek(Determinant.SourceCheckpoint.class);
-        return (timer != null && timer.recordCount() == elementsInEpoch) || (checkpoint != null && checkpoint.recordCount() == elementsInEpoch);
+        Determinant.AsyncCompletion completion = recovery.peek(Determinant.AsyncCompletion.class);
+        return (timer != null && timer.recordCount() == elementsInEpoch)
+                || (checkpoint != null && checkpoint.recordCount() == elementsInEpoch)
+                || (completion != null && completion.recordCount() == elementsInEpoch);
     }
 
     /**
@@ -283,6 +312,32 @@ public final class CausalTask {
         }
     }
 
+    // ------------------------------------------------------------------------------------------
+    //  Async results: the point at which a result takes effect, and the result, are determinants
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * Registers an operator whose asynchronous results a replay hands back; returns the id its
+     * results are logged under. Operators register in the same order in every attempt.
+     */
+    public int registerAsyncOperator(AsyncCompletionReplayer operator) {
+        asyncOperators.add(operator);
+        return asyncOperators.size() - 1;
+    }
+
+    /**
+     * An async result takes effect now (task thread, running normally): log where, and what, before
+     * the operator applies it.
+     */
+    public void asyncCompleted(int callbackId, long entry, byte[] result) {
+        processingStarted();
+        if (isProcessing()) {
+            log.append(new Determinant.AsyncCompletion(elementsInEpoch, callbackId, entry));
+            log.append(new Determinant.ExternalResult(result));
+            ticked = false;
+        }
+    }
+
     /** The task took checkpoint {@code epoch}. */
     public void epochStarted(long epoch) {
         log.startEpoch(epoch);
@@ -290,6 +345,12 @@ public final class CausalTask {
         elementsInEpoch = 0;
         // the epoch's first reading is logged in it: a task recovering from its checkpoint starts there
         ticked = false;
+    }
+
+    /** Hands a logged async result back to its operator during a replay. */
+    @FunctionalInterface
+    public interface AsyncCompletionReplayer {
+        void complete(long entry, byte[] result);
     }
 
     /** Fires a logged timer during a replay. */

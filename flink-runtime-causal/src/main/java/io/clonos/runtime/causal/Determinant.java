@@ -109,11 +109,16 @@ public sealed interface Determinant
         }
     }
 
-    /** An asynchronous callback completed after {@code recordCount} records of the epoch. */
-    record AsyncCompletion(long recordCount, int callbackId) implements Determinant {
+    /**
+     * An asynchronous call's result took effect after {@code recordCount} records of the epoch:
+     * entry {@code entry} of the task's async operator {@code callbackId} completed. The result
+     * itself follows as an {@link ExternalResult}.
+     */
+    record AsyncCompletion(long recordCount, int callbackId, long entry) implements Determinant {
         public AsyncCompletion {
             requireNonNegative(recordCount, "recordCount");
             requireNonNegative(callbackId, "callbackId");
+            requireNonNegative(entry, "entry");
         }
     }
 

@@ -114,6 +114,7 @@ public final class DeterminantEncoding {
                 out.write(ASYNC_COMPLETION);
                 VarInts.writeUnsigned(out, d.recordCount());
                 VarInts.writeUnsigned(out, d.callbackId());
+                VarInts.writeUnsigned(out, d.entry());
             } else if (determinant instanceof Determinant.BufferBuilt d) {
                 out.write(BUFFER_BUILT);
                 VarInts.writeUnsigned(out, d.size());
@@ -161,7 +162,7 @@ public final class DeterminantEncoding {
             case SOURCE_CHECKPOINT:
                 return new Determinant.SourceCheckpoint(in.readUnsigned(), in.readUnsigned(), in.readSigned());
             case ASYNC_COMPLETION:
-                return new Determinant.AsyncCompletion(in.readUnsigned(), in.readUnsignedInt());
+                return new Determinant.AsyncCompletion(in.readUnsigned(), in.readUnsignedInt(), in.readUnsigned());
             case BUFFER_BUILT:
                 return new Determinant.BufferBuilt(in.readUnsignedInt());
             case OVERFLOW:

@@ -48,7 +48,7 @@ class CausalLogFormatTest {
             case 5:
                 return new Determinant.SourceCheckpoint(random.nextInt(100_000), random.nextInt(10_000), System.currentTimeMillis());
             case 6:
-                return new Determinant.AsyncCompletion(random.nextInt(Integer.MAX_VALUE), random.nextInt(16));
+                return new Determinant.AsyncCompletion(random.nextInt(Integer.MAX_VALUE), random.nextInt(16), random.nextLong() >>> 1);
             default:
                 return new Determinant.BufferBuilt(random.nextInt(32 * 1024 + 1));
         }

@@ -17,6 +17,7 @@ import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.jobgraph.JobGraphRewriter;
 import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.streaming.causal.CanonicalTimerOrder;
+import io.clonos.streaming.operators.CausalAsyncWaitOperatorFactory;
 import io.clonos.streaming.partitioner.CausalPartitioners;
 import io.clonos.streaming.tasks.CausalMultipleInputStreamTask;
 import io.clonos.streaming.tasks.CausalOneInputStreamTask;
@@ -30,6 +31,7 @@ import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.runtime.jobgraph.tasks.TaskInvokable;
 import org.apache.flink.streaming.api.graph.StreamConfig;
 import org.apache.flink.streaming.api.operators.async.AsyncWaitOperatorFactory;
+import org.apache.flink.streaming.api.operators.async.ClonosAsyncWaitPatch;
 import org.apache.flink.streaming.runtime.tasks.MultipleInputStreamTask;
 import org.apache.flink.streaming.runtime.tasks.OneInputStreamTask;
 import org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask;
@@ -93,6 +95,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                 }
                 // records go to the channels a recovered task sends them to
                 config.setVertexNonChainedOutputs(CausalPartitioners.replace(config.getVertexNonChainedOutputs(userCodeClassLoader)));
+                replaceAsyncOperators(config, userCodeClassLoader);
                 config.serializeAllConfigs();
             }
             // the job's causal settings, for the tasks to read from their own configuration
@@ -119,7 +122,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             for (StreamConfig operator : config.getTransitiveChainedTaskConfigsWithSelf(userCodeClassLoader).values()) {
                 Class<?> factory = operator.getStreamOperatorFactoryClass(userCodeClassLoader);
                 if (factory != null && AsyncWaitOperatorFactory.class.isAssignableFrom(factory)) {
-                    return Optional.of("its operator " + operator.getOperatorName() + " runs async I/O, whose completions Clonos does not log");
+                    return Optional.of("its operator " + operator.getOperatorName() + " retries async I/O calls, which Clonos does not replay");
                 }
             }
         } catch (RuntimeException e) {
@@ -127,6 +130,46 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             return Optional.of("its operators could not be inspected (" + e + ")");
         }
         return Optional.empty();
+    }
+
+    /**
+     * Puts Clonos's replayable async I/O operator in the place of Flink's, in the vertex's head and
+     * chained operators; a job that retries async calls keeps Flink's (and rolls back globally).
+     */
+    static void replaceAsyncOperators(StreamConfig vertex, ClassLoader userCodeClassLoader) {
+        if (isAsyncWait(vertex, userCodeClassLoader)) {
+            replaceAsyncOperator(vertex, userCodeClassLoader);
+        }
+        Map<Integer, StreamConfig> chained = vertex.getTransitiveChainedTaskConfigs(userCodeClassLoader);
+        boolean replaced = false;
+        for (StreamConfig operator : chained.values()) {
+            if (isAsyncWait(operator, userCodeClassLoader)) {
+                // a deserialized StreamConfig cannot take objects; a new view of its configuration can
+                StreamConfig writable = new StreamConfig(operator.getConfiguration());
+                if (replaceAsyncOperator(writable, userCodeClassLoader)) {
+                    writable.serializeAllConfigs();
+                    replaced = true;
+                }
+            }
+        }
+        if (replaced) {
+            vertex.setAndSerializeTransitiveChainedTaskConfigs(chained);
+        }
+    }
+
+    private static boolean isAsyncWait(StreamConfig operator, ClassLoader userCodeClassLoader) {
+        Class<?> factory = operator.getStreamOperatorFactoryClass(userCodeClassLoader);
+        return factory != null && AsyncWaitOperatorFactory.class.isAssignableFrom(factory);
+    }
+
+    private static boolean replaceAsyncOperator(StreamConfig operator, ClassLoader userCodeClassLoader) {
+        AsyncWaitOperatorFactory<?, ?> flink = operator.getStreamOperatorFactory(userCodeClassLoader);
+        Optional<CausalAsyncWaitOperatorFactory<?, ?>> causal = ClonosAsyncWaitPatch.causalFactory(flink);
+        causal.ifPresent(operator::setStreamOperatorFactory);
+        if (causal.isEmpty()) {
+            LOG.info("Operator {} retries async I/O calls: it keeps Flink's operator, and its failures roll back globally.", operator.getOperatorName());
+        }
+        return causal.isPresent();
     }
 
     private static boolean isCausalTask(String invokable) {

@@ -14,6 +14,7 @@ package io.clonos.streaming.jobgraph;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.jobgraph.VertexReplay;
+import io.clonos.streaming.operators.CausalAsyncWaitOperatorFactory;
 import io.clonos.streaming.tasks.CausalOneInputStreamTask;
 import io.clonos.streaming.tasks.CausalSourceOperatorStreamTask;
 import io.clonos.streaming.tasks.CausalSourceStreamTask;
@@ -28,11 +29,15 @@ import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.async.AsyncFunction;
+import org.apache.flink.streaming.api.functions.async.AsyncRetryStrategy;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.co.CoMapFunction;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.streaming.api.functions.source.SourceFunction;
 import org.apache.flink.streaming.api.graph.StreamConfig;
+import org.apache.flink.streaming.api.operators.async.AsyncWaitOperatorFactory;
+import org.apache.flink.streaming.util.retryable.AsyncRetryStrategies;
+import org.apache.flink.streaming.util.retryable.RetryPredicates;
 
 import org.junit.jupiter.api.Test;
 
@@ -81,7 +86,45 @@ class StreamTaskRewriterTest {
         assertThat(why.get("Sink: discard")).isEmpty();
         assertThat(why.get("Source: legacy")).hasValueSatisfying(reason -> assertThat(reason).contains("SourceFunction"));
         assertThat(why.get("join")).as("two inputs, read a buffer at a time").isEmpty();
-        assertThat(why.get("lookup")).hasValueSatisfying(reason -> assertThat(reason).contains("async I/O"));
+        assertThat(why.get("lookup")).as("Clonos's async operator replays").isEmpty();
+        assertThat(why.get("retried lookup")).hasValueSatisfying(reason -> assertThat(reason).contains("retries async I/O"));
+    }
+
+    @Test
+    void asyncOperatorsBecomeReplayableUnlessTheyRetry() {
+        JobGraph jobGraph = jobWithEveryKindOfTask();
+
+        new StreamTaskRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
+
+        assertThat(headFactory(jobGraph, "lookup")).isEqualTo(CausalAsyncWaitOperatorFactory.class);
+        assertThat(headFactory(jobGraph, "retried lookup")).isEqualTo(AsyncWaitOperatorFactory.class);
+    }
+
+    @Test
+    void chainedAsyncOperatorsAreReplacedToo() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        DataStream<Long> numbers = env.fromSequence(1, 10).name("sequence").rebalance().map((MapFunction<Long, Long>) n -> n).name("tag");
+        AsyncDataStream.unorderedWait(numbers, new Lookup(), 1, TimeUnit.SECONDS).name("lookup").addSink(new DiscardingSink<>()).name("discard");
+        JobGraph jobGraph = env.getStreamGraph().getJobGraph();
+
+        new StreamTaskRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
+
+        JobVertex chain = StreamSupport.stream(jobGraph.getVertices().spliterator(), false)
+                .filter(v -> v.getName().contains("lookup"))
+                .findFirst()
+                .orElseThrow();
+        Map<String, Class<?>> factories = new StreamConfig(chain.getConfiguration()).getTransitiveChainedTaskConfigsWithSelf(getClass().getClassLoader()).values().stream()
+                .collect(Collectors.toMap(StreamConfig::getOperatorName, c -> c.getStreamOperatorFactoryClass(getClass().getClassLoader())));
+        assertThat(factories).containsEntry("lookup", CausalAsyncWaitOperatorFactory.class);
+        assertThat(VertexReplay.whyNotReplayable(chain.getConfiguration())).isEmpty();
+    }
+
+    private static Class<?> headFactory(JobGraph jobGraph, String vertexName) {
+        JobVertex vertex = StreamSupport.stream(jobGraph.getVertices().spliterator(), false)
+                .filter(v -> v.getName().equals(vertexName))
+                .findFirst()
+                .orElseThrow();
+        return new StreamConfig(vertex.getConfiguration()).getStreamOperatorFactoryClass(StreamTaskRewriterTest.class.getClassLoader());
     }
 
     @Test
@@ -105,8 +148,12 @@ class StreamTaskRewriterTest {
         DataStream<Long> legacy = env.addSource(new OneNumber()).name("legacy");
         DataStream<Long> tagged = numbers.rebalance().map((MapFunction<Long, Long>) n -> n).name("tag");
         DataStream<Long> joined = tagged.connect(legacy).map(new Identity()).name("join");
-        AsyncDataStream.orderedWait(joined, new Lookup(), 1, TimeUnit.SECONDS)
-                .name("lookup")
+        DataStream<Long> looked = AsyncDataStream.orderedWait(joined, new Lookup(), 1, TimeUnit.SECONDS).name("lookup");
+        AsyncRetryStrategy<Long> retries = new AsyncRetryStrategies.FixedDelayRetryStrategyBuilder<Long>(3, 10)
+                .ifException(RetryPredicates.HAS_EXCEPTION_PREDICATE)
+                .build();
+        AsyncDataStream.orderedWaitWithRetry(looked, new Lookup(), 1, TimeUnit.SECONDS, 10, retries)
+                .name("retried lookup")
                 .addSink(new DiscardingSink<>())
                 .name("discard");
         return env.getStreamGraph().getJobGraph();

@@ -37,11 +37,14 @@ import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.async.ResultFuture;
+import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
 import org.apache.flink.util.Collector;
@@ -61,8 +64,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -330,6 +337,76 @@ class ExactlyOnceITCase {
         private void link(Tuple3<Long, String, Long> in, Collector<String> out) throws Exception {
             maybeFail(getRuntimeContext(), "co-chain", ++seen);
             out.collect(HashChains.link(chain, in.f0, HashChains.mix(in.f2, in.f1.hashCode()), in.f1));
+        }
+    }
+
+    /**
+     * A task with async I/O whose results arrive in a random order, after random delays, with
+     * random content (and sometimes at once, on the task thread) is recovered alone and exactly
+     * once: its results take effect where, and as, its predecessor logged them. The keyed stage
+     * after it chains the results in the order it gets them.
+     */
+    @Test
+    void failedAsyncIoTaskIsRecoveredExactlyOnce() throws Exception {
+        startCluster(new Configuration());
+        failing = "lookup";
+        failAfter = NUMBERS / PARALLELISM / 2;
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(PARALLELISM);
+        env.enableCheckpointing(250);
+        DataStream<Tuple3<Long, String, Long>> rekeyed = source(env, "left").union(source(env, "right"))
+                .keyBy(t -> t.f0)
+                .process(new HashChain("chain"))
+                .name("chain")
+                .map(ExactlyOnceITCase::rekey)
+                .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
+                .name("rekey");
+        AsyncDataStream.unorderedWait(rekeyed, new NondeterministicLookup(), 30, TimeUnit.SECONDS, 4)
+                .name("lookup")
+                .keyBy(t -> t.f0)
+                .process(new HashChain("chain2"))
+                .name("chain2")
+                .addSink(new CommittedLinesSink(output))
+                .name("sink")
+                .setParallelism(1)
+                .disableChaining();
+        AccessExecutionGraph graph = run(env.getStreamGraph().getJobGraph());
+
+        assertThat(FAILED).as("the injected failure happened").isTrue();
+        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("chain -> rekey -> lookup[0]"));
+        assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
+    }
+
+    /** Answers after a random delay with a random digest; one record in five at once. */
+    static final class NondeterministicLookup extends RichAsyncFunction<Tuple3<Long, String, Long>, Tuple3<Long, String, Long>> {
+        private transient ExecutorService threads;
+        private long seen;
+
+        @Override
+        public void open(OpenContext openContext) {
+            threads = Executors.newFixedThreadPool(3);
+        }
+
+        @Override
+        public void asyncInvoke(Tuple3<Long, String, Long> in, ResultFuture<Tuple3<Long, String, Long>> result) {
+            maybeFail(getRuntimeContext(), "lookup", ++seen);
+            if (in.f2 % 5 == 0) {
+                result.complete(List.of(answer(in)));
+                return;
+            }
+            threads.execute(() -> {
+                LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(2_000_000));
+                result.complete(List.of(answer(in)));
+            });
+        }
+
+        private static Tuple3<Long, String, Long> answer(Tuple3<Long, String, Long> in) {
+            return Tuple3.of(in.f0, in.f1, HashChain.mix(in.f2, ThreadLocalRandom.current().nextLong()));
+        }
+
+        @Override
+        public void close() {
+            threads.shutdownNow();
         }
     }
 
