@@ -348,6 +348,16 @@ class ExactlyOnceITCase {
      */
     @Test
     void failedAsyncIoTaskIsRecoveredExactlyOnce() throws Exception {
+        failedAsyncIoTask(false);
+    }
+
+    /** The same with ordered output: results wait for their predecessors' before they leave. */
+    @Test
+    void failedOrderedAsyncIoTaskIsRecoveredExactlyOnce() throws Exception {
+        failedAsyncIoTask(true);
+    }
+
+    private void failedAsyncIoTask(boolean ordered) throws Exception {
         startCluster(new Configuration());
         failing = "lookup";
         failAfter = NUMBERS / PARALLELISM / 2;
@@ -361,7 +371,9 @@ class ExactlyOnceITCase {
                 .map(ExactlyOnceITCase::rekey)
                 .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
                 .name("rekey");
-        AsyncDataStream.unorderedWait(rekeyed, new NondeterministicLookup(), 30, TimeUnit.SECONDS, 4)
+        (ordered
+                        ? AsyncDataStream.orderedWait(rekeyed, new NondeterministicLookup(), 30, TimeUnit.SECONDS, 4)
+                        : AsyncDataStream.unorderedWait(rekeyed, new NondeterministicLookup(), 30, TimeUnit.SECONDS, 4))
                 .name("lookup")
                 .keyBy(t -> t.f0)
                 .process(new HashChain("chain2"))
