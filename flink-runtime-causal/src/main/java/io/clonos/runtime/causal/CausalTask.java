@@ -48,6 +48,10 @@ public final class CausalTask {
     private static final ThreadLocal<CausalTask> ON_TASK_THREAD = new ThreadLocal<>();
 
     private volatile boolean processing;
+    /** The last checkpoint the task took, and the last completed and aborted ones it heard of. */
+    private volatile long epoch;
+    private volatile long completedUpTo;
+    private volatile long abortedUpTo = Long.MIN_VALUE;
 
 
     @Nullable private volatile Thread taskThread;
@@ -73,6 +77,35 @@ public final class CausalTask {
         this.recovery = recovery;
         this.inputChannels = inputChannels;
         this.timeServiceGranularityMillis = timeServiceGranularityMillis;
+        this.epoch = log.currentEpoch();
+        this.completedUpTo = epoch;
+        log.memory().setWaitCondition(this::mayWaitForMemory);
+    }
+
+    // ------------------------------------------------------------------------------------------
+    //  Backpressure: a full determinant memory waits for the checkpoint the task took last
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * Whether the task thread may wait for memory now: it runs normally and took a checkpoint that
+     * is neither completed nor aborted, whose completion truncates every older epoch. Reads
+     * volatile fields only: it is asked while other threads release memory.
+     */
+    private boolean mayWaitForMemory() {
+        long pending = epoch;
+        return isProcessing() && recovery.isRunning() && pending > completedUpTo && pending > abortedUpTo;
+    }
+
+    /** Checkpoint {@code checkpointId} completed and its truncations are done. */
+    public void checkpointCompleted(long checkpointId) {
+        completedUpTo = Math.max(completedUpTo, checkpointId);
+        log.memory().wakeWaiters();
+    }
+
+    /** Checkpoint {@code checkpointId} was aborted: waiting for it would not free memory. */
+    public void checkpointAborted(long checkpointId) {
+        abortedUpTo = Math.max(abortedUpTo, checkpointId);
+        log.memory().wakeWaiters();
     }
 
     /** The logs of upstream tasks this task holds. */
@@ -340,6 +373,7 @@ public final class CausalTask {
 
     /** The task took checkpoint {@code epoch}. */
     public void epochStarted(long epoch) {
+        this.epoch = Math.max(this.epoch, epoch);
         log.startEpoch(epoch);
         recovery.epochStarted(epoch);
         elementsInEpoch = 0;

@@ -67,28 +67,73 @@ public final class HeldCausalLogs {
     @GuardedBy("this")
     private long truncatedBefore = Long.MIN_VALUE;
 
-    /** Stores a shared delta; throws if it contradicts what is held. */
-    public synchronized void merge(SharedDelta shared) throws CorruptCausalLogException {
+    /**
+     * Stores a shared delta; throws if it contradicts what is held. On the task thread it may wait
+     * for memory ({@link DeterminantMemory#reserve}), without holding this object's lock, which a
+     * truncation needs.
+     */
+    public void merge(SharedDelta shared) throws CorruptCausalLogException {
+        long added;
+        synchronized (this) {
+            added = newBytes(shared);
+            if (added < 0) {
+                return;
+            }
+            if (added == 0 || memory.tryReserve(added)) {
+                mergeReserved(shared.delta(), added);
+                return;
+            }
+            if (!memory.mayWait()) {
+                endWithMarker(shared.delta().log(), shared.delta().epoch(), logs.length(shared.delta().log(), shared.delta().epoch()));
+                return;
+            }
+        }
+        boolean fits = memory.reserve(added);
+        synchronized (this) {
+            CausalLogDelta delta = shared.delta();
+            long now = newBytes(shared);
+            if (!fits) {
+                if (now > 0) {
+                    endWithMarker(delta.log(), delta.epoch(), logs.length(delta.log(), delta.epoch()));
+                }
+                return;
+            }
+            // while this thread waited, a truncation may have dropped the epoch
+            memory.release(added - Math.max(0, now));
+            if (now > 0) {
+                mergeReserved(delta, now);
+            }
+        }
+    }
+
+    /**
+     * The bytes {@code shared} would add to what is held; 0 or less when it adds nothing or is to
+     * be dropped (a truncated or overflowed epoch). Records the log's distance.
+     */
+    @GuardedBy("this")
+    private long newBytes(SharedDelta shared) throws CorruptCausalLogException {
         CausalLogDelta delta = shared.delta();
         if (delta.epoch() < truncatedBefore) {
             // a late piece of an epoch a completed checkpoint covers (a quiet connection sends
             // its part of the log later than a busy one): nobody will need it
-            return;
+            return -1;
         }
         distances.merge(delta.log(), shared.distance(), Math::min);
         java.util.Set<Long> full = overflowed.get(delta.log());
         if (full != null && full.contains(delta.epoch())) {
-            return;
+            return -1;
         }
         long held = logs.length(delta.log(), delta.epoch());
         if (delta.offset() > held) {
             throw new CorruptCausalLogException(delta + " leaves a gap: " + held + " bytes of its epoch are held");
         }
-        long added = Math.max(0, delta.end() - held);
-        if (added > 0 && !memory.tryReserve(added)) {
-            endWithMarker(delta.log(), delta.epoch(), held);
-            return;
-        }
+        return Math.max(0, delta.end() - held);
+    }
+
+    /** Merges a delta whose new bytes are reserved; an overlap must agree with what is held. */
+    @GuardedBy("this")
+    private void mergeReserved(CausalLogDelta delta, long added) throws CorruptCausalLogException {
+        long held = logs.length(delta.log(), delta.epoch());
         try {
             if (logs.merge(delta) > 0) {
                 version++;

@@ -87,6 +87,11 @@ public final class TaskCausalLog {
         return id;
     }
 
+    /** The memory this log shares with the logs its task holds. */
+    public DeterminantMemory memory() {
+        return memory;
+    }
+
     /** Records one determinant in the current epoch. Task thread only. */
     public void append(Determinant determinant) {
         scratch.reset();
@@ -96,7 +101,11 @@ public final class TaskCausalLog {
             if (overflowedEpoch == currentEpoch) {
                 return;
             }
-            if (!memory.tryReserve(encoded.length)) {
+        }
+        // outside the lock: waiting for memory waits for a truncation, which takes it
+        boolean fits = memory.reserve(encoded.length);
+        synchronized (this) {
+            if (!fits) {
                 overflowedEpoch = currentEpoch;
                 encoded = DeterminantEncoding.overflowMarker();
                 memory.forceReserve(encoded.length);

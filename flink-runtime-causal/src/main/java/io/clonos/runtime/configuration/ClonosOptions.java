@@ -56,10 +56,13 @@ public final class ClonosOptions {
                     .defaultValue(MemorySize.parse("32mb"))
                     .withDescription(
                             "Memory per task for causal logs (its own determinants and those it holds"
-                                    + " for upstream tasks), freed when a checkpoint completes. A log that"
-                                    + " does not fit stops growing for the rest of its epoch and ends in an"
-                                    + " overflow marker: the task keeps running, and a failure that would need"
-                                    + " that epoch's log rolls the job back globally. Can be set per job.");
+                                    + " for upstream tasks), freed when a checkpoint completes. When it is full"
+                                    + " and a checkpoint the task took is pending, the task waits for that"
+                                    + " checkpoint (backpressure). When waiting cannot help (the current epoch"
+                                    + " alone outgrew it, the checkpoint was aborted), the log stops growing for"
+                                    + " the rest of its epoch and ends in an overflow marker: the task keeps"
+                                    + " running, and a failure that would need that epoch's log rolls the job"
+                                    + " back globally. Can be set per job.");
 
     public static final ConfigOption<Duration> TIME_SERVICE_GRANULARITY =
             ConfigOptions.key("clonos.time-service.granularity")

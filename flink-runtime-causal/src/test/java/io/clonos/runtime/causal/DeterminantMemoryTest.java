@@ -98,6 +98,125 @@ class DeterminantMemoryTest {
     }
 
     @Test
+    void aFullMemoryMakesTheTaskWaitForTheCheckpointItTookThenGoOn() throws Exception {
+        DeterminantMemory memory = new DeterminantMemory(30);
+        TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
+        CausalTask task = new CausalTask(log, new HeldCausalLogs(memory), CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
+        Thread taskThread = new Thread(() -> {
+            task.processingStarted();
+            for (int i = 0; i < 8; i++) {
+                task.logged(new Determinant.RandomSeed(i));
+            }
+            task.epochStarted(2);
+            for (int i = 0; i < 8; i++) {
+                task.logged(new Determinant.RandomSeed(100 + i));
+            }
+        });
+        taskThread.start();
+        awaitWaiting(taskThread);
+        assertThat(memory.usedBytes()).as("the memory is full, nothing overflowed").isLessThanOrEqualTo(30);
+
+        log.truncateBefore(2);
+        task.held().truncateBefore(2);
+        task.checkpointCompleted(2);
+        taskThread.join();
+
+        List<Determinant> expected = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            expected.add(new Determinant.RandomSeed(100 + i));
+        }
+        assertThat(determinants(log, 2)).as("epoch 2 complete, without an overflow marker").isEqualTo(expected);
+    }
+
+    @Test
+    void heldLogsWaitForMemoryOnTheTaskThreadToo() throws Exception {
+        DeterminantMemory memory = new DeterminantMemory(30);
+        TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
+        HeldCausalLogs held = new HeldCausalLogs(memory);
+        CausalTask task = new CausalTask(log, held, CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
+        TaskCausalLog upstream = new TaskCausalLog(UPSTREAM, 1);
+        TaskCausalLog.Position position = new TaskCausalLog.Position();
+        Thread taskThread = new Thread(() -> {
+            task.processingStarted();
+            for (int i = 0; i < 8; i++) {
+                task.logged(new Determinant.RandomSeed(i));
+            }
+            task.epochStarted(2);
+            upstream.startEpoch(2);
+            try {
+                for (int i = 0; i < 6; i++) {
+                    upstream.append(new Determinant.Order(1, 100 + i));
+                    for (CausalLogDelta delta : upstream.deltasSince(position)) {
+                        held.merge(new SharedDelta(delta, 1));
+                    }
+                }
+            } catch (CorruptCausalLogException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        taskThread.start();
+        awaitWaiting(taskThread);
+
+        log.truncateBefore(2);
+        held.truncateBefore(2);
+        task.checkpointCompleted(2);
+        taskThread.join();
+
+        List<Determinant> copy = new ArrayList<>();
+        for (SharedDelta shared : held.all(UPSTREAM)) {
+            copy.addAll(DeterminantEncoding.decode(shared.delta().bytes()));
+        }
+        assertThat(copy).as("the held copy is complete").isEqualTo(determinants(upstream, 2));
+    }
+
+    @Test
+    void anAbortedCheckpointEndsTheWaitWithAnOverflowMarker() throws Exception {
+        DeterminantMemory memory = new DeterminantMemory(30);
+        TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
+        CausalTask task = new CausalTask(log, new HeldCausalLogs(memory), CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
+        Thread taskThread = new Thread(() -> {
+            task.processingStarted();
+            for (int i = 0; i < 8; i++) {
+                task.logged(new Determinant.RandomSeed(i));
+            }
+            task.epochStarted(2);
+            for (int i = 0; i < 8; i++) {
+                task.logged(new Determinant.RandomSeed(100 + i));
+            }
+        });
+        taskThread.start();
+        awaitWaiting(taskThread);
+
+        task.checkpointAborted(2);
+        taskThread.join();
+
+        List<Determinant> epoch2 = determinants(log, 2);
+        assertThat(epoch2.get(epoch2.size() - 1)).isInstanceOf(Determinant.Overflow.class);
+    }
+
+    @Test
+    void withoutAPendingCheckpointAFullMemoryOverflowsAtOnce() throws Exception {
+        DeterminantMemory memory = new DeterminantMemory(30);
+        TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
+        CausalTask task = new CausalTask(log, new HeldCausalLogs(memory), CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
+        task.processingStarted();
+        for (int i = 0; i < 30; i++) {
+            task.logged(new Determinant.RandomSeed(i));
+        }
+
+        List<Determinant> epoch1 = determinants(log, 1);
+        assertThat(epoch1.get(epoch1.size() - 1)).as("the first epoch has no checkpoint to wait for").isInstanceOf(Determinant.Overflow.class);
+    }
+
+    /** Waits until the thread waits (for memory), or ends. */
+    private static void awaitWaiting(Thread thread) throws InterruptedException {
+        while (thread.isAlive() && thread.getState() != Thread.State.TIMED_WAITING) {
+            Thread.sleep(1);
+        }
+        assertThat(thread.isAlive()).as("the task waits for memory").isTrue();
+    }
+
+    @Test
     void aBadLimitIsRejected() {
         assertThatThrownBy(() -> new DeterminantMemory(0)).hasMessageContaining("clonos.determinant.memory");
     }

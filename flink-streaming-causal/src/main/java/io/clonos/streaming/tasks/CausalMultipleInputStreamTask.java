@@ -69,6 +69,12 @@ public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<
     }
 
     @Override
+    public Future<Void> notifyCheckpointAbortAsync(long checkpointId, long latestCompletedCheckpointId) {
+        causal.checkpointAborted(checkpointId, latestCompletedCheckpointId);
+        return super.notifyCheckpointAbortAsync(checkpointId, latestCompletedCheckpointId);
+    }
+
+    @Override
     public ProcessingTimeServiceFactory getProcessingTimeServiceFactory() {
         return causal.wrap(super.getProcessingTimeServiceFactory());
     }

@@ -86,6 +86,12 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
     }
 
     @Override
+    public Future<Void> notifyCheckpointAbortAsync(long checkpointId, long latestCompletedCheckpointId) {
+        causal.checkpointAborted(checkpointId, latestCompletedCheckpointId);
+        return super.notifyCheckpointAbortAsync(checkpointId, latestCompletedCheckpointId);
+    }
+
+    @Override
     public ProcessingTimeServiceFactory getProcessingTimeServiceFactory() {
         return causal.wrap(super.getProcessingTimeServiceFactory());
     }

@@ -51,6 +51,12 @@ public class CausalSourceStreamTask<
     }
 
     @Override
+    public Future<Void> notifyCheckpointAbortAsync(long checkpointId, long latestCompletedCheckpointId) {
+        causal.checkpointAborted(checkpointId, latestCompletedCheckpointId);
+        return super.notifyCheckpointAbortAsync(checkpointId, latestCompletedCheckpointId);
+    }
+
+    @Override
     public ProcessingTimeServiceFactory getProcessingTimeServiceFactory() {
         return causal.wrap(super.getProcessingTimeServiceFactory());
     }

@@ -106,6 +106,8 @@ public final class CausalTaskContext {
         if (causal != null) {
             group.gauge("determinantBytes", (Gauge<Long>) () -> causal.log().totalBytes());
             group.gauge("recoveryState", (Gauge<String>) () -> causal.recovery().state().name());
+            group.gauge("determinantMemoryUsed", (Gauge<Long>) () -> causal.log().memory().usedBytes());
+            group.gauge("determinantMemoryWaitMs", (Gauge<Long>) () -> causal.log().memory().waitedMillis());
         }
     }
 
@@ -276,6 +278,19 @@ public final class CausalTaskContext {
             for (ClonosInputGate gate : gates) {
                 gate.checkpointCompleted(checkpointId);
             }
+            causal.checkpointCompleted(checkpointId);
+        }
+    }
+
+    /**
+     * Checkpoint {@code checkpointId} was aborted: a task waiting for its completion to free
+     * determinant memory stops waiting. The latest completed checkpoint Flink names with it is not
+     * a completion to truncate at: it may be the one this task was restored from, whose epoch's
+     * output is still needed.
+     */
+    public void checkpointAborted(long checkpointId, long latestCompletedCheckpointId) {
+        if (causal != null) {
+            causal.checkpointAborted(checkpointId);
         }
     }
 

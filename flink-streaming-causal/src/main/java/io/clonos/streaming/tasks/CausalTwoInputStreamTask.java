@@ -57,6 +57,12 @@ public class CausalTwoInputStreamTask<IN1, IN2, OUT> extends TwoInputStreamTask<
     }
 
     @Override
+    public Future<Void> notifyCheckpointAbortAsync(long checkpointId, long latestCompletedCheckpointId) {
+        causal.checkpointAborted(checkpointId, latestCompletedCheckpointId);
+        return super.notifyCheckpointAbortAsync(checkpointId, latestCompletedCheckpointId);
+    }
+
+    @Override
     public ProcessingTimeServiceFactory getProcessingTimeServiceFactory() {
         return causal.wrap(super.getProcessingTimeServiceFactory());
     }
