@@ -13,6 +13,7 @@
 package io.clonos.runtime.jobgraph;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.standby.StandbyVertices;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.jobgraph.JobGraph;
@@ -47,6 +48,8 @@ public final class JobGraphRewriters {
         List<JobGraphRewriter> all = new ArrayList<>();
         all.add(new AlignedCheckpointsRewriter());
         all.addAll(discovered);
+        // after the task side named its tasks: standbys stand by for Clonos tasks
+        all.add(new StandbyVertices());
         return new JobGraphRewriters(all);
     }
 

@@ -19,6 +19,7 @@ import io.clonos.runtime.configuration.ClonosOptions.RecoveryMode;
 import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.runtime.network.LocalRecoveryImpossibleException;
 import io.clonos.runtime.shuffle.FreshStarts;
+import io.clonos.runtime.standby.StandbyManager;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobStatus;
@@ -116,6 +117,7 @@ public class ClonosScheduler extends DefaultScheduler {
     private final Time rpcTimeout;
     private final Counter localRecoveries;
     private final Counter globalFallbacks;
+    private final StandbyManager standbys;
 
     /** Failed vertices waiting for the restart of the current batch, with their versions. */
     private final Map<ExecutionVertexID, ExecutionVertexVersion> pendingRestart = new HashMap<>();
@@ -180,6 +182,7 @@ public class ClonosScheduler extends DefaultScheduler {
         MetricGroup metrics = jobManagerJobMetricGroup.addGroup("clonos");
         this.localRecoveries = metrics.counter("localRecoveries");
         this.globalFallbacks = metrics.counter("globalFallbacks");
+        this.standbys = new StandbyManager(this::getExecutionGraph, metrics, log);
         log.info("Scheduling {} ({}) on Clonos with {}.", jobGraph.getName(), jobGraph.getJobID(), clonos);
     }
 
@@ -312,6 +315,17 @@ public class ClonosScheduler extends DefaultScheduler {
      */
     @Override
     public boolean updateTaskExecutionState(TaskExecutionStateTransition transition) {
+        boolean updated = updateTaskExecutionStateOfCancelledTasks(transition);
+        if (updated && (transition.getExecutionState() == ExecutionState.FINISHED || transition.getExecutionState() == ExecutionState.RUNNING)) {
+            Execution execution = getExecutionGraph().getRegisteredExecutions().get(transition.getID());
+            if (execution != null) {
+                standbys.taskFinishedOrStarted(execution.getVertex());
+            }
+        }
+        return updated;
+    }
+
+    private boolean updateTaskExecutionStateOfCancelledTasks(TaskExecutionStateTransition transition) {
         if (transition.getExecutionState() == ExecutionState.CANCELED && getExecutionGraph().getState() == JobStatus.RUNNING) {
             Execution execution = getExecutionGraph().getRegisteredExecutions().get(transition.getID());
             if (execution != null && execution.getState() != ExecutionState.CANCELING && !execution.getState().isTerminal()) {
@@ -338,6 +352,9 @@ public class ClonosScheduler extends DefaultScheduler {
 
     @Override
     public CompletableFuture<CoordinationResponse> deliverCoordinationRequestToCoordinator(OperatorID operator, CoordinationRequest request) throws FlinkException {
+        if (StandbyManager.isStandbyRequest(request)) {
+            return CompletableFuture.completedFuture(standbys.answer(request));
+        }
         if (!FailTaskRequest.TARGET.equals(operator) || !(request instanceof FailTaskRequest)) {
             return super.deliverCoordinationRequestToCoordinator(operator, request);
         }

@@ -1,0 +1,186 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.standby;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.checkpoint.CheckpointCoordinator;
+import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
+import org.apache.flink.runtime.checkpoint.OperatorState;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.checkpoint.TaskStateSnapshot;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.Execution;
+import org.apache.flink.runtime.executiongraph.ExecutionGraph;
+import org.apache.flink.runtime.executiongraph.ExecutionJobVertex;
+import org.apache.flink.runtime.executiongraph.ExecutionVertex;
+import org.apache.flink.runtime.jobgraph.JobVertexID;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.OperatorIDPair;
+import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
+import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
+import org.apache.flink.util.SerializedValue;
+
+import org.slf4j.Logger;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The JobManager's side of the standby tasks of one job: it answers their requests for their
+ * primaries' state, keeps what each standby holds, tells standbys to end when their primaries
+ * finished, and reports the figures ({@code clonos.standbys}, {@code clonos.standbyStateLag}).
+ * Main thread only, except the gauges.
+ */
+@Internal
+public final class StandbyManager {
+
+    private final Supplier<ExecutionGraph> graph;
+    private final Logger log;
+    /** Per standby subtask (vertex, subtask): what its current attempt holds. */
+    private final Map<StandbySubtask, Held> held = new HashMap<>();
+    private volatile long latestCompleted = -1;
+    private volatile int holding;
+    private volatile long oldestHeld = -1;
+
+    public StandbyManager(Supplier<ExecutionGraph> graph, MetricGroup metrics, Logger log) {
+        this.graph = graph;
+        this.log = log;
+        metrics.gauge("standbys", (Gauge<Integer>) () -> holding);
+        metrics.gauge("standbyStateLag", (Gauge<Long>) () -> oldestHeld < 0 || latestCompleted < 0 ? -1 : latestCompleted - oldestHeld);
+    }
+
+    /** Whether {@code request} is a standby's; {@link #answer} handles those. */
+    public static boolean isStandbyRequest(CoordinationRequest request) {
+        return request instanceof StandbyMessages.StateRequest || request instanceof StandbyMessages.Fetched;
+    }
+
+    public CoordinationResponse answer(CoordinationRequest request) {
+        if (request instanceof StandbyMessages.StateRequest state) {
+            return stateOfPrimary(state);
+        }
+        StandbyMessages.Fetched fetched = (StandbyMessages.Fetched) request;
+        StandbySubtask standby = new StandbySubtask(fetched.standbyVertex(), fetched.standbySubtask());
+        ExecutionJobVertex vertex = graph.get().getJobVertex(fetched.standbyVertex());
+        if (vertex != null && vertex.getTaskVertices()[fetched.standbySubtask()].getCurrentExecutionAttempt().getAttemptNumber() == fetched.attempt()) {
+            held.put(standby, new Held(fetched.attempt(), fetched.checkpointId(), fetched.copies()));
+            updateFigures();
+        }
+        return new StandbyMessages.Noted();
+    }
+
+    private StandbyMessages.StateResponse stateOfPrimary(StandbyMessages.StateRequest request) {
+        Optional<ExecutionVertex> primary = primaryOf(request.standbyVertex(), request.standbySubtask());
+        if (primary.isEmpty() || primary.get().getExecutionState() == ExecutionState.FINISHED) {
+            return new StandbyMessages.StateResponse(-1, null, true);
+        }
+        CheckpointCoordinator coordinator = graph.get().getCheckpointCoordinator();
+        CompletedCheckpoint latest;
+        try {
+            latest = coordinator == null ? null : coordinator.getCheckpointStore().getLatestCheckpoint();
+        } catch (Exception e) {
+            log.warn("Cannot read the latest completed checkpoint for a standby.", e);
+            latest = null;
+        }
+        if (latest == null) {
+            return new StandbyMessages.StateResponse(-1, null, false);
+        }
+        latestCompleted = latest.getCheckpointID();
+        updateFigures();
+        TaskStateSnapshot snapshot = new TaskStateSnapshot();
+        int subtask = primary.get().getParallelSubtaskIndex();
+        for (OperatorIDPair ids : primary.get().getJobVertex().getOperatorIDs()) {
+            OperatorID operator = ids.getGeneratedOperatorID();
+            OperatorState state = latest.getOperatorStates().get(operator);
+            OperatorSubtaskState subtaskState = state == null ? null : state.getState(subtask);
+            if (subtaskState != null) {
+                snapshot.putSubtaskStateByOperatorID(operator, subtaskState);
+            }
+        }
+        return new StandbyMessages.StateResponse(latest.getCheckpointID(), snapshot, false);
+    }
+
+    /** A task finished: the standbys of a finished primary end; a standby of a finished primary that starts ends too. */
+    public void taskFinishedOrStarted(ExecutionVertex vertex) {
+        Optional<JobVertexID> primaryVertex = StandbyVertices.primaryOf(vertex.getJobVertex().getJobVertex());
+        if (primaryVertex.isPresent()) {
+            Optional<ExecutionVertex> primary = primaryOf(vertex.getJobvertexId(), vertex.getParallelSubtaskIndex());
+            if (primary.isPresent() && primary.get().getExecutionState() == ExecutionState.FINISHED) {
+                finish(vertex.getCurrentExecutionAttempt());
+            }
+            return;
+        }
+        if (vertex.getExecutionState() != ExecutionState.FINISHED) {
+            return;
+        }
+        for (ExecutionJobVertex standby : graph.get().getVerticesTopologically()) {
+            if (StandbyVertices.primaryOf(standby.getJobVertex()).filter(vertex.getJobvertexId()::equals).isPresent()) {
+                for (ExecutionVertex subtask : standby.getTaskVertices()) {
+                    if (StandbyVertices.primarySubtask(subtask.getParallelSubtaskIndex(), vertex.getJobVertex().getParallelism()) == vertex.getParallelSubtaskIndex()) {
+                        finish(subtask.getCurrentExecutionAttempt());
+                    }
+                }
+            }
+        }
+    }
+
+    private void finish(Execution standby) {
+        if (standby.getState() != ExecutionState.RUNNING) {
+            // one that is not running yet asks for its primary's state at the next checkpoint and ends then
+            return;
+        }
+        try {
+            standby.sendOperatorEvent(OperatorID.fromJobVertexID(standby.getVertex().getJobvertexId()), new SerializedValue<>(new StandbyMessages.Finish()));
+        } catch (IOException e) {
+            log.warn("Cannot tell {} to end.", standby.getVertex().getTaskNameWithSubtaskIndex(), e);
+        }
+    }
+
+    private Optional<ExecutionVertex> primaryOf(JobVertexID standbyVertex, int standbySubtask) {
+        ExecutionJobVertex standby = graph.get().getJobVertex(standbyVertex);
+        if (standby == null) {
+            return Optional.empty();
+        }
+        return StandbyVertices.primaryOf(standby.getJobVertex())
+                .map(id -> graph.get().getJobVertex(id))
+                .map(primary -> primary.getTaskVertices()[StandbyVertices.primarySubtask(standbySubtask, primary.getParallelism())]);
+    }
+
+    private void updateFigures() {
+        int count = 0;
+        long oldest = Long.MAX_VALUE;
+        for (Map.Entry<StandbySubtask, Held> entry : held.entrySet()) {
+            ExecutionJobVertex vertex = graph.get().getJobVertex(entry.getKey().vertex());
+            if (vertex != null && vertex.getTaskVertices()[entry.getKey().subtask()].getCurrentExecutionAttempt().getAttemptNumber() == entry.getValue().attempt()) {
+                count++;
+                oldest = Math.min(oldest, entry.getValue().checkpointId());
+            }
+        }
+        holding = count;
+        oldestHeld = count == 0 ? -1 : oldest;
+    }
+
+    /** What the standby subtask's current attempt holds, if any (for activation and tests). */
+    public Optional<Held> held(JobVertexID standbyVertex, int subtask) {
+        return Optional.ofNullable(held.get(new StandbySubtask(standbyVertex, subtask)));
+    }
+
+    private record StandbySubtask(JobVertexID vertex, int subtask) {}
+
+    /** The local copies a standby attempt holds of a checkpoint's files. */
+    public record Held(int attempt, long checkpointId, Map<org.apache.flink.runtime.state.PhysicalStateHandleID, LocalStateFile> copies) {}
+}

@@ -1,0 +1,67 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.standby;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.checkpoint.TaskStateSnapshot;
+import org.apache.flink.runtime.jobgraph.JobVertexID;
+import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
+import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
+import org.apache.flink.runtime.state.PhysicalStateHandleID;
+
+import javax.annotation.Nullable;
+
+import java.util.Map;
+
+/**
+ * What a standby task and the JobManager's scheduler tell each other. The standby asks, through
+ * Flink's coordination requests (which the scheduler answers itself), for its primary's state
+ * once a checkpoint completes, and reports the copies it holds; the scheduler tells it to finish
+ * when its primary finished, through an operator event.
+ */
+@Internal
+public final class StandbyMessages {
+
+    private StandbyMessages() {}
+
+    /** A standby asks for the state its primary subtask had in the latest completed checkpoint. */
+    public record StateRequest(JobVertexID standbyVertex, int standbySubtask, long completedCheckpointId) implements CoordinationRequest {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /**
+     * The primary's state in checkpoint {@code checkpointId}; {@code state} is null when there is
+     * none to hold (no checkpoint yet, or the primary finished: {@code finish} says the standby
+     * may end).
+     */
+    public record StateResponse(long checkpointId, @Nullable TaskStateSnapshot state, boolean finish) implements CoordinationResponse {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /** A standby holds local copies of its primary's files of checkpoint {@code checkpointId}. */
+    public record Fetched(JobVertexID standbyVertex, int standbySubtask, int attempt, long checkpointId, Map<PhysicalStateHandleID, LocalStateFile> copies)
+            implements CoordinationRequest {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /** The scheduler's answer to {@link Fetched}. */
+    public record Noted() implements CoordinationResponse {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /** The primary finished: the standby ends. */
+    public record Finish() implements OperatorEvent {
+        private static final long serialVersionUID = 1L;
+    }
+}

@@ -1,0 +1,136 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.standby;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
+import org.apache.flink.runtime.checkpoint.CheckpointMetrics;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.jobgraph.tasks.AbstractInvokable;
+import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
+import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
+import org.apache.flink.util.FlinkException;
+import org.apache.flink.util.SerializedValue;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A standby of one subtask: deployed in a slot of its own, it processes nothing. Whenever a
+ * checkpoint completes it asks the scheduler for its primary's state in that checkpoint, copies the
+ * files it does not have yet to local disk ({@link StandbyStateFetcher}) and reports the copies, so
+ * that the primary's replacement restores from them. It takes part in checkpoints with no state of
+ * its own, and ends when its primary finished.
+ */
+@Internal
+public final class StandbyTask extends AbstractInvokable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StandbyTask.class);
+
+    /** Stands for "end now" in the queue of completed checkpoints. */
+    private static final long END = Long.MIN_VALUE;
+
+    private final LinkedBlockingQueue<Long> completed = new LinkedBlockingQueue<>();
+    private final OperatorID operator;
+
+    public StandbyTask(Environment environment) {
+        super(environment);
+        this.operator = OperatorID.fromJobVertexID(environment.getJobVertexId());
+    }
+
+    @Override
+    public void invoke() throws Exception {
+        Environment env = getEnvironment();
+        Path directory = Path.of(env.getTaskManagerInfo().getTmpDirectories()[0], "clonos-standby", env.getJobID().toHexString(),
+                env.getJobVertexId() + "-" + env.getTaskInfo().getIndexOfThisSubtask() + "-" + env.getTaskInfo().getAttemptNumber());
+        try (StandbyStateFetcher fetcher = new StandbyStateFetcher(directory)) {
+            while (true) {
+                long checkpoint = completed.take();
+                if (checkpoint == END) {
+                    return;
+                }
+                if (checkpoint <= fetcher.checkpointId()) {
+                    continue;
+                }
+                StandbyMessages.StateResponse response = (StandbyMessages.StateResponse) ask(
+                        new StandbyMessages.StateRequest(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask(), checkpoint));
+                if (response.finish()) {
+                    return;
+                }
+                if (response.state() == null || response.checkpointId() <= fetcher.checkpointId()) {
+                    continue;
+                }
+                long started = System.nanoTime();
+                var copies = fetcher.fetch(response.checkpointId(), response.state());
+                LOG.debug("{} holds checkpoint {} ({} files, {} bytes fetched in all, {} ms).", env.getTaskInfo().getTaskNameWithSubtasks(),
+                        response.checkpointId(), copies.size(), fetcher.bytesFetched(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+                ask(new StandbyMessages.Fetched(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask(), env.getTaskInfo().getAttemptNumber(),
+                        response.checkpointId(), copies));
+            }
+        }
+    }
+
+    private CoordinationResponse ask(CoordinationRequest request) throws Exception {
+        return getEnvironment().getOperatorCoordinatorEventGateway()
+                .sendRequestToCoordinator(operator, new SerializedValue<>(request))
+                .get();
+    }
+
+    @Override
+    public void cancel() {
+        completed.offer(END);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> triggerCheckpointAsync(CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
+        // a standby has no state of its own
+        getEnvironment().acknowledgeCheckpoint(checkpointMetaData.getCheckpointId(), new CheckpointMetrics());
+        return CompletableFuture.completedFuture(true);
+    }
+
+    @Override
+    public Future<Void> notifyCheckpointCompleteAsync(long checkpointId) {
+        completed.offer(checkpointId);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public Future<Void> notifyCheckpointAbortAsync(long checkpointId, long latestCompletedCheckpointId) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public Future<Void> notifyCheckpointSubsumedAsync(long checkpointId) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public void dispatchOperatorEvent(OperatorID operator, SerializedValue<OperatorEvent> event) throws FlinkException {
+        try {
+            if (event.deserializeValue(getClass().getClassLoader()) instanceof StandbyMessages.Finish) {
+                completed.offer(END);
+            }
+        } catch (Exception e) {
+            throw new FlinkException("A standby cannot read an event for it", e);
+        }
+    }
+}

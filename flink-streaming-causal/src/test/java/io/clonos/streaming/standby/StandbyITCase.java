@@ -1,0 +1,146 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.streaming.standby;
+
+import io.clonos.runtime.minicluster.ClonosMiniCluster;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.ClusterOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
+import org.apache.flink.util.Collector;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Standby tasks on a real cluster: with {@code clonos.standby.enabled} every subtask gets an idle
+ * standby in a slot of its own, which keeps local copies of its primary's checkpointed state, and
+ * which ends when the job does.
+ */
+class StandbyITCase {
+
+    private static final int PARALLELISM = 2;
+
+    @TempDir Path work;
+
+    @Test
+    void standbysHoldTheirPrimariesLatestStateAndEndWithTheJob() throws Exception {
+        Path tmp = Files.createDirectories(work.resolve("tmp"));
+        Configuration config = new Configuration();
+        config.set(RestOptions.BIND_PORT, "0");
+        config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
+        config.setString("clonos.standby.enabled", "true");
+        config.setString("io.tmp.dirs", tmp.toString());
+        config.setString("state.checkpoints.dir", work.resolve("checkpoints").toUri().toString());
+        config.setString("state.checkpoint-storage", "filesystem");
+        // every piece of state in a file, none inlined in the checkpoint's metadata
+        config.setString("state.storage.fs.memory-threshold", "0");
+        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 3, 2)) {
+            cluster.start();
+            JobID job = cluster.submitJob(jobGraph()).get().getJobID();
+            CompletableFuture<?> result = cluster.requestJobResult(job);
+
+            List<Path> copies = awaitStandbyCopies(tmp, job, result);
+
+            assertThat(result.get(120, TimeUnit.SECONDS)).satisfies(r -> assertThat(((org.apache.flink.runtime.jobmaster.JobResult) r).isSuccess()).isTrue());
+            assertThat(copies).as("local copies of checkpointed state on the standbys' side").isNotEmpty();
+            AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
+            List<String> standbyVertices = new ArrayList<>();
+            for (AccessExecutionJobVertex vertex : graph.getVerticesTopologically()) {
+                if (vertex.getName().startsWith("Standby: ")) {
+                    standbyVertices.add(vertex.getName());
+                    for (AccessExecutionVertex subtask : vertex.getTaskVertices()) {
+                        assertThat(subtask.getExecutionState()).as(subtask.getTaskNameWithSubtaskIndex()).isEqualTo(ExecutionState.FINISHED);
+                    }
+                }
+            }
+            assertThat(standbyVertices).as("one standby vertex per vertex").hasSize(3);
+            try (Stream<Path> left = Files.walk(tmp.resolve("clonos-standby"))) {
+                assertThat(left.filter(Files::isRegularFile)).as("standbys delete their copies when they end").isEmpty();
+            }
+        }
+    }
+
+    /** Waits until the standbys copied state files, while the job runs. */
+    private static List<Path> awaitStandbyCopies(Path tmp, JobID job, CompletableFuture<?> result) throws Exception {
+        Path standbys = tmp.resolve("clonos-standby").resolve(job.toHexString());
+        while (!result.isDone()) {
+            if (Files.isDirectory(standbys)) {
+                try (Stream<Path> files = Files.walk(standbys)) {
+                    List<Path> copies = files.filter(Files::isRegularFile).toList();
+                    if (!copies.isEmpty()) {
+                        return copies;
+                    }
+                }
+            }
+            Thread.sleep(20);
+        }
+        return List.of();
+    }
+
+    private static org.apache.flink.runtime.jobgraph.JobGraph jobGraph() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(PARALLELISM);
+        env.enableCheckpointing(200);
+        env.fromSource(new DataGeneratorSource<>(n -> n, 6_000, RateLimiterStrategy.perSecond(1_000), Types.LONG), WatermarkStrategy.noWatermarks(), "numbers")
+                .keyBy(n -> n % 16)
+                .process(new Count())
+                .name("count")
+                .addSink(new DiscardingSink<>())
+                .name("discard")
+                .disableChaining();
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    /** Keyed state that grows with every record. */
+    static final class Count extends KeyedProcessFunction<Long, Long, Long> {
+        private transient ValueState<Long> count;
+
+        @Override
+        public void open(OpenContext openContext) {
+            count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
+        }
+
+        @Override
+        public void processElement(Long value, Context ctx, Collector<Long> out) throws Exception {
+            long next = (count.value() == null ? 0 : count.value()) + 1;
+            count.update(next);
+            out.collect(next);
+        }
+    }
+}
