@@ -19,6 +19,7 @@ import io.clonos.runtime.configuration.ClonosOptions.RecoveryMode;
 import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.runtime.network.LocalRecoveryImpossibleException;
 import io.clonos.runtime.shuffle.FreshStarts;
+import io.clonos.runtime.standby.StandbyActivations;
 import io.clonos.runtime.standby.StandbyManager;
 
 import org.apache.flink.annotation.Internal;
@@ -118,12 +119,16 @@ public class ClonosScheduler extends DefaultScheduler {
     private final Counter localRecoveries;
     private final Counter globalFallbacks;
     private final StandbyManager standbys;
+    private final StandbyActivations activations;
+    private final Set<org.apache.flink.runtime.clusterframework.types.AllocationID> movingSlots = new HashSet<>();
+    private final Map<ExecutionVertexID, Integer> standbyMoves = new HashMap<>();
 
     /** Failed vertices waiting for the restart of the current batch, with their versions. */
     private final Map<ExecutionVertexID, ExecutionVertexVersion> pendingRestart = new HashMap<>();
 
     ClonosScheduler(
             ClonosConfiguration clonos,
+            StandbyActivations standbyActivations,
             Logger log,
             JobGraph jobGraph,
             Executor ioExecutor,
@@ -183,6 +188,8 @@ public class ClonosScheduler extends DefaultScheduler {
         this.localRecoveries = metrics.counter("localRecoveries");
         this.globalFallbacks = metrics.counter("globalFallbacks");
         this.standbys = new StandbyManager(this::getExecutionGraph, metrics, log);
+        this.activations = standbyActivations;
+        standbyActivations.registerMetrics(metrics);
         log.info("Scheduling {} ({}) on Clonos with {}.", jobGraph.getName(), jobGraph.getJobID(), clonos);
     }
 
@@ -320,6 +327,12 @@ public class ClonosScheduler extends DefaultScheduler {
             Execution execution = getExecutionGraph().getRegisteredExecutions().get(transition.getID());
             if (execution != null) {
                 standbys.taskFinishedOrStarted(execution.getVertex());
+                if (transition.getExecutionState() == ExecutionState.RUNNING) {
+                    activations.running(execution.getAttemptId());
+                    if (clonos.getStandbyPlacement() == ClonosOptions.StandbyPlacement.SPREAD) {
+                        standbys.coLocatedStandbys(execution.getVertex()).forEach(this::moveStandby);
+                    }
+                }
             }
         }
         return updated;
@@ -404,6 +417,9 @@ public class ClonosScheduler extends DefaultScheduler {
         if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
             return;
         }
+        // standbys to activate, and the standbys whose slot their replacements take
+        Set<ExecutionVertexID> displaced = planStandbyActivations(batch);
+        Set<ExecutionVertexVersion> displacedVersions = new HashSet<>(executionVertexVersioner.recordVertexModifications(displaced).values());
         List<CompletableFuture<?>> gone = new ArrayList<>();
         for (ExecutionVertexID id : batch) {
             cancelAllPendingSlotRequestsForVertex(id);
@@ -411,11 +427,15 @@ public class ClonosScheduler extends DefaultScheduler {
                 gone.add(cancelExecution(execution));
             }
         }
+        for (ExecutionVertexID id : displaced) {
+            gone.add(cancelExecution(getExecutionVertex(id).getCurrentExecutionAttempt()));
+        }
         FutureUtils.combineAll(gone)
                 .whenCompleteAsync(
                         (ignored, failure) -> {
                             try {
                                 redeploy(versions);
+                                redeployStandbys(displacedVersions);
                             } catch (Throwable t) {
                                 log.error("Local recovery failed; falling back to Flink's restart.", t);
                                 globalFallbacks.inc();
@@ -423,6 +443,16 @@ public class ClonosScheduler extends DefaultScheduler {
                             }
                         },
                         getMainThreadExecutor());
+    }
+
+    /** Deploys new standbys for the ones whose slots activated standbys' replacements took. */
+    private void redeployStandbys(Set<ExecutionVertexVersion> versions) {
+        Set<ExecutionVertexID> standbyIds = executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
+        if (standbyIds.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
+            return;
+        }
+        resetForNewExecutions(standbyIds);
+        allocateSlotsAndDeploy(new ArrayList<>(standbyIds));
     }
 
     private void redeploy(Set<ExecutionVertexVersion> versions) throws Exception {
@@ -447,6 +477,7 @@ public class ClonosScheduler extends DefaultScheduler {
                         .filter(batch::contains)
                         .collect(Collectors.toList());
         allocateSlotsAndDeploy(ordered);
+        activations.deployed();
         for (ExecutionVertexID id : ordered) {
             ExecutionVertexVersion version = executionVertexVersioner.getExecutionVertexVersion(id);
             Execution attempt = getExecutionVertex(id).getCurrentExecutionAttempt();
@@ -464,6 +495,84 @@ public class ClonosScheduler extends DefaultScheduler {
                 "Restarted {} locally from checkpoint {}.",
                 ordered.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList()),
                 checkpointId == OperatorCoordinator.NO_CHECKPOINT ? "none (no checkpoint completed yet)" : checkpointId);
+    }
+
+    /**
+     * Moves a standby off its primary's TaskManager ({@code clonos.standby.placement: spread}),
+     * with the standbys that share its slot (a new slot is only requested when the shared one is
+     * gone): cancels them and deploys new attempts whose slot request prefers the TaskManagers the
+     * job runs on, other than their primaries'. Not a failure: the restart strategy does not count
+     * it. A standby is moved twice at most; if no other TaskManager has a slot, it stays, and the
+     * log says so.
+     */
+    private void moveStandby(ExecutionVertex standby) {
+        Execution current = standby.getCurrentExecutionAttempt();
+        org.apache.flink.runtime.clusterframework.types.AllocationID slot = current.getAssignedAllocationID();
+        if (slot == null || !movingSlots.add(slot)) {
+            return;
+        }
+        if (standbyMoves.getOrDefault(standby.getID(), 0) >= 2) {
+            log.warn("{} runs on the same TaskManager as its primary and no other TaskManager took it (clonos.standby.placement: spread); "
+                    + "losing that TaskManager loses both.", standby.getTaskNameWithSubtaskIndex());
+            return;
+        }
+        Set<ExecutionVertexID> moved = new HashSet<>();
+        Set<org.apache.flink.runtime.clusterframework.types.ResourceID> avoid = new HashSet<>();
+        for (ExecutionVertex vertex : getExecutionGraph().getAllExecutionVertices()) {
+            Execution execution = vertex.getCurrentExecutionAttempt();
+            if (slot.equals(execution.getAssignedAllocationID()) && !execution.getState().isTerminal()) {
+                moved.add(vertex.getID());
+                standbyMoves.merge(vertex.getID(), 1, Integer::sum);
+                standbys.primaryOf(vertex)
+                        .map(primary -> primary.getCurrentExecutionAttempt().getAssignedResourceLocation())
+                        .ifPresent(location -> avoid.add(location.getResourceID()));
+            }
+        }
+        List<org.apache.flink.runtime.taskmanager.TaskManagerLocation> others = IterableUtils.toStream(getExecutionGraph().getAllExecutionVertices())
+                .map(v -> v.getCurrentExecutionAttempt().getAssignedResourceLocation())
+                .filter(location -> location != null && !avoid.contains(location.getResourceID()))
+                .distinct()
+                .collect(Collectors.toList());
+        log.info("Moving {} off the TaskManagers of their primaries (clonos.standby.placement: spread).",
+                moved.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList()));
+        Set<ExecutionVertexVersion> versions = new HashSet<>(executionVertexVersioner.recordVertexModifications(moved).values());
+        List<CompletableFuture<?>> gone = new ArrayList<>();
+        for (ExecutionVertexID id : moved) {
+            gone.add(cancelExecution(getExecutionVertex(id).getCurrentExecutionAttempt()));
+        }
+        FutureUtils.combineAll(gone).whenCompleteAsync((ignored, failure) -> {
+            movingSlots.remove(slot);
+            activations.steer(slot, others);
+            try {
+                redeployStandbys(versions);
+            } finally {
+                activations.unsteer(slot);
+            }
+        }, getMainThreadExecutor());
+    }
+
+    /**
+     * Failed subtasks whose standbys hold copies of their state are to be deployed where the copies
+     * are, in the standby's slot: returns the standbys running in those slots, which make room
+     * (their copies stay until the next standby of their subtask holds a checkpoint).
+     */
+    private Set<ExecutionVertexID> planStandbyActivations(Set<ExecutionVertexID> batch) {
+        Set<org.apache.flink.runtime.clusterframework.types.AllocationID> slots = new HashSet<>();
+        for (ExecutionVertexID id : batch) {
+            ExecutionVertex vertex = getExecutionVertex(id);
+            standbys.activationFor(vertex).ifPresent(standby -> {
+                activations.plan(id, vertex.findLastAllocation().map(List::of).orElse(List.of()), standby.location(), standby.held());
+                slots.add(standby.slot());
+            });
+        }
+        Set<ExecutionVertexID> displaced = new HashSet<>();
+        for (ExecutionVertex vertex : getExecutionGraph().getAllExecutionVertices()) {
+            Execution execution = vertex.getCurrentExecutionAttempt();
+            if (!batch.contains(vertex.getID()) && !execution.getState().isTerminal() && slots.contains(execution.getAssignedAllocationID())) {
+                displaced.add(vertex.getID());
+            }
+        }
+        return displaced;
     }
 
     /**

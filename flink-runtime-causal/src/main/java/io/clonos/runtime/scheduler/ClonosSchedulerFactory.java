@@ -13,6 +13,7 @@
 package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.standby.StandbyActivations;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobStatus;
@@ -124,12 +125,15 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
 
         PhysicalSlotRequestBulkCheckerImpl bulkChecker =
                 PhysicalSlotRequestBulkCheckerImpl.createFromSlotPool(slotPool, SystemClock.getInstance());
+        StandbyActivations standbyActivations = new StandbyActivations(log);
         SlotSharingExecutionSlotAllocatorFactory allocatorFactory =
                 new SlotSharingExecutionSlotAllocatorFactory(
-                        new PhysicalSlotProviderImpl(
-                                SlotSelectionStrategyUtils.selectSlotSelectionStrategy(
-                                        JobType.STREAMING, jobMasterConfiguration),
-                                slotPool),
+                        new StandbyAwareSlotProvider(
+                                new PhysicalSlotProviderImpl(
+                                        SlotSelectionStrategyUtils.selectSlotSelectionStrategy(
+                                                JobType.STREAMING, jobMasterConfiguration),
+                                        slotPool),
+                                standbyActivations),
                         true,
                         bulkChecker,
                         slotRequestTimeout);
@@ -146,6 +150,7 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
 
         return new ClonosScheduler(
                 clonos,
+                standbyActivations,
                 log,
                 jobGraph,
                 ioExecutor,
@@ -159,7 +164,7 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
                 new PipelinedRegionSchedulingStrategy.Factory(),
                 FailoverStrategyFactoryLoader.loadFailoverStrategyFactory(jobMasterConfiguration),
                 restartBackoffTimeStrategy,
-                new DefaultExecutionOperations(),
+                new StandbyExecutionOperations(new DefaultExecutionOperations(), standbyActivations),
                 new ExecutionVertexVersioner(),
                 allocatorFactory,
                 initializationTimestamp,

@@ -174,6 +174,73 @@ public final class StandbyManager {
         oldestHeld = count == 0 ? -1 : oldest;
     }
 
+    /**
+     * The standby to activate for the failed subtask {@code primary}: a running one of the current
+     * attempt that holds copies of its state, and where it runs.
+     */
+    public Optional<Standby> activationFor(ExecutionVertex primary) {
+        for (ExecutionJobVertex standby : graph.get().getVerticesTopologically()) {
+            if (StandbyVertices.primaryOf(standby.getJobVertex()).filter(primary.getJobvertexId()::equals).isEmpty()) {
+                continue;
+            }
+            for (ExecutionVertex subtask : standby.getTaskVertices()) {
+                if (StandbyVertices.primarySubtask(subtask.getParallelSubtaskIndex(), primary.getJobVertex().getParallelism()) != primary.getParallelSubtaskIndex()) {
+                    continue;
+                }
+                Execution execution = subtask.getCurrentExecutionAttempt();
+                Held copies = held.get(new StandbySubtask(standby.getJobVertexId(), subtask.getParallelSubtaskIndex()));
+                if (execution.getState() == ExecutionState.RUNNING && copies != null && copies.attempt() == execution.getAttemptNumber()
+                        && execution.getAssignedResourceLocation() != null) {
+                    return Optional.of(new Standby(execution.getAssignedResourceLocation(), execution.getAssignedAllocationID(), copies));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The standbys that run on the same TaskManager as their primary, now that {@code running}
+     * (a primary or a standby) runs; with {@code clonos.standby.placement: spread} they move.
+     */
+    public java.util.List<ExecutionVertex> coLocatedStandbys(ExecutionVertex running) {
+        java.util.List<ExecutionVertex> coLocated = new java.util.ArrayList<>();
+        Optional<JobVertexID> primaryVertex = StandbyVertices.primaryOf(running.getJobVertex().getJobVertex());
+        if (primaryVertex.isPresent()) {
+            primaryOf(running.getJobvertexId(), running.getParallelSubtaskIndex())
+                    .filter(primary -> sameTaskManager(primary, running))
+                    .ifPresent(primary -> coLocated.add(running));
+            return coLocated;
+        }
+        for (ExecutionJobVertex standby : graph.get().getVerticesTopologically()) {
+            if (StandbyVertices.primaryOf(standby.getJobVertex()).filter(running.getJobvertexId()::equals).isEmpty()) {
+                continue;
+            }
+            for (ExecutionVertex subtask : standby.getTaskVertices()) {
+                if (StandbyVertices.primarySubtask(subtask.getParallelSubtaskIndex(), running.getJobVertex().getParallelism()) == running.getParallelSubtaskIndex()
+                        && sameTaskManager(running, subtask)) {
+                    coLocated.add(subtask);
+                }
+            }
+        }
+        return coLocated;
+    }
+
+    private static boolean sameTaskManager(ExecutionVertex a, ExecutionVertex b) {
+        Execution first = a.getCurrentExecutionAttempt();
+        Execution second = b.getCurrentExecutionAttempt();
+        return first.getState() == ExecutionState.RUNNING && second.getState() == ExecutionState.RUNNING
+                && first.getAssignedResourceLocation() != null && second.getAssignedResourceLocation() != null
+                && first.getAssignedResourceLocation().getResourceID().equals(second.getAssignedResourceLocation().getResourceID());
+    }
+
+    /** The primary subtask of a standby subtask. */
+    public Optional<ExecutionVertex> primaryOf(ExecutionVertex standby) {
+        return primaryOf(standby.getJobvertexId(), standby.getParallelSubtaskIndex());
+    }
+
+    /** A standby to activate: where it runs and what it holds. */
+    public record Standby(org.apache.flink.runtime.taskmanager.TaskManagerLocation location, org.apache.flink.runtime.clusterframework.types.AllocationID slot, Held held) {}
+
     /** What the standby subtask's current attempt holds, if any (for activation and tests). */
     public Optional<Held> held(JobVertexID standbyVertex, int subtask) {
         return Optional.ofNullable(held.get(new StandbySubtask(standbyVertex, subtask)));

@@ -114,6 +114,38 @@ public final class StandbyStateFetcher implements Closeable {
         return new LocalStateFile(target.toString(), file.getStreamStateHandleID(), size);
     }
 
+    /**
+     * Stops keeping the copies without deleting them: a cancelled standby's replacement may still
+     * restore from them. The standby that comes after it deletes them ({@link #deleteOthers}).
+     */
+    public synchronized void abandon() {
+        fetched.clear();
+        copies = Map.of();
+        checkpointId = -1;
+    }
+
+    /**
+     * Deletes the other directories next to this fetcher's: copies that earlier standbys of the
+     * same subtask abandoned. Call once this fetcher holds a checkpoint taken after they ended.
+     */
+    public static void deleteOthers(Path directory, String prefix) throws IOException {
+        Path parent = directory.getParent();
+        if (parent == null || !Files.isDirectory(parent)) {
+            return;
+        }
+        try (var siblings = Files.list(parent)) {
+            for (Path sibling : (Iterable<Path>) siblings::iterator) {
+                if (!sibling.equals(directory) && sibling.getFileName().toString().startsWith(prefix)) {
+                    try (var files = Files.walk(sibling)) {
+                        for (Path file : (Iterable<Path>) files.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                            Files.deleteIfExists(file);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Override
     public synchronized void close() throws IOException {
         for (LocalStateFile file : fetched.values()) {

@@ -51,6 +51,7 @@ public final class StandbyTask extends AbstractInvokable {
 
     private final LinkedBlockingQueue<Long> completed = new LinkedBlockingQueue<>();
     private final OperatorID operator;
+    private volatile boolean cancelled;
 
     public StandbyTask(Environment environment) {
         super(environment);
@@ -60,32 +61,56 @@ public final class StandbyTask extends AbstractInvokable {
     @Override
     public void invoke() throws Exception {
         Environment env = getEnvironment();
+        String subtask = env.getJobVertexId() + "-" + env.getTaskInfo().getIndexOfThisSubtask() + "-";
         Path directory = Path.of(env.getTaskManagerInfo().getTmpDirectories()[0], "clonos-standby", env.getJobID().toHexString(),
-                env.getJobVertexId() + "-" + env.getTaskInfo().getIndexOfThisSubtask() + "-" + env.getTaskInfo().getAttemptNumber());
-        try (StandbyStateFetcher fetcher = new StandbyStateFetcher(directory)) {
-            while (true) {
-                long checkpoint = completed.take();
-                if (checkpoint == END) {
-                    return;
-                }
-                if (checkpoint <= fetcher.checkpointId()) {
-                    continue;
-                }
-                StandbyMessages.StateResponse response = (StandbyMessages.StateResponse) ask(
-                        new StandbyMessages.StateRequest(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask(), checkpoint));
-                if (response.finish()) {
-                    return;
-                }
-                if (response.state() == null || response.checkpointId() <= fetcher.checkpointId()) {
-                    continue;
-                }
-                long started = System.nanoTime();
-                var copies = fetcher.fetch(response.checkpointId(), response.state());
-                LOG.debug("{} holds checkpoint {} ({} files, {} bytes fetched in all, {} ms).", env.getTaskInfo().getTaskNameWithSubtasks(),
-                        response.checkpointId(), copies.size(), fetcher.bytesFetched(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
-                ask(new StandbyMessages.Fetched(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask(), env.getTaskInfo().getAttemptNumber(),
-                        response.checkpointId(), copies));
+                subtask + env.getTaskInfo().getAttemptNumber());
+        StandbyStateFetcher fetcher = new StandbyStateFetcher(directory);
+        boolean ended = false;
+        try {
+            ended = standBy(env, fetcher, directory, subtask);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (ended && !cancelled) {
+                fetcher.close();
+            } else {
+                // the replacement of this standby's primary may restore from the copies right now
+                fetcher.abandon();
             }
+        }
+    }
+
+    /** Holds the primary's latest state until the primary finishes (true) or the task is cancelled. */
+    private boolean standBy(Environment env, StandbyStateFetcher fetcher, Path directory, String subtask) throws Exception {
+        boolean cleaned = false;
+        while (true) {
+            long checkpoint = completed.take();
+            if (checkpoint == END) {
+                return true;
+            }
+            if (checkpoint <= fetcher.checkpointId()) {
+                continue;
+            }
+            StandbyMessages.StateResponse response = (StandbyMessages.StateResponse) ask(
+                    new StandbyMessages.StateRequest(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask(), checkpoint));
+            if (response.finish()) {
+                return true;
+            }
+            if (response.state() == null || response.checkpointId() <= fetcher.checkpointId()) {
+                continue;
+            }
+            long started = System.nanoTime();
+            var copies = fetcher.fetch(response.checkpointId(), response.state());
+            LOG.debug("{} holds checkpoint {} ({} files, {} bytes fetched in all, {} ms).", env.getTaskInfo().getTaskNameWithSubtasks(),
+                    response.checkpointId(), copies.size(), fetcher.bytesFetched(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+            if (!cleaned) {
+                // a checkpoint completed since this standby started: whatever restored from an
+                // earlier standby's copies is running
+                StandbyStateFetcher.deleteOthers(directory, subtask);
+                cleaned = true;
+            }
+            ask(new StandbyMessages.Fetched(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask(), env.getTaskInfo().getAttemptNumber(),
+                    response.checkpointId(), copies));
         }
     }
 
@@ -97,6 +122,7 @@ public final class StandbyTask extends AbstractInvokable {
 
     @Override
     public void cancel() {
+        cancelled = true;
         completed.offer(END);
     }
 

@@ -254,6 +254,37 @@ class ExactlyOnceITCase {
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
+    /**
+     * With standby tasks, the lost TaskManager's subtasks are replaced on the TaskManagers of their
+     * standbys (spread: never their primaries'), restore from the standbys' local copies of their
+     * state, and replay as usual: exactly once.
+     */
+    @Test
+    void lostTaskManagerIsReplacedByStandbysExactlyOnce() throws Exception {
+        Path tmp = Files.createDirectories(work.resolve("tmp-" + System.nanoTime()));
+        startCluster(Configuration.fromMap(Map.of(
+                "clonos.standby.enabled", "true",
+                "io.tmp.dirs", tmp.toString(),
+                "state.checkpoints.dir", work.resolve("checkpoints-" + System.nanoTime()).toUri().toString(),
+                "state.checkpoint-storage", "filesystem",
+                // every piece of state in a file: the standbys have something to copy
+                "state.storage.fs.memory-threshold", "0")));
+        failing = null;
+        JobID job = cluster.submitJob(jobGraph(false)).get().getJobID();
+        awaitCommittedLinks(NUMBERS / 2);
+        Map<String, String> locations = subtaskLocations(cluster.getExecutionGraph(job).get());
+        String lost = locations.get(FIRST_STAGE + "[0]");
+        String standby = locations.get("Standby: " + FIRST_STAGE + "[0]");
+        assertThat(standby).as("the standby runs on another TaskManager than its primary").isNotNull().isNotEqualTo(lost);
+        cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();
+
+        assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
+        assertThat(subtaskLocations(cluster.getArchivedExecutionGraph(job).get()).get(FIRST_STAGE + "[0]"))
+                .as("the replacement runs where its standby held its state")
+                .isEqualTo(standby);
+        assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
+    }
+
     private static void awaitCommittedLinks(long links) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
         while (committedLinks().size() < links && System.nanoTime() < deadline) {
