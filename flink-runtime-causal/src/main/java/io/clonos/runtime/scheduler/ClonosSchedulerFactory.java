@@ -133,6 +133,7 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
                                         SlotSelectionStrategyUtils.selectSlotSelectionStrategy(
                                                 JobType.STREAMING, jobMasterConfiguration),
                                         slotPool),
+                                slotPool,
                                 standbyActivations),
                         true,
                         bulkChecker,

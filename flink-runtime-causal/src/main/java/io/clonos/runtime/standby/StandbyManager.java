@@ -76,11 +76,14 @@ public final class StandbyManager {
         StandbyMessages.Fetched fetched = (StandbyMessages.Fetched) request;
         StandbySubtask standby = new StandbySubtask(fetched.standbyVertex(), fetched.standbySubtask());
         ExecutionJobVertex vertex = graph.get().getJobVertex(fetched.standbyVertex());
-        if (vertex != null && vertex.getTaskVertices()[fetched.standbySubtask()].getCurrentExecutionAttempt().getAttemptNumber() == fetched.attempt()) {
+        Execution current = vertex == null ? null : vertex.getTaskVertices()[fetched.standbySubtask()].getCurrentExecutionAttempt();
+        if (current != null && current.getAttemptNumber() == fetched.attempt() && current.getState() == ExecutionState.RUNNING) {
             held.put(standby, new Held(fetched.attempt(), fetched.checkpointId(), fetched.copies()));
             updateFigures();
+            return new StandbyMessages.Noted(true);
         }
-        return new StandbyMessages.Noted();
+        // a standby being cancelled: a replacement may restore from its older copies
+        return new StandbyMessages.Noted(false);
     }
 
     private StandbyMessages.StateResponse stateOfPrimary(StandbyMessages.StateRequest request) {

@@ -55,8 +55,11 @@ public final class StandbyMessages {
         private static final long serialVersionUID = 1L;
     }
 
-    /** The scheduler's answer to {@link Fetched}. */
-    public record Noted() implements CoordinationResponse {
+    /**
+     * The scheduler's answer to {@link Fetched}: whether the standby may delete the copies of
+     * older checkpoints (not while a replacement may restore from them).
+     */
+    public record Noted(boolean mayDropOlderCopies) implements CoordinationResponse {
         private static final long serialVersionUID = 1L;
     }
 

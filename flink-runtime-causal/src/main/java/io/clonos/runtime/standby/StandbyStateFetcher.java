@@ -33,7 +33,8 @@ import java.util.UUID;
 /**
  * A standby's local copy of one subtask's state, refreshed after every completed checkpoint: it
  * fetches the files of the checkpoint it has not fetched yet (with incremental RocksDB
- * checkpoints, only the new SST files), then drops the ones no longer referenced. What it hands
+ * checkpoints, only the new SST files); the ones no longer referenced go when the JobManager
+ * knows of the new copies ({@link #dropUnreferenced}). What it hands
  * out is the copies by the id of the file they copy: at the standby's activation the JobManager
  * swaps them into the state Flink assigns the task ({@link StateFiles#localize}), which then
  * restores from local disk.
@@ -79,14 +80,26 @@ public final class StandbyStateFetcher implements Closeable {
             throw e;
         }
         fetched.putAll(added);
+        this.checkpointId = checkpointId;
+        Map<PhysicalStateHandleID, LocalStateFile> latest = new HashMap<>();
+        for (PhysicalStateHandleID id : referenced) {
+            latest.put(id, fetched.get(id));
+        }
+        this.copies = Map.copyOf(latest);
+        return copies;
+    }
+
+    /**
+     * Deletes the copies the latest checkpoint no longer refers to. Separate from {@link #fetch}:
+     * the JobManager may be restoring a replacement from the previous checkpoint's copies until
+     * it learnt of the new ones.
+     */
+    public synchronized void dropUnreferenced() throws IOException {
         for (PhysicalStateHandleID id : new HashSet<>(fetched.keySet())) {
-            if (!referenced.contains(id)) {
+            if (!copies.containsKey(id)) {
                 Files.deleteIfExists(Path.of(fetched.remove(id).path()));
             }
         }
-        this.checkpointId = checkpointId;
-        this.copies = Map.copyOf(fetched);
-        return copies;
     }
 
     /** The checkpoint whose state is held, -1 before the first fetch. */

@@ -109,8 +109,11 @@ public final class StandbyTask extends AbstractInvokable {
                 StandbyStateFetcher.deleteOthers(directory, subtask);
                 cleaned = true;
             }
-            ask(new StandbyMessages.Fetched(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask(), env.getTaskInfo().getAttemptNumber(),
-                    response.checkpointId(), copies));
+            StandbyMessages.Noted noted = (StandbyMessages.Noted) ask(new StandbyMessages.Fetched(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask(),
+                    env.getTaskInfo().getAttemptNumber(), response.checkpointId(), copies));
+            if (noted.mayDropOlderCopies()) {
+                fetcher.dropUnreferenced();
+            }
         }
     }
 

@@ -90,6 +90,8 @@ class StandbyStateFetcherTest {
             StreamStateHandle manifest2 = file("MANIFEST-2", "m2");
             StreamStateHandle meta2 = file("meta-2", "meta two");
             TaskStateSnapshot second = fetchLocalized(fetcher, 2, snapshot(incremental(2, List.of(sst2, sst3), manifest2, meta2)));
+            assertThat(Path.of(sst1Copy)).as("kept until the JobManager knows the new copies").exists();
+            fetcher.dropUnreferenced();
 
             assertThat(fetcher.bytesFetched() - afterFirst)
                     .as("only the files the first checkpoint did not have")

@@ -271,11 +271,13 @@ class ExactlyOnceITCase {
                 "state.storage.fs.memory-threshold", "0")));
         failing = null;
         JobID job = cluster.submitJob(jobGraph(false)).get().getJobID();
-        awaitCommittedLinks(NUMBERS / 2);
-        Map<String, String> locations = subtaskLocations(cluster.getExecutionGraph(job).get());
+        Map<String, String> locations = awaitStandbyOffItsPrimary(job, FIRST_STAGE + "[0]");
         String lost = locations.get(FIRST_STAGE + "[0]");
         String standby = locations.get("Standby: " + FIRST_STAGE + "[0]");
-        assertThat(standby).as("the standby runs on another TaskManager than its primary").isNotNull().isNotEqualTo(lost);
+        // two more checkpoints: the standby holds one taken where it runs now
+        awaitCommittedLinks(committedLinks().size() + 1);
+        awaitCommittedLinks(committedLinks().size() + 1);
+        assertThat(cluster.getExecutionGraph(job).get().getState()).as("the job still runs").isEqualTo(org.apache.flink.api.common.JobStatus.RUNNING);
         cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();
 
         assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
@@ -283,6 +285,27 @@ class ExactlyOnceITCase {
                 .as("the replacement runs where its standby held its state")
                 .isEqualTo(standby);
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
+    }
+
+    /** Waits until the subtask and its standby run, on different TaskManagers (spread placement). */
+    private Map<String, String> awaitStandbyOffItsPrimary(JobID job, String subtask) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
+            Map<String, String> locations = new HashMap<>();
+            for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+                if (vertex.getExecutionState() == org.apache.flink.runtime.execution.ExecutionState.RUNNING) {
+                    locations.put(subtaskName(vertex), vertex.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString());
+                }
+            }
+            String primary = locations.get(subtask);
+            String standby = locations.get("Standby: " + subtask);
+            if (primary != null && standby != null && !primary.equals(standby)) {
+                return locations;
+            }
+            assertThat(System.nanoTime() - deadline).as("%s and its standby on different TaskManagers in time (%s)", subtask, locations).isNegative();
+            Thread.sleep(20);
+        }
     }
 
     private static void awaitCommittedLinks(long links) throws Exception {
