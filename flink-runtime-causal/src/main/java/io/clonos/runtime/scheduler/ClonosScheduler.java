@@ -501,9 +501,10 @@ public class ClonosScheduler extends DefaultScheduler {
      * Moves a standby off its primary's TaskManager ({@code clonos.standby.placement: spread}),
      * with the standbys that share its slot (a new slot is only requested when the shared one is
      * gone): cancels them and deploys new attempts whose slot request prefers the TaskManagers the
-     * job runs on, other than their primaries'. Not a failure: the restart strategy does not count
-     * it. A standby is moved twice at most; if no other TaskManager has a slot, it stays, and the
-     * log says so.
+     * job runs on, other than their primaries'. Best effort: the request takes a free slot of the
+     * job's, and only where the job has one elsewhere does the standby move (Flink has no
+     * anti-affinity); after two tries it stays, and the log says so. Not a failure: the restart
+     * strategy does not count it.
      */
     private void moveStandby(ExecutionVertex standby) {
         Execution current = standby.getCurrentExecutionAttempt();

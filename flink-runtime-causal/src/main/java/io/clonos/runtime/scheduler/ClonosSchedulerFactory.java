@@ -133,7 +133,6 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
                                         SlotSelectionStrategyUtils.selectSlotSelectionStrategy(
                                                 JobType.STREAMING, jobMasterConfiguration),
                                         slotPool),
-                                slotPool,
                                 standbyActivations),
                         true,
                         bulkChecker,

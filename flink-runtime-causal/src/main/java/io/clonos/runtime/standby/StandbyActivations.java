@@ -82,14 +82,6 @@ public final class StandbyActivations {
         steeredAway.remove(priorAllocation);
     }
 
-    /**
-     * Whether the request moves standbys off their primaries' TaskManager: it needs a new slot,
-     * since the job's free slots are where they come from.
-     */
-    public boolean isMove(SlotProfile profile) {
-        return profile.getPreferredAllocations().stream().anyMatch(steeredAway::containsKey);
-    }
-
     /** A slot request of a planned activation prefers the standby's TaskManager. */
     public SlotProfile steer(SlotProfile profile) {
         for (AllocationID prior : profile.getPreferredAllocations()) {
