@@ -14,6 +14,7 @@ package io.clonos.cli;
 
 import io.clonos.cli.bench.OverheadBenchmark;
 import io.clonos.cli.bench.RecoveryBenchmark;
+import io.clonos.cli.bench.StandbyBenchmark;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -53,6 +54,9 @@ public final class ClonosCli {
                     "  bench recovery [--records N] [--rate R] [--keys K] [--state-kb S] [--checkpoint-interval MS]",
                     "        [--kill-after MS] [--output DIR]",
                     "        Kill a TaskManager under the synthetic job, on Clonos and on Flink, and compare.",
+                    "  bench standby [--records N] [--rate R] [--keys K] [--state-kb S] [--checkpoint-interval MS]",
+                    "        [--kill-after MS] [--output DIR]",
+                    "        Kill a TaskManager under the synthetic job with RocksDB state, with and without standbys.",
                     "  bench overhead [--records N] [--keys K] [--state-bytes B] [--repetitions R] [--output DIR]",
                     "        Throughput and latency of the synthetic job without failures, Clonos against Flink.",
                     "  demo [--count N] [--rate R] [--keys K] [--no-failure] [-D key=value ...]",
@@ -159,8 +163,11 @@ public final class ClonosCli {
         if ("overhead".equals(benchmark)) {
             return benchOverhead(args, out);
         }
+        if ("standby".equals(benchmark)) {
+            return benchStandby(args, out);
+        }
         if (!"recovery".equals(benchmark)) {
-            throw new UsageException("bench needs a benchmark: recovery or overhead.");
+            throw new UsageException("bench needs a benchmark: recovery, overhead or standby.");
         }
         Options options = Options.parse(args, List.of("--records", "--rate", "--keys", "--state-kb", "--checkpoint-interval", "--kill-after", "--output"), List.of());
         options.requireNoPositional();
@@ -190,6 +197,23 @@ public final class ClonosCli {
             settings.output = Path.of(options.value("--output"));
         }
         new OverheadBenchmark(settings, out).run();
+        return 0;
+    }
+
+    private static int benchStandby(Deque<String> args, PrintStream out) throws Exception {
+        Options options = Options.parse(args, List.of("--records", "--rate", "--keys", "--state-kb", "--checkpoint-interval", "--kill-after", "--output"), List.of());
+        options.requireNoPositional();
+        StandbyBenchmark.Settings settings = new StandbyBenchmark.Settings();
+        settings.records = options.intValue("--records", (int) settings.records, 1000);
+        settings.rate = options.intValue("--rate", settings.rate, 1);
+        settings.keys = options.intValue("--keys", settings.keys, 2);
+        settings.stateBytesPerKey = options.intValue("--state-kb", settings.stateBytesPerKey / 1024, 1) * 1024;
+        settings.checkpointIntervalMs = options.intValue("--checkpoint-interval", (int) settings.checkpointIntervalMs, 10);
+        settings.killAfterMs = options.intValue("--kill-after", (int) settings.killAfterMs, 1000);
+        if (options.value("--output") != null) {
+            settings.output = Path.of(options.value("--output"));
+        }
+        new StandbyBenchmark(settings, out).run();
         return 0;
     }
 

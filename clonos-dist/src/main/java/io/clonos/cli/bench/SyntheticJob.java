@@ -91,7 +91,9 @@ final class SyntheticJob {
         public Tuple3<Long, Long, Long> map(Tuple3<Long, Long, Long> event) throws Exception {
             byte[] state = payload.value();
             if (state == null) {
+                // incompressible, like real state: a backend that compresses does not shrink it
                 state = new byte[bytes];
+                new java.util.Random(event.f0).nextBytes(state);
             }
             state[(int) (event.f1 % state.length)]++;
             payload.update(state);

@@ -110,7 +110,11 @@ public final class StandbyActivations {
         }
         JobManagerTaskRestore restore = execution.getTaskRestore();
         TaskManagerLocation location = execution.getAssignedResourceLocation();
-        if (restore == null || location == null || !location.getResourceID().equals(activation.location().getResourceID())) {
+        if (restore == null) {
+            // no state to restore
+            return;
+        }
+        if (location == null || !location.getResourceID().equals(activation.location().getResourceID())) {
             log.info("{} is deployed on {}, not on its standby's TaskManager {}: it restores from checkpoint storage.",
                     execution.getVertex().getTaskNameWithSubtaskIndex(), location, activation.location());
             return;

@@ -1,0 +1,171 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli.bench;
+
+import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.ClusterOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecution;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code bin/clonos bench standby}: the synthetic job with RocksDB state (incremental checkpoints)
+ * on an embedded Clonos cluster of 3 TaskManagers, once with standby tasks and once without, in the
+ * same run; once the state has grown and been checkpointed, the TaskManager that hosts the first
+ * subtask of the stateful map is terminated. Reports, per run, the time from the failure's
+ * detection (the failed attempt's FAILED) to the replacement running (its state restored), how
+ * long the restore took (INITIALIZING to RUNNING), and when the replacement's first output
+ * reached the sink; ends with one JSON line.
+ */
+@Internal
+public final class StandbyBenchmark {
+
+    /** The benchmark's knobs. */
+    public static final class Settings {
+        public long records = 12_000;
+        public int rate = 400;
+        public int keys = 1_024;
+        public int parallelism = 2;
+        /** 200 KB for each of 512 keys per subtask: 100 MB of state per task. */
+        public int stateBytesPerKey = 200 * 1024;
+        public long checkpointIntervalMs = 2_000;
+        public long killAfterMs = 15_000;
+        public Path output = Path.of("bench-results", "standby");
+    }
+
+    private final Settings settings;
+    private final PrintStream out;
+
+    public StandbyBenchmark(Settings settings, PrintStream out) {
+        this.settings = settings;
+        this.out = out;
+    }
+
+    /** Runs with and without standbys; returns the JSON line it printed last. */
+    public String run() throws Exception {
+        long stateMb = (long) settings.keys / settings.parallelism * settings.stateBytesPerKey / (1024 * 1024);
+        out.printf("Standby benchmark: %d records at %d/s over %d keys, parallelism %d, %d KB per key (%d MB of RocksDB state per task), checkpoint every %d ms, TaskManager killed after %d ms%n",
+                settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey / 1024, stateMb, settings.checkpointIntervalMs, settings.killAfterMs);
+        Figures standby = runOnce(true);
+        Figures fresh = runOnce(false);
+
+        out.println();
+        out.printf("%-52s %14s %14s%n", "", "with standby", "without");
+        row("failure detected -> replacement running (ms)", standby.detectedToRunningMs, fresh.detectedToRunningMs);
+        row("  of which restoring the state (ms)", standby.restoreMs, fresh.restoreMs);
+        row("failure detected -> first output of the replacement (ms)", standby.detectedToFirstOutputMs, fresh.detectedToFirstOutputMs);
+        String json = "{\"benchmark\":\"standby\",\"stateMbPerTask\":" + stateMb + ",\"standby\":" + standby.json() + ",\"withoutStandby\":" + fresh.json() + "}";
+        Files.createDirectories(settings.output);
+        Files.writeString(settings.output.resolve("summary.json"), json + "\n");
+        out.println(json);
+        return json;
+    }
+
+    private void row(String label, long withStandby, long without) {
+        out.printf("%-52s %14d %14d%n", label, withStandby, without);
+    }
+
+    private Figures runOnce(boolean withStandby) throws Exception {
+        String mode = withStandby ? "standby" : "no standby";
+        SyntheticJob.RECEIVED.clear();
+        Path work = Files.createTempDirectory("clonos-standby-bench");
+        Configuration config = new Configuration();
+        config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        config.setString("state.backend.type", "rocksdb");
+        config.setString("state.backend.incremental", "true");
+        config.setString("state.checkpoints.dir", work.resolve("checkpoints").toUri().toString());
+        config.setString("io.tmp.dirs", Files.createDirectories(work.resolve("tmp")).toString());
+        config.setString("clonos.standby.enabled", String.valueOf(withStandby));
+        try (MiniCluster cluster = BenchmarkCluster.start(true, config, 3, settings.parallelism)) {
+            JobID job = cluster.submitJob(SyntheticJob.build(settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs))
+                    .get()
+                    .getJobID();
+            long started = System.currentTimeMillis();
+            out.printf("[%s] running; the TaskManager goes in %d ms%n", mode, settings.killAfterMs);
+            while (System.currentTimeMillis() - started < settings.killAfterMs) {
+                Thread.sleep(50);
+            }
+            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
+            AccessExecutionVertex map = vertex(graph, "stateful-map").getTaskVertices()[0];
+            String victim = map.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString();
+            int index = EmbeddedTaskManagers.indexOf(cluster, victim);
+            cluster.terminateTaskManager(index).get();
+            out.printf("[%s] terminated TaskManager %d (%s); waiting for the job to finish%n", mode, index, victim);
+            if (!cluster.requestJobResult(job).get(10, TimeUnit.MINUTES).isSuccess()) {
+                throw new IllegalStateException("The " + mode + " run failed");
+            }
+            AccessExecutionVertex recovered = vertex(cluster.getArchivedExecutionGraph(job).get(), "stateful-map").getTaskVertices()[0];
+            return figures(recovered);
+        }
+    }
+
+    private Figures figures(AccessExecutionVertex recovered) {
+        AccessExecution replacement = recovered.getCurrentExecutionAttempt();
+        if (replacement.getAttemptNumber() == 0) {
+            throw new IllegalStateException("The stateful map's first subtask did not fail");
+        }
+        AccessExecution failed = recovered.getExecutionHistory().getHistoricalExecution(replacement.getAttemptNumber() - 1)
+                .orElseThrow(() -> new IllegalStateException("No record of the failed attempt"));
+        // the failed attempt ends FAILED (or CANCELED, when the JobManager cancels the rest of a
+        // lost TaskManager's tasks); without either, the replacement's creation is the detection
+        long detected = Math.max(failed.getStateTimestamp(ExecutionState.FAILED), failed.getStateTimestamp(ExecutionState.CANCELED));
+        if (detected == 0) {
+            detected = replacement.getStateTimestamp(ExecutionState.CREATED);
+        }
+        long running = replacement.getStateTimestamp(ExecutionState.RUNNING);
+        long initializing = replacement.getStateTimestamp(ExecutionState.INITIALIZING);
+        // the replacement's first output: the first record of a key it owns that arrived after the failure
+        int subtask = recovered.getParallelSubtaskIndex();
+        int maxParallelism = org.apache.flink.runtime.state.KeyGroupRangeAssignment.computeDefaultMaxParallelism(settings.parallelism);
+        long since = detected;
+        long firstOutput = SyntheticJob.RECEIVED.stream()
+                .filter(r -> r[3] > since)
+                .filter(r -> org.apache.flink.runtime.state.KeyGroupRangeAssignment.assignKeyToParallelOperator(r[0], maxParallelism, settings.parallelism) == subtask)
+                .mapToLong(r -> r[3])
+                .min()
+                .orElse(-1);
+        return new Figures(running - since, running - initializing, firstOutput < 0 ? -1 : firstOutput - since);
+    }
+
+    private static AccessExecutionJobVertex vertex(AccessExecutionGraph graph, String name) {
+        for (AccessExecutionJobVertex v : graph.getVerticesTopologically()) {
+            if (v.getName().equals(name)) {
+                return v;
+            }
+        }
+        throw new IllegalStateException("No vertex " + name);
+    }
+
+    private record Figures(long detectedToRunningMs, long restoreMs, long detectedToFirstOutputMs) {
+        String json() {
+            return "{\"detectedToRunningMs\":" + detectedToRunningMs + ",\"restoreMs\":" + restoreMs + ",\"detectedToFirstOutputMs\":" + detectedToFirstOutputMs + "}";
+        }
+    }
+}
