@@ -21,6 +21,7 @@ import io.clonos.runtime.network.LocalRecoveryImpossibleException;
 import io.clonos.runtime.shuffle.FreshStarts;
 import io.clonos.runtime.standby.StandbyActivations;
 import io.clonos.runtime.standby.StandbyManager;
+import io.clonos.runtime.standby.StandbyVertices;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobStatus;
@@ -121,6 +122,9 @@ public class ClonosScheduler extends DefaultScheduler {
     private final StandbyManager standbys;
     private final StandbyActivations activations;
     private final Set<org.apache.flink.runtime.clusterframework.types.AllocationID> movingSlots = new HashSet<>();
+
+    /** How long a standby that failed or found no slot waits before it is tried again. */
+    private static final java.time.Duration STANDBY_RETRY = java.time.Duration.ofSeconds(10);
     private final Map<ExecutionVertexID, Integer> standbyMoves = new HashMap<>();
 
     /** Failed vertices waiting for the restart of the current batch, with their versions. */
@@ -190,6 +194,13 @@ public class ClonosScheduler extends DefaultScheduler {
         this.standbys = new StandbyManager(this::getExecutionGraph, metrics, log);
         this.activations = standbyActivations;
         standbyActivations.registerMetrics(metrics);
+        if (clonos.isStandbyEnabled()) {
+            // standbys have no state; one that does not run must not hold up the job's checkpoints
+            org.apache.flink.runtime.checkpoint.ClonosCheckpointPlanPatch.excludeFromCheckpoints(
+                    getExecutionGraph(),
+                    vertex -> StandbyVertices.primaryOf(vertex.getJobVertex()).isPresent(),
+                    jobMasterConfiguration.get(org.apache.flink.configuration.CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH));
+        }
         log.info("Scheduling {} ({}) on Clonos with {}.", jobGraph.getName(), jobGraph.getJobID(), clonos);
     }
 
@@ -199,6 +210,10 @@ public class ClonosScheduler extends DefaultScheduler {
 
     @Override
     protected void handleTaskFailure(Execution failedExecution, @Nullable Throwable error) {
+        if (getExecutionGraph().getState() == JobStatus.RUNNING && StandbyVertices.primaryOf(failedExecution.getVertex().getJobVertex().getJobVertex()).isPresent()) {
+            retryStandby(failedExecution, error);
+            return;
+        }
         String fallbackReason = fallbackReason(failedExecution, error);
         if (fallbackReason != null && restartsAtLeastOnce(failedExecution, error)) {
             log.warn("Cannot recover {} by determinants ({}); clonos.recovery.orphan-fallback is at-least-once: it restarts alone, "
@@ -241,6 +256,19 @@ public class ClonosScheduler extends DefaultScheduler {
                 failedExecution.getAttemptNumber(),
                 error == null ? "unknown cause" : error.toString());
         getMainThreadExecutor().schedule(this::restartPendingBatch, Math.max(result.getRestartDelayMS(), 0), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * A standby that failed, or found no slot (a cluster without room for standbys): the job runs
+     * without it, and it is tried again after {@link #STANDBY_RETRY}. Not a failure of the job: the
+     * restart strategy does not count it.
+     */
+    private void retryStandby(Execution failed, @Nullable Throwable error) {
+        ExecutionVertexID id = failed.getVertex().getID();
+        log.warn("{} cannot stand by ({}); the job runs without it, and it is tried again in {} s.",
+                failed.getVertex().getTaskNameWithSubtaskIndex(), error == null ? "unknown cause" : error.toString(), STANDBY_RETRY.toSeconds());
+        Set<ExecutionVertexVersion> versions = new HashSet<>(executionVertexVersioner.recordVertexModifications(Set.of(id)).values());
+        getMainThreadExecutor().schedule(() -> redeployStandbys(versions), STANDBY_RETRY.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Why a failure cannot be recovered locally, or null if it can. */

@@ -62,6 +62,7 @@ public final class StandbyManager {
         this.log = log;
         metrics.gauge("standbys", (Gauge<Integer>) () -> holding);
         metrics.gauge("standbyStateLag", (Gauge<Long>) () -> oldestHeld < 0 || latestCompleted < 0 ? -1 : latestCompleted - oldestHeld);
+        metrics.gauge("standbysMissing", (Gauge<Integer>) this::missing);
     }
 
     /** Whether {@code request} is a standby's; {@link #answer} handles those. */
@@ -104,6 +105,10 @@ public final class StandbyManager {
         }
         latestCompleted = latest.getCheckpointID();
         updateFigures();
+        if (latest.getCheckpointID() < request.completedCheckpointId()) {
+            // the standby holds it already
+            return new StandbyMessages.StateResponse(latest.getCheckpointID(), null, false);
+        }
         TaskStateSnapshot snapshot = new TaskStateSnapshot();
         int subtask = primary.get().getParallelSubtaskIndex();
         for (OperatorIDPair ids : primary.get().getJobVertex().getOperatorIDs()) {
@@ -161,6 +166,26 @@ public final class StandbyManager {
         return StandbyVertices.primaryOf(standby.getJobVertex())
                 .map(id -> graph.get().getJobVertex(id))
                 .map(primary -> primary.getTaskVertices()[StandbyVertices.primarySubtask(standbySubtask, primary.getParallelism())]);
+    }
+
+    /** Standby subtasks that should run but do not (no slot, failed, being moved). */
+    private int missing() {
+        ExecutionGraph current = graph.get();
+        if (current == null || current.getState() != org.apache.flink.api.common.JobStatus.RUNNING) {
+            return 0;
+        }
+        int missing = 0;
+        for (ExecutionJobVertex vertex : current.getVerticesTopologically()) {
+            if (StandbyVertices.primaryOf(vertex.getJobVertex()).isPresent()) {
+                for (ExecutionVertex subtask : vertex.getTaskVertices()) {
+                    ExecutionState state = subtask.getExecutionState();
+                    if (state != ExecutionState.RUNNING && state != ExecutionState.FINISHED) {
+                        missing++;
+                    }
+                }
+            }
+        }
+        return missing;
     }
 
     private void updateFigures() {

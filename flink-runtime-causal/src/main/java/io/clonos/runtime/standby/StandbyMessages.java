@@ -35,7 +35,10 @@ public final class StandbyMessages {
 
     private StandbyMessages() {}
 
-    /** A standby asks for the state its primary subtask had in the latest completed checkpoint. */
+    /**
+     * A standby asks for the state its primary subtask had in the latest completed checkpoint, if
+     * that is {@code completedCheckpointId} or later (it holds the ones before).
+     */
     public record StateRequest(JobVertexID standbyVertex, int standbySubtask, long completedCheckpointId) implements CoordinationRequest {
         private static final long serialVersionUID = 1L;
     }

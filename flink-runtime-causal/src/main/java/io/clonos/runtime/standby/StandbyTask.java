@@ -35,16 +35,19 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A standby of one subtask: deployed in a slot of its own, it processes nothing. Whenever a
- * checkpoint completes it asks the scheduler for its primary's state in that checkpoint, copies the
- * files it does not have yet to local disk ({@link StandbyStateFetcher}) and reports the copies, so
- * that the primary's replacement restores from them. It takes part in checkpoints with no state of
- * its own, and ends when its primary finished.
+ * A standby of one subtask: deployed in a slot of its own, it processes nothing. It asks the
+ * scheduler, every {@link #POLL_INTERVAL_MILLIS} ms, for its primary's state in the latest
+ * completed checkpoint, copies the files it does not have yet to local disk ({@link
+ * StandbyStateFetcher}) and reports the copies, so that the primary's replacement restores from
+ * them. It is left out of checkpoints (it has no state), and ends when its primary finished.
  */
 @Internal
 public final class StandbyTask extends AbstractInvokable {
 
     private static final Logger LOG = LoggerFactory.getLogger(StandbyTask.class);
+
+    /** How often a standby asks for the latest completed checkpoint. */
+    private static final long POLL_INTERVAL_MILLIS = 200;
 
     /** Stands for "end now" in the queue of completed checkpoints. */
     private static final long END = Long.MIN_VALUE;
@@ -84,10 +87,13 @@ public final class StandbyTask extends AbstractInvokable {
     private boolean standBy(Environment env, StandbyStateFetcher fetcher, Path directory, String subtask) throws Exception {
         boolean cleaned = false;
         while (true) {
-            long checkpoint = completed.take();
-            if (checkpoint == END) {
+            // standbys are left out of checkpoints (a waiting standby must not hold them up): they
+            // ask for the latest completed one now and then instead
+            Long next = completed.poll(POLL_INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
+            if (next != null && next == END) {
                 return true;
             }
+            long checkpoint = next == null ? fetcher.checkpointId() + 1 : next;
             if (checkpoint <= fetcher.checkpointId()) {
                 continue;
             }

@@ -96,6 +96,25 @@ class StandbyITCase {
         }
     }
 
+    /**
+     * A cluster without slots for the standbys: their slot requests fail, they are tried again
+     * later, and the job runs, and ends, without them.
+     */
+    @Test
+    void withoutSlotsForStandbysTheJobRunsWithoutThem() throws Exception {
+        Configuration config = new Configuration();
+        config.set(RestOptions.BIND_PORT, "0");
+        config.setString("clonos.standby.enabled", "true");
+        config.setString("slot.request.timeout", "2 s");
+        config.setString("io.tmp.dirs", Files.createDirectories(work.resolve("tmp")).toString());
+        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 1, PARALLELISM)) {
+            cluster.start();
+            JobID job = cluster.submitJob(jobGraph()).get().getJobID();
+
+            assertThat(((org.apache.flink.runtime.jobmaster.JobResult) cluster.requestJobResult(job).get(120, TimeUnit.SECONDS)).isSuccess()).isTrue();
+        }
+    }
+
     /** Waits until the standbys copied state files, while the job runs. */
     private static List<Path> awaitStandbyCopies(Path tmp, JobID job, CompletableFuture<?> result) throws Exception {
         Path standbys = tmp.resolve("clonos-standby").resolve(job.toHexString());
