@@ -112,8 +112,9 @@ public final class StandbyBenchmark {
             while (System.currentTimeMillis() - started < settings.killAfterMs) {
                 Thread.sleep(50);
             }
+            int subtask = withStandby ? subtaskWithStandbyElsewhere(cluster, job) : 0;
             AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-            AccessExecutionVertex map = vertex(graph, "stateful-map").getTaskVertices()[0];
+            AccessExecutionVertex map = vertex(graph, "stateful-map").getTaskVertices()[subtask];
             String victim = map.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString();
             int index = EmbeddedTaskManagers.indexOf(cluster, victim);
             cluster.terminateTaskManager(index).get();
@@ -121,9 +122,30 @@ public final class StandbyBenchmark {
             if (!cluster.requestJobResult(job).get(10, TimeUnit.MINUTES).isSuccess()) {
                 throw new IllegalStateException("The " + mode + " run failed");
             }
-            AccessExecutionVertex recovered = vertex(cluster.getArchivedExecutionGraph(job).get(), "stateful-map").getTaskVertices()[0];
+            AccessExecutionVertex recovered = vertex(cluster.getArchivedExecutionGraph(job).get(), "stateful-map").getTaskVertices()[subtask];
             return figures(recovered);
         }
+    }
+
+    /**
+     * A subtask of the stateful map whose standby runs on another TaskManager (spread placement is
+     * best effort: a standby stays next to its primary when the job has no free slot elsewhere).
+     */
+    private int subtaskWithStandbyElsewhere(MiniCluster cluster, JobID job) throws Exception {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (System.currentTimeMillis() < deadline) {
+            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
+            AccessExecutionVertex[] primaries = vertex(graph, "stateful-map").getTaskVertices();
+            AccessExecutionVertex[] standbys = vertex(graph, "Standby: stateful-map").getTaskVertices();
+            for (int i = 0; i < primaries.length; i++) {
+                if (primaries[i].getExecutionState() == ExecutionState.RUNNING && standbys[i].getExecutionState() == ExecutionState.RUNNING
+                        && !primaries[i].getCurrentAssignedResourceLocation().getResourceID().equals(standbys[i].getCurrentAssignedResourceLocation().getResourceID())) {
+                    return i;
+                }
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("No standby of the stateful map runs on another TaskManager than its primary");
     }
 
     private Figures figures(AccessExecutionVertex recovered) {
