@@ -12,6 +12,7 @@
 
 package io.clonos.cli;
 
+import io.clonos.cli.bench.KillSettings;
 import io.clonos.cli.bench.OverheadBenchmark;
 import io.clonos.cli.bench.RecoveryBenchmark;
 import io.clonos.cli.bench.StandbyBenchmark;
@@ -169,9 +170,14 @@ public final class ClonosCli {
         if (!"recovery".equals(benchmark)) {
             throw new UsageException("bench needs a benchmark: recovery, overhead or standby.");
         }
+        new RecoveryBenchmark(killSettings(args, RecoveryBenchmark.defaults()), out).run();
+        return 0;
+    }
+
+    /** The options of a benchmark that kills a TaskManager, over its defaults. */
+    private static KillSettings killSettings(Deque<String> args, KillSettings settings) throws UsageException {
         Options options = Options.parse(args, List.of("--records", "--rate", "--keys", "--state-kb", "--checkpoint-interval", "--kill-after", "--output"), List.of());
         options.requireNoPositional();
-        RecoveryBenchmark.Settings settings = new RecoveryBenchmark.Settings();
         settings.records = options.intValue("--records", (int) settings.records, 1000);
         settings.rate = options.intValue("--rate", settings.rate, 1);
         settings.keys = options.intValue("--keys", settings.keys, 2);
@@ -181,8 +187,7 @@ public final class ClonosCli {
         if (options.value("--output") != null) {
             settings.output = Path.of(options.value("--output"));
         }
-        new RecoveryBenchmark(settings, out).run();
-        return 0;
+        return settings;
     }
 
     private static int benchOverhead(Deque<String> args, PrintStream out) throws Exception {
@@ -201,19 +206,7 @@ public final class ClonosCli {
     }
 
     private static int benchStandby(Deque<String> args, PrintStream out) throws Exception {
-        Options options = Options.parse(args, List.of("--records", "--rate", "--keys", "--state-kb", "--checkpoint-interval", "--kill-after", "--output"), List.of());
-        options.requireNoPositional();
-        StandbyBenchmark.Settings settings = new StandbyBenchmark.Settings();
-        settings.records = options.intValue("--records", (int) settings.records, 1000);
-        settings.rate = options.intValue("--rate", settings.rate, 1);
-        settings.keys = options.intValue("--keys", settings.keys, 2);
-        settings.stateBytesPerKey = options.intValue("--state-kb", settings.stateBytesPerKey / 1024, 1) * 1024;
-        settings.checkpointIntervalMs = options.intValue("--checkpoint-interval", (int) settings.checkpointIntervalMs, 10);
-        settings.killAfterMs = options.intValue("--kill-after", (int) settings.killAfterMs, 1000);
-        if (options.value("--output") != null) {
-            settings.output = Path.of(options.value("--output"));
-        }
-        new StandbyBenchmark(settings, out).run();
+        new StandbyBenchmark(killSettings(args, StandbyBenchmark.defaults()), out).run();
         return 0;
     }
 

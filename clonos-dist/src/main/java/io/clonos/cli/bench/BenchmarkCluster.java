@@ -15,16 +15,44 @@ package io.clonos.cli.bench;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+
+import java.time.Duration;
 
 /** The embedded cluster a benchmark run uses: Clonos's, or vanilla Flink's for comparison. */
 @Internal
 final class BenchmarkCluster {
 
     private BenchmarkCluster() {}
+
+    /**
+     * The cluster settings of a run that kills a TaskManager: slots spread over the TaskManagers,
+     * quick restarts.
+     */
+    static Configuration killConfiguration() {
+        Configuration config = new Configuration();
+        config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        return config;
+    }
+
+    static AccessExecutionJobVertex vertex(AccessExecutionGraph graph, String name) {
+        for (AccessExecutionJobVertex v : graph.getVerticesTopologically()) {
+            if (v.getName().equals(name)) {
+                return v;
+            }
+        }
+        throw new IllegalStateException("No vertex " + name);
+    }
 
     static MiniCluster start(boolean onClonos, Configuration config, int taskManagers, int slots) throws Exception {
         Configuration withRandomPort = new Configuration(config);

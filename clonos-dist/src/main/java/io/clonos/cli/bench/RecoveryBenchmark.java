@@ -16,11 +16,8 @@ import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
-import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -28,7 +25,6 @@ import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -46,22 +42,15 @@ import java.util.concurrent.TimeUnit;
 @Internal
 public final class RecoveryBenchmark {
 
-    /** The benchmark's knobs. */
-    public static final class Settings {
-        public long records = 60_000;
-        public int rate = 3_000;
-        public int keys = 64;
-        public int parallelism = 2;
-        public int stateBytesPerKey = 16 * 1024;
-        public long checkpointIntervalMs = 1_000;
-        public long killAfterMs = 8_000;
-        public Path output = Path.of("bench-results", "recovery");
+    /** The benchmark's defaults. */
+    public static KillSettings defaults() {
+        return new KillSettings(60_000, 3_000, 64, 16 * 1024, 1_000, 8_000, Path.of("bench-results", "recovery"));
     }
 
-    private final Settings settings;
+    private final KillSettings settings;
     private final PrintStream out;
 
-    public RecoveryBenchmark(Settings settings, PrintStream out) {
+    public RecoveryBenchmark(KillSettings settings, PrintStream out) {
         this.settings = settings;
         this.out = out;
     }
@@ -104,11 +93,7 @@ public final class RecoveryBenchmark {
     private RecoveryFigures runOnce(boolean onClonos) throws Exception {
         String mode = onClonos ? "clonos" : "flink";
         SyntheticJob.RECEIVED.clear();
-        Configuration config = new Configuration();
-        config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        Configuration config = BenchmarkCluster.killConfiguration();
         try (MiniCluster cluster = BenchmarkCluster.start(onClonos, config, 3, settings.parallelism)) {
             JobID job =
                     cluster.submitJob(SyntheticJob.build(settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs))
@@ -150,26 +135,17 @@ public final class RecoveryBenchmark {
     }
 
     private static String location(AccessExecutionGraph graph, String vertexName, int subtask) {
-        return vertex(graph, vertexName).getTaskVertices()[subtask].getCurrentAssignedResourceLocation().getResourceID().getResourceIdString();
+        return BenchmarkCluster.vertex(graph, vertexName).getTaskVertices()[subtask].getCurrentAssignedResourceLocation().getResourceID().getResourceIdString();
     }
 
     private static Set<Integer> subtasksOn(AccessExecutionGraph graph, String vertexName, String taskManager) {
         Set<Integer> subtasks = new HashSet<>();
-        for (AccessExecutionVertex v : vertex(graph, vertexName).getTaskVertices()) {
+        for (AccessExecutionVertex v : BenchmarkCluster.vertex(graph, vertexName).getTaskVertices()) {
             if (v.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString().equals(taskManager)) {
                 subtasks.add(v.getParallelSubtaskIndex());
             }
         }
         return subtasks;
-    }
-
-    private static AccessExecutionJobVertex vertex(AccessExecutionGraph graph, String name) {
-        for (AccessExecutionJobVertex v : graph.getVerticesTopologically()) {
-            if (v.getName().equals(name)) {
-                return v;
-            }
-        }
-        throw new IllegalStateException("No vertex " + name);
     }
 
 }

@@ -16,20 +16,16 @@ import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecution;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
-import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -44,23 +40,18 @@ import java.util.concurrent.TimeUnit;
 @Internal
 public final class StandbyBenchmark {
 
-    /** The benchmark's knobs. */
-    public static final class Settings {
-        public long records = 12_000;
-        public int rate = 400;
-        public int keys = 1_024;
-        public int parallelism = 2;
-        /** 200 KB for each of 512 keys per subtask: 100 MB of state per task. */
-        public int stateBytesPerKey = 200 * 1024;
-        public long checkpointIntervalMs = 2_000;
-        public long killAfterMs = 15_000;
-        public Path output = Path.of("bench-results", "standby");
+    /**
+     * The benchmark's defaults: 200 KB for each of 512 keys per subtask, 100 MB of state per
+     * task.
+     */
+    public static KillSettings defaults() {
+        return new KillSettings(12_000, 400, 1_024, 200 * 1024, 2_000, 15_000, Path.of("bench-results", "standby"));
     }
 
-    private final Settings settings;
+    private final KillSettings settings;
     private final PrintStream out;
 
-    public StandbyBenchmark(Settings settings, PrintStream out) {
+    public StandbyBenchmark(KillSettings settings, PrintStream out) {
         this.settings = settings;
         this.out = out;
     }
@@ -93,11 +84,7 @@ public final class StandbyBenchmark {
         String mode = withStandby ? "standby" : "no standby";
         SyntheticJob.RECEIVED.clear();
         Path work = Files.createTempDirectory("clonos-standby-bench");
-        Configuration config = new Configuration();
-        config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        Configuration config = BenchmarkCluster.killConfiguration();
         config.setString("state.backend.type", "rocksdb");
         config.setString("state.backend.incremental", "true");
         config.setString("state.checkpoints.dir", work.resolve("checkpoints").toUri().toString());
@@ -114,7 +101,7 @@ public final class StandbyBenchmark {
             }
             int subtask = withStandby ? subtaskWithStandbyElsewhere(cluster, job) : 0;
             AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-            AccessExecutionVertex map = vertex(graph, "stateful-map").getTaskVertices()[subtask];
+            AccessExecutionVertex map = BenchmarkCluster.vertex(graph, "stateful-map").getTaskVertices()[subtask];
             String victim = map.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString();
             int index = EmbeddedTaskManagers.indexOf(cluster, victim);
             cluster.terminateTaskManager(index).get();
@@ -122,7 +109,7 @@ public final class StandbyBenchmark {
             if (!cluster.requestJobResult(job).get(10, TimeUnit.MINUTES).isSuccess()) {
                 throw new IllegalStateException("The " + mode + " run failed");
             }
-            AccessExecutionVertex recovered = vertex(cluster.getArchivedExecutionGraph(job).get(), "stateful-map").getTaskVertices()[subtask];
+            AccessExecutionVertex recovered = BenchmarkCluster.vertex(cluster.getArchivedExecutionGraph(job).get(), "stateful-map").getTaskVertices()[subtask];
             return figures(recovered);
         }
     }
@@ -135,8 +122,8 @@ public final class StandbyBenchmark {
         long deadline = System.currentTimeMillis() + 30_000;
         while (System.currentTimeMillis() < deadline) {
             AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-            AccessExecutionVertex[] primaries = vertex(graph, "stateful-map").getTaskVertices();
-            AccessExecutionVertex[] standbys = vertex(graph, "Standby: stateful-map").getTaskVertices();
+            AccessExecutionVertex[] primaries = BenchmarkCluster.vertex(graph, "stateful-map").getTaskVertices();
+            AccessExecutionVertex[] standbys = BenchmarkCluster.vertex(graph, "Standby: stateful-map").getTaskVertices();
             for (int i = 0; i < primaries.length; i++) {
                 if (primaries[i].getExecutionState() == ExecutionState.RUNNING && standbys[i].getExecutionState() == ExecutionState.RUNNING
                         && !primaries[i].getCurrentAssignedResourceLocation().getResourceID().equals(standbys[i].getCurrentAssignedResourceLocation().getResourceID())) {
@@ -174,15 +161,6 @@ public final class StandbyBenchmark {
                 .min()
                 .orElse(-1);
         return new Figures(running - since, running - initializing, firstOutput < 0 ? -1 : firstOutput - since);
-    }
-
-    private static AccessExecutionJobVertex vertex(AccessExecutionGraph graph, String name) {
-        for (AccessExecutionJobVertex v : graph.getVerticesTopologically()) {
-            if (v.getName().equals(name)) {
-                return v;
-            }
-        }
-        throw new IllegalStateException("No vertex " + name);
     }
 
     private record Figures(long detectedToRunningMs, long restoreMs, long detectedToFirstOutputMs) {

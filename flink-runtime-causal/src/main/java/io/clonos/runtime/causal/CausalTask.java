@@ -277,24 +277,20 @@ public final class CausalTask {
      * freed it (an async operator at capacity), and must now wait for exactly the logged ones.
      */
     public boolean fireNextDue() {
-        Determinant.TimerFired timer = recovery.peek(Determinant.TimerFired.class);
-        if (timer != null && isDue(timer, timer.recordCount())) {
-            log.append(recovery.next(Determinant.TimerFired.class));
+        Determinant action = nextMailboxAction();
+        if (action == null || !isDue(action, recordCountOf(action))) {
+            return false;
+        }
+        log.append(recovery.next(action.getClass()));
+        if (action instanceof Determinant.TimerFired timer) {
             ticked = false;
             timers.fire(timer);
-            return true;
-        }
-        Determinant.SourceCheckpoint checkpoint = recovery.peek(Determinant.SourceCheckpoint.class);
-        if (checkpoint != null && isDue(checkpoint, checkpoint.recordCount())) {
+        } else if (action instanceof Determinant.SourceCheckpoint checkpoint) {
             // the source took this checkpoint here; it was aborted with the failure, so the
             // replay only moves on to its epoch
-            log.append(recovery.next(Determinant.SourceCheckpoint.class));
             epochStarted(checkpoint.checkpointId());
-            return true;
-        }
-        Determinant.AsyncCompletion completion = recovery.peek(Determinant.AsyncCompletion.class);
-        if (completion != null && isDue(completion, completion.recordCount())) {
-            log.append(recovery.next(Determinant.AsyncCompletion.class));
+        } else {
+            Determinant.AsyncCompletion completion = (Determinant.AsyncCompletion) action;
             Determinant.ExternalResult result = recovery.next(Determinant.ExternalResult.class);
             if (result == null) {
                 throw new LocalRecoveryImpossibleException("The log has no result for " + completion);
@@ -305,9 +301,27 @@ public final class CausalTask {
                 throw new LocalRecoveryImpossibleException("The recovered task has no async operator for " + completion);
             }
             asyncOperators.get(completion.callbackId()).complete(completion.entry(), result.bytes());
-            return true;
         }
-        return false;
+        return true;
+    }
+
+    /** The next determinant to replay if it is a mailbox action pinned to a record offset. */
+    @Nullable
+    private Determinant nextMailboxAction() {
+        Determinant next = recovery.peek(Determinant.class);
+        return next instanceof Determinant.TimerFired || next instanceof Determinant.SourceCheckpoint || next instanceof Determinant.AsyncCompletion
+                ? next
+                : null;
+    }
+
+    private static long recordCountOf(Determinant action) {
+        if (action instanceof Determinant.TimerFired timer) {
+            return timer.recordCount();
+        }
+        if (action instanceof Determinant.SourceCheckpoint checkpoint) {
+            return checkpoint.recordCount();
+        }
+        return ((Determinant.AsyncCompletion) action).recordCount();
     }
 
     private boolean isDue(Determinant determinant, long recordCount) {
@@ -317,14 +331,10 @@ public final class CausalTask {
         return recordCount == elementsInEpoch;
     }
 
-    /** Whether a logged timer is due now (the task should poll its input to fire it). */
+    /** Whether a logged mailbox action (timer, checkpoint, async result) is due now (the task should poll its input to fire it). */
     public boolean timerDue() {
-        Determinant.TimerFired timer = recovery.peek(Determinant.TimerFired.class);
-        Determinant.SourceCheckpoint checkpoint = recovery.peek(Determinant.SourceCheckpoint.class);
-        Determinant.AsyncCompletion completion = recovery.peek(Determinant.AsyncCompletion.class);
-        return (timer != null && timer.recordCount() == elementsInEpoch)
-                || (checkpoint != null && checkpoint.recordCount() == elementsInEpoch)
-                || (completion != null && completion.recordCount() == elementsInEpoch);
+        Determinant action = nextMailboxAction();
+        return action != null && recordCountOf(action) == elementsInEpoch;
     }
 
     /**

@@ -41,8 +41,8 @@ import java.util.concurrent.TimeUnit;
 public final class StandbyActivations {
 
     private final Logger log;
-    private final Map<AllocationID, TaskManagerLocation> steered = new HashMap<>();
-    private final Map<AllocationID, List<TaskManagerLocation>> steeredAway = new HashMap<>();
+    /** Per slot a request was last in: the TaskManagers its next request prefers. */
+    private final Map<AllocationID, List<TaskManagerLocation>> steered = new HashMap<>();
     private final Map<ExecutionVertexID, Activation> planned = new HashMap<>();
     private final Map<ExecutionAttemptID, Long> activating = new HashMap<>();
     private Counter activations;
@@ -65,28 +65,27 @@ public final class StandbyActivations {
     public void plan(ExecutionVertexID vertex, List<AllocationID> priorAllocations, TaskManagerLocation location, StandbyManager.Held held) {
         planned.put(vertex, new Activation(location, held, System.nanoTime()));
         for (AllocationID prior : priorAllocations) {
-            steered.put(prior, location);
+            steer(prior, List.of(location));
         }
     }
 
     /**
-     * The next slot request of whoever was last in {@code priorAllocation} (a standby being moved
-     * off its primary's TaskManager) prefers {@code locations}.
+     * The next slot request of whoever was last in {@code priorAllocation} (a planned activation,
+     * a standby being moved off its primary's TaskManager) prefers {@code locations}.
      */
     public void steer(AllocationID priorAllocation, List<TaskManagerLocation> locations) {
-        steeredAway.put(priorAllocation, locations);
+        steered.put(priorAllocation, locations);
     }
 
     /** Forgets the steering of {@code priorAllocation}, once its request was made. */
     public void unsteer(AllocationID priorAllocation) {
-        steeredAway.remove(priorAllocation);
+        steered.remove(priorAllocation);
     }
 
-    /** A slot request of a planned activation prefers the standby's TaskManager. */
+    /** A slot request steered by {@link #steer(AllocationID, List)} prefers its TaskManagers. */
     public SlotProfile steer(SlotProfile profile) {
         for (AllocationID prior : profile.getPreferredAllocations()) {
-            TaskManagerLocation location = steered.get(prior);
-            List<TaskManagerLocation> locations = location != null ? List.of(location) : steeredAway.get(prior);
+            List<TaskManagerLocation> locations = steered.get(prior);
             if (locations != null) {
                 return SlotProfile.priorAllocation(
                         profile.getTaskResourceProfile(),
@@ -136,7 +135,10 @@ public final class StandbyActivations {
         }
     }
 
-    /** The batch was deployed: its slot requests need no more steering. */
+    /**
+     * The batch was deployed: its slot requests need no more steering. (Moves steer and unsteer
+     * around their own request on the same thread, so none is pending here.)
+     */
     public void deployed() {
         steered.clear();
     }

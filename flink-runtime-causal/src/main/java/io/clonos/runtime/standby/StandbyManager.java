@@ -135,14 +135,8 @@ public final class StandbyManager {
         if (vertex.getExecutionState() != ExecutionState.FINISHED) {
             return;
         }
-        for (ExecutionJobVertex standby : graph.get().getVerticesTopologically()) {
-            if (StandbyVertices.primaryOf(standby.getJobVertex()).filter(vertex.getJobvertexId()::equals).isPresent()) {
-                for (ExecutionVertex subtask : standby.getTaskVertices()) {
-                    if (StandbyVertices.primarySubtask(subtask.getParallelSubtaskIndex(), vertex.getJobVertex().getParallelism()) == vertex.getParallelSubtaskIndex()) {
-                        finish(subtask.getCurrentExecutionAttempt());
-                    }
-                }
-            }
+        for (ExecutionVertex standby : standbysOf(vertex)) {
+            finish(standby.getCurrentExecutionAttempt());
         }
     }
 
@@ -156,6 +150,22 @@ public final class StandbyManager {
         } catch (IOException e) {
             log.warn("Cannot tell {} to end.", standby.getVertex().getTaskNameWithSubtaskIndex(), e);
         }
+    }
+
+    /** The standby subtasks of the primary subtask {@code primary}. */
+    private java.util.List<ExecutionVertex> standbysOf(ExecutionVertex primary) {
+        java.util.List<ExecutionVertex> standbys = new java.util.ArrayList<>();
+        for (ExecutionJobVertex standby : graph.get().getVerticesTopologically()) {
+            if (StandbyVertices.primaryOf(standby.getJobVertex()).filter(primary.getJobvertexId()::equals).isEmpty()) {
+                continue;
+            }
+            for (ExecutionVertex subtask : standby.getTaskVertices()) {
+                if (StandbyVertices.primarySubtask(subtask.getParallelSubtaskIndex(), primary.getJobVertex().getParallelism()) == primary.getParallelSubtaskIndex()) {
+                    standbys.add(subtask);
+                }
+            }
+        }
+        return standbys;
     }
 
     private Optional<ExecutionVertex> primaryOf(JobVertexID standbyVertex, int standbySubtask) {
@@ -207,20 +217,12 @@ public final class StandbyManager {
      * attempt that holds copies of its state, and where it runs.
      */
     public Optional<Standby> activationFor(ExecutionVertex primary) {
-        for (ExecutionJobVertex standby : graph.get().getVerticesTopologically()) {
-            if (StandbyVertices.primaryOf(standby.getJobVertex()).filter(primary.getJobvertexId()::equals).isEmpty()) {
-                continue;
-            }
-            for (ExecutionVertex subtask : standby.getTaskVertices()) {
-                if (StandbyVertices.primarySubtask(subtask.getParallelSubtaskIndex(), primary.getJobVertex().getParallelism()) != primary.getParallelSubtaskIndex()) {
-                    continue;
-                }
-                Execution execution = subtask.getCurrentExecutionAttempt();
-                Held copies = held.get(new StandbySubtask(standby.getJobVertexId(), subtask.getParallelSubtaskIndex()));
-                if (execution.getState() == ExecutionState.RUNNING && copies != null && copies.attempt() == execution.getAttemptNumber()
-                        && execution.getAssignedResourceLocation() != null) {
-                    return Optional.of(new Standby(execution.getAssignedResourceLocation(), execution.getAssignedAllocationID(), copies));
-                }
+        for (ExecutionVertex standby : standbysOf(primary)) {
+            Execution execution = standby.getCurrentExecutionAttempt();
+            Held copies = held.get(new StandbySubtask(standby.getJobvertexId(), standby.getParallelSubtaskIndex()));
+            if (execution.getState() == ExecutionState.RUNNING && copies != null && copies.attempt() == execution.getAttemptNumber()
+                    && execution.getAssignedResourceLocation() != null) {
+                return Optional.of(new Standby(execution.getAssignedResourceLocation(), execution.getAssignedAllocationID(), copies));
             }
         }
         return Optional.empty();
@@ -239,15 +241,9 @@ public final class StandbyManager {
                     .ifPresent(primary -> coLocated.add(running));
             return coLocated;
         }
-        for (ExecutionJobVertex standby : graph.get().getVerticesTopologically()) {
-            if (StandbyVertices.primaryOf(standby.getJobVertex()).filter(running.getJobvertexId()::equals).isEmpty()) {
-                continue;
-            }
-            for (ExecutionVertex subtask : standby.getTaskVertices()) {
-                if (StandbyVertices.primarySubtask(subtask.getParallelSubtaskIndex(), running.getJobVertex().getParallelism()) == running.getParallelSubtaskIndex()
-                        && sameTaskManager(running, subtask)) {
-                    coLocated.add(subtask);
-                }
+        for (ExecutionVertex standby : standbysOf(running)) {
+            if (sameTaskManager(running, standby)) {
+                coLocated.add(standby);
             }
         }
         return coLocated;

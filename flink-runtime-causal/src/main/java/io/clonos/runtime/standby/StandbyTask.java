@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -49,10 +49,8 @@ public final class StandbyTask extends AbstractInvokable {
     /** How often a standby asks for the latest completed checkpoint. */
     private static final long POLL_INTERVAL_MILLIS = 200;
 
-    /** Stands for "end now" in the queue of completed checkpoints. */
-    private static final long END = Long.MIN_VALUE;
-
-    private final LinkedBlockingQueue<Long> completed = new LinkedBlockingQueue<>();
+    /** Counted down when the standby is to end: its primary finished, or it is cancelled. */
+    private final CountDownLatch end = new CountDownLatch(1);
     private final OperatorID operator;
     private volatile boolean cancelled;
 
@@ -89,16 +87,11 @@ public final class StandbyTask extends AbstractInvokable {
         while (true) {
             // standbys are left out of checkpoints (a waiting standby must not hold them up): they
             // ask for the latest completed one now and then instead
-            Long next = completed.poll(POLL_INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
-            if (next != null && next == END) {
+            if (end.await(POLL_INTERVAL_MILLIS, TimeUnit.MILLISECONDS)) {
                 return true;
             }
-            long checkpoint = next == null ? fetcher.checkpointId() + 1 : next;
-            if (checkpoint <= fetcher.checkpointId()) {
-                continue;
-            }
             StandbyMessages.StateResponse response = (StandbyMessages.StateResponse) ask(
-                    new StandbyMessages.StateRequest(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask(), checkpoint));
+                    new StandbyMessages.StateRequest(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask(), fetcher.checkpointId() + 1));
             if (response.finish()) {
                 return true;
             }
@@ -132,19 +125,20 @@ public final class StandbyTask extends AbstractInvokable {
     @Override
     public void cancel() {
         cancelled = true;
-        completed.offer(END);
+        end.countDown();
     }
+
+    // Standbys are left out of checkpoints (ClonosCheckpointPlanPatch); should one still be
+    // triggered (the patch did not apply), it acknowledges with no state rather than fail.
 
     @Override
     public CompletableFuture<Boolean> triggerCheckpointAsync(CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
-        // a standby has no state of its own
         getEnvironment().acknowledgeCheckpoint(checkpointMetaData.getCheckpointId(), new CheckpointMetrics());
         return CompletableFuture.completedFuture(true);
     }
 
     @Override
     public Future<Void> notifyCheckpointCompleteAsync(long checkpointId) {
-        completed.offer(checkpointId);
         return CompletableFuture.completedFuture(null);
     }
 
@@ -162,7 +156,7 @@ public final class StandbyTask extends AbstractInvokable {
     public void dispatchOperatorEvent(OperatorID operator, SerializedValue<OperatorEvent> event) throws FlinkException {
         try {
             if (event.deserializeValue(getClass().getClassLoader()) instanceof StandbyMessages.Finish) {
-                completed.offer(END);
+                end.countDown();
             }
         } catch (Exception e) {
             throw new FlinkException("A standby cannot read an event for it", e);

@@ -102,18 +102,11 @@ class DeterminantMemoryTest {
         DeterminantMemory memory = new DeterminantMemory(30);
         TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
         CausalTask task = new CausalTask(log, new HeldCausalLogs(memory), CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
-        Thread taskThread = new Thread(() -> {
-            task.processingStarted();
-            for (int i = 0; i < 8; i++) {
-                task.logged(new Determinant.RandomSeed(i));
-            }
-            task.epochStarted(2);
+        Thread taskThread = waitingInEpoch2(task, () -> {
             for (int i = 0; i < 8; i++) {
                 task.logged(new Determinant.RandomSeed(100 + i));
             }
         });
-        taskThread.start();
-        awaitWaiting(taskThread);
         assertThat(memory.usedBytes()).as("the memory is full, nothing overflowed").isLessThanOrEqualTo(30);
 
         log.truncateBefore(2);
@@ -136,12 +129,7 @@ class DeterminantMemoryTest {
         CausalTask task = new CausalTask(log, held, CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
         TaskCausalLog upstream = new TaskCausalLog(UPSTREAM, 1);
         TaskCausalLog.Position position = new TaskCausalLog.Position();
-        Thread taskThread = new Thread(() -> {
-            task.processingStarted();
-            for (int i = 0; i < 8; i++) {
-                task.logged(new Determinant.RandomSeed(i));
-            }
-            task.epochStarted(2);
+        Thread taskThread = waitingInEpoch2(task, () -> {
             upstream.startEpoch(2);
             try {
                 for (int i = 0; i < 6; i++) {
@@ -154,8 +142,6 @@ class DeterminantMemoryTest {
                 throw new IllegalStateException(e);
             }
         });
-        taskThread.start();
-        awaitWaiting(taskThread);
 
         log.truncateBefore(2);
         held.truncateBefore(2);
@@ -174,18 +160,11 @@ class DeterminantMemoryTest {
         DeterminantMemory memory = new DeterminantMemory(30);
         TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
         CausalTask task = new CausalTask(log, new HeldCausalLogs(memory), CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
-        Thread taskThread = new Thread(() -> {
-            task.processingStarted();
-            for (int i = 0; i < 8; i++) {
-                task.logged(new Determinant.RandomSeed(i));
-            }
-            task.epochStarted(2);
+        Thread taskThread = waitingInEpoch2(task, () -> {
             for (int i = 0; i < 8; i++) {
                 task.logged(new Determinant.RandomSeed(100 + i));
             }
         });
-        taskThread.start();
-        awaitWaiting(taskThread);
 
         task.checkpointAborted(2);
         taskThread.join();
@@ -206,6 +185,24 @@ class DeterminantMemoryTest {
 
         List<Determinant> epoch1 = determinants(log, 1);
         assertThat(epoch1.get(epoch1.size() - 1)).as("the first epoch has no checkpoint to wait for").isInstanceOf(Determinant.Overflow.class);
+    }
+
+    /**
+     * Starts a task thread that logs 16 bytes in epoch 1, takes checkpoint 2 and then does
+     * {@code inEpoch2}, which outgrows the memory; returns once it waits for memory.
+     */
+    private static Thread waitingInEpoch2(CausalTask task, Runnable inEpoch2) throws InterruptedException {
+        Thread taskThread = new Thread(() -> {
+            task.processingStarted();
+            for (int i = 0; i < 8; i++) {
+                task.logged(new Determinant.RandomSeed(i));
+            }
+            task.epochStarted(2);
+            inEpoch2.run();
+        });
+        taskThread.start();
+        awaitWaiting(taskThread);
+        return taskThread;
     }
 
     /** Waits until the thread waits (for memory), or ends. */
