@@ -73,7 +73,9 @@ public final class StandbyTask extends AbstractInvokable {
             Thread.currentThread().interrupt();
         } finally {
             if (ended && !cancelled) {
+                // the primary finished: no replacement restores from any standby's copies
                 fetcher.close();
+                StandbyStateFetcher.deleteOthers(directory, subtask);
             } else {
                 // the replacement of this standby's primary may restore from the copies right now
                 fetcher.abandon();
@@ -84,6 +86,9 @@ public final class StandbyTask extends AbstractInvokable {
     /** Holds the primary's latest state until the primary finishes (true) or the task is cancelled. */
     private boolean standBy(Environment env, StandbyStateFetcher fetcher, Path directory, String subtask) throws Exception {
         boolean cleaned = false;
+        // the latest completed checkpoint when this standby began: a replacement may be restoring
+        // from an earlier standby's copies of it
+        long startedAt = Long.MAX_VALUE;
         while (true) {
             // standbys are left out of checkpoints (a waiting standby must not hold them up): they
             // ask for the latest completed one now and then instead
@@ -95,6 +100,7 @@ public final class StandbyTask extends AbstractInvokable {
             if (response.finish()) {
                 return true;
             }
+            startedAt = Math.min(startedAt, response.checkpointId());
             if (response.state() == null || response.checkpointId() <= fetcher.checkpointId()) {
                 continue;
             }
@@ -102,7 +108,7 @@ public final class StandbyTask extends AbstractInvokable {
             var copies = fetcher.fetch(response.checkpointId(), response.state());
             LOG.debug("{} holds checkpoint {} ({} files, {} bytes fetched in all, {} ms).", env.getTaskInfo().getTaskNameWithSubtasks(),
                     response.checkpointId(), copies.size(), fetcher.bytesFetched(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
-            if (!cleaned) {
+            if (!cleaned && response.checkpointId() > startedAt) {
                 // a checkpoint completed since this standby started: whatever restored from an
                 // earlier standby's copies is running
                 StandbyStateFetcher.deleteOthers(directory, subtask);
