@@ -56,8 +56,9 @@ public final class ClonosCli {
                     "        [--kill-after MS] [--output DIR]",
                     "        Kill a TaskManager under the synthetic job, on Clonos and on Flink, and compare.",
                     "  bench standby [--records N] [--rate R] [--keys K] [--state-kb S] [--checkpoint-interval MS]",
-                    "        [--kill-after MS] [--output DIR]",
-                    "        Kill a TaskManager under the synthetic job with RocksDB state, with and without standbys.",
+                    "        [--kill-after MS] [--repetitions R] [--output DIR]",
+                    "        Kill a TaskManager under the synthetic job with RocksDB state, with and without standbys",
+                    "        (R times each, alternating; medians).",
                     "  bench overhead [--records N] [--keys K] [--state-bytes B] [--repetitions R] [--output DIR]",
                     "        Throughput and latency of the synthetic job without failures, Clonos against Flink.",
                     "  demo [--count N] [--rate R] [--keys K] [--no-failure] [-D key=value ...]",
@@ -170,14 +171,19 @@ public final class ClonosCli {
         if (!"recovery".equals(benchmark)) {
             throw new UsageException("bench needs a benchmark: recovery, overhead or standby.");
         }
-        new RecoveryBenchmark(killSettings(args, RecoveryBenchmark.defaults()), out).run();
+        new RecoveryBenchmark(killSettings(args, RecoveryBenchmark.defaults(), false), out).run();
         return 0;
     }
 
     /** The options of a benchmark that kills a TaskManager, over its defaults. */
-    private static KillSettings killSettings(Deque<String> args, KillSettings settings) throws UsageException {
-        Options options = Options.parse(args, List.of("--records", "--rate", "--keys", "--state-kb", "--checkpoint-interval", "--kill-after", "--output"), List.of());
+    private static KillSettings killSettings(Deque<String> args, KillSettings settings, boolean repeatable) throws UsageException {
+        List<String> names = new ArrayList<>(List.of("--records", "--rate", "--keys", "--state-kb", "--checkpoint-interval", "--kill-after", "--output"));
+        if (repeatable) {
+            names.add("--repetitions");
+        }
+        Options options = Options.parse(args, names, List.of());
         options.requireNoPositional();
+        settings.repetitions = repeatable ? options.intValue("--repetitions", settings.repetitions, 1) : 1;
         settings.records = options.intValue("--records", (int) settings.records, 1000);
         settings.rate = options.intValue("--rate", settings.rate, 1);
         settings.keys = options.intValue("--keys", settings.keys, 2);
@@ -206,7 +212,7 @@ public final class ClonosCli {
     }
 
     private static int benchStandby(Deque<String> args, PrintStream out) throws Exception {
-        new StandbyBenchmark(killSettings(args, StandbyBenchmark.defaults()), out).run();
+        new StandbyBenchmark(killSettings(args, StandbyBenchmark.defaults(), true), out).run();
         return 0;
     }
 

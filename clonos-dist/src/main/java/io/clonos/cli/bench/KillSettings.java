@@ -29,6 +29,8 @@ public final class KillSettings {
     public int stateBytesPerKey;
     public long checkpointIntervalMs;
     public long killAfterMs;
+    /** How often each variant runs (bench standby; bench recovery runs each once). */
+    public int repetitions = 1;
     public Path output;
 
     KillSettings(long records, int rate, int keys, int stateBytesPerKey, long checkpointIntervalMs, long killAfterMs, Path output) {

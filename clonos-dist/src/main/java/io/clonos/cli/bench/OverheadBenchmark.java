@@ -143,7 +143,7 @@ public final class OverheadBenchmark {
         long determinantBytesBefore = TaskCausalLog.appendedInThisJvm();
         try (MiniCluster cluster = BenchmarkCluster.start(variant != Variant.FLINK, config, 2, settings.parallelism)) {
             JobID job =
-                    cluster.submitJob(SyntheticJob.build(settings.records, 0, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs))
+                    cluster.submitJob(SyntheticJob.build(settings.records, 0, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs, false))
                             .get()
                             .getJobID();
             if (!cluster.requestJobResult(job).get(30, TimeUnit.MINUTES).isSuccess()) {

@@ -96,7 +96,7 @@ public final class RecoveryBenchmark {
         Configuration config = BenchmarkCluster.killConfiguration();
         try (MiniCluster cluster = BenchmarkCluster.start(onClonos, config, 3, settings.parallelism)) {
             JobID job =
-                    cluster.submitJob(SyntheticJob.build(settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs))
+                    cluster.submitJob(SyntheticJob.build(settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs, true))
                             .get()
                             .getJobID();
             long started = System.currentTimeMillis();

@@ -17,6 +17,7 @@ import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecution;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
@@ -26,7 +27,12 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
+import java.util.stream.Collectors;
 
 /**
  * {@code bin/clonos bench standby}: the synthetic job with RocksDB state (incremental checkpoints)
@@ -45,7 +51,9 @@ public final class StandbyBenchmark {
      * task.
      */
     public static KillSettings defaults() {
-        return new KillSettings(12_000, 400, 1_024, 200 * 1024, 2_000, 15_000, Path.of("bench-results", "standby"));
+        KillSettings settings = new KillSettings(12_000, 400, 1_024, 200 * 1024, 2_000, 15_000, Path.of("bench-results", "standby"));
+        settings.repetitions = 3;
+        return settings;
     }
 
     private final KillSettings settings;
@@ -56,20 +64,36 @@ public final class StandbyBenchmark {
         this.out = out;
     }
 
-    /** Runs with and without standbys; returns the JSON line it printed last. */
+    /**
+     * Runs with and without standbys, {@code repetitions} times each, alternating which goes
+     * first (the first failure a JVM recovers from runs cold code); returns the JSON line it
+     * printed last, with the median of each figure.
+     */
     public String run() throws Exception {
         long stateMb = (long) settings.keys / settings.parallelism * settings.stateBytesPerKey / (1024 * 1024);
-        out.printf("Standby benchmark: %d records at %d/s over %d keys, parallelism %d, %d KB per key (%d MB of RocksDB state per task), checkpoint every %d ms, TaskManager killed after %d ms%n",
-                settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey / 1024, stateMb, settings.checkpointIntervalMs, settings.killAfterMs);
-        Figures standby = runOnce(true);
-        Figures fresh = runOnce(false);
+        out.printf("Standby benchmark: %d records at %d/s over %d keys, parallelism %d, %d KB per key (%d MB of RocksDB state per task), checkpoint every %d ms, TaskManager killed after %d ms, %d repetitions%n",
+                settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey / 1024, stateMb, settings.checkpointIntervalMs, settings.killAfterMs, settings.repetitions);
+        List<Figures> standby = new ArrayList<>();
+        List<Figures> fresh = new ArrayList<>();
+        for (int i = 0; i < settings.repetitions; i++) {
+            for (boolean withStandby : i % 2 == 0 ? new boolean[] {true, false} : new boolean[] {false, true}) {
+                Figures figures = runOnce(withStandby);
+                out.printf("[%s] %s%n", withStandby ? "standby" : "no standby", figures.json());
+                (withStandby ? standby : fresh).add(figures);
+            }
+        }
+        Figures withStandby = Figures.median(standby);
+        Figures without = Figures.median(fresh);
 
         out.println();
-        out.printf("%-52s %14s %14s%n", "", "with standby", "without");
-        row("failure detected -> replacement running (ms)", standby.detectedToRunningMs, fresh.detectedToRunningMs);
-        row("  of which restoring the state (ms)", standby.restoreMs, fresh.restoreMs);
-        row("failure detected -> first output of the replacement (ms)", standby.detectedToFirstOutputMs, fresh.detectedToFirstOutputMs);
-        String json = "{\"benchmark\":\"standby\",\"stateMbPerTask\":" + stateMb + ",\"standby\":" + standby.json() + ",\"withoutStandby\":" + fresh.json() + "}";
+        out.printf("%-70s %14s %14s%n", "median of " + settings.repetitions, "with standby", "without");
+        row("failure detected -> replacement running (ms)", withStandby.detectedToRunningMs, without.detectedToRunningMs);
+        row("  of which restoring the state (ms)", withStandby.restoreMs, without.restoreMs);
+        row("failure detected -> first record processed by the replacement (ms)", withStandby.detectedToFirstRecordMs, without.detectedToFirstRecordMs);
+        row("failure detected -> first output of the replacement at the sink (ms)", withStandby.detectedToFirstOutputMs, without.detectedToFirstOutputMs);
+        String json = "{\"benchmark\":\"standby\",\"stateMbPerTask\":" + stateMb + ",\"repetitions\":" + settings.repetitions
+                + ",\"standby\":" + withStandby.json() + ",\"withoutStandby\":" + without.json()
+                + ",\"runs\":{\"standby\":" + Figures.json(standby) + ",\"withoutStandby\":" + Figures.json(fresh) + "}}";
         Files.createDirectories(settings.output);
         Files.writeString(settings.output.resolve("summary.json"), json + "\n");
         out.println(json);
@@ -77,21 +101,24 @@ public final class StandbyBenchmark {
     }
 
     private void row(String label, long withStandby, long without) {
-        out.printf("%-52s %14d %14d%n", label, withStandby, without);
+        out.printf("%-70s %14d %14d%n", label, withStandby, without);
     }
 
     private Figures runOnce(boolean withStandby) throws Exception {
         String mode = withStandby ? "standby" : "no standby";
         SyntheticJob.RECEIVED.clear();
+        SyntheticJob.StatefulMap.FIRST_PROCESSED.clear();
         Path work = Files.createTempDirectory("clonos-standby-bench");
         Configuration config = BenchmarkCluster.killConfiguration();
+        // activation is measured, not the restart strategy's back-off (the same in both runs)
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
         config.setString("state.backend.type", "rocksdb");
         config.setString("state.backend.incremental", "true");
         config.setString("state.checkpoints.dir", work.resolve("checkpoints").toUri().toString());
         config.setString("io.tmp.dirs", Files.createDirectories(work.resolve("tmp")).toString());
         config.setString("clonos.standby.enabled", String.valueOf(withStandby));
         try (MiniCluster cluster = BenchmarkCluster.start(true, config, 3, settings.parallelism)) {
-            JobID job = cluster.submitJob(SyntheticJob.build(settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs))
+            JobID job = cluster.submitJob(SyntheticJob.build(settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs, true))
                     .get()
                     .getJobID();
             long started = System.currentTimeMillis();
@@ -160,12 +187,32 @@ public final class StandbyBenchmark {
                 .mapToLong(r -> r[3])
                 .min()
                 .orElse(-1);
-        return new Figures(running - since, running - initializing, firstOutput < 0 ? -1 : firstOutput - since);
+        Long firstProcessed = SyntheticJob.StatefulMap.FIRST_PROCESSED.get(SyntheticJob.StatefulMap.firstProcessedKey(subtask, replacement.getAttemptNumber()));
+        return new Figures(running - since, running - initializing, firstProcessed == null ? -1 : firstProcessed - since, firstOutput < 0 ? -1 : firstOutput - since);
     }
 
-    private record Figures(long detectedToRunningMs, long restoreMs, long detectedToFirstOutputMs) {
+    private record Figures(long detectedToRunningMs, long restoreMs, long detectedToFirstRecordMs, long detectedToFirstOutputMs) {
         String json() {
-            return "{\"detectedToRunningMs\":" + detectedToRunningMs + ",\"restoreMs\":" + restoreMs + ",\"detectedToFirstOutputMs\":" + detectedToFirstOutputMs + "}";
+            return "{\"detectedToRunningMs\":" + detectedToRunningMs + ",\"restoreMs\":" + restoreMs + ",\"detectedToFirstRecordMs\":" + detectedToFirstRecordMs
+                    + ",\"detectedToFirstOutputMs\":" + detectedToFirstOutputMs + "}";
+        }
+
+        static String json(List<Figures> runs) {
+            return runs.stream().map(Figures::json).collect(Collectors.joining(",", "[", "]"));
+        }
+
+        /** Each figure's median over {@code runs} (the lower middle one of an even count). */
+        static Figures median(List<Figures> runs) {
+            return new Figures(
+                    median(runs, Figures::detectedToRunningMs),
+                    median(runs, Figures::restoreMs),
+                    median(runs, Figures::detectedToFirstRecordMs),
+                    median(runs, Figures::detectedToFirstOutputMs));
+        }
+
+        private static long median(List<Figures> runs, ToLongFunction<Figures> figure) {
+            long[] sorted = runs.stream().mapToLong(figure).sorted().toArray();
+            return sorted[(sorted.length - 1) / 2];
         }
     }
 }

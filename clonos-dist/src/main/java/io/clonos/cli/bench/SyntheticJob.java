@@ -12,6 +12,8 @@
 
 package io.clonos.cli.bench;
 
+import io.clonos.streaming.causal.CausalServices;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.RichMapFunction;
@@ -22,6 +24,7 @@ import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
@@ -31,7 +34,9 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
@@ -48,14 +53,21 @@ final class SyntheticJob {
 
     private SyntheticJob() {}
 
-    static JobGraph build(long records, int rate, int keys, int parallelism, int stateBytesPerKey, long checkpointIntervalMs) {
+    /**
+     * The job; with {@code reproducibleClock} the source reads the creation time through Clonos'
+     * causal services, so that a recovered source regenerates the records its predecessor sent (a
+     * job that reads the wall clock directly cannot recover a source locally: Clonos detects the
+     * divergence and rolls back globally). The overhead benchmark reads it directly, as the same
+     * job on vanilla Flink does.
+     */
+    static JobGraph build(long records, int rate, int keys, int parallelism, int stateBytesPerKey, long checkpointIntervalMs, boolean reproducibleClock) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         env.enableCheckpointing(checkpointIntervalMs);
         env.disableOperatorChaining();
         env.fromSource(
                         new DataGeneratorSource<>(
-                                seq -> Tuple3.of(seq % keys, seq, System.currentTimeMillis()),
+                                new Generate(keys, reproducibleClock),
                                 records,
                                 rate > 0 ? RateLimiterStrategy.perSecond(rate) : RateLimiterStrategy.noOp(),
                                 Types.TUPLE(Types.LONG, Types.LONG, Types.LONG)),
@@ -73,10 +85,35 @@ final class SyntheticJob {
         return env.getStreamGraph().getJobGraph();
     }
 
+    /** Record {@code seq}: its key, {@code seq}, and when it was created. */
+    static final class Generate implements GeneratorFunction<Long, Tuple3<Long, Long, Long>> {
+        private final int keys;
+        private final boolean reproducibleClock;
+        private transient CausalServices causal;
+
+        Generate(int keys, boolean reproducibleClock) {
+            this.keys = keys;
+            this.reproducibleClock = reproducibleClock;
+        }
+
+        @Override
+        public Tuple3<Long, Long, Long> map(Long seq) {
+            if (reproducibleClock && causal == null) {
+                // here, on the task thread: open() may run before the task processes
+                causal = CausalServices.ofTaskThread();
+            }
+            return Tuple3.of(seq % keys, seq, reproducibleClock ? causal.currentTimeMillis() : System.currentTimeMillis());
+        }
+    }
+
     /** Keeps {@code bytes} of state per key and updates it with every event. */
     static final class StatefulMap extends RichMapFunction<Tuple3<Long, Long, Long>, Tuple3<Long, Long, Long>> {
+        /** When each attempt of each subtask processed its first record: "subtask#attempt" to millis. */
+        static final Map<String, Long> FIRST_PROCESSED = new ConcurrentHashMap<>();
+
         private final int bytes;
         private transient ValueState<byte[]> payload;
+        private transient boolean processed;
 
         StatefulMap(int bytes) {
             this.bytes = bytes;
@@ -89,6 +126,11 @@ final class SyntheticJob {
 
         @Override
         public Tuple3<Long, Long, Long> map(Tuple3<Long, Long, Long> event) throws Exception {
+            if (!processed) {
+                processed = true;
+                FIRST_PROCESSED.putIfAbsent(firstProcessedKey(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), getRuntimeContext().getTaskInfo().getAttemptNumber()),
+                        System.currentTimeMillis());
+            }
             byte[] state = payload.value();
             if (state == null) {
                 // incompressible, like real state: a backend that compresses does not shrink it
@@ -98,6 +140,10 @@ final class SyntheticJob {
             state[(int) (event.f1 % state.length)]++;
             payload.update(state);
             return event;
+        }
+
+        static String firstProcessedKey(int subtask, int attempt) {
+            return subtask + "#" + attempt;
         }
     }
 

@@ -61,6 +61,7 @@ public final class ClonosConfiguration implements Serializable {
     private final boolean standbyEnabled;
     private final int standbyCount;
     private final StandbyPlacement standbyPlacement;
+    private final Duration standbyTransferWait;
 
     private ClonosConfiguration(Configuration config) {
         rejectUnknownKeys(config);
@@ -97,6 +98,7 @@ public final class ClonosConfiguration implements Serializable {
         standbyEnabled = read(config, ClonosOptions.STANDBY_ENABLED, b -> true, "true or false");
         standbyCount = read(config, ClonosOptions.STANDBY_COUNT, n -> n >= 1, "an integer of at least 1");
         standbyPlacement = readEnum(config, ClonosOptions.STANDBY_PLACEMENT, StandbyPlacement.class);
+        standbyTransferWait = read(config, ClonosOptions.STANDBY_TRANSFER_WAIT, d -> !d.isNegative(), "a duration of 0 ms or more such as 2 s");
     }
 
     /**
@@ -221,6 +223,10 @@ public final class ClonosConfiguration implements Serializable {
 
     public StandbyPlacement getStandbyPlacement() {
         return standbyPlacement;
+    }
+
+    public Duration getStandbyTransferWait() {
+        return standbyTransferWait;
     }
 
     @Override

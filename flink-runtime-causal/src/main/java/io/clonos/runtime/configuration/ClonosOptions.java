@@ -186,6 +186,16 @@ public final class ClonosOptions {
                                     + " TaskManager, so one TaskManager's loss never takes both) or pack"
                                     + " (may share it: fewer TaskManagers, less safety).");
 
+    public static final ConfigOption<Duration> STANDBY_TRANSFER_WAIT =
+            ConfigOptions.key("clonos.standby.transfer-wait")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(2))
+                    .withDescription(
+                            "How long a failed task's replacement waits for its standby to finish"
+                                    + " fetching the latest completed checkpoint, when the failure comes"
+                                    + " while it fetches. Past it, the replacement reads what the standby"
+                                    + " does not hold yet from checkpoint storage. 0 ms does not wait.");
+
     /** Every option above, for validation and for the generated configuration reference. */
     public static List<ConfigOption<?>> all() {
         return List.of(
@@ -202,7 +212,8 @@ public final class ClonosOptions {
                 RECOVERY_RECONNECT_TIMEOUT,
                 STANDBY_ENABLED,
                 STANDBY_COUNT,
-                STANDBY_PLACEMENT);
+                STANDBY_PLACEMENT,
+                STANDBY_TRANSFER_WAIT);
     }
 
     // ------------------------------------------------------------------------------------------

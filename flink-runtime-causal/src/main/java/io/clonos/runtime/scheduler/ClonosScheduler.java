@@ -31,6 +31,7 @@ import org.apache.flink.core.failure.FailureEnricher;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointCoordinator;
+import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
 import org.apache.flink.runtime.checkpoint.CheckpointException;
 import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
 import org.apache.flink.runtime.checkpoint.CheckpointRecoveryFactory;
@@ -125,10 +126,14 @@ public class ClonosScheduler extends DefaultScheduler {
 
     /** How long a standby that failed or found no slot waits before it is tried again. */
     private static final java.time.Duration STANDBY_RETRY = java.time.Duration.ofSeconds(10);
+    /** How long new standbys wait after the replacements that made room for them are deployed. */
+    private static final java.time.Duration STANDBY_PROVISION_DELAY = java.time.Duration.ofSeconds(1);
     private final Map<ExecutionVertexID, Integer> standbyMoves = new HashMap<>();
 
     /** Failed vertices waiting for the restart of the current batch, with their versions. */
     private final Map<ExecutionVertexID, ExecutionVertexVersion> pendingRestart = new HashMap<>();
+    /** When the pending batch stops waiting for standbys' transfers (System.nanoTime), -1 if it does not wait. */
+    private long transferWaitDeadline = -1;
 
     ClonosScheduler(
             ClonosConfiguration clonos,
@@ -193,6 +198,11 @@ public class ClonosScheduler extends DefaultScheduler {
         this.globalFallbacks = metrics.counter("globalFallbacks");
         this.standbys = new StandbyManager(this::getExecutionGraph, metrics, log);
         this.activations = standbyActivations;
+        standbys.onFetched(() -> {
+            if (transferWaitDeadline >= 0) {
+                getMainThreadExecutor().execute(this::restartPendingBatch);
+            }
+        });
         standbyActivations.registerMetrics(metrics);
         if (clonos.isStandbyEnabled()) {
             // standbys have no state; one that does not run must not hold up the job's checkpoints
@@ -358,7 +368,13 @@ public class ClonosScheduler extends DefaultScheduler {
                 if (transition.getExecutionState() == ExecutionState.RUNNING) {
                     activations.running(execution.getAttemptId());
                     if (clonos.getStandbyPlacement() == ClonosOptions.StandbyPlacement.SPREAD) {
-                        standbys.coLocatedStandbys(execution.getVertex()).forEach(this::moveStandby);
+                        List<ExecutionVertex> coLocated = standbys.coLocatedStandbys(execution.getVertex());
+                        if (execution.getAttemptNumber() > 0 && !coLocated.isEmpty()) {
+                            // a replacement next to its standby (an activation): it recovers first
+                            provisionStandbysLater(() -> coLocated.forEach(this::moveStandby));
+                        } else {
+                            coLocated.forEach(this::moveStandby);
+                        }
                     }
                 }
             }
@@ -440,8 +456,11 @@ public class ClonosScheduler extends DefaultScheduler {
 
     private void restartPendingBatch() {
         Set<ExecutionVertexVersion> versions = new HashSet<>(pendingRestart.values());
-        pendingRestart.clear();
         Set<ExecutionVertexID> batch = executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
+        if (!batch.isEmpty() && getExecutionGraph().getState() == JobStatus.RUNNING && awaitingStandbyTransfers(batch)) {
+            return;
+        }
+        pendingRestart.clear();
         if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
             return;
         }
@@ -463,7 +482,14 @@ public class ClonosScheduler extends DefaultScheduler {
                         (ignored, failure) -> {
                             try {
                                 redeploy(versions);
-                                redeployStandbys(displacedVersions);
+                                if (!displacedVersions.isEmpty()) {
+                                    List<CompletableFuture<?>> started = new ArrayList<>();
+                                    for (ExecutionVertexID id : batch) {
+                                        started.add(getExecutionVertex(id).getCurrentExecutionAttempt().getInitializingOrRunningFuture());
+                                    }
+                                    FutureUtils.combineAll(started).whenCompleteAsync(
+                                            (replacements, notStarted) -> provisionStandbysLater(() -> redeployStandbys(displacedVersions)), getMainThreadExecutor());
+                                }
                             } catch (Throwable t) {
                                 log.error("Local recovery failed; falling back to Flink's restart.", t);
                                 globalFallbacks.inc();
@@ -471,6 +497,64 @@ public class ClonosScheduler extends DefaultScheduler {
                             }
                         },
                         getMainThreadExecutor());
+    }
+
+    /**
+     * Whether the batch waits for standbys that are fetching the checkpoint it restores, up to
+     * {@code clonos.standby.transfer-wait} from its first call: a standby that finishes its
+     * transfer saves its replacement reading those files from checkpoint storage. Called again
+     * when a standby reports its copies and when the wait is over.
+     */
+    private boolean awaitingStandbyTransfers(Set<ExecutionVertexID> batch) {
+        long latest = latestCompletedCheckpointId();
+        List<ExecutionVertexID> fetching = batch.stream()
+                .filter(id -> latest >= 0 && standbys.fetching(getExecutionVertex(id), latest))
+                .collect(Collectors.toList());
+        long wait = clonos.getStandbyTransferWait().toMillis();
+        if (fetching.isEmpty() || wait == 0) {
+            transferWaitDeadline = -1;
+            return false;
+        }
+        long now = System.nanoTime();
+        if (transferWaitDeadline < 0) {
+            transferWaitDeadline = now + TimeUnit.MILLISECONDS.toNanos(wait);
+            log.info("The replacements of {} wait up to {} ms for their standbys to finish fetching checkpoint {} (clonos.standby.transfer-wait).",
+                    fetching.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList()), wait, latest);
+            long deadline = transferWaitDeadline;
+            getMainThreadExecutor().schedule(() -> {
+                if (transferWaitDeadline == deadline) {
+                    restartPendingBatch();
+                }
+            }, wait, TimeUnit.MILLISECONDS);
+            return true;
+        }
+        if (now < transferWaitDeadline) {
+            return true;
+        }
+        transferWaitDeadline = -1;
+        log.warn("The standbys of {} did not finish fetching checkpoint {} within {} ms (clonos.standby.transfer-wait): their replacements read the rest from checkpoint storage.",
+                fetching.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList()), latest, wait);
+        return false;
+    }
+
+    private long latestCompletedCheckpointId() {
+        CheckpointCoordinator coordinator = getExecutionGraph().getCheckpointCoordinator();
+        try {
+            CompletedCheckpoint latest = coordinator == null ? null : coordinator.getCheckpointStore().getLatestCheckpoint();
+            return latest == null ? -1 : latest.getCheckpointID();
+        } catch (Exception e) {
+            log.warn("Cannot read the latest completed checkpoint.", e);
+            return -1;
+        }
+    }
+
+    /**
+     * Runs {@code provision} (deploying or moving standbys) {@link #STANDBY_PROVISION_DELAY} from
+     * now: after an activation, the replacements' recovery has the JobManager and the
+     * TaskManagers to itself first.
+     */
+    private void provisionStandbysLater(Runnable provision) {
+        getMainThreadExecutor().schedule(provision, STANDBY_PROVISION_DELAY.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Deploys new standbys for the ones whose slots activated standbys' replacements took. */
@@ -582,18 +666,32 @@ public class ClonosScheduler extends DefaultScheduler {
 
     /**
      * Failed subtasks whose standbys hold copies of their state are to be deployed where the copies
-     * are, in the standby's slot: returns the standbys running in those slots, which make room
-     * (their copies stay until the next standby of their subtask holds a checkpoint).
+     * are. A free slot of the job's on the standby's TaskManager takes the replacement at once;
+     * where the TaskManager has too few, the replacements take the standbys' slots: returns the
+     * standbys running in those, which make room (their copies stay until the next standby of
+     * their subtask holds a checkpoint). A standby that did not make room is moved off its new
+     * primary's TaskManager once that runs, like any co-located standby.
      */
     private Set<ExecutionVertexID> planStandbyActivations(Set<ExecutionVertexID> batch) {
-        Set<org.apache.flink.runtime.clusterframework.types.AllocationID> slots = new HashSet<>();
+        Map<org.apache.flink.runtime.clusterframework.types.ResourceID, Set<org.apache.flink.runtime.clusterframework.types.AllocationID>> standbySlots = new HashMap<>();
+        Map<org.apache.flink.runtime.clusterframework.types.ResourceID, Set<org.apache.flink.runtime.clusterframework.types.AllocationID>> requests = new HashMap<>();
         for (ExecutionVertexID id : batch) {
             ExecutionVertex vertex = getExecutionVertex(id);
             standbys.activationFor(vertex).ifPresent(standby -> {
-                activations.plan(id, vertex.findLastAllocation().map(List::of).orElse(List.of()), standby.location(), standby.held());
-                slots.add(standby.slot());
+                Optional<org.apache.flink.runtime.clusterframework.types.AllocationID> prior = vertex.findLastAllocation();
+                activations.plan(id, prior.map(List::of).orElse(List.of()), standby.location(), standby.held());
+                org.apache.flink.runtime.clusterframework.types.ResourceID taskManager = standby.location().getResourceID();
+                standbySlots.computeIfAbsent(taskManager, tm -> new HashSet<>()).add(standby.slot());
+                // the batch's subtasks that shared a slot share their replacement's slot request
+                requests.computeIfAbsent(taskManager, tm -> new HashSet<>()).add(prior.orElseGet(org.apache.flink.runtime.clusterframework.types.AllocationID::new));
             });
         }
+        Set<org.apache.flink.runtime.clusterframework.types.AllocationID> slots = new HashSet<>();
+        standbySlots.forEach((taskManager, taken) -> {
+            if (activations.freeSlotsOn(taskManager) < requests.get(taskManager).size()) {
+                slots.addAll(taken);
+            }
+        });
         Set<ExecutionVertexID> displaced = new HashSet<>();
         for (ExecutionVertex vertex : getExecutionGraph().getAllExecutionVertices()) {
             Execution execution = vertex.getCurrentExecutionAttempt();
@@ -606,7 +704,7 @@ public class ClonosScheduler extends DefaultScheduler {
 
     /**
      * Restores the latest completed checkpoint to the new attempts of {@code batch}. Flink's state
-     * assignment must see every job vertex (it looks at each vertex's neighbours), and it assigns
+     * assignment must see every job vertex but the standbys (it looks at each vertex's neighbours; standbys have none, and no state), and it assigns
      * state to every current attempt; the running attempts get back what they had, since they
      * read it only when they are deployed.
      */
@@ -621,7 +719,13 @@ public class ClonosScheduler extends DefaultScheduler {
                 running.put(vertex.getCurrentExecutionAttempt(), vertex.getCurrentExecutionAttempt().getTaskRestore());
             }
         }
-        Set<ExecutionJobVertex> all = new LinkedHashSet<>(getExecutionGraph().getAllVertices().values());
+        // standbys have no state in checkpoints (they are left out of them)
+        Set<ExecutionJobVertex> all = new LinkedHashSet<>();
+        for (ExecutionJobVertex vertex : getExecutionGraph().getAllVertices().values()) {
+            if (StandbyVertices.primaryOf(vertex.getJobVertex()).isEmpty()) {
+                all.add(vertex);
+            }
+        }
         OptionalLong restored = coordinator.restoreLatestCheckpointedStateToSubtasks(all);
         running.forEach(Execution::setInitialState);
         return restored.orElse(OperatorCoordinator.NO_CHECKPOINT);

@@ -18,18 +18,22 @@ import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.JobManagerTaskRestore;
 import org.apache.flink.runtime.clusterframework.types.AllocationID;
+import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.clusterframework.types.SlotProfile;
 import org.apache.flink.runtime.executiongraph.Execution;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
+import org.apache.flink.runtime.jobmaster.SlotInfo;
 import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
 import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
 
 import org.slf4j.Logger;
 
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * Activations of standbys in progress: a failed subtask whose standby holds local copies of its
@@ -41,6 +45,8 @@ import java.util.concurrent.TimeUnit;
 public final class StandbyActivations {
 
     private final Logger log;
+    /** The job's free slots (its slot pool's). */
+    private final Supplier<Collection<SlotInfo>> freeSlots;
     /** Per slot a request was last in: the TaskManagers its next request prefers. */
     private final Map<AllocationID, List<TaskManagerLocation>> steered = new HashMap<>();
     private final Map<ExecutionVertexID, Activation> planned = new HashMap<>();
@@ -48,8 +54,20 @@ public final class StandbyActivations {
     private Counter activations;
     private volatile long lastActivationMillis = -1;
 
-    public StandbyActivations(Logger log) {
+    public StandbyActivations(Logger log, Supplier<Collection<SlotInfo>> freeSlots) {
         this.log = log;
+        this.freeSlots = freeSlots;
+    }
+
+    /** How many free slots the job has on {@code taskManager}: replacements that need no room made. */
+    public int freeSlotsOn(ResourceID taskManager) {
+        int free = 0;
+        for (SlotInfo slot : freeSlots.get()) {
+            if (slot.getTaskManagerLocation().getResourceID().equals(taskManager)) {
+                free++;
+            }
+        }
+        return free;
     }
 
     /** Registers the figures: activations so far, and how long the last one took to run. */
@@ -123,8 +141,11 @@ public final class StandbyActivations {
         if (activations != null) {
             activations.inc();
         }
-        log.info("Activating the standby of {} on {}: checkpoint {} restored from the standby's copies of checkpoint {}.",
-                execution.getVertex().getTaskNameWithSubtaskIndex(), location, restore.getRestoreCheckpointId(), activation.held().checkpointId());
+        long linked = StateFiles.incrementalHandles(restore.getTaskStateSnapshot()).stream()
+                .filter(handle -> activation.held().copies().databases().containsKey(handle.getStateHandleId()))
+                .count();
+        log.info("Activating the standby of {} on {}: checkpoint {} restored from the standby's copies of checkpoint {} ({} RocksDB instances linked from its directories).",
+                execution.getVertex().getTaskNameWithSubtaskIndex(), location, restore.getRestoreCheckpointId(), activation.held().checkpointId(), linked);
     }
 
     /** An execution runs: if it was an activation, how long it took is the latest figure. */

@@ -56,6 +56,7 @@ public final class StandbyManager {
     private volatile long latestCompleted = -1;
     private volatile int holding;
     private volatile long oldestHeld = -1;
+    private Runnable onFetched = () -> {};
 
     public StandbyManager(Supplier<ExecutionGraph> graph, MetricGroup metrics, Logger log) {
         this.graph = graph;
@@ -81,6 +82,7 @@ public final class StandbyManager {
         if (current != null && current.getAttemptNumber() == fetched.attempt() && current.getState() == ExecutionState.RUNNING) {
             held.put(standby, new Held(fetched.attempt(), fetched.checkpointId(), fetched.copies()));
             updateFigures();
+            onFetched.run();
             return new StandbyMessages.Noted(true);
         }
         // a standby being cancelled: a replacement may restore from its older copies
@@ -214,18 +216,35 @@ public final class StandbyManager {
 
     /**
      * The standby to activate for the failed subtask {@code primary}: a running one of the current
-     * attempt that holds copies of its state, and where it runs.
+     * attempt that holds copies of its state (of the newest checkpoint, if several do), and where
+     * it runs.
      */
     public Optional<Standby> activationFor(ExecutionVertex primary) {
+        Standby best = null;
         for (ExecutionVertex standby : standbysOf(primary)) {
             Execution execution = standby.getCurrentExecutionAttempt();
             Held copies = held.get(new StandbySubtask(standby.getJobvertexId(), standby.getParallelSubtaskIndex()));
             if (execution.getState() == ExecutionState.RUNNING && copies != null && copies.attempt() == execution.getAttemptNumber()
-                    && execution.getAssignedResourceLocation() != null) {
-                return Optional.of(new Standby(execution.getAssignedResourceLocation(), execution.getAssignedAllocationID(), copies));
+                    && execution.getAssignedResourceLocation() != null
+                    && (best == null || copies.checkpointId() > best.held().checkpointId())) {
+                best = new Standby(execution.getAssignedResourceLocation(), execution.getAssignedAllocationID(), copies);
             }
         }
-        return Optional.empty();
+        return Optional.ofNullable(best);
+    }
+
+    /**
+     * Whether the standby {@link #activationFor} picks for {@code primary} holds an older
+     * checkpoint than {@code checkpointId}: it is fetching that one (standbys ask for each
+     * completed checkpoint as it completes).
+     */
+    public boolean fetching(ExecutionVertex primary, long checkpointId) {
+        return activationFor(primary).map(standby -> standby.held().checkpointId() < checkpointId).orElse(false);
+    }
+
+    /** {@code listener} runs (on the main thread) whenever a standby reports the copies it holds. */
+    public void onFetched(Runnable listener) {
+        this.onFetched = listener;
     }
 
     /**
@@ -273,5 +292,5 @@ public final class StandbyManager {
     private record StandbySubtask(JobVertexID vertex, int subtask) {}
 
     /** The local copies a standby attempt holds of a checkpoint's files. */
-    public record Held(int attempt, long checkpointId, Map<org.apache.flink.runtime.state.PhysicalStateHandleID, LocalStateFile> copies) {}
+    public record Held(int attempt, long checkpointId, LocalCopies copies) {}
 }

@@ -18,11 +18,9 @@ import org.apache.flink.runtime.jobgraph.JobVertexID;
 import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
 import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
-import org.apache.flink.runtime.state.PhysicalStateHandleID;
 
 import javax.annotation.Nullable;
 
-import java.util.Map;
 
 /**
  * What a standby task and the JobManager's scheduler tell each other. The standby asks, through
@@ -53,7 +51,7 @@ public final class StandbyMessages {
     }
 
     /** A standby holds local copies of its primary's files of checkpoint {@code checkpointId}. */
-    public record Fetched(JobVertexID standbyVertex, int standbySubtask, int attempt, long checkpointId, Map<PhysicalStateHandleID, LocalStateFile> copies)
+    public record Fetched(JobVertexID standbyVertex, int standbySubtask, int attempt, long checkpointId, LocalCopies copies)
             implements CoordinationRequest {
         private static final long serialVersionUID = 1L;
     }

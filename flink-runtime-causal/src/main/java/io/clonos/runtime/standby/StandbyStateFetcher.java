@@ -15,29 +15,44 @@ package io.clonos.runtime.standby;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.runtime.checkpoint.TaskStateSnapshot;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.PhysicalStateHandleID;
+import org.apache.flink.runtime.state.StateHandleID;
 import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.URI;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
 /**
  * A standby's local copy of one subtask's state, refreshed after every completed checkpoint: it
  * fetches the files of the checkpoint it has not fetched yet (with incremental RocksDB
- * checkpoints, only the new SST files); the ones no longer referenced go when the JobManager
- * knows of the new copies ({@link #dropUnreferenced}). What it hands
- * out is the copies by the id of the file they copy: at the standby's activation the JobManager
- * swaps them into the state Flink assigns the task ({@link StateFiles#localize}), which then
- * restores from local disk.
+ * checkpoints, only the new SST files) and lays out, per incremental RocksDB state handle, the
+ * directory a replacement restores its instance from ({@link LocalCopies}); the ones no longer
+ * referenced go when the JobManager knows of the new copies ({@link #dropUnreferenced}). At the
+ * standby's activation the JobManager swaps the copies into the state Flink assigns the task
+ * ({@link StateFiles#localize}), which then restores from local disk.
+ *
+ * <p>A file on checkpoint storage that is a local file system on the same volume is hard-linked
+ * rather than copied: the link costs no I/O and keeps the file after Flink deleted it from the
+ * checkpoint directory. Files are immutable once a checkpoint completes, so a link is as good as a
+ * copy.
  *
  * <p>A fetch that fails leaves the previous checkpoint's copy intact. Not thread-safe beyond its
  * synchronized methods: one fetch at a time.
@@ -47,8 +62,9 @@ public final class StandbyStateFetcher implements Closeable {
 
     private final Path directory;
     private final Map<PhysicalStateHandleID, LocalStateFile> fetched = new HashMap<>();
+    private final Map<StateHandleID, String> databases = new HashMap<>();
     private long checkpointId = -1;
-    private Map<PhysicalStateHandleID, LocalStateFile> copies = Map.of();
+    private LocalCopies copies = LocalCopies.NONE;
     private long bytesFetched;
 
     public StandbyStateFetcher(Path directory) throws IOException {
@@ -59,12 +75,14 @@ public final class StandbyStateFetcher implements Closeable {
      * Fetches checkpoint {@code checkpointId}'s files of the subtask and returns the local copies
      * of all of them. An older checkpoint than the one held is ignored.
      */
-    public synchronized Map<PhysicalStateHandleID, LocalStateFile> fetch(long checkpointId, TaskStateSnapshot remote) throws IOException {
+    public synchronized LocalCopies fetch(long checkpointId, TaskStateSnapshot remote) throws IOException {
         if (checkpointId < this.checkpointId) {
             return copies;
         }
         Set<PhysicalStateHandleID> referenced = new HashSet<>();
         Map<PhysicalStateHandleID, LocalStateFile> added = new HashMap<>();
+        Map<StateHandleID, String> addedDatabases = new HashMap<>();
+        Map<StateHandleID, String> latestDatabases = new HashMap<>();
         try {
             for (StreamStateHandle file : StateFiles.of(remote)) {
                 PhysicalStateHandleID id = file.getStreamStateHandleID();
@@ -73,19 +91,31 @@ public final class StandbyStateFetcher implements Closeable {
                     added.put(id, copy(file));
                 }
             }
+            for (IncrementalRemoteKeyedStateHandle handle : StateFiles.incrementalHandles(remote)) {
+                String database = databases.get(handle.getStateHandleId());
+                if (database == null) {
+                    database = database(handle, added).toString();
+                    addedDatabases.put(handle.getStateHandleId(), database);
+                }
+                latestDatabases.put(handle.getStateHandleId(), database);
+            }
         } catch (IOException | RuntimeException e) {
             for (LocalStateFile file : added.values()) {
                 Files.deleteIfExists(Path.of(file.path()));
             }
+            for (String database : addedDatabases.values()) {
+                deleteTree(Path.of(database));
+            }
             throw e;
         }
         fetched.putAll(added);
+        databases.putAll(addedDatabases);
         this.checkpointId = checkpointId;
         Map<PhysicalStateHandleID, LocalStateFile> latest = new HashMap<>();
         for (PhysicalStateHandleID id : referenced) {
             latest.put(id, fetched.get(id));
         }
-        this.copies = Map.copyOf(latest);
+        this.copies = new LocalCopies(latest, latestDatabases);
         return copies;
     }
 
@@ -96,8 +126,13 @@ public final class StandbyStateFetcher implements Closeable {
      */
     public synchronized void dropUnreferenced() throws IOException {
         for (PhysicalStateHandleID id : new HashSet<>(fetched.keySet())) {
-            if (!copies.containsKey(id)) {
+            if (!copies.files().containsKey(id)) {
                 Files.deleteIfExists(Path.of(fetched.remove(id).path()));
+            }
+        }
+        for (StateHandleID id : new HashSet<>(databases.keySet())) {
+            if (!copies.databases().containsKey(id)) {
+                deleteTree(Path.of(databases.remove(id)));
             }
         }
     }
@@ -107,13 +142,25 @@ public final class StandbyStateFetcher implements Closeable {
         return checkpointId;
     }
 
-    /** Bytes copied from checkpoint storage so far (files already held are not copied again). */
+    /**
+     * Bytes copied from checkpoint storage so far (files already held, and files hard-linked from
+     * a local checkpoint directory, are not copied).
+     */
     public synchronized long bytesFetched() {
         return bytesFetched;
     }
 
     private LocalStateFile copy(StreamStateHandle file) throws IOException {
         Path target = directory.resolve(UUID.randomUUID().toString());
+        Optional<Path> local = localFile(file);
+        if (local.isPresent()) {
+            try {
+                Files.createLink(target, local.get());
+                return new LocalStateFile(target.toString(), file.getStreamStateHandleID(), Files.size(target));
+            } catch (FileSystemException | UnsupportedOperationException e) {
+                // another volume, or no hard links: copy it
+            }
+        }
         Path partial = directory.resolve(target.getFileName() + ".partial");
         long size;
         try (FSDataInputStream in = file.openInputStream(); OutputStream out = Files.newOutputStream(partial)) {
@@ -127,13 +174,55 @@ public final class StandbyStateFetcher implements Closeable {
         return new LocalStateFile(target.toString(), file.getStreamStateHandleID(), size);
     }
 
+    private static Optional<Path> localFile(StreamStateHandle file) {
+        if (!(file instanceof FileStateHandle handle)) {
+            return Optional.empty();
+        }
+        URI uri = handle.getFilePath().toUri();
+        if (uri.getScheme() != null && !"file".equals(uri.getScheme())) {
+            return Optional.empty();
+        }
+        return Optional.of(Path.of(uri.getPath()));
+    }
+
+    /**
+     * The directory of an incremental RocksDB handle: every file under the name RocksDB gave it,
+     * linked to its copy (files inlined in the checkpoint are written out).
+     */
+    private Path database(IncrementalRemoteKeyedStateHandle handle, Map<PhysicalStateHandleID, LocalStateFile> added) throws IOException {
+        Path target = directory.resolve("db-" + UUID.randomUUID());
+        Path partial = directory.resolve(target.getFileName() + ".partial");
+        List<HandleAndLocalPath> files = new ArrayList<>(handle.getSharedState());
+        files.addAll(handle.getPrivateState());
+        try {
+            Files.createDirectories(partial);
+            for (HandleAndLocalPath file : files) {
+                Path name = partial.resolve(file.getLocalPath());
+                Optional<byte[]> bytes = file.getHandle().asBytesIfInMemory();
+                if (bytes.isPresent()) {
+                    Files.write(name, bytes.get());
+                    continue;
+                }
+                PhysicalStateHandleID id = file.getHandle().getStreamStateHandleID();
+                LocalStateFile copy = fetched.containsKey(id) ? fetched.get(id) : added.get(id);
+                Files.createLink(name, Path.of(copy.path()));
+            }
+            Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException | RuntimeException e) {
+            deleteTree(partial);
+            throw e;
+        }
+        return target;
+    }
+
     /**
      * Stops keeping the copies without deleting them: a cancelled standby's replacement may still
      * restore from them. The standby that comes after it deletes them ({@link #deleteOthers}).
      */
     public synchronized void abandon() {
         fetched.clear();
-        copies = Map.of();
+        databases.clear();
+        copies = LocalCopies.NONE;
         checkpointId = -1;
     }
 
@@ -149,12 +238,19 @@ public final class StandbyStateFetcher implements Closeable {
         try (var siblings = Files.list(parent)) {
             for (Path sibling : (Iterable<Path>) siblings::iterator) {
                 if (!sibling.equals(directory) && sibling.getFileName().toString().startsWith(prefix)) {
-                    try (var files = Files.walk(sibling)) {
-                        for (Path file : (Iterable<Path>) files.sorted(java.util.Comparator.reverseOrder())::iterator) {
-                            Files.deleteIfExists(file);
-                        }
-                    }
+                    deleteTree(sibling);
                 }
+            }
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (var files = Files.walk(root)) {
+            for (Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(file);
             }
         }
     }
@@ -164,8 +260,12 @@ public final class StandbyStateFetcher implements Closeable {
         for (LocalStateFile file : fetched.values()) {
             Files.deleteIfExists(Path.of(file.path()));
         }
+        for (String database : databases.values()) {
+            deleteTree(Path.of(database));
+        }
         fetched.clear();
-        copies = Map.of();
+        databases.clear();
+        copies = LocalCopies.NONE;
         checkpointId = -1;
     }
 }

@@ -107,7 +107,7 @@ public final class StandbyTask extends AbstractInvokable {
             long started = System.nanoTime();
             var copies = fetcher.fetch(response.checkpointId(), response.state());
             LOG.debug("{} holds checkpoint {} ({} files, {} bytes fetched in all, {} ms).", env.getTaskInfo().getTaskNameWithSubtasks(),
-                    response.checkpointId(), copies.size(), fetcher.bytesFetched(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+                    response.checkpointId(), copies.files().size(), fetcher.bytesFetched(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
             if (!cleaned && response.checkpointId() > startedAt) {
                 // a checkpoint completed since this standby started: whatever restored from an
                 // earlier standby's copies is running

@@ -17,7 +17,9 @@ import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.StateObjectCollection;
 import org.apache.flink.runtime.checkpoint.TaskStateSnapshot;
 import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.state.DirectoryStateHandle;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupsSavepointStateHandle;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
@@ -27,6 +29,7 @@ import org.apache.flink.runtime.state.OperatorStreamStateHandle;
 import org.apache.flink.runtime.state.PhysicalStateHandleID;
 import org.apache.flink.runtime.state.StreamStateHandle;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -56,15 +59,60 @@ public final class StateFiles {
         return files;
     }
 
+    /** The incremental RocksDB handles of {@code snapshot}'s keyed state. */
+    public static List<IncrementalRemoteKeyedStateHandle> incrementalHandles(TaskStateSnapshot snapshot) {
+        List<IncrementalRemoteKeyedStateHandle> handles = new ArrayList<>();
+        for (Map.Entry<OperatorID, OperatorSubtaskState> operator : snapshot.getSubtaskStateMappings()) {
+            for (KeyedStateHandle handle : operator.getValue().getManagedKeyedState()) {
+                if (handle instanceof IncrementalRemoteKeyedStateHandle incremental) {
+                    handles.add(incremental);
+                }
+            }
+        }
+        return handles;
+    }
+
     /**
-     * {@code snapshot} reading every file it has a local copy of from that copy; files without
-     * one, and state inlined in the checkpoint, stay as they are.
+     * {@code snapshot} reading its state from the local copies where there are some: an
+     * incremental RocksDB handle with a directory among {@code copies} becomes a local handle of
+     * that directory (restored by hard links, as in task-local recovery), every other file with a
+     * copy reads the copy; files without one, and state inlined in the checkpoint, stay as they
+     * are.
      */
-    public static TaskStateSnapshot localize(TaskStateSnapshot snapshot, Map<PhysicalStateHandleID, LocalStateFile> copies) {
-        return replace(snapshot, file -> {
-            LocalStateFile copy = file.asBytesIfInMemory().isPresent() ? null : copies.get(file.getStreamStateHandleID());
+    public static TaskStateSnapshot localize(TaskStateSnapshot snapshot, LocalCopies copies) {
+        UnaryOperator<StreamStateHandle> swap = file -> {
+            LocalStateFile copy = file.asBytesIfInMemory().isPresent() ? null : copies.files().get(file.getStreamStateHandleID());
             return copy != null ? copy : file;
-        });
+        };
+        TaskStateSnapshot localized = replace(snapshot, swap);
+        for (Map.Entry<OperatorID, OperatorSubtaskState> operator : snapshot.getSubtaskStateMappings()) {
+            List<KeyedStateHandle> managed = new ArrayList<>();
+            for (KeyedStateHandle handle : operator.getValue().getManagedKeyedState()) {
+                String database = copies.databases().get(handle.getStateHandleId());
+                managed.add(database != null && handle instanceof IncrementalRemoteKeyedStateHandle incremental
+                        ? restoredFrom(incremental, Path.of(database), swap)
+                        : keyed(handle, swap));
+            }
+            OperatorSubtaskState swapped = localized.getSubtaskStateByOperatorID(operator.getKey());
+            localized.putSubtaskStateByOperatorID(operator.getKey(), swapped.toBuilder().setManagedKeyedState(new StateObjectCollection<>(managed)).build());
+        }
+        return localized;
+    }
+
+    /**
+     * The local handle of {@code handle}'s directory. It lists the shared files of the checkpoint,
+     * not their copies: the backend refers to them (by id, and by kind: merged files differ) in its
+     * next incremental checkpoint, and the JobManager's shared state registry knows the
+     * checkpoint's.
+     */
+    private static IncrementalLocalKeyedStateHandle restoredFrom(IncrementalRemoteKeyedStateHandle handle, Path database, UnaryOperator<StreamStateHandle> swap) {
+        return new IncrementalLocalKeyedStateHandle(
+                handle.getBackendIdentifier(),
+                handle.getCheckpointId(),
+                new DirectoryStateHandle(database, handle.getStateSize()),
+                handle.getKeyGroupRange(),
+                swap.apply(handle.getMetaDataStateHandle()),
+                handle.getSharedState());
     }
 
     /** {@code snapshot} with every file replaced by what {@code swap} gives for it. */

@@ -80,6 +80,7 @@ class ClonosConfigurationTest {
                 "clonos.standby.count             | 0     | at least 1",
                 "clonos.standby.enabled           | maybe | true or false",
                 "clonos.standby.placement         | random | one of spread, pack",
+                "clonos.standby.transfer-wait     | -1 s  | 0 ms or more",
                 "clonos.time-service.granularity  | -1 ms | 0 or more",
                 "clonos.determinant.memory        | 0     | a positive memory size",
             })

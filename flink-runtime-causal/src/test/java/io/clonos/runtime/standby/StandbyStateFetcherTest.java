@@ -17,6 +17,7 @@ import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.TaskStateSnapshot;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalLocalKeyedStateHandle;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeOffsets;
@@ -36,13 +37,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+/**
+ * The standby's fetcher against checkpoint storage that must be copied from (a stream handle that
+ * is not a local file, as on HDFS) and against a local checkpoint directory on the same volume
+ * (hard links).
+ */
 class StandbyStateFetcherTest {
 
     private static final OperatorID OPERATOR = new OperatorID();
@@ -53,13 +58,13 @@ class StandbyStateFetcherTest {
 
     @Test
     void theFetchedStateReadsTheSameBytesFromLocalCopiesWithTheRemoteIds() throws Exception {
-        StreamStateHandle keyGroups = file("key-groups", "keyed state");
-        StreamStateHandle operatorState = file("operator", "operator state");
+        StreamStateHandle keyGroups = remote("key-groups", "keyed state");
+        StreamStateHandle operatorState = remote("operator", "operator state");
         ByteStreamStateHandle inline = new ByteStreamStateHandle("inline", "small".getBytes(StandardCharsets.UTF_8));
         TaskStateSnapshot remote = snapshot(OperatorSubtaskState.builder()
                 .setManagedKeyedState(new KeyGroupsStateHandle(offsets(), keyGroups))
                 .setRawKeyedState(new KeyGroupsStateHandle(offsets(), inline))
-                .setManagedOperatorState(new OperatorStreamStateHandle(Map.of(), operatorState))
+                .setManagedOperatorState(new OperatorStreamStateHandle(java.util.Map.of(), operatorState))
                 .build());
 
         try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
@@ -73,54 +78,100 @@ class StandbyStateFetcherTest {
                     .as("state inlined in the checkpoint stays").isSameAs(inline);
             assertThat(((KeyGroupsStateHandle) state.getManagedKeyedState().iterator().next()).getGroupRangeOffsets()).isEqualTo(offsets());
             assertThat(fetcher.checkpointId()).isEqualTo(1);
+            assertThat(fetcher.bytesFetched()).isEqualTo(keyGroups.getStateSize() + operatorState.getStateSize());
         }
     }
 
     @Test
     void incrementalCheckpointsFetchOnlyNewFilesAndDropUnreferencedOnes() throws Exception {
-        StreamStateHandle sst1 = file("1.sst", "first sst");
-        StreamStateHandle sst2 = file("2.sst", "second sst");
-        StreamStateHandle sst3 = file("3.sst", "third sst!");
+        StreamStateHandle sst1 = remote("1.sst", "first sst");
+        StreamStateHandle sst2 = remote("2.sst", "second sst");
+        StreamStateHandle sst3 = remote("3.sst", "third sst!");
         try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
-            TaskStateSnapshot first = fetchLocalized(fetcher, 1, snapshot(incremental(1, List.of(sst1, sst2), file("MANIFEST-1", "m1"), file("meta-1", "meta one"))));
+            LocalCopies first = fetcher.fetch(1, snapshot(incremental(1, List.of(sst1, sst2), remote("MANIFEST-1", "m1"), remote("meta-1", "meta one"))));
             long afterFirst = fetcher.bytesFetched();
-            String sst2Copy = sharedCopy(first, "2.sst").path();
-            String sst1Copy = sharedCopy(first, "1.sst").path();
+            String sst1Copy = first.files().get(sst1.getStreamStateHandleID()).path();
+            String firstDatabase = first.databases().values().iterator().next();
 
-            StreamStateHandle manifest2 = file("MANIFEST-2", "m2");
-            StreamStateHandle meta2 = file("meta-2", "meta two");
-            TaskStateSnapshot second = fetchLocalized(fetcher, 2, snapshot(incremental(2, List.of(sst2, sst3), manifest2, meta2)));
+            StreamStateHandle manifest2 = remote("MANIFEST-2", "m2");
+            StreamStateHandle meta2 = remote("meta-2", "meta two");
+            LocalCopies second = fetcher.fetch(2, snapshot(incremental(2, List.of(sst2, sst3), manifest2, meta2)));
             assertThat(Path.of(sst1Copy)).as("kept until the JobManager knows the new copies").exists();
+            assertThat(Path.of(firstDatabase)).exists();
             fetcher.dropUnreferenced();
 
             assertThat(fetcher.bytesFetched() - afterFirst)
                     .as("only the files the first checkpoint did not have")
                     .isEqualTo(sst3.getStateSize() + manifest2.getStateSize() + meta2.getStateSize());
-            assertThat(sharedCopy(second, "2.sst").path()).as("a shared file is kept, not fetched again").isEqualTo(sst2Copy);
+            assertThat(second.files().get(sst2.getStreamStateHandleID()).path())
+                    .as("a shared file is kept, not fetched again")
+                    .isEqualTo(first.files().get(sst2.getStreamStateHandleID()).path());
             assertThat(Path.of(sst1Copy)).as("a file no checkpoint refers to any more").doesNotExist();
-            assertLocalCopyOf(sharedCopy(second, "3.sst"), sst3);
-            IncrementalRemoteKeyedStateHandle handle = (IncrementalRemoteKeyedStateHandle) second.getSubtaskStateByOperatorID(OPERATOR).getManagedKeyedState().iterator().next();
-            assertThat(handle.getCheckpointId()).isEqualTo(2);
-            assertThat(handle.getBackendIdentifier()).isEqualTo(BACKEND);
-            assertLocalCopyOf(handle.getMetaDataStateHandle(), meta2);
-            assertLocalCopyOf(handle.getPrivateState().get(0).getHandle(), manifest2);
+            assertThat(Path.of(firstDatabase)).as("the directory of a handle no checkpoint refers to any more").doesNotExist();
+            assertLocalCopyOf(second.files().get(sst3.getStreamStateHandleID()), sst3);
+        }
+    }
+
+    @Test
+    void anIncrementalHandleIsRestoredFromADirectoryLaidOutLikeItsRocksDbInstance() throws Exception {
+        StreamStateHandle sst = remote("7.sst", "an sst");
+        StreamStateHandle meta = remote("meta", "meta data");
+        ByteStreamStateHandle options = new ByteStreamStateHandle("options", "inlined options".getBytes(StandardCharsets.UTF_8));
+        IncrementalRemoteKeyedStateHandle handle = new IncrementalRemoteKeyedStateHandle(BACKEND, KeyGroupRange.of(0, 1), 4,
+                List.of(HandleAndLocalPath.of(sst, "000007.sst")),
+                List.of(HandleAndLocalPath.of(remote("manifest", "manifest"), "MANIFEST-000003"), HandleAndLocalPath.of(options, "OPTIONS-000005")),
+                meta);
+        TaskStateSnapshot remote = snapshot(handle);
+        try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
+            KeyedStateHandle restored = StateFiles.localize(remote, fetcher.fetch(4, remote)).getSubtaskStateByOperatorID(OPERATOR).getManagedKeyedState().iterator().next();
+
+            assertThat(restored).isInstanceOf(IncrementalLocalKeyedStateHandle.class);
+            IncrementalLocalKeyedStateHandle local = (IncrementalLocalKeyedStateHandle) restored;
+            Path directory = local.getDirectoryStateHandle().getDirectory();
+            assertThat(directory).startsWith(standby);
+            assertThat(Files.readString(directory.resolve("000007.sst"))).isEqualTo("an sst");
+            assertThat(Files.readString(directory.resolve("MANIFEST-000003"))).isEqualTo("manifest");
+            assertThat(Files.readString(directory.resolve("OPTIONS-000005"))).as("a file inlined in the checkpoint is written out").isEqualTo("inlined options");
+            assertLocalCopyOf(local.getMetaDataStateHandle(), meta);
+            assertThat(local.getSharedStateHandles())
+                    .as("the checkpoint's shared files, which the next incremental checkpoint refers to by id")
+                    .isEqualTo(handle.getSharedState());
+            assertThat(local.getCheckpointId()).isEqualTo(4);
+            assertThat(local.getBackendIdentifier()).isEqualTo(BACKEND);
+            assertThat(local.getKeyGroupRange()).isEqualTo(handle.getKeyGroupRange());
+        }
+    }
+
+    @Test
+    void filesOfALocalCheckpointDirectoryOnTheSameVolumeAreLinkedNotCopied() throws Exception {
+        Path original = Files.writeString(storage.resolve("1.sst"), "linked sst");
+        StreamStateHandle sst = new FileStateHandle(new org.apache.flink.core.fs.Path(original.toUri()), Files.size(original));
+        try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
+            LocalCopies copies = fetcher.fetch(1, snapshot(incremental(1, List.of(sst), remote("MANIFEST-1", "m1"), remote("meta-1", "meta one"))));
+            Path copy = Path.of(copies.files().get(sst.getStreamStateHandleID()).path());
+
+            assertThat(copy).isNotEqualTo(original);
+            assertThat(Files.isSameFile(copy, original)).as("a hard link").isTrue();
+            assertThat(fetcher.bytesFetched()).as("the linked file is not copied").isEqualTo("m1".length() + "meta one".length());
+            Files.delete(original);
+            assertThat(Files.readString(copy)).as("kept after Flink deleted the checkpoint's file").isEqualTo("linked sst");
         }
     }
 
     @Test
     void aFailedFetchKeepsThePreviousCheckpointsCopy() throws Exception {
-        StreamStateHandle sst1 = file("1.sst", "first sst");
+        StreamStateHandle sst1 = remote("1.sst", "first sst");
         try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
-            TaskStateSnapshot first = fetchLocalized(fetcher, 1, snapshot(incremental(1, List.of(sst1), file("MANIFEST-1", "m1"), file("meta-1", "meta one"))));
+            LocalCopies first = fetcher.fetch(1, snapshot(incremental(1, List.of(sst1), remote("MANIFEST-1", "m1"), remote("meta-1", "meta one"))));
 
             StreamStateHandle broken = new Unreadable();
-            assertThatThrownBy(() -> fetcher.fetch(2, snapshot(incremental(2, List.of(sst1, file("2.sst", "second")), broken, file("meta-2", "meta two")))))
+            assertThatThrownBy(() -> fetcher.fetch(2, snapshot(incremental(2, List.of(sst1, remote("2.sst", "second")), broken, remote("meta-2", "meta two")))))
                     .isInstanceOf(IOException.class);
 
             assertThat(fetcher.checkpointId()).isEqualTo(1);
-            assertThat(Path.of(sharedCopy(first, "1.sst").path())).exists();
+            assertThat(Path.of(first.files().get(sst1.getStreamStateHandleID()).path())).exists();
             try (var files = Files.list(standby)) {
-                assertThat(files.count()).as("the first checkpoint's three files and nothing of the failed fetch").isEqualTo(3);
+                assertThat(files.count()).as("the first checkpoint's three files and its directory, nothing of the failed fetch").isEqualTo(4);
             }
         }
     }
@@ -128,10 +179,10 @@ class StandbyStateFetcherTest {
     @Test
     void anOlderCheckpointIsIgnored() throws Exception {
         try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
-            Map<PhysicalStateHandleID, LocalStateFile> second = fetcher.fetch(2, snapshot(incremental(2, List.of(file("2.sst", "two")), file("MANIFEST-2", "m2"), file("meta-2", "meta"))));
+            LocalCopies second = fetcher.fetch(2, snapshot(incremental(2, List.of(remote("2.sst", "two")), remote("MANIFEST-2", "m2"), remote("meta-2", "meta"))));
             long fetched = fetcher.bytesFetched();
 
-            assertThat(fetcher.fetch(1, snapshot(incremental(1, List.of(file("1.sst", "one")), file("MANIFEST-1", "m1"), file("meta-1", "meta"))))).isEqualTo(second);
+            assertThat(fetcher.fetch(1, snapshot(incremental(1, List.of(remote("1.sst", "one")), remote("MANIFEST-1", "m1"), remote("meta-1", "meta"))))).isEqualTo(second);
             assertThat(fetcher.checkpointId()).isEqualTo(2);
             assertThat(fetcher.bytesFetched()).isEqualTo(fetched);
         }
@@ -139,13 +190,10 @@ class StandbyStateFetcherTest {
 
     // ------------------------------------------------------------------------------------------
 
-    private static TaskStateSnapshot fetchLocalized(StandbyStateFetcher fetcher, long checkpoint, TaskStateSnapshot remote) throws IOException {
-        return StateFiles.localize(remote, fetcher.fetch(checkpoint, remote));
-    }
-
-    private StreamStateHandle file(String name, String content) throws IOException {
+    /** A file on checkpoint storage the standby has to copy (not a local file it could link). */
+    private StreamStateHandle remote(String name, String content) throws IOException {
         Path file = Files.writeString(storage.resolve(name), content);
-        return new FileStateHandle(new org.apache.flink.core.fs.Path(file.toUri()), Files.size(file));
+        return new RemoteFile(file);
     }
 
     private static KeyGroupRangeOffsets offsets() {
@@ -157,8 +205,8 @@ class StandbyStateFetcherTest {
         return new IncrementalRemoteKeyedStateHandle(BACKEND, KeyGroupRange.of(0, 1), checkpoint, shared, List.of(HandleAndLocalPath.of(manifest, "MANIFEST")), meta);
     }
 
-    private static String name(StreamStateHandle handle) {
-        return ((FileStateHandle) handle).getFilePath().getName();
+    private static String name(StreamStateHandle file) {
+        return file instanceof FileStateHandle local ? local.getFilePath().getName() : ((RemoteFile) file).file.getFileName().toString();
     }
 
     private static TaskStateSnapshot snapshot(KeyedStateHandle keyed) {
@@ -171,18 +219,49 @@ class StandbyStateFetcherTest {
         return snapshot;
     }
 
-    private static LocalStateFile sharedCopy(TaskStateSnapshot snapshot, String localPath) {
-        IncrementalRemoteKeyedStateHandle handle = (IncrementalRemoteKeyedStateHandle) snapshot.getSubtaskStateByOperatorID(OPERATOR).getManagedKeyedState().iterator().next();
-        return (LocalStateFile) handle.getSharedState().stream().filter(f -> f.getLocalPath().equals(localPath)).findFirst().orElseThrow().getHandle();
-    }
-
     private static void assertLocalCopyOf(StreamStateHandle local, StreamStateHandle remote) throws IOException {
         assertThat(local).isInstanceOf(LocalStateFile.class);
         assertThat(local.getStreamStateHandleID()).as("the remote file's id").isEqualTo(remote.getStreamStateHandleID());
         assertThat(local.getStateSize()).isEqualTo(remote.getStateSize());
-        assertThat(((LocalStateFile) local).path()).as("a copy, not the remote file").isNotEqualTo(((FileStateHandle) remote).getFilePath().getPath());
+        assertThat(Path.of(((LocalStateFile) local).path())).as("a copy, not the remote file").isNotEqualTo(((RemoteFile) remote).file);
         try (FSDataInputStream in = local.openInputStream(); FSDataInputStream original = remote.openInputStream()) {
             assertThat(in.readAllBytes()).isEqualTo(original.readAllBytes());
+        }
+    }
+
+    /** A file on checkpoint storage that is read as a stream, as from a distributed file system. */
+    private static final class RemoteFile implements StreamStateHandle {
+        private final Path file;
+
+        RemoteFile(Path file) {
+            this.file = file;
+        }
+
+        @Override
+        public FSDataInputStream openInputStream() throws IOException {
+            return new org.apache.flink.core.fs.local.LocalDataInputStream(file.toFile());
+        }
+
+        @Override
+        public Optional<byte[]> asBytesIfInMemory() {
+            return Optional.empty();
+        }
+
+        @Override
+        public PhysicalStateHandleID getStreamStateHandleID() {
+            return new PhysicalStateHandleID(file.getFileName().toString());
+        }
+
+        @Override
+        public void discardState() {}
+
+        @Override
+        public long getStateSize() {
+            try {
+                return Files.size(file);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
         }
     }
 

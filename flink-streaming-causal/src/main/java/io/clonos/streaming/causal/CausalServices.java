@@ -84,6 +84,17 @@ public final class CausalServices {
     }
 
     /**
+     * The causal services of the task whose thread calls, for functions Flink gives no runtime
+     * context (a data generator's function, which a source reader calls on the task thread). Call
+     * it where the function runs, not where it is built: off a Clonos task's thread, the services
+     * do the same without logging.
+     */
+    public static CausalServices ofTaskThread() {
+        CausalTask task = CausalTask.ofCurrentThread();
+        return task == null ? new CausalServices(null, 1) : new CausalServices(task, task.timeServiceGranularityMillis());
+    }
+
+    /**
      * The wall-clock time in milliseconds, rounded down to {@code clonos.time-service.granularity}
      * (the coarser, the more readings share one value).
      */

@@ -267,6 +267,10 @@ class ExactlyOnceITCase {
                 "io.tmp.dirs", tmp.toString(),
                 "state.checkpoints.dir", work.resolve("checkpoints-" + System.nanoTime()).toUri().toString(),
                 "state.checkpoint-storage", "filesystem",
+                // RocksDB with incremental checkpoints: the replacement restores its instance from
+                // the standby's directory, and its next checkpoints refer to the files it restored
+                "state.backend.type", "rocksdb",
+                "state.backend.incremental", "true",
                 // every piece of state in a file: the standbys have something to copy
                 "state.storage.fs.memory-threshold", "0")));
         failing = null;
@@ -283,9 +287,13 @@ class ExactlyOnceITCase {
         cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();
 
         assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
-        assertThat(subtaskLocations(cluster.getArchivedExecutionGraph(job).get()).get(subtask))
+        AccessExecutionGraph finished = cluster.getArchivedExecutionGraph(job).get();
+        assertThat(subtaskLocations(finished).get(subtask))
                 .as("the replacement runs where its standby held its state")
                 .isEqualTo(standby);
+        assertThat(attemptNumbers(finished).get(subtask))
+                .as("the replacement restored from the standby's copies at the first try")
+                .isEqualTo(1);
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
@@ -319,6 +327,15 @@ class ExactlyOnceITCase {
             Thread.sleep(20);
         }
         assertThat(committedLinks().size()).as("links committed before the TaskManager is lost").isGreaterThanOrEqualTo((int) links);
+    }
+
+    /** Each subtask's current attempt: its name as {@link #restartedSubtasks} spells it -> attempt number. */
+    private static Map<String, Integer> attemptNumbers(AccessExecutionGraph graph) {
+        Map<String, Integer> attempts = new HashMap<>();
+        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+            attempts.put(subtaskName(vertex), vertex.getCurrentExecutionAttempt().getAttemptNumber());
+        }
+        return attempts;
     }
 
     /** Where each subtask runs: its name as {@link #restartedSubtasks} spells it -> TaskManager id. */
