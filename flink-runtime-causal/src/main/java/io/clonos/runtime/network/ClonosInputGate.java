@@ -324,6 +324,12 @@ public final class ClonosInputGate extends IndexedInputGate {
             return true;
         }
         AbstractEvent event = boe.getEvent();
+        if (event instanceof EndOfData && endOfData[channel] != null) {
+            // The channel's data ended already: a replacement producer that regenerated its
+            // predecessor's output announces the same end again (Flink's union gate fails on a
+            // second one).
+            return false;
+        }
         if (event instanceof EndOfChannelStateEvent && filter.replacement) {
             // A restarted producer announces the end of its recovered state and waits to be
             // resumed; the running task has nothing to recover from it.

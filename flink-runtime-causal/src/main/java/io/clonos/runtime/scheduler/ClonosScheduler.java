@@ -126,6 +126,8 @@ public class ClonosScheduler extends DefaultScheduler {
 
     /** How long a standby that failed or found no slot waits before it is tried again. */
     private static final java.time.Duration STANDBY_RETRY = java.time.Duration.ofSeconds(10);
+    /** How long a standby that moves off its primary's TaskManager waits for a new slot. */
+    private static final java.time.Duration SPARE_SLOT_TIMEOUT = java.time.Duration.ofSeconds(10);
     /** How long new standbys wait after the replacements that made room for them are deployed. */
     private static final java.time.Duration STANDBY_PROVISION_DELAY = java.time.Duration.ofSeconds(1);
     private final Map<ExecutionVertexID, Integer> standbyMoves = new HashMap<>();
@@ -483,9 +485,12 @@ public class ClonosScheduler extends DefaultScheduler {
                             try {
                                 redeploy(versions);
                                 if (!displacedVersions.isEmpty()) {
+                                    // started, or ended: a replacement that fails before it starts must not
+                                    // leave the standbys undeployed (the job could never finish)
                                     List<CompletableFuture<?>> started = new ArrayList<>();
                                     for (ExecutionVertexID id : batch) {
-                                        started.add(getExecutionVertex(id).getCurrentExecutionAttempt().getInitializingOrRunningFuture());
+                                        Execution replacement = getExecutionVertex(id).getCurrentExecutionAttempt();
+                                        started.add(CompletableFuture.anyOf(replacement.getInitializingOrRunningFuture(), replacement.getTerminalStateFuture()));
                                     }
                                     FutureUtils.combineAll(started).whenCompleteAsync(
                                             (replacements, notStarted) -> provisionStandbysLater(() -> redeployStandbys(displacedVersions)), getMainThreadExecutor());
@@ -577,6 +582,7 @@ public class ClonosScheduler extends DefaultScheduler {
         // later checkpoint until it times out.
         abortPendingCheckpoints();
         resetForNewExecutions(batch);
+        org.apache.flink.runtime.scheduler.ClonosEndOfDataPatch.restoreVertices(this, batch);
         long checkpointId = restoreLatestCheckpoint(batch);
         for (ExecutionVertexID id : batch) {
             for (OperatorCoordinatorHolder coordinator : getExecutionJobVertex(id.getJobVertexId()).getOperatorCoordinators()) {
@@ -611,12 +617,13 @@ public class ClonosScheduler extends DefaultScheduler {
 
     /**
      * Moves a standby off its primary's TaskManager ({@code clonos.standby.placement: spread}),
-     * with the standbys that share its slot (a new slot is only requested when the shared one is
-     * gone): cancels them and deploys new attempts whose slot request prefers the TaskManagers the
-     * job runs on, other than their primaries'. Best effort: the request takes a free slot of the
-     * job's, and only where the job has one elsewhere does the standby move (Flink has no
-     * anti-affinity); after two tries it stays, and the log says so. Not a failure: the restart
-     * strategy does not count it.
+     * with the standbys that share its slot. Flink has no anti-affinity, so the slot is got first:
+     * a new one from the ResourceManager, asked for while the standbys still hold theirs (a
+     * request made after would be handed the slot they just freed). If it lies on another
+     * TaskManager, the standbys are cancelled and their new attempts' slot request prefers that
+     * TaskManager; if the ResourceManager has none elsewhere, they move to a free slot of the
+     * job's elsewhere if there is one. After two tries a standby stays, and the log says so. Not a
+     * failure: the restart strategy does not count it.
      */
     private void moveStandby(ExecutionVertex standby) {
         Execution current = standby.getCurrentExecutionAttempt();
@@ -646,21 +653,30 @@ public class ClonosScheduler extends DefaultScheduler {
                 .filter(location -> location != null && !avoid.contains(location.getResourceID()))
                 .distinct()
                 .collect(Collectors.toList());
-        log.info("Moving {} off the TaskManagers of their primaries (clonos.standby.placement: spread).",
-                moved.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList()));
         Set<ExecutionVertexVersion> versions = new HashSet<>(executionVertexVersioner.recordVertexModifications(moved).values());
-        List<CompletableFuture<?>> gone = new ArrayList<>();
-        for (ExecutionVertexID id : moved) {
-            gone.add(cancelExecution(getExecutionVertex(id).getCurrentExecutionAttempt()));
-        }
-        FutureUtils.combineAll(gone).whenCompleteAsync((ignored, failure) -> {
-            movingSlots.remove(slot);
-            activations.steer(slot, others);
-            try {
-                redeployStandbys(versions);
-            } finally {
-                activations.unsteer(slot);
+        activations.spareSlot(avoid, SPARE_SLOT_TIMEOUT).whenCompleteAsync((spare, noSpare) -> {
+            Set<ExecutionVertexID> stillThere = executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
+            if (stillThere.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
+                movingSlots.remove(slot);
+                return;
             }
+            List<org.apache.flink.runtime.taskmanager.TaskManagerLocation> targets = spare != null && spare.isPresent() ? List.of(spare.get()) : others;
+            log.info("Moving {} off the TaskManagers of their primaries (clonos.standby.placement: spread), to {}.",
+                    stillThere.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList()),
+                    spare != null && spare.isPresent() ? "a new slot on " + spare.get() : "a free slot of the job's elsewhere, if there is one (the ResourceManager offered none elsewhere)");
+            List<CompletableFuture<?>> gone = new ArrayList<>();
+            for (ExecutionVertexID id : stillThere) {
+                gone.add(cancelExecution(getExecutionVertex(id).getCurrentExecutionAttempt()));
+            }
+            FutureUtils.combineAll(gone).whenCompleteAsync((ignored, failure) -> {
+                movingSlots.remove(slot);
+                activations.steer(slot, targets);
+                try {
+                    redeployStandbys(versions);
+                } finally {
+                    activations.unsteer(slot);
+                }
+            }, getMainThreadExecutor());
         }, getMainThreadExecutor());
     }
 

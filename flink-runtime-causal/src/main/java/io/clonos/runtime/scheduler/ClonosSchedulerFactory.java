@@ -125,7 +125,7 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
 
         PhysicalSlotRequestBulkCheckerImpl bulkChecker =
                 PhysicalSlotRequestBulkCheckerImpl.createFromSlotPool(slotPool, SystemClock.getInstance());
-        StandbyActivations standbyActivations = new StandbyActivations(log, () -> slotPool.getFreeSlotInfoTracker().getFreeSlotsInformation());
+        StandbyActivations standbyActivations = new StandbyActivations(log, slotPool);
         SlotSharingExecutionSlotAllocatorFactory allocatorFactory =
                 new SlotSharingExecutionSlotAllocatorFactory(
                         new StandbyAwareSlotProvider(

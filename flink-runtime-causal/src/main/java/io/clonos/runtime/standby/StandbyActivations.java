@@ -13,27 +13,33 @@
 package io.clonos.runtime.standby;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.time.Time;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.JobManagerTaskRestore;
 import org.apache.flink.runtime.clusterframework.types.AllocationID;
 import org.apache.flink.runtime.clusterframework.types.ResourceID;
+import org.apache.flink.runtime.clusterframework.types.ResourceProfile;
 import org.apache.flink.runtime.clusterframework.types.SlotProfile;
 import org.apache.flink.runtime.executiongraph.Execution;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.jobmaster.SlotInfo;
+import org.apache.flink.runtime.jobmaster.SlotRequestId;
+import org.apache.flink.runtime.jobmaster.slotpool.SlotPool;
 import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
 import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
 
 import org.slf4j.Logger;
 
-import java.util.Collection;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 /**
  * Activations of standbys in progress: a failed subtask whose standby holds local copies of its
@@ -45,8 +51,8 @@ import java.util.function.Supplier;
 public final class StandbyActivations {
 
     private final Logger log;
-    /** The job's free slots (its slot pool's). */
-    private final Supplier<Collection<SlotInfo>> freeSlots;
+    /** The job's slot pool: its free slots, and spare slots for standbys that move. */
+    private final SlotPool slotPool;
     /** Per slot a request was last in: the TaskManagers its next request prefers. */
     private final Map<AllocationID, List<TaskManagerLocation>> steered = new HashMap<>();
     private final Map<ExecutionVertexID, Activation> planned = new HashMap<>();
@@ -54,15 +60,15 @@ public final class StandbyActivations {
     private Counter activations;
     private volatile long lastActivationMillis = -1;
 
-    public StandbyActivations(Logger log, Supplier<Collection<SlotInfo>> freeSlots) {
+    public StandbyActivations(Logger log, SlotPool slotPool) {
         this.log = log;
-        this.freeSlots = freeSlots;
+        this.slotPool = slotPool;
     }
 
     /** How many free slots the job has on {@code taskManager}: replacements that need no room made. */
     public int freeSlotsOn(ResourceID taskManager) {
         int free = 0;
-        for (SlotInfo slot : freeSlots.get()) {
+        for (SlotInfo slot : slotPool.getFreeSlotInfoTracker().getFreeSlotsInformation()) {
             if (slot.getTaskManagerLocation().getResourceID().equals(taskManager)) {
                 free++;
             }
@@ -93,6 +99,27 @@ public final class StandbyActivations {
      */
     public void steer(AllocationID priorAllocation, List<TaskManagerLocation> locations) {
         steered.put(priorAllocation, locations);
+    }
+
+    /**
+     * A new slot from the ResourceManager, on a TaskManager other than {@code avoided}, for
+     * standbys that move off their primaries' TaskManager; asked for while they still hold their
+     * slot, so that the ResourceManager cannot hand back that one (and the pool does not count it
+     * as the new one). The slot is returned to the job's pool as a free slot: the standbys' next
+     * request takes it when steered to its TaskManager. Empty if the ResourceManager offered a
+     * slot on an avoided TaskManager only, or none in time. Main thread.
+     */
+    public CompletableFuture<Optional<TaskManagerLocation>> spareSlot(Set<ResourceID> avoided, Duration timeout) {
+        SlotRequestId request = new SlotRequestId();
+        return slotPool.requestNewAllocatedSlot(request, ResourceProfile.UNKNOWN, Time.fromDuration(timeout))
+                .handle((slot, failure) -> {
+                    if (failure != null) {
+                        return Optional.empty();
+                    }
+                    slotPool.releaseSlot(request, null);
+                    TaskManagerLocation location = slot.getTaskManagerLocation();
+                    return avoided.contains(location.getResourceID()) ? Optional.<TaskManagerLocation>empty() : Optional.of(location);
+                });
     }
 
     /** Forgets the steering of {@code priorAllocation}, once its request was made. */

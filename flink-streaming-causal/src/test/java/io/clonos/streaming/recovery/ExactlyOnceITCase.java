@@ -274,15 +274,16 @@ class ExactlyOnceITCase {
                 // every piece of state in a file: the standbys have something to copy
                 "state.storage.fs.memory-threshold", "0")));
         failing = null;
-        JobID job = cluster.submitJob(jobGraph(false)).get().getJobID();
-        // spread placement is best effort: a subtask of the keyed stage whose standby runs elsewhere
-        String subtask = awaitStandbyOffItsPrimary(job);
-        Map<String, String> locations = subtaskLocations(cluster.getExecutionGraph(job).get());
+        // long enough to be running still once the standbys have settled and hold a checkpoint
+        JobID job = cluster.submitJob(jobGraph(false, false, 3 * NUMBERS)).get().getJobID();
+        String subtask = FIRST_STAGE + "[0]";
+        awaitStandbysOffTheirPrimaries(job);
+        // two more checkpoints: the standbys hold one taken where they run now
+        awaitCommittedLinks(committedLinks().size() + 1);
+        awaitCommittedLinks(committedLinks().size() + 1);
+        Map<String, String> locations = awaitStandbysOffTheirPrimaries(job);
         String lost = locations.get(subtask);
         String standby = locations.get("Standby: " + subtask);
-        // two more checkpoints: the standby holds one taken where it runs now
-        awaitCommittedLinks(committedLinks().size() + 1);
-        awaitCommittedLinks(committedLinks().size() + 1);
         assertThat(cluster.getExecutionGraph(job).get().getState()).as("the job still runs").isEqualTo(org.apache.flink.api.common.JobStatus.RUNNING);
         cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();
 
@@ -297,26 +298,32 @@ class ExactlyOnceITCase {
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
-    /** Waits until a subtask of the keyed stage and its standby run on different TaskManagers; returns the subtask. */
-    private String awaitStandbyOffItsPrimary(JobID job) throws Exception {
+    /**
+     * Waits until every subtask runs and every standby runs on another TaskManager than its
+     * primary ({@code clonos.standby.placement: spread}); returns where each runs.
+     */
+    private Map<String, String> awaitStandbysOffTheirPrimaries(JobID job) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
             Map<String, String> locations = new HashMap<>();
+            boolean settled = graph.getAllExecutionVertices().iterator().hasNext();
             for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
                 if (vertex.getExecutionState() == org.apache.flink.runtime.execution.ExecutionState.RUNNING) {
                     locations.put(subtaskName(vertex), vertex.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString());
+                } else {
+                    settled = false;
                 }
             }
-            for (int i = 0; i < PARALLELISM; i++) {
-                String subtask = FIRST_STAGE + "[" + i + "]";
-                String primary = locations.get(subtask);
-                String standby = locations.get("Standby: " + subtask);
-                if (primary != null && standby != null && !primary.equals(standby)) {
-                    return subtask;
+            for (Map.Entry<String, String> entry : locations.entrySet()) {
+                if (entry.getKey().startsWith("Standby: ")) {
+                    settled &= !entry.getValue().equals(locations.get(entry.getKey().substring("Standby: ".length())));
                 }
             }
-            assertThat(System.nanoTime() - deadline).as("a subtask and its standby on different TaskManagers in time (%s)", locations).isNegative();
+            if (settled) {
+                return locations;
+            }
+            assertThat(System.nanoTime() - deadline).as("every standby on another TaskManager than its primary in time (%s)", locations).isNegative();
             Thread.sleep(20);
         }
     }
@@ -549,11 +556,16 @@ class ExactlyOnceITCase {
     }
 
     private static JobGraph jobGraph(boolean twoStages, boolean rebalanced) {
+        return jobGraph(twoStages, rebalanced, NUMBERS);
+    }
+
+    /** The job, its sources emitting {@code numbers} numbers each. */
+    private static JobGraph jobGraph(boolean twoStages, boolean rebalanced, long numbers) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
         env.enableCheckpointing(250);
-        DataStream<Tuple3<Long, String, Long>> left = source(env, "left");
-        DataStream<Tuple3<Long, String, Long>> right = source(env, "right");
+        DataStream<Tuple3<Long, String, Long>> left = source(env, "left", numbers);
+        DataStream<Tuple3<Long, String, Long>> right = source(env, "right", numbers);
         DataStream<String> links = left.union(right).keyBy(t -> t.f0).process(new HashChain("chain")).name("chain");
         if (twoStages) {
             // a second keyed stage, fed by the first through a shuffle: links rekeyed by digest
@@ -586,8 +598,12 @@ class ExactlyOnceITCase {
     }
 
     private static DataStream<Tuple3<Long, String, Long>> source(StreamExecutionEnvironment env, String name) {
+        return source(env, name, NUMBERS);
+    }
+
+    private static DataStream<Tuple3<Long, String, Long>> source(StreamExecutionEnvironment env, String name, long numbers) {
         return env.fromSource(
-                        new DataGeneratorSource<>(index -> index + 1, NUMBERS, RateLimiterStrategy.perSecond(1_500), Types.LONG),
+                        new DataGeneratorSource<>(index -> index + 1, numbers, RateLimiterStrategy.perSecond(1_500), Types.LONG),
                         WatermarkStrategy.noWatermarks(),
                         name)
                 .map(new Tag(name))

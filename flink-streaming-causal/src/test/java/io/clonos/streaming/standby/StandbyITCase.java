@@ -13,6 +13,7 @@
 package io.clonos.streaming.standby;
 
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
+import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -40,7 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -115,6 +118,80 @@ class StandbyITCase {
         }
     }
 
+    /**
+     * Under {@code spread} (the default) every standby runs on another TaskManager than its
+     * primary, although Flink placed some next to theirs; after a TaskManager is lost, the
+     * standbys of the subtasks it hosted are activated, and new standbys appear, spread again.
+     */
+    @Test
+    void standbysRunAwayFromTheirPrimariesAndAreReplacedAfterATaskManagerIsLost() throws Exception {
+        Configuration config = new Configuration();
+        config.set(RestOptions.BIND_PORT, "0");
+        config.setString("clonos.standby.enabled", "true");
+        config.setString("io.tmp.dirs", Files.createDirectories(work.resolve("tmp")).toString());
+        config.setString("state.checkpoints.dir", work.resolve("checkpoints").toUri().toString());
+        config.setString("state.checkpoint-storage", "filesystem");
+        config.setString("restart-strategy.type", "fixed-delay");
+        config.setString("restart-strategy.fixed-delay.attempts", "10");
+        config.setString("restart-strategy.fixed-delay.delay", "0 ms");
+        // four TaskManagers of two slots: room to spread before and after one is lost
+        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 4, 2)) {
+            cluster.start();
+            JobID job = cluster.submitJob(jobGraph(60_000)).get().getJobID();
+
+            Map<String, String> before = awaitSpread(cluster, job, 0);
+            String lost = before.get("count (1/2)");
+            cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();
+
+            Map<String, String> after = awaitSpread(cluster, job, 1);
+            assertThat(after.get("count (1/2)")).as("the replacement runs where its standby was").isEqualTo(before.get("Standby: count (1/2)"));
+            assertThat(after.values()).as("nothing runs on the lost TaskManager").doesNotContain(lost);
+            cluster.cancelJob(job).get();
+        }
+    }
+
+    /**
+     * Waits until every subtask runs, the lost TaskManager's subtasks in attempt {@code attempt},
+     * and every standby on another TaskManager than its primary; returns where each runs (task
+     * name with subtask -> TaskManager).
+     */
+    private static Map<String, String> awaitSpread(ClonosMiniCluster cluster, JobID job, int attempt) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+        Map<String, String> locations = new HashMap<>();
+        while (System.nanoTime() < deadline) {
+            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
+            locations.clear();
+            boolean settled = true;
+            for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+                if (vertex.getExecutionState() != ExecutionState.RUNNING) {
+                    settled = false;
+                    continue;
+                }
+                locations.put(vertex.getTaskNameWithSubtaskIndex(), vertex.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString());
+            }
+            settled &= !locations.isEmpty() && countAttempt(graph) >= attempt;
+            for (Map.Entry<String, String> entry : locations.entrySet()) {
+                String primary = entry.getKey().startsWith("Standby: ") ? locations.get(entry.getKey().substring("Standby: ".length())) : null;
+                settled &= primary == null || !primary.equals(entry.getValue());
+            }
+            if (settled) {
+                return new HashMap<>(locations);
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("Not every standby runs on another TaskManager than its primary: " + locations);
+    }
+
+    /** The attempt of the first subtask of {@code count}; -1 before the job's graph is there. */
+    private static int countAttempt(AccessExecutionGraph graph) {
+        for (AccessExecutionJobVertex vertex : graph.getVerticesTopologically()) {
+            if (vertex.getName().equals("count")) {
+                return vertex.getTaskVertices()[0].getCurrentExecutionAttempt().getAttemptNumber();
+            }
+        }
+        return -1;
+    }
+
     /** Waits until the standbys copied state files, while the job runs. */
     private static List<Path> awaitStandbyCopies(Path tmp, JobID job, CompletableFuture<?> result) throws Exception {
         Path standbys = tmp.resolve("clonos-standby").resolve(job.toHexString());
@@ -133,10 +210,15 @@ class StandbyITCase {
     }
 
     private static org.apache.flink.runtime.jobgraph.JobGraph jobGraph() {
+        return jobGraph(6_000);
+    }
+
+    /** {@code records} numbers at 1,000 per second, counted per key. */
+    private static org.apache.flink.runtime.jobgraph.JobGraph jobGraph(long records) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
         env.enableCheckpointing(200);
-        env.fromSource(new DataGeneratorSource<>(n -> n, 6_000, RateLimiterStrategy.perSecond(1_000), Types.LONG), WatermarkStrategy.noWatermarks(), "numbers")
+        env.fromSource(new DataGeneratorSource<>(n -> n, records, RateLimiterStrategy.perSecond(1_000), Types.LONG), WatermarkStrategy.noWatermarks(), "numbers")
                 .keyBy(n -> n % 16)
                 .process(new Count())
                 .name("count")
