@@ -134,8 +134,10 @@ class StandbyITCase {
         config.setString("restart-strategy.type", "fixed-delay");
         config.setString("restart-strategy.fixed-delay.attempts", "10");
         config.setString("restart-strategy.fixed-delay.delay", "0 ms");
-        // four TaskManagers of two slots: room to spread before and after one is lost
-        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 4, 2)) {
+        // three TaskManagers of four slots: Flink's default slot matching fills the first one
+        // with the primaries and their standbys, so the standbys have to move; there is room to
+        // spread before and after one TaskManager is lost
+        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 3, 4)) {
             cluster.start();
             JobID job = cluster.submitJob(jobGraph(60_000)).get().getJobID();
 
