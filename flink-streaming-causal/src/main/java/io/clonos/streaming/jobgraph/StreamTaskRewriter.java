@@ -30,6 +30,7 @@ import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.runtime.jobgraph.tasks.TaskInvokable;
 import org.apache.flink.streaming.api.graph.StreamConfig;
+import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
 import org.apache.flink.streaming.api.operators.async.AsyncWaitOperatorFactory;
 import org.apache.flink.streaming.api.operators.async.ClonosAsyncWaitPatch;
 import org.apache.flink.streaming.runtime.tasks.MultipleInputStreamTask;
@@ -89,7 +90,16 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             StreamConfig config = new StreamConfig(vertex.getConfiguration());
             config.setUnalignedCheckpointsEnabled(false);
             if (clonos.getDeterminantSharingDepth() != 0) {
-                if (config.getTimerServiceProvider(userCodeClassLoader) == null) {
+                Optional<String> flinksTimers = needsFlinksTimerManager(config, userCodeClassLoader);
+                if (flinksTimers.isPresent()) {
+                    LOG.warn(
+                            "Vertex '{}' of job {} runs {}, which needs Flink's own timer service: its timers due"
+                                    + " at the same instant fire in Flink's order, which a recovered task may not"
+                                    + " reproduce (Clonos then detects it and rolls back globally).",
+                            vertex.getName(),
+                            jobGraph.getJobID(),
+                            flinksTimers.get());
+                } else if (config.getTimerServiceProvider(userCodeClassLoader) == null) {
                     // timers due together fire in an order a recovered task reproduces
                     config.setTimerServiceProvider(new CanonicalTimerOrder());
                 }
@@ -128,6 +138,25 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
         } catch (RuntimeException e) {
             LOG.warn("Cannot tell whether the operators of {} can be replayed; their failures roll back globally.", invokable, e);
             return Optional.of("its operators could not be inspected (" + e + ")");
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The operator of the vertex, if any, that needs Flink's own timer service manager: Beam's
+     * Flink runner's operators count pending timers through Flink's implementation class and fail
+     * with any other, such as {@link CanonicalTimerOrder}'s.
+     */
+    static Optional<String> needsFlinksTimerManager(StreamConfig config, ClassLoader userCodeClassLoader) {
+        try {
+            for (StreamConfig operator : config.getTransitiveChainedTaskConfigsWithSelf(userCodeClassLoader).values()) {
+                Object factory = operator.getStreamOperatorFactory(userCodeClassLoader);
+                if (factory instanceof SimpleOperatorFactory<?> simple && simple.getOperator().getClass().getName().startsWith("org.apache.beam.runners.flink.")) {
+                    return Optional.of(simple.getOperator().getClass().getName());
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("Cannot inspect the operators of a vertex; their timers fire in Clonos's canonical order.", e);
         }
         return Optional.empty();
     }

@@ -1,0 +1,113 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.beam;
+
+import org.apache.beam.runners.flink.FlinkRunner;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.PipelineRunner;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.PipelineOptionsValidator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+
+/**
+ * {@code --runner=ClonosRunner}: runs an unchanged Beam pipeline on a Clonos cluster. Beam's Flink
+ * runner translates the pipeline to a Flink job, as it would for Flink; the Clonos cluster turns
+ * it into a causally logged one when it is submitted (Clonos rewrites jobs on the cluster side),
+ * so the translation is Beam's own. Without {@code --clonosMaster} the job runs on an embedded
+ * Clonos cluster in this JVM, which ends with the job.
+ *
+ * <p>The Clonos settings among the options ({@code --determinantSharingDepth},
+ * {@code --inFlightLogSpillPolicy}, {@code --standby}, {@code --recoveryMode},
+ * {@code --clonosConfiguration=key=value}) go into the job's configuration, and into the embedded
+ * cluster's; a bad value fails here, naming the key.
+ */
+public final class ClonosRunner extends PipelineRunner<PipelineResult> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClonosRunner.class);
+
+    private final ClonosPipelineOptions options;
+
+    private ClonosRunner(ClonosPipelineOptions options) {
+        this.options = options;
+    }
+
+    /** The runner for {@code options}; Beam calls this for {@code --runner=ClonosRunner}. */
+    public static ClonosRunner fromOptions(PipelineOptions options) {
+        return new ClonosRunner(PipelineOptionsValidator.validate(ClonosPipelineOptions.class, options));
+    }
+
+    @Override
+    public PipelineResult run(Pipeline pipeline) {
+        Map<String, String> settings = ClonosSettings.of(options);
+        EmbeddedClonosCluster embedded = null;
+        try {
+            String master = options.getClonosMaster();
+            if (master == null || master.isBlank()) {
+                if (options.getParallelism() <= 0) {
+                    options.setParallelism(2);
+                }
+                int slots = options.getEmbeddedSlots() != null ? options.getEmbeddedSlots() : Math.max(2, options.getParallelism());
+                embedded = EmbeddedClonosCluster.start(settings, options.getEmbeddedTaskManagers(), slots);
+                master = embedded.restAddress();
+                // the pipeline's classes are on the embedded cluster's class path already; Beam
+                // stages the whole class path when it is given no file, so it gets an empty jar
+                options.setFilesToStage(List.of(emptyJar().toString()));
+                LOG.info("Running {} on an embedded Clonos cluster at {} ({} TaskManagers, {} slots each).", options.getJobName(), master, options.getEmbeddedTaskManagers(), slots);
+            }
+            options.setFlinkMaster(master);
+            options.setFlinkConfDir(FlinkConfDir.write(settings, options.getFlinkConfDir()).toString());
+            PipelineResult result = FlinkRunner.fromOptions(options).run(pipeline);
+            return new ClonosPipelineResult(result, embedded);
+        } catch (RuntimeException e) {
+            closeQuietly(embedded);
+            throw e;
+        } catch (Exception e) {
+            closeQuietly(embedded);
+            throw new IllegalStateException("Cannot run the pipeline on Clonos", e);
+        }
+    }
+
+    private static Path emptyJar() throws IOException {
+        Path jar = Files.createTempFile("clonos-beam-nothing-to-stage", ".jar");
+        jar.toFile().deleteOnExit();
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), new Manifest())) {
+            out.flush();
+        }
+        return jar;
+    }
+
+    private static void closeQuietly(EmbeddedClonosCluster embedded) {
+        if (embedded != null) {
+            try {
+                embedded.close();
+            } catch (Exception e) {
+                LOG.warn("Cannot stop the embedded Clonos cluster.", e);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ClonosRunner#" + hashCode();
+    }
+}

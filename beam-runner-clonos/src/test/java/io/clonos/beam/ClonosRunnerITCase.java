@@ -1,0 +1,146 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.beam;
+
+import io.clonos.runtime.causal.CausalTask;
+import io.clonos.runtime.minicluster.ClonosMiniCluster;
+
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.transforms.Count;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.FlatMapElements;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.KV;
+import org.apache.beam.sdk.values.TypeDescriptors;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Beam pipelines with no Clonos code in them, run with {@code --runner=ClonosRunner} on an
+ * embedded Clonos cluster and on a running one.
+ */
+class ClonosRunnerITCase {
+
+    private static final List<String> LINES = List.of("to be or not to be", "that is the question", "to be is to do");
+
+    /** What the pipelines' last step saw, in this JVM: "word=count". */
+    static final Queue<String> COUNTS = new ConcurrentLinkedQueue<>();
+    /** The determinant sharing depth of the Clonos tasks the last step ran in; -2 outside one. */
+    static final Queue<Integer> SHARING_DEPTHS = new ConcurrentLinkedQueue<>();
+
+    @TempDir Path work;
+
+    @BeforeEach
+    void clear() {
+        COUNTS.clear();
+        SHARING_DEPTHS.clear();
+    }
+
+    @Test
+    void anUnchangedPipelineRunsOnAnEmbeddedClonosCluster() {
+        PipelineOptions options = PipelineOptionsFactory.fromArgs("--runner=ClonosRunner", "--streaming=true", "--parallelism=2").create();
+
+        PipelineResult result = wordCount(options).run();
+
+        assertThat(result.waitUntilFinish()).isEqualTo(PipelineResult.State.DONE);
+        assertThat(COUNTS).containsExactlyInAnyOrderElementsOf(expectedCounts());
+        assertThat(SHARING_DEPTHS).as("the pipeline ran in Clonos tasks (the cluster's default: full depth)").isNotEmpty().containsOnly(-1);
+    }
+
+    @Test
+    void theClonosOptionsReachAJobOnARunningCluster() throws Exception {
+        Configuration config = new Configuration();
+        config.set(RestOptions.BIND_PORT, "0");
+        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 2, 2)) {
+            cluster.start();
+            URI rest = cluster.getRestAddress().get();
+            ClonosPipelineOptions options = PipelineOptionsFactory.fromArgs(
+                            "--runner=ClonosRunner", "--streaming=true", "--parallelism=2",
+                            "--clonosMaster=" + rest.getHost() + ":" + rest.getPort(), "--determinantSharingDepth=1")
+                    .as(ClonosPipelineOptions.class);
+            // the pipeline's classes are on this cluster's class path: an empty jar to upload (Beam
+            // uploads the whole class path when it is given nothing)
+            Path nothing = Files.createTempFile(work, "nothing", ".jar");
+            try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(nothing), new Manifest())) {
+                out.flush();
+            }
+            options.setFilesToStage(List.of(nothing.toString()));
+
+            PipelineResult result = wordCount(options).run();
+
+            assertThat(result.waitUntilFinish()).isEqualTo(PipelineResult.State.DONE);
+            assertThat(COUNTS).containsExactlyInAnyOrderElementsOf(expectedCounts());
+            assertThat(SHARING_DEPTHS).as("the job's own setting, not the cluster's (full depth)").isNotEmpty().containsOnly(1);
+        }
+    }
+
+    @Test
+    void aBadClonosOptionFailsBeforeTheJobIsSubmitted() {
+        PipelineOptions options = PipelineOptionsFactory.fromArgs("--runner=ClonosRunner", "--streaming=true", "--recoveryMode=sometimes").create();
+
+        assertThatThrownBy(() -> wordCount(options).run())
+                .hasMessageContaining("clonos.recovery.mode")
+                .hasMessageContaining("sometimes")
+                .hasMessageContaining("local");
+    }
+
+    /** Word count, as any Beam user writes it; only the last step records what it sees. */
+    private static Pipeline wordCount(PipelineOptions options) {
+        Pipeline pipeline = Pipeline.create(options);
+        pipeline.apply(Create.of(LINES))
+                .apply(FlatMapElements.into(TypeDescriptors.strings()).via((String line) -> Arrays.asList(line.split(" "))))
+                .apply(Count.perElement())
+                .apply(ParDo.of(new Record()));
+        return pipeline;
+    }
+
+    private static List<String> expectedCounts() {
+        Map<String, Long> counts = LINES.stream().flatMap(line -> Arrays.stream(line.split(" "))).collect(Collectors.groupingBy(w -> w, Collectors.counting()));
+        List<String> expected = new ArrayList<>();
+        counts.forEach((word, count) -> expected.add(word + "=" + count));
+        return expected;
+    }
+
+    /** Records each count, and the sharing depth of the Clonos task it runs in (the test's probe). */
+    static final class Record extends DoFn<KV<String, Long>, Void> {
+        @ProcessElement
+        public void process(@Element KV<String, Long> count) {
+            COUNTS.add(count.getKey() + "=" + count.getValue());
+            CausalTask task = CausalTask.ofCurrentThread();
+            SHARING_DEPTHS.add(task == null ? -2 : task.sharingDepth());
+        }
+    }
+}
