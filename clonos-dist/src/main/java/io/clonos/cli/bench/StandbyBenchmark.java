@@ -145,7 +145,7 @@ public final class StandbyBenchmark {
      * A subtask of the stateful map whose standby runs on another TaskManager (spread placement is
      * best effort: a standby stays next to its primary when the job has no free slot elsewhere).
      */
-    private int subtaskWithStandbyElsewhere(MiniCluster cluster, JobID job) throws Exception {
+    static int subtaskWithStandbyElsewhere(MiniCluster cluster, JobID job) throws Exception {
         long deadline = System.currentTimeMillis() + 30_000;
         while (System.currentTimeMillis() < deadline) {
             AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
