@@ -56,11 +56,14 @@ public final class ClonosCli {
                     "        [--kill-after MS] [--output DIR]",
                     "        Kill a TaskManager under the synthetic job, on Clonos and on Flink, and compare.",
                     "  bench standby [--records N] [--rate R] [--keys K] [--state-kb S] [--checkpoint-interval MS]",
-                    "        [--kill-after MS] [--repetitions R] [--output DIR]",
+                    "        [--kill-after MS] [--repetitions R] [--checkpoint-dir URI] [--output DIR]",
                     "        Kill a TaskManager under the synthetic job with RocksDB state, with and without standbys",
                     "        (R times each, alternating; medians).",
                     "  bench overhead [--records N] [--keys K] [--state-bytes B] [--repetitions R] [--output DIR]",
                     "        Throughput and latency of the synthetic job without failures, Clonos against Flink.",
+                    "  nexmark overhead [--events N] [--queries Q,...] [--parallelism P] [--output DIR]",
+                    "        Beam's Nexmark queries on Flink and on Clonos (DSD 1 and full): throughput,",
+                    "        CSV, JSON and an HTML chart (bin/clonos nexmark for its options).",
                     "  demo [--count N] [--rate R] [--keys K] [--no-failure] [-D key=value ...]",
                     "        Run the example job on an embedded Clonos cluster, fail one of its tasks",
                     "        midway, and check that only it was restarted and the results are right.",
@@ -180,10 +183,12 @@ public final class ClonosCli {
         List<String> names = new ArrayList<>(List.of("--records", "--rate", "--keys", "--state-kb", "--checkpoint-interval", "--kill-after", "--output"));
         if (repeatable) {
             names.add("--repetitions");
+            names.add("--checkpoint-dir");
         }
         Options options = Options.parse(args, names, List.of());
         options.requireNoPositional();
         settings.repetitions = repeatable ? options.intValue("--repetitions", settings.repetitions, 1) : 1;
+        settings.checkpointDir = repeatable ? options.value("--checkpoint-dir") : null;
         settings.records = options.intValue("--records", (int) settings.records, 1000);
         settings.rate = options.intValue("--rate", settings.rate, 1);
         settings.keys = options.intValue("--keys", settings.keys, 2);

@@ -36,8 +36,11 @@ import org.apache.beam.sdk.nexmark.queries.Query8;
 import org.apache.beam.sdk.nexmark.queries.Query9;
 import org.apache.beam.sdk.nexmark.queries.SessionSideInputJoin;
 import org.apache.beam.sdk.transforms.MapElements;
+import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptors;
+
+import javax.annotation.Nullable;
 
 import java.util.List;
 import java.util.Map;
@@ -74,6 +77,14 @@ public final class NexmarkQueries {
 
     /** Adds the events and query {@code query} to {@code pipeline}; returns its results as lines. */
     public static PCollection<String> apply(Pipeline pipeline, NexmarkConfiguration config, int query) {
+        return apply(pipeline, config, query, null);
+    }
+
+    /**
+     * As {@link #apply(Pipeline, NexmarkConfiguration, int)}, with {@code tap} (if not null) between
+     * the events and the query: a pass-through step that observes the events.
+     */
+    public static PCollection<String> apply(Pipeline pipeline, NexmarkConfiguration config, int query, @Nullable PTransform<? super PCollection<Event>, PCollection<Event>> tap) {
         NexmarkUtils.setupPipeline(config.coderStrategy, pipeline);
         NexmarkQueryTransform<?> transform = transform(config, query);
         if (transform.needsSideInput()) {
@@ -82,6 +93,9 @@ public final class NexmarkQueries {
         @SuppressWarnings({"rawtypes", "unchecked"})
         NexmarkQuery<?> nexmark = new NexmarkQuery(config, transform);
         PCollection<Event> events = pipeline.apply("Events", NexmarkUtils.batchEventsSource(config));
+        if (tap != null) {
+            events = events.apply("Tap", tap);
+        }
         return events.apply(nexmark)
                 .apply("Lines", MapElements.into(TypeDescriptors.strings()).via(result -> String.valueOf(result.getValue())));
     }

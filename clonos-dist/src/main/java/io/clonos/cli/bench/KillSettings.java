@@ -29,6 +29,11 @@ public final class KillSettings {
     public int stateBytesPerKey;
     public long checkpointIntervalMs;
     public long killAfterMs;
+    /**
+     * Where checkpoints go (bench standby): a file system URI, each run in a directory of its own
+     * under it; null for a local temporary directory.
+     */
+    public String checkpointDir;
     /** How often each variant runs (bench standby; bench recovery runs each once). */
     public int repetitions = 1;
     public Path output;

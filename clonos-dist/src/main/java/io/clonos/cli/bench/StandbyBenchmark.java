@@ -71,8 +71,9 @@ public final class StandbyBenchmark {
      */
     public String run() throws Exception {
         long stateMb = (long) settings.keys / settings.parallelism * settings.stateBytesPerKey / (1024 * 1024);
-        out.printf("Standby benchmark: %d records at %d/s over %d keys, parallelism %d, %d KB per key (%d MB of RocksDB state per task), checkpoint every %d ms, TaskManager killed after %d ms, %d repetitions%n",
-                settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey / 1024, stateMb, settings.checkpointIntervalMs, settings.killAfterMs, settings.repetitions);
+        out.printf("Standby benchmark: %d records at %d/s over %d keys, parallelism %d, %d KB per key (%d MB of RocksDB state per task), checkpoint every %d ms to %s, TaskManager killed after %d ms, %d repetitions%n",
+                settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey / 1024, stateMb, settings.checkpointIntervalMs,
+                settings.checkpointDir == null ? "a local directory" : settings.checkpointDir, settings.killAfterMs, settings.repetitions);
         List<Figures> standby = new ArrayList<>();
         List<Figures> fresh = new ArrayList<>();
         for (int i = 0; i < settings.repetitions; i++) {
@@ -92,6 +93,7 @@ public final class StandbyBenchmark {
         row("failure detected -> first record processed by the replacement (ms)", withStandby.detectedToFirstRecordMs, without.detectedToFirstRecordMs);
         row("failure detected -> first output of the replacement at the sink (ms)", withStandby.detectedToFirstOutputMs, without.detectedToFirstOutputMs);
         String json = "{\"benchmark\":\"standby\",\"stateMbPerTask\":" + stateMb + ",\"repetitions\":" + settings.repetitions
+                + ",\"checkpoints\":\"" + (settings.checkpointDir == null ? "local" : settings.checkpointDir) + "\""
                 + ",\"standby\":" + withStandby.json() + ",\"withoutStandby\":" + without.json()
                 + ",\"runs\":{\"standby\":" + Figures.json(standby) + ",\"withoutStandby\":" + Figures.json(fresh) + "}}";
         Files.createDirectories(settings.output);
@@ -114,7 +116,9 @@ public final class StandbyBenchmark {
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
         config.setString("state.backend.type", "rocksdb");
         config.setString("state.backend.incremental", "true");
-        config.setString("state.checkpoints.dir", work.resolve("checkpoints").toUri().toString());
+        config.setString("state.checkpoints.dir", settings.checkpointDir == null
+                ? work.resolve("checkpoints").toUri().toString()
+                : settings.checkpointDir.replaceAll("/+$", "") + "/" + work.getFileName());
         config.setString("io.tmp.dirs", Files.createDirectories(work.resolve("tmp")).toString());
         config.setString("clonos.standby.enabled", String.valueOf(withStandby));
         try (MiniCluster cluster = BenchmarkCluster.start(true, config, 3, settings.parallelism)) {

@@ -1,0 +1,51 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.nexmark;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The overhead experiment, small: one query on the three systems, and the files it writes. */
+class NexmarkOverheadITCase {
+
+    @TempDir Path output;
+
+    @Test
+    void oneQueryOnEverySystemWithItsFigures() throws Exception {
+        NexmarkOverhead.Settings settings = new NexmarkOverhead.Settings();
+        settings.events = 5_000;
+        settings.queries = List.of(1);
+        settings.output = output;
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+
+        List<NexmarkOverhead.Run> runs = new NexmarkOverhead(settings, new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
+
+        assertThat(runs).extracting(NexmarkOverhead.Run::system).containsExactlyElementsOf(NexmarkOverhead.SYSTEMS);
+        // Q1 converts every bid: as many results on every system
+        assertThat(runs).extracting(NexmarkOverhead.Run::results).allMatch(results -> results > 0).containsOnly(runs.get(0).results());
+        assertThat(runs).allMatch(run -> run.eventsPerSecond() > 0);
+        assertThat(Files.readAllLines(output.resolve("overhead.csv"))).hasSize(4).first().asString().startsWith("query,system");
+        assertThat(Files.readString(output.resolve("overhead.json"))).contains("\"system\":\"clonos-dsd-1\"");
+        assertThat(Files.readString(output.resolve("overhead.html"))).contains("<svg").contains("Q1");
+        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("Q1").contains("dsd-1/flink");
+    }
+}
