@@ -61,7 +61,7 @@ public final class ClonosCli {
                     "        (R times each, alternating; medians).",
                     "  bench overhead [--records N] [--keys K] [--state-bytes B] [--repetitions R] [--output DIR]",
                     "        Throughput and latency of the synthetic job without failures, Clonos against Flink.",
-                    "  nexmark overhead [--events N] [--queries Q,...] [--parallelism P] [--output DIR]",
+                    "  nexmark overhead [--events N] [--queries Q,...] [--parallelism P] [--repetitions R] [--output DIR]",
                     "        Beam's Nexmark queries on Flink and on Clonos (DSD 1 and full): throughput,",
                     "        CSV, JSON and an HTML chart (bin/clonos nexmark for its options).",
                     "  demo [--count N] [--rate R] [--keys K] [--no-failure] [-D key=value ...]",

@@ -27,11 +27,12 @@ public final class NexmarkCli {
 
     static final String USAGE = String.join("\n",
             "Usage: clonos nexmark <experiment> [options]",
-            "  overhead [--events N] [--queries Q,Q,...] [--parallelism P] [--output DIR]",
+            "  overhead [--events N] [--queries Q,Q,...] [--parallelism P] [--repetitions R] [--output DIR]",
             "        Every Nexmark query but Q10, without failures, on Flink and on Clonos at",
             "        determinant sharing depth 1 and full, after a warm-up run on each; throughput",
             "        per query and relative to Flink,",
-            "        as CSV, JSON and an HTML chart. Defaults: 100000 events, all queries, parallelism 2,",
+            "        as CSV, JSON and an HTML chart; R runs per query and system, medians. Defaults:",
+            "        100000 events, all queries, parallelism 2, 3 repetitions,",
             "        bench-results/nexmark-overhead.",
             "  failure --query 3|8   not built yet.");
 
@@ -60,6 +61,7 @@ public final class NexmarkCli {
                 switch (option) {
                     case "--events" -> settings.events = positive(option, Long.parseLong(value));
                     case "--parallelism" -> settings.parallelism = (int) positive(option, Integer.parseInt(value));
+                    case "--repetitions" -> settings.repetitions = (int) positive(option, Integer.parseInt(value));
                     case "--output" -> settings.output = Path.of(value);
                     case "--queries" -> settings.queries = queries(value);
                     default -> {

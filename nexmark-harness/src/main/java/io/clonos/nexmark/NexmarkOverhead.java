@@ -37,7 +37,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code bin/clonos nexmark overhead}: the Nexmark queries of the harness, without failures, on
  * vanilla Flink 1.20.5 (Beam's FlinkRunner) and on Clonos at determinant sharing depth 1 and full
  * (ClonosRunner, an embedded cluster each run), in one invocation, after one uncounted warm-up run
- * per system. Per query and system it reports
+ * per system, each query {@code repetitions} times per system (alternating which goes first; the
+ * median counts). Per query and system it reports
  * the throughput: the events over the time from the first event entering the query to the last
  * result leaving it, measured in the job (cluster start-up and job submission are not counted),
  * and its ratio to Flink's; results as CSV, JSON and an HTML page with the relative throughput per
@@ -54,6 +55,8 @@ public final class NexmarkOverhead {
         public int parallelism = 2;
         public List<Integer> queries = NexmarkQueries.QUERIES;
         public Path output = Path.of("bench-results", "nexmark-overhead");
+        /** Runs per query and system, alternating which system goes first; the median counts. */
+        public int repetitions = 3;
     }
 
     /** One query on one system. */
@@ -76,7 +79,8 @@ public final class NexmarkOverhead {
 
     /** Runs every query on every system; returns the runs, also written to the output directory. */
     public List<Run> run() throws IOException {
-        out.printf("Nexmark overhead: queries %s, %d events each, parallelism %d, on %s%n", settings.queries, settings.events, settings.parallelism, SYSTEMS);
+        out.printf("Nexmark overhead: queries %s, %d events each, parallelism %d, on %s, %d runs each (medians)%n",
+                settings.queries, settings.events, settings.parallelism, SYSTEMS, settings.repetitions);
         List<Run> runs = new ArrayList<>();
         long started = System.nanoTime();
         // the first jobs in a JVM run cold code (class loading, JIT): one uncounted run per system
@@ -85,11 +89,18 @@ public final class NexmarkOverhead {
             out.printf(Locale.ROOT, "[%4ds] warm-up on %s done%n", (System.nanoTime() - started) / 1_000_000_000L, system);
         }
         for (int query : settings.queries) {
+            Map<String, List<Run>> repeated = new java.util.LinkedHashMap<>();
+            for (int repetition = 0; repetition < settings.repetitions; repetition++) {
+                for (int i = 0; i < SYSTEMS.size(); i++) {
+                    String system = SYSTEMS.get((i + repetition) % SYSTEMS.size());
+                    Run run = runOnce(query, system);
+                    repeated.computeIfAbsent(system, s -> new ArrayList<>()).add(run);
+                    out.printf(Locale.ROOT, "[%4ds] Q%-2d %-16s run %d/%d %,12.0f events/s  (%d results)%n",
+                            (System.nanoTime() - started) / 1_000_000_000L, query, system, repetition + 1, settings.repetitions, run.eventsPerSecond(), run.results());
+                }
+            }
             for (String system : SYSTEMS) {
-                Run run = runOnce(query, system);
-                runs.add(run);
-                out.printf(Locale.ROOT, "[%4ds] Q%-2d %-16s %,12.0f events/s  (%d results)%n",
-                        (System.nanoTime() - started) / 1_000_000_000L, query, system, run.eventsPerSecond(), run.results());
+                runs.add(median(repeated.get(system)));
             }
         }
         Files.createDirectories(settings.output);
@@ -99,6 +110,13 @@ public final class NexmarkOverhead {
         out.println(NexmarkReport.table(runs));
         out.println("Results: " + settings.output.toAbsolutePath());
         return runs;
+    }
+
+    /** The run of median throughput (the lower middle one of an even count). */
+    static Run median(List<Run> runs) {
+        List<Run> sorted = new ArrayList<>(runs);
+        sorted.sort(java.util.Comparator.comparingDouble(Run::eventsPerSecond));
+        return sorted.get((sorted.size() - 1) / 2);
     }
 
     private Run runOnce(int query, String system) {

@@ -24,7 +24,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The overhead experiment, small: one query on the three systems, and the files it writes. */
+/** The overhead experiment, small: one query on the three systems, twice, and the files it writes. */
 class NexmarkOverheadITCase {
 
     @TempDir Path output;
@@ -34,6 +34,7 @@ class NexmarkOverheadITCase {
         NexmarkOverhead.Settings settings = new NexmarkOverhead.Settings();
         settings.events = 5_000;
         settings.queries = List.of(1);
+        settings.repetitions = 2;
         settings.output = output;
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
 
@@ -46,6 +47,6 @@ class NexmarkOverheadITCase {
         assertThat(Files.readAllLines(output.resolve("overhead.csv"))).hasSize(4).first().asString().startsWith("query,system");
         assertThat(Files.readString(output.resolve("overhead.json"))).contains("\"system\":\"clonos-dsd-1\"");
         assertThat(Files.readString(output.resolve("overhead.html"))).contains("<svg").contains("Q1");
-        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("Q1").contains("dsd-1/flink");
+        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("Q1").contains("dsd-1/flink").contains("run 2/2");
     }
 }
