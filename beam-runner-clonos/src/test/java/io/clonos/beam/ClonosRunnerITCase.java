@@ -30,19 +30,14 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,8 +55,6 @@ class ClonosRunnerITCase {
     static final Queue<String> COUNTS = new ConcurrentLinkedQueue<>();
     /** The determinant sharing depth of the Clonos tasks the last step ran in; -2 outside one. */
     static final Queue<Integer> SHARING_DEPTHS = new ConcurrentLinkedQueue<>();
-
-    @TempDir Path work;
 
     @BeforeEach
     void clear() {
@@ -93,11 +86,7 @@ class ClonosRunnerITCase {
                     .as(ClonosPipelineOptions.class);
             // the pipeline's classes are on this cluster's class path: an empty jar to upload (Beam
             // uploads the whole class path when it is given nothing)
-            Path nothing = Files.createTempFile(work, "nothing", ".jar");
-            try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(nothing), new Manifest())) {
-                out.flush();
-            }
-            options.setFilesToStage(List.of(nothing.toString()));
+            options.setFilesToStage(List.of(ClonosRunner.emptyJar().toString()));
 
             PipelineResult result = wordCount(options).run();
 

@@ -118,20 +118,10 @@ public final class RecoveryBenchmark {
                     mode,
                     new ArrayList<>(SyntheticJob.RECEIVED),
                     settings.records,
-                    this::mustArrive,
+                    seq -> SyntheticJob.mustArrive(seq, settings.records, settings.parallelism, settings.rate),
                     killedAt,
                     key -> affectedWindows.contains(KeyGroupRangeAssignment.assignKeyToParallelOperator(key, KeyGroupRangeAssignment.computeDefaultMaxParallelism(settings.parallelism), settings.parallelism)));
         }
-    }
-
-    /**
-     * The source splits the sequence numbers into one contiguous range per subtask; the last
-     * second of each range may end in a window that never fires.
-     */
-    private boolean mustArrive(long seq) {
-        long perSubtask = settings.records / settings.parallelism;
-        long tail = settings.rate / settings.parallelism;
-        return seq % perSubtask < perSubtask - tail;
     }
 
     private static String location(AccessExecutionGraph graph, String vertexName, int subtask) {

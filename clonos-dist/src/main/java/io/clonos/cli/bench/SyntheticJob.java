@@ -85,6 +85,18 @@ final class SyntheticJob {
         return env.getStreamGraph().getJobGraph();
     }
 
+    /**
+     * Whether record {@code seq} of a run of {@code records} at {@code rate} per second must reach
+     * the sink. The source splits the sequence numbers into one contiguous range per subtask; the
+     * last second of each range may end in a window that never fires (Flink does not fire
+     * processing-time windows when a bounded input ends).
+     */
+    static boolean mustArrive(long seq, long records, int parallelism, int rate) {
+        long perSubtask = records / parallelism;
+        long tail = rate / parallelism;
+        return seq % perSubtask < perSubtask - tail;
+    }
+
     /** Record {@code seq}: its key, {@code seq}, and when it was created. */
     static final class Generate implements GeneratorFunction<Long, Tuple3<Long, Long, Long>> {
         private final int keys;

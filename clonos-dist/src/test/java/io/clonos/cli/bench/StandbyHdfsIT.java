@@ -100,20 +100,15 @@ class StandbyHdfsIT {
         return vertex.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString();
     }
 
-    /**
-     * Sequence numbers that did not arrive, among all but the last second of each source subtask's
-     * (a bounded input's last processing-time window never fires).
-     */
+    /** Sequence numbers that must arrive (SyntheticJob#mustArrive) and did not. */
     private static Set<Long> lost() {
         Set<Long> arrived = new HashSet<>();
         for (long[] record : SyntheticJob.RECEIVED) {
             arrived.add(record[1]);
         }
         Set<Long> lost = new HashSet<>();
-        long perSubtask = RECORDS / PARALLELISM;
-        long tail = RATE / PARALLELISM;
         for (long seq = 0; seq < RECORDS; seq++) {
-            if (seq % perSubtask < perSubtask - tail && !arrived.contains(seq)) {
+            if (SyntheticJob.mustArrive(seq, RECORDS, PARALLELISM, RATE) && !arrived.contains(seq)) {
                 lost.add(seq);
             }
         }

@@ -511,7 +511,7 @@ public class ClonosScheduler extends DefaultScheduler {
      * when a standby reports its copies and when the wait is over.
      */
     private boolean awaitingStandbyTransfers(Set<ExecutionVertexID> batch) {
-        long latest = latestCompletedCheckpointId();
+        long latest = standbys.latestCheckpoint().map(CompletedCheckpoint::getCheckpointID).orElse(-1L);
         List<ExecutionVertexID> fetching = batch.stream()
                 .filter(id -> latest >= 0 && standbys.fetching(getExecutionVertex(id), latest))
                 .collect(Collectors.toList());
@@ -540,17 +540,6 @@ public class ClonosScheduler extends DefaultScheduler {
         log.warn("The standbys of {} did not finish fetching checkpoint {} within {} ms (clonos.standby.transfer-wait): their replacements read the rest from checkpoint storage.",
                 fetching.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList()), latest, wait);
         return false;
-    }
-
-    private long latestCompletedCheckpointId() {
-        CheckpointCoordinator coordinator = getExecutionGraph().getCheckpointCoordinator();
-        try {
-            CompletedCheckpoint latest = coordinator == null ? null : coordinator.getCheckpointStore().getLatestCheckpoint();
-            return latest == null ? -1 : latest.getCheckpointID();
-        } catch (Exception e) {
-            log.warn("Cannot read the latest completed checkpoint.", e);
-            return -1;
-        }
     }
 
     /**

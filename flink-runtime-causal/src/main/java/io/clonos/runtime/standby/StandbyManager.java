@@ -94,14 +94,7 @@ public final class StandbyManager {
         if (primary.isEmpty() || primary.get().getExecutionState() == ExecutionState.FINISHED) {
             return new StandbyMessages.StateResponse(-1, null, true);
         }
-        CheckpointCoordinator coordinator = graph.get().getCheckpointCoordinator();
-        CompletedCheckpoint latest;
-        try {
-            latest = coordinator == null ? null : coordinator.getCheckpointStore().getLatestCheckpoint();
-        } catch (Exception e) {
-            log.warn("Cannot read the latest completed checkpoint for a standby.", e);
-            latest = null;
-        }
+        CompletedCheckpoint latest = latestCheckpoint().orElse(null);
         if (latest == null) {
             return new StandbyMessages.StateResponse(-1, null, false);
         }
@@ -122,6 +115,17 @@ public final class StandbyManager {
             }
         }
         return new StandbyMessages.StateResponse(latest.getCheckpointID(), snapshot, false);
+    }
+
+    /** The job's latest completed checkpoint, if any (and readable). */
+    public Optional<CompletedCheckpoint> latestCheckpoint() {
+        CheckpointCoordinator coordinator = graph.get().getCheckpointCoordinator();
+        try {
+            return Optional.ofNullable(coordinator == null ? null : coordinator.getCheckpointStore().getLatestCheckpoint());
+        } catch (Exception e) {
+            log.warn("Cannot read the latest completed checkpoint.", e);
+            return Optional.empty();
+        }
     }
 
     /** A task finished: the standbys of a finished primary end; a standby of a finished primary that starts ends too. */

@@ -21,8 +21,10 @@ import org.apache.flink.runtime.state.PhysicalStateHandleID;
 import org.apache.flink.runtime.state.StateHandleID;
 import org.apache.flink.runtime.state.StreamStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+import org.apache.flink.util.FileUtils;
 
 import java.io.Closeable;
+import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
@@ -31,7 +33,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -104,7 +105,7 @@ public final class StandbyStateFetcher implements Closeable {
                 Files.deleteIfExists(Path.of(file.path()));
             }
             for (String database : addedDatabases.values()) {
-                deleteTree(Path.of(database));
+                FileUtils.deleteDirectory(new File(database));
             }
             throw e;
         }
@@ -132,7 +133,7 @@ public final class StandbyStateFetcher implements Closeable {
         }
         for (StateHandleID id : new HashSet<>(databases.keySet())) {
             if (!copies.databases().containsKey(id)) {
-                deleteTree(Path.of(databases.remove(id)));
+                FileUtils.deleteDirectory(new File(databases.remove(id)));
             }
         }
     }
@@ -209,7 +210,7 @@ public final class StandbyStateFetcher implements Closeable {
             }
             Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException | RuntimeException e) {
-            deleteTree(partial);
+            FileUtils.deleteDirectory(partial.toFile());
             throw e;
         }
         return target;
@@ -238,19 +239,8 @@ public final class StandbyStateFetcher implements Closeable {
         try (var siblings = Files.list(parent)) {
             for (Path sibling : (Iterable<Path>) siblings::iterator) {
                 if (!sibling.equals(directory) && sibling.getFileName().toString().startsWith(prefix)) {
-                    deleteTree(sibling);
+                    FileUtils.deleteDirectory(sibling.toFile());
                 }
-            }
-        }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (var files = Files.walk(root)) {
-            for (Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(file);
             }
         }
     }
@@ -261,7 +251,7 @@ public final class StandbyStateFetcher implements Closeable {
             Files.deleteIfExists(Path.of(file.path()));
         }
         for (String database : databases.values()) {
-            deleteTree(Path.of(database));
+            FileUtils.deleteDirectory(new File(database));
         }
         fetched.clear();
         databases.clear();

@@ -18,6 +18,7 @@ import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.HashChainJob;
 import io.clonos.examples.HashChains;
 import io.clonos.streaming.causal.CausalServices;
+import io.clonos.streaming.standby.StandbyPlacement;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -302,29 +303,7 @@ class ExactlyOnceITCase {
      * primary ({@code clonos.standby.placement: spread}); returns where each runs.
      */
     private Map<String, String> awaitStandbysOffTheirPrimaries(JobID job) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-            Map<String, String> locations = new HashMap<>();
-            boolean settled = graph.getAllExecutionVertices().iterator().hasNext();
-            for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-                if (vertex.getExecutionState() == org.apache.flink.runtime.execution.ExecutionState.RUNNING) {
-                    locations.put(subtaskName(vertex), vertex.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString());
-                } else {
-                    settled = false;
-                }
-            }
-            for (Map.Entry<String, String> entry : locations.entrySet()) {
-                if (entry.getKey().startsWith("Standby: ")) {
-                    settled &= !entry.getValue().equals(locations.get(entry.getKey().substring("Standby: ".length())));
-                }
-            }
-            if (settled) {
-                return locations;
-            }
-            assertThat(System.nanoTime() - deadline).as("every standby on another TaskManager than its primary in time (%s)", locations).isNegative();
-            Thread.sleep(20);
-        }
+        return StandbyPlacement.awaitSpread(cluster, job, ExactlyOnceITCase::subtaskName, graph -> true, Duration.ofSeconds(60));
     }
 
     private static void awaitCommittedLinks(long links) throws Exception {

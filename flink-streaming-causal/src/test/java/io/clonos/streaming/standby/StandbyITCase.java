@@ -40,8 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -158,30 +158,7 @@ class StandbyITCase {
      * name with subtask -> TaskManager).
      */
     private static Map<String, String> awaitSpread(ClonosMiniCluster cluster, JobID job, int attempt) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
-        Map<String, String> locations = new HashMap<>();
-        while (System.nanoTime() < deadline) {
-            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-            locations.clear();
-            boolean settled = true;
-            for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-                if (vertex.getExecutionState() != ExecutionState.RUNNING) {
-                    settled = false;
-                    continue;
-                }
-                locations.put(vertex.getTaskNameWithSubtaskIndex(), vertex.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString());
-            }
-            settled &= !locations.isEmpty() && countAttempt(graph) >= attempt;
-            for (Map.Entry<String, String> entry : locations.entrySet()) {
-                String primary = entry.getKey().startsWith("Standby: ") ? locations.get(entry.getKey().substring("Standby: ".length())) : null;
-                settled &= primary == null || !primary.equals(entry.getValue());
-            }
-            if (settled) {
-                return new HashMap<>(locations);
-            }
-            Thread.sleep(50);
-        }
-        throw new AssertionError("Not every standby runs on another TaskManager than its primary: " + locations);
+        return StandbyPlacement.awaitSpread(cluster, job, AccessExecutionVertex::getTaskNameWithSubtaskIndex, graph -> countAttempt(graph) >= attempt, Duration.ofSeconds(40));
     }
 
     /** The attempt of the first subtask of {@code count}; -1 before the job's graph is there. */
