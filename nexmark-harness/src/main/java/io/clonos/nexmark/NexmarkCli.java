@@ -12,12 +12,19 @@
 
 package io.clonos.nexmark;
 
+import io.clonos.nexmark.failure.FailureJob;
+import io.clonos.nexmark.failure.NexmarkFailure;
+
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.Consumer;
 
 /**
  * {@code bin/clonos nexmark ...}: the Nexmark experiments. The launcher runs it with the harness's
@@ -30,11 +37,20 @@ public final class NexmarkCli {
             "  overhead [--events N] [--queries Q,Q,...] [--parallelism P] [--repetitions R] [--output DIR]",
             "        Every Nexmark query but Q10, without failures, on Flink and on Clonos at",
             "        determinant sharing depth 1 and full, after a warm-up run on each; throughput",
-            "        per query and relative to Flink,",
+            "        and end-to-end latency (p50, p99) per query and relative to Flink,",
             "        as CSV, JSON and an HTML chart; R runs per query and system, medians. Defaults:",
             "        100000 events, all queries, parallelism 2, 3 repetitions,",
             "        bench-results/nexmark-overhead.",
-            "  failure --query 3|8   not built yet.");
+            "  failure --query 3|8 [--rate N] [--seconds S] [--kill-after S] [--parallelism P]",
+            "          [--checkpoint-interval MS] [--checkpoint-dir URI] [--bootstrap-servers HOST:PORT]",
+            "          [--standby true|false] [--output DIR]",
+            "        The query between Kafka topics (a broker in this JVM unless --bootstrap-servers),",
+            "        exactly-once Kafka sink, RocksDB incremental checkpoints to URI; the TaskManager",
+            "        running the query's first subtask is terminated after S seconds, on Clonos and on",
+            "        Flink in one run; output checked against a failure-free run; throughput and",
+            "        latency over time, recovery times, as CSV, JSON and an HTML page. Defaults:",
+            "        10000 events/s for 60 s, kill after 30 s, parallelism 2, checkpoint every 1000 ms,",
+            "        a temporary checkpoint directory, standby true, bench-results/nexmark-failure.");
 
     private NexmarkCli() {}
 
@@ -45,37 +61,73 @@ public final class NexmarkCli {
     static int run(String[] args) throws Exception {
         Deque<String> rest = new ArrayDeque<>(Arrays.asList(args));
         String experiment = rest.poll();
-        if (!"overhead".equals(experiment)) {
-            System.err.println("failure".equals(experiment) ? "clonos nexmark failure is not built yet.\n" + USAGE : USAGE);
+        Map<String, Consumer<String>> options = new HashMap<>();
+        Callable<?> run;
+        if ("overhead".equals(experiment)) {
+            NexmarkOverhead.Settings settings = new NexmarkOverhead.Settings();
+            options.put("--events", v -> settings.events = positive("--events", Long.parseLong(v)));
+            options.put("--parallelism", v -> settings.parallelism = (int) positive("--parallelism", Integer.parseInt(v)));
+            options.put("--repetitions", v -> settings.repetitions = (int) positive("--repetitions", Integer.parseInt(v)));
+            options.put("--output", v -> settings.output = Path.of(v));
+            options.put("--queries", v -> settings.queries = queries(v));
+            run = () -> new NexmarkOverhead(settings, System.out).run();
+        } else if ("failure".equals(experiment)) {
+            NexmarkFailure.Settings settings = new NexmarkFailure.Settings();
+            settings.query = -1;
+            options.put("--query", v -> settings.query = failureQuery(v));
+            options.put("--rate", v -> settings.rate = (int) positive("--rate", Integer.parseInt(v)));
+            options.put("--seconds", v -> settings.seconds = (int) positive("--seconds", Integer.parseInt(v)));
+            options.put("--kill-after", v -> settings.killAfterSeconds = (int) positive("--kill-after", Integer.parseInt(v)));
+            options.put("--parallelism", v -> settings.parallelism = (int) positive("--parallelism", Integer.parseInt(v)));
+            options.put("--checkpoint-interval", v -> settings.checkpointIntervalMs = positive("--checkpoint-interval", Long.parseLong(v)));
+            options.put("--checkpoint-dir", v -> settings.checkpointDir = v);
+            options.put("--bootstrap-servers", v -> settings.bootstrapServers = v);
+            options.put("--standby", v -> settings.standby = bool("--standby", v));
+            options.put("--output", v -> settings.output = Path.of(v));
+            run = () -> {
+                if (settings.query < 0) {
+                    throw new IllegalArgumentException("failure needs --query 3 or --query 8.");
+                }
+                return new NexmarkFailure(settings, System.out).run();
+            };
+        } else {
+            System.err.println(USAGE);
             return 2;
         }
-        NexmarkOverhead.Settings settings = new NexmarkOverhead.Settings();
-        while (!rest.isEmpty()) {
-            String option = rest.poll();
-            String value = rest.poll();
-            if (value == null) {
-                System.err.println("Option " + option + " needs a value.\n" + USAGE);
-                return 2;
-            }
-            try {
-                switch (option) {
-                    case "--events" -> settings.events = positive(option, Long.parseLong(value));
-                    case "--parallelism" -> settings.parallelism = (int) positive(option, Integer.parseInt(value));
-                    case "--repetitions" -> settings.repetitions = (int) positive(option, Integer.parseInt(value));
-                    case "--output" -> settings.output = Path.of(value);
-                    case "--queries" -> settings.queries = queries(value);
-                    default -> {
-                        System.err.println("Unknown option " + option + ".\n" + USAGE);
-                        return 2;
-                    }
+        try {
+            while (!rest.isEmpty()) {
+                String option = rest.poll();
+                String value = rest.poll();
+                Consumer<String> setter = options.get(option);
+                if (setter == null) {
+                    throw new IllegalArgumentException("Unknown option " + option + " for " + experiment + ".");
                 }
-            } catch (IllegalArgumentException e) {
-                System.err.println(e.getMessage() + "\n" + USAGE);
-                return 2;
+                if (value == null) {
+                    throw new IllegalArgumentException("Option " + option + " needs a value.");
+                }
+                setter.accept(value);
             }
+            run.call();
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage() + "\n" + USAGE);
+            return 2;
         }
-        new NexmarkOverhead(settings, System.out).run();
         return 0;
+    }
+
+    private static int failureQuery(String value) {
+        int query = Integer.parseInt(value.trim());
+        if (!FailureJob.QUERIES.contains(query)) {
+            throw new IllegalArgumentException("--query takes 3 or 8 (the paper's failure experiments), not " + value + ".");
+        }
+        return query;
+    }
+
+    private static boolean bool(String option, String value) {
+        if (!value.equals("true") && !value.equals("false")) {
+            throw new IllegalArgumentException(option + " takes true or false, not " + value + ".");
+        }
+        return Boolean.parseBoolean(value);
     }
 
     private static long positive(String option, long value) {

@@ -13,6 +13,7 @@
 package io.clonos.cli.bench;
 
 
+import io.clonos.runtime.minicluster.EmbeddedClusters;
 import io.clonos.runtime.causal.TaskCausalLog;
 
 import org.apache.flink.annotation.Internal;
@@ -141,7 +142,7 @@ public final class OverheadBenchmark {
             config.setString("clonos.determinant-sharing-depth", variant.dsd);
         }
         long determinantBytesBefore = TaskCausalLog.appendedInThisJvm();
-        try (MiniCluster cluster = BenchmarkCluster.start(variant != Variant.FLINK, config, 2, settings.parallelism)) {
+        try (MiniCluster cluster = EmbeddedClusters.start(variant != Variant.FLINK, config, 2, settings.parallelism)) {
             JobID job =
                     cluster.submitJob(SyntheticJob.build(settings.records, 0, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs, false))
                             .get()

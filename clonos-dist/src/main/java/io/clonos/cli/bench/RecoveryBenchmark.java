@@ -12,6 +12,7 @@
 
 package io.clonos.cli.bench;
 
+import io.clonos.runtime.minicluster.EmbeddedClusters;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
 import org.apache.flink.annotation.Internal;
@@ -93,8 +94,8 @@ public final class RecoveryBenchmark {
     private RecoveryFigures runOnce(boolean onClonos) throws Exception {
         String mode = onClonos ? "clonos" : "flink";
         SyntheticJob.RECEIVED.clear();
-        Configuration config = BenchmarkCluster.killConfiguration();
-        try (MiniCluster cluster = BenchmarkCluster.start(onClonos, config, 3, settings.parallelism)) {
+        Configuration config = EmbeddedClusters.killConfiguration();
+        try (MiniCluster cluster = EmbeddedClusters.start(onClonos, config, 3, settings.parallelism)) {
             JobID job =
                     cluster.submitJob(SyntheticJob.build(settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs, true))
                             .get()
@@ -105,7 +106,7 @@ public final class RecoveryBenchmark {
                 Thread.sleep(50);
             }
             AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-            String victim = location(graph, "stateful-map", 0);
+            String victim = EmbeddedClusters.location(graph, "stateful-map", 0);
             Set<Integer> affectedWindows = subtasksOn(graph, "window", victim);
             int index = EmbeddedTaskManagers.indexOf(cluster, victim);
             long killedAt = System.currentTimeMillis();
@@ -124,13 +125,9 @@ public final class RecoveryBenchmark {
         }
     }
 
-    private static String location(AccessExecutionGraph graph, String vertexName, int subtask) {
-        return BenchmarkCluster.vertex(graph, vertexName).getTaskVertices()[subtask].getCurrentAssignedResourceLocation().getResourceID().getResourceIdString();
-    }
-
     private static Set<Integer> subtasksOn(AccessExecutionGraph graph, String vertexName, String taskManager) {
         Set<Integer> subtasks = new HashSet<>();
-        for (AccessExecutionVertex v : BenchmarkCluster.vertex(graph, vertexName).getTaskVertices()) {
+        for (AccessExecutionVertex v : EmbeddedClusters.vertex(graph, vertexName).getTaskVertices()) {
             if (v.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString().equals(taskManager)) {
                 subtasks.add(v.getParallelSubtaskIndex());
             }

@@ -12,6 +12,7 @@
 
 package io.clonos.cli.bench;
 
+import io.clonos.runtime.minicluster.EmbeddedClusters;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
 import org.apache.flink.annotation.Internal;
@@ -111,7 +112,7 @@ public final class StandbyBenchmark {
         SyntheticJob.RECEIVED.clear();
         SyntheticJob.StatefulMap.FIRST_PROCESSED.clear();
         Path work = Files.createTempDirectory("clonos-standby-bench");
-        Configuration config = BenchmarkCluster.killConfiguration();
+        Configuration config = EmbeddedClusters.killConfiguration();
         // activation is measured, not the restart strategy's back-off (the same in both runs)
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
         config.setString("state.backend.type", "rocksdb");
@@ -121,7 +122,7 @@ public final class StandbyBenchmark {
                 : settings.checkpointDir.replaceAll("/+$", "") + "/" + work.getFileName());
         config.setString("io.tmp.dirs", Files.createDirectories(work.resolve("tmp")).toString());
         config.setString("clonos.standby.enabled", String.valueOf(withStandby));
-        try (MiniCluster cluster = BenchmarkCluster.start(true, config, 3, settings.parallelism)) {
+        try (MiniCluster cluster = EmbeddedClusters.start(true, config, 3, settings.parallelism)) {
             JobID job = cluster.submitJob(SyntheticJob.build(settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs, true))
                     .get()
                     .getJobID();
@@ -132,7 +133,7 @@ public final class StandbyBenchmark {
             }
             int subtask = withStandby ? subtaskWithStandbyElsewhere(cluster, job) : 0;
             AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-            AccessExecutionVertex map = BenchmarkCluster.vertex(graph, "stateful-map").getTaskVertices()[subtask];
+            AccessExecutionVertex map = EmbeddedClusters.vertex(graph, "stateful-map").getTaskVertices()[subtask];
             String victim = map.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString();
             int index = EmbeddedTaskManagers.indexOf(cluster, victim);
             cluster.terminateTaskManager(index).get();
@@ -140,7 +141,7 @@ public final class StandbyBenchmark {
             if (!cluster.requestJobResult(job).get(10, TimeUnit.MINUTES).isSuccess()) {
                 throw new IllegalStateException("The " + mode + " run failed");
             }
-            AccessExecutionVertex recovered = BenchmarkCluster.vertex(cluster.getArchivedExecutionGraph(job).get(), "stateful-map").getTaskVertices()[subtask];
+            AccessExecutionVertex recovered = EmbeddedClusters.vertex(cluster.getArchivedExecutionGraph(job).get(), "stateful-map").getTaskVertices()[subtask];
             return figures(recovered);
         }
     }
@@ -153,8 +154,8 @@ public final class StandbyBenchmark {
         long deadline = System.currentTimeMillis() + 30_000;
         while (System.currentTimeMillis() < deadline) {
             AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-            AccessExecutionVertex[] primaries = BenchmarkCluster.vertex(graph, "stateful-map").getTaskVertices();
-            AccessExecutionVertex[] standbys = BenchmarkCluster.vertex(graph, "Standby: stateful-map").getTaskVertices();
+            AccessExecutionVertex[] primaries = EmbeddedClusters.vertex(graph, "stateful-map").getTaskVertices();
+            AccessExecutionVertex[] standbys = EmbeddedClusters.vertex(graph, "Standby: stateful-map").getTaskVertices();
             for (int i = 0; i < primaries.length; i++) {
                 if (primaries[i].getExecutionState() == ExecutionState.RUNNING && standbys[i].getExecutionState() == ExecutionState.RUNNING
                         && !primaries[i].getCurrentAssignedResourceLocation().getResourceID().equals(standbys[i].getCurrentAssignedResourceLocation().getResourceID())) {

@@ -12,6 +12,7 @@
 
 package io.clonos.cli.bench;
 
+import io.clonos.runtime.minicluster.EmbeddedClusters;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
 import org.apache.flink.api.common.JobID;
@@ -53,24 +54,24 @@ class StandbyHdfsIT {
         MiniDFSCluster hdfs = new MiniDFSCluster.Builder(hadoop).numDataNodes(1).build();
         try {
             Path tmp = Files.createDirectories(work.resolve("tmp"));
-            Configuration config = BenchmarkCluster.killConfiguration();
+            Configuration config = EmbeddedClusters.killConfiguration();
             config.setString("state.backend.type", "rocksdb");
             config.setString("state.backend.incremental", "true");
             config.setString("state.checkpoints.dir", "hdfs://localhost:" + hdfs.getNameNodePort() + "/checkpoints");
             config.setString("io.tmp.dirs", tmp.toString());
             config.setString("clonos.standby.enabled", "true");
             SyntheticJob.RECEIVED.clear();
-            try (MiniCluster cluster = BenchmarkCluster.start(true, config, 3, PARALLELISM)) {
+            try (MiniCluster cluster = EmbeddedClusters.start(true, config, 3, PARALLELISM)) {
                 JobID job = cluster.submitJob(SyntheticJob.build(RECORDS, RATE, 64, PARALLELISM, 4 * 1024, 500, true)).get().getJobID();
                 awaitCopies(tmp.resolve("clonos-standby").resolve(job.toHexString()));
                 int subtask = StandbyBenchmark.subtaskWithStandbyElsewhere(cluster, job);
                 AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-                String victim = location(BenchmarkCluster.vertex(graph, "stateful-map").getTaskVertices()[subtask]);
-                String standby = location(BenchmarkCluster.vertex(graph, "Standby: stateful-map").getTaskVertices()[subtask]);
+                String victim = location(EmbeddedClusters.vertex(graph, "stateful-map").getTaskVertices()[subtask]);
+                String standby = location(EmbeddedClusters.vertex(graph, "Standby: stateful-map").getTaskVertices()[subtask]);
                 cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, victim)).get();
 
                 assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
-                AccessExecutionVertex replaced = BenchmarkCluster.vertex(cluster.getArchivedExecutionGraph(job).get(), "stateful-map").getTaskVertices()[subtask];
+                AccessExecutionVertex replaced = EmbeddedClusters.vertex(cluster.getArchivedExecutionGraph(job).get(), "stateful-map").getTaskVertices()[subtask];
                 assertThat(replaced.getCurrentExecutionAttempt().getAttemptNumber()).as("replaced once, restored at the first try").isEqualTo(1);
                 assertThat(location(replaced)).as("where its standby held the copies").isEqualTo(standby);
             }

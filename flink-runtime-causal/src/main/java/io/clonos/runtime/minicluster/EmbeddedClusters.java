@@ -10,15 +10,13 @@
  * and limitations under the License.
  */
 
-package io.clonos.cli.bench;
-
-import io.clonos.runtime.minicluster.ClonosMiniCluster;
+package io.clonos.runtime.minicluster;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -26,17 +24,20 @@ import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 
 import java.time.Duration;
 
-/** The embedded cluster a benchmark run uses: Clonos's, or vanilla Flink's for comparison. */
+/**
+ * The embedded clusters of the failure experiments (the benchmarks and the Nexmark failure
+ * experiment): Clonos's, or vanilla Flink's for comparison, on the same settings.
+ */
 @Internal
-final class BenchmarkCluster {
+public final class EmbeddedClusters {
 
-    private BenchmarkCluster() {}
+    private EmbeddedClusters() {}
 
     /**
      * The cluster settings of a run that kills a TaskManager: slots spread over the TaskManagers,
      * quick restarts.
      */
-    static Configuration killConfiguration() {
+    public static Configuration killConfiguration() {
         Configuration config = new Configuration();
         config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
@@ -45,16 +46,8 @@ final class BenchmarkCluster {
         return config;
     }
 
-    static AccessExecutionJobVertex vertex(AccessExecutionGraph graph, String name) {
-        for (AccessExecutionJobVertex v : graph.getVerticesTopologically()) {
-            if (v.getName().equals(name)) {
-                return v;
-            }
-        }
-        throw new IllegalStateException("No vertex " + name);
-    }
-
-    static MiniCluster start(boolean onClonos, Configuration config, int taskManagers, int slots) throws Exception {
+    /** Starts a cluster of {@code taskManagers} TaskManagers with {@code slots} slots each, its REST endpoint on a free port. */
+    public static MiniCluster start(boolean onClonos, Configuration config, int taskManagers, int slots) throws Exception {
         Configuration withRandomPort = new Configuration(config);
         withRandomPort.set(RestOptions.BIND_PORT, "0");
         MiniClusterConfiguration clusterConfig =
@@ -62,5 +55,20 @@ final class BenchmarkCluster {
         MiniCluster cluster = onClonos ? new ClonosMiniCluster(clusterConfig) : new MiniCluster(clusterConfig);
         cluster.start();
         return cluster;
+    }
+
+    /** The job vertex whose name is {@code name}, or, for a chain, whose first operator is. */
+    public static AccessExecutionJobVertex vertex(AccessExecutionGraph graph, String name) {
+        for (AccessExecutionJobVertex v : graph.getVerticesTopologically()) {
+            if (v.getName().equals(name) || v.getName().startsWith(name + " -> ")) {
+                return v;
+            }
+        }
+        throw new IllegalStateException("No vertex " + name);
+    }
+
+    /** The resource id of the TaskManager that runs subtask {@code subtask} of vertex {@code name}. */
+    public static String location(AccessExecutionGraph graph, String name, int subtask) {
+        return vertex(graph, name).getTaskVertices()[subtask].getCurrentAssignedResourceLocation().getResourceID().getResourceIdString();
     }
 }

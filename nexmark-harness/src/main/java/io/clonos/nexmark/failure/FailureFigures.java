@@ -1,0 +1,120 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.nexmark.failure;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The failure experiment's figures of one system, from the committed output records: for each,
+ * when it reached the broker and the wall-clock time its input was due to arrive; the difference
+ * is its end-to-end latency. Time is bucketed as the paper sampled it, {@value #BUCKET_MS} ms at a
+ * time.
+ *
+ * <p>Recovery time follows the paper: from the failure until the latency is back within 10% of its
+ * level before it. The level is the mean latency over the {@code baselineMs} before the failure; a
+ * bucket after it counts as recovered when its mean latency is within 10% of that level or within
+ * the spread the buckets before the failure showed (without the latter, the jitter of latencies of
+ * a few tens of milliseconds would count as not recovered). The system has recovered at the end of
+ * the last bucket after the failure that is out of bounds, or at the failure if none is. Buckets
+ * without output do not count: Q8 emits only when a window closes.
+ */
+@Internal
+public final class FailureFigures {
+
+    static final long BUCKET_MS = 333;
+
+    /** An output record: when it reached the broker, when its input was due, its value. */
+    public record Output(long appendedAt, long dueAt, String value) {
+        long latency() {
+            return appendedAt - dueAt;
+        }
+    }
+
+    public final String system;
+    public final long killedAt;
+    public final long baselineLatencyMs;
+    public final long latencyBoundMs;
+    public final long recoveryMs;
+    public final long longestGapMs;
+    public final long p50BeforeMs;
+    public final long p99BeforeMs;
+    public final long p99AfterMs;
+    public final long results;
+    public final List<String> timeline = new ArrayList<>();
+
+    FailureFigures(String system, List<Output> outputs, long killedAt, long baselineMs) {
+        this.system = system;
+        this.killedAt = killedAt;
+        this.results = outputs.size();
+        long first = outputs.stream().mapToLong(Output::appendedAt).min().orElse(killedAt);
+        long last = outputs.stream().mapToLong(Output::appendedAt).max().orElse(killedAt);
+        long baselineFrom = Math.max(first, killedAt - baselineMs);
+
+        this.baselineLatencyMs = meanLatency(outputs, baselineFrom, killedAt);
+        long spread = baselineLatencyMs;
+        for (long from = killedAt - BUCKET_MS; from >= baselineFrom; from -= BUCKET_MS) {
+            spread = Math.max(spread, meanLatency(outputs, from, from + BUCKET_MS));
+        }
+        this.latencyBoundMs = Math.max(Math.round(baselineLatencyMs * 1.1), spread);
+
+        long recoveredAt = killedAt;
+        for (long from = killedAt; from <= last; from += BUCKET_MS) {
+            if (meanLatency(outputs, from, from + BUCKET_MS) > latencyBoundMs) {
+                recoveredAt = from + BUCKET_MS;
+            }
+        }
+        this.recoveryMs = recoveredAt - killedAt;
+
+        long previous = killedAt;
+        long gap = 0;
+        for (long appended : outputs.stream().mapToLong(Output::appendedAt).filter(t -> t >= killedAt).sorted().toArray()) {
+            gap = Math.max(gap, appended - previous);
+            previous = appended;
+        }
+        this.longestGapMs = gap;
+        this.p50BeforeMs = percentile(outputs, first, killedAt, 0.50);
+        this.p99BeforeMs = percentile(outputs, first, killedAt, 0.99);
+        this.p99AfterMs = percentile(outputs, killedAt, last + 1, 0.99);
+
+        for (long from = killedAt - ((killedAt - first) / BUCKET_MS + 1) * BUCKET_MS; from <= last; from += BUCKET_MS) {
+            long count = count(outputs, from, from + BUCKET_MS);
+            timeline.add(String.format(Locale.ROOT, "%s,%d,%d,%.0f,%d", system, from - killedAt, count, count * 1000.0 / BUCKET_MS, meanLatency(outputs, from, from + BUCKET_MS)));
+        }
+    }
+
+    static final String TIMELINE_HEADER = "system,ms_since_kill,results,results_per_second,mean_latency_ms";
+
+    private static long count(List<Output> outputs, long from, long to) {
+        return outputs.stream().filter(o -> o.appendedAt() >= from && o.appendedAt() < to).count();
+    }
+
+    /** Mean latency of the output that reached the broker in [from, to), -1 if none did. */
+    static long meanLatency(List<Output> outputs, long from, long to) {
+        return Math.round(outputs.stream().filter(o -> o.appendedAt() >= from && o.appendedAt() < to).mapToLong(Output::latency).average().orElse(-1));
+    }
+
+    private static long percentile(List<Output> outputs, long from, long to, double p) {
+        long[] latencies = outputs.stream().filter(o -> o.appendedAt() >= from && o.appendedAt() < to).mapToLong(Output::latency).sorted().toArray();
+        return latencies.length == 0 ? -1 : latencies[(int) Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)];
+    }
+
+    String json() {
+        return String.format(Locale.ROOT,
+                "{\"results\":%d,\"baselineLatencyMs\":%d,\"latencyBoundMs\":%d,\"recoveryMs\":%d,\"longestOutputGapMs\":%d,\"latencyP50BeforeMs\":%d,\"latencyP99BeforeMs\":%d,\"latencyP99AfterMs\":%d}",
+                results, baselineLatencyMs, latencyBoundMs, recoveryMs, longestGapMs, p50BeforeMs, p99BeforeMs, p99AfterMs);
+    }
+}

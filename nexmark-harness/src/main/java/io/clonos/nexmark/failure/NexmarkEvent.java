@@ -1,0 +1,120 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.nexmark.failure;
+
+import org.apache.beam.sdk.nexmark.model.Auction;
+import org.apache.beam.sdk.nexmark.model.Bid;
+import org.apache.beam.sdk.nexmark.model.Event;
+import org.apache.beam.sdk.nexmark.model.Person;
+import org.apache.flink.annotation.Internal;
+
+import javax.annotation.Nullable;
+
+/**
+ * A Nexmark event as the failure experiment's input topic carries it and its Flink jobs see it: one
+ * line of text, {@code |}-separated, with the fields Q3 and Q8 read (a Flink POJO, so that the jobs
+ * need no Beam classes). The line is the topic's record value; the record's timestamp is the
+ * event's time.
+ *
+ * <pre>
+ * P|id|name|city|state|dateTime
+ * A|id|seller|category|reserve|dateTime
+ * B|auction|bidder|price|dateTime
+ * </pre>
+ */
+@Internal
+public class NexmarkEvent {
+    public static final char PERSON = 'P';
+    public static final char AUCTION = 'A';
+
+    /** {@link #PERSON} or {@link #AUCTION}; bids are dropped when read. */
+    public char kind;
+    /** The person's or the auction's id. */
+    public long id;
+    public String name;
+    public String city;
+    public String state;
+    public long seller;
+    public long category;
+    public long reserve;
+    public long dateTime;
+
+    public NexmarkEvent() {}
+
+    /** The line of a generator's event. */
+    public static String encode(Event event) {
+        if (event.newPerson != null) {
+            Person p = event.newPerson;
+            return "P|" + p.id + "|" + clean(p.name) + "|" + clean(p.city) + "|" + clean(p.state) + "|" + p.dateTime.getMillis();
+        }
+        if (event.newAuction != null) {
+            Auction a = event.newAuction;
+            return "A|" + a.id + "|" + a.seller + "|" + a.category + "|" + a.reserve + "|" + a.dateTime.getMillis();
+        }
+        Bid b = event.bid;
+        return "B|" + b.auction + "|" + b.bidder + "|" + b.price + "|" + b.dateTime.getMillis();
+    }
+
+    /**
+     * The person or auction of a line, null for a bid (neither query reads bids).
+     *
+     * @throws IllegalArgumentException for a line that is no event: the input topic holds
+     *     something else, and a query over it would give a silently wrong answer
+     */
+    @Nullable
+    public static NexmarkEvent parse(String line) {
+        String[] f = line.split("\\|", -1);
+        try {
+            NexmarkEvent event = new NexmarkEvent();
+            switch (f.length > 0 ? f[0] : "") {
+                case "P" -> {
+                    check(f, 6, line);
+                    event.kind = PERSON;
+                    event.id = Long.parseLong(f[1]);
+                    event.name = f[2];
+                    event.city = f[3];
+                    event.state = f[4];
+                    event.dateTime = Long.parseLong(f[5]);
+                    return event;
+                }
+                case "A" -> {
+                    check(f, 6, line);
+                    event.kind = AUCTION;
+                    event.id = Long.parseLong(f[1]);
+                    event.seller = Long.parseLong(f[2]);
+                    event.category = Long.parseLong(f[3]);
+                    event.reserve = Long.parseLong(f[4]);
+                    event.dateTime = Long.parseLong(f[5]);
+                    return event;
+                }
+                case "B" -> {
+                    check(f, 5, line);
+                    return null;
+                }
+                default -> throw new IllegalArgumentException("Not a Nexmark event line: '" + line + "'");
+            }
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("Not a Nexmark event line: '" + line + "'", e);
+        }
+    }
+
+    private static void check(String[] fields, int expected, String line) {
+        if (fields.length != expected) {
+            throw new IllegalArgumentException("Not a Nexmark event line (" + expected + " fields expected): '" + line + "'");
+        }
+    }
+
+    private static String clean(String text) {
+        return text.replace('|', '/');
+    }
+}

@@ -1,0 +1,351 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.nexmark.failure;
+
+import io.clonos.runtime.minicluster.EmbeddedClusters;
+import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.util.FileUtils;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongUnaryOperator;
+
+/**
+ * {@code bin/clonos nexmark failure --query 3|8}: the paper's failure experiment (its Figure 6).
+ * Nexmark Q3 or Q8 reads the rate-limited generator's events from Kafka and writes its results to
+ * Kafka through Flink's transactional sink, with RocksDB incremental checkpoints to a configurable
+ * URI; midway the TaskManager that runs the query's first subtask is terminated. The same
+ * invocation does this on Clonos (local recovery, one standby per task) and on vanilla Flink 1.20.5
+ * (restart of the whole job), each on a fresh embedded cluster and its own topics with the same
+ * events, and then runs the query once more without a failure as the reference: each system's
+ * committed output must equal it. It reports throughput and latency over time at the output topic
+ * and the recovery times ({@link FailureFigures}).
+ */
+@Internal
+public final class NexmarkFailure {
+
+    /** The systems, in the order they run. */
+    static final List<String> SYSTEMS = List.of("clonos", "flink");
+
+    /** The knobs. */
+    public static final class Settings {
+        public int query = 3;
+        public int rate = 10_000;
+        public int seconds = 60;
+        public int killAfterSeconds = 30;
+        public int parallelism = 2;
+        public long checkpointIntervalMs = 1_000;
+        /** Q8's window. */
+        public long windowSeconds = 10;
+        /** A file system URI for the checkpoints, each run in a directory of its own under it; null for a temporary directory. */
+        public String checkpointDir;
+        /** An external broker; null for one in this JVM. */
+        public String bootstrapServers;
+        /** Clonos with one standby per task (the paper's setting). */
+        public boolean standby = true;
+        public Path output = Path.of("bench-results", "nexmark-failure");
+
+        long events() {
+            return (long) rate * seconds;
+        }
+    }
+
+    /** One system's run: its figures and how its output compares with the reference. */
+    public record Run(String system, FailureFigures figures, int restartedSubtasks, int subtasks, long missing, long duplicated) {
+        public boolean exactlyOnce() {
+            return missing == 0 && duplicated == 0;
+        }
+
+        public boolean local() {
+            return restartedSubtasks < subtasks;
+        }
+
+        public long recoveryMs() {
+            return figures.recoveryMs;
+        }
+    }
+
+    private final Settings settings;
+    private final PrintStream out;
+    private final long started = System.nanoTime();
+
+    public NexmarkFailure(Settings settings, PrintStream out) {
+        this.settings = settings;
+        this.out = out;
+    }
+
+    /** Runs the experiment; returns the runs, also written to the output directory. */
+    public List<Run> run() throws Exception {
+        if (settings.killAfterSeconds >= settings.seconds) {
+            throw new IllegalArgumentException("--kill-after (" + settings.killAfterSeconds + " s) must be less than --seconds (" + settings.seconds + ").");
+        }
+        out.printf(Locale.ROOT, "Nexmark failure experiment: Q%d, %,d events at %,d/s, parallelism %d, checkpoint every %d ms, a TaskManager terminated after %d s, on %s%n",
+                settings.query, settings.events(), settings.rate, settings.parallelism, settings.checkpointIntervalMs, settings.killAfterSeconds, SYSTEMS);
+        EmbeddedKafka embedded = settings.bootstrapServers == null ? EmbeddedKafka.start() : null;
+        Path checkpoints = settings.checkpointDir == null ? Files.createTempDirectory("clonos-nexmark-checkpoints") : null;
+        try {
+            String bootstrap = embedded == null ? settings.bootstrapServers : embedded.bootstrapServers();
+            String checkpointRoot = checkpoints == null ? settings.checkpointDir : checkpoints.toUri().toString();
+            progress("Kafka at %s%s, checkpoints under %s", bootstrap, embedded == null ? "" : " (in this JVM)", checkpointRoot);
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+                List<Run> runs = new ArrayList<>();
+                List<String> reference = null;
+                for (String system : SYSTEMS) {
+                    String id = "nexmark-q" + settings.query + "-" + system + "-" + UUID.randomUUID().toString().substring(0, 8);
+                    SystemRun run = runSystem(system, id, admin, bootstrap, checkpointRoot);
+                    if (reference == null) {
+                        reference = reference(id, admin, bootstrap, checkpointRoot);
+                    }
+                    runs.add(run.compareWith(reference));
+                    Run last = runs.get(runs.size() - 1);
+                    progress("%s: %d results, missing %d, duplicated %d against the failure-free run; %d of %d subtasks restarted; recovery %d ms",
+                            system, last.figures().results, last.missing(), last.duplicated(), last.restartedSubtasks(), last.subtasks(), last.recoveryMs());
+                }
+                FailureReport.write(settings, runs, out);
+                return runs;
+            }
+        } finally {
+            if (embedded != null) {
+                embedded.close();
+            }
+            if (checkpoints != null) {
+                FileUtils.deleteDirectoryQuietly(checkpoints.toFile());
+            }
+        }
+    }
+
+    /** What a system's run leaves before it is compared with the reference. */
+    private record SystemRun(String system, List<FailureFigures.Output> outputs, FailureFigures figures, int restarted, int subtasks) {
+        Run compareWith(List<String> reference) {
+            Map<String, Long> balance = new HashMap<>();
+            reference.forEach(value -> balance.merge(value, 1L, Long::sum));
+            outputs.forEach(o -> balance.merge(o.value(), -1L, Long::sum));
+            long missing = balance.values().stream().filter(n -> n > 0).mapToLong(Long::longValue).sum();
+            long duplicated = -balance.values().stream().filter(n -> n < 0).mapToLong(Long::longValue).sum();
+            return new Run(system, figures, restarted, subtasks, missing, duplicated);
+        }
+    }
+
+    private SystemRun runSystem(String system, String id, Admin admin, String bootstrap, String checkpointRoot) throws Exception {
+        boolean onClonos = system.equals("clonos");
+        String input = id + "-in";
+        String output = id + "-out";
+        createTopics(admin, input, output);
+        Map<Integer, Long> inputEnd = EventPublisher.endOffsets(settings.events(), settings.parallelism);
+        Configuration config = clusterConfiguration(checkpointRoot + "/" + id);
+        config.setString("clonos.standby.enabled", String.valueOf(onClonos && settings.standby));
+        // one slot per TaskManager, so that the lost TaskManager runs one subtask of each task (slot
+        // sharing) and nothing else; one TaskManager per standby and one spare, for both systems
+        try (MiniCluster cluster = EmbeddedClusters.start(onClonos, config, 2 * settings.parallelism + 1, 1);
+                EventPublisher publisher = new EventPublisher(bootstrap, input, settings.parallelism, settings.events(), settings.rate, true)) {
+            JobID job = cluster.submitJob(FailureJob.build(settings.query, new FailureJob.Topics(bootstrap, input, inputEnd, output, id, DeliveryGuarantee.EXACTLY_ONCE), settings.parallelism,
+                    settings.checkpointIntervalMs, settings.windowSeconds, new Configuration())).get().getJobID();
+            awaitRunning(cluster, job);
+            publisher.start();
+            progress("%s: job running, publishing", system);
+            long killAt = publisher.startMillis() + TimeUnit.SECONDS.toMillis(settings.killAfterSeconds);
+            long killedAt = -1;
+            long lastOutput = 0;
+            long lastReport = System.currentTimeMillis();
+            long lastPublished = 0;
+            while (!cluster.getJobStatus(job).get().isGloballyTerminalState()) {
+                Thread.sleep(100);
+                long now = System.currentTimeMillis();
+                if (killedAt < 0 && now >= killAt) {
+                    String victim = EmbeddedClusters.location(cluster.getExecutionGraph(job).get(), queryOperator(), 0);
+                    int index = EmbeddedTaskManagers.indexOf(cluster, victim);
+                    killedAt = System.currentTimeMillis();
+                    cluster.terminateTaskManager(index).get();
+                    progress("%s: terminated TaskManager %d (%s), which ran %s[0]", system, index, victim, queryOperator());
+                }
+                if (now - lastReport >= 2_000) {
+                    long written = latestOffsets(admin, output);
+                    long published = publisher.published();
+                    progress("%s: %,d events published (%,.0f/s), output %,.0f records/s", system, published,
+                            (published - lastPublished) * 1000.0 / (now - lastReport), (written - lastOutput) * 1000.0 / (now - lastReport));
+                    lastOutput = written;
+                    lastPublished = published;
+                    lastReport = now;
+                }
+            }
+            publisher.await();
+            if (cluster.getJobStatus(job).get() != JobStatus.FINISHED) {
+                throw new IllegalStateException("Q" + settings.query + " on " + system + " ended " + cluster.getJobStatus(job).get());
+            }
+            if (killedAt < 0) {
+                throw new IllegalStateException("Q" + settings.query + " on " + system + " ended before the TaskManager was to be terminated; give it more --seconds.");
+            }
+            AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
+            int restarted = 0;
+            int subtasks = 0;
+            for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+                if (!vertex.getTaskNameWithSubtaskIndex().startsWith("Standby: ")) {
+                    subtasks++;
+                    restarted += vertex.getCurrentExecutionAttempt().getAttemptNumber() > 0 ? 1 : 0;
+                }
+            }
+            List<FailureFigures.Output> outputs = committed(bootstrap, admin, output, publisher::dueAt);
+            admin.deleteTopics(List.of(input, output));
+            long baselineMs = Math.min(10_000, TimeUnit.SECONDS.toMillis(settings.killAfterSeconds) / 2);
+            return new SystemRun(system, outputs, new FailureFigures(system, outputs, killedAt, baselineMs), restarted, subtasks);
+        }
+    }
+
+    /**
+     * The failure-free output: the query once more, without a failure or a rate limit, on vanilla
+     * Flink, over the events of the run {@code id} (the same events every run publishes), its sink
+     * without transactions: nothing fails.
+     */
+    private List<String> reference(String id, Admin admin, String bootstrap, String checkpointRoot) throws Exception {
+        String input = id + "-reference-in";
+        String output = id + "-reference-out";
+        createTopics(admin, input, output);
+        try (EventPublisher publisher = new EventPublisher(bootstrap, input, settings.parallelism, settings.events(), settings.rate, false)) {
+            publisher.start();
+            publisher.await();
+        }
+        progress("reference: the failure-free run");
+        try (MiniCluster cluster = EmbeddedClusters.start(false, clusterConfiguration(checkpointRoot + "/" + id + "-reference"), 1, settings.parallelism)) {
+            JobID job = cluster.submitJob(FailureJob.build(settings.query,
+                    new FailureJob.Topics(bootstrap, input, EventPublisher.endOffsets(settings.events(), settings.parallelism), output, id + "-reference", DeliveryGuarantee.AT_LEAST_ONCE),
+                    settings.parallelism, settings.checkpointIntervalMs, settings.windowSeconds, new Configuration())).get().getJobID();
+            if (!cluster.requestJobResult(job).get().isSuccess()) {
+                throw new IllegalStateException("The failure-free run of Q" + settings.query + " failed");
+            }
+        }
+        List<String> values = committed(bootstrap, admin, output, t -> t).stream().map(FailureFigures.Output::value).toList();
+        admin.deleteTopics(List.of(input, output));
+        return values;
+    }
+
+    private String queryOperator() {
+        return "q" + settings.query + "-join";
+    }
+
+    private Configuration clusterConfiguration(String checkpointDir) {
+        Configuration config = EmbeddedClusters.killConfiguration();
+        config.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+        config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+        config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir);
+        return config;
+    }
+
+    /** The input topic, one partition per source subtask, and the output topic, stamped with the time records reach the broker. */
+    private void createTopics(Admin admin, String input, String output) throws Exception {
+        admin.createTopics(List.of(
+                        new NewTopic(input, settings.parallelism, (short) 1),
+                        new NewTopic(output, settings.parallelism, (short) 1).configs(Map.of("message.timestamp.type", "LogAppendTime"))))
+                .all()
+                .get();
+    }
+
+    private static void awaitRunning(MiniCluster cluster, JobID job) throws Exception {
+        while (true) {
+            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
+            if (graph.getState().isGloballyTerminalState()) {
+                throw new IllegalStateException("The job ended before it ran: " + graph.getState());
+            }
+            boolean running = true;
+            for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+                running &= vertex.getExecutionState() == ExecutionState.RUNNING;
+            }
+            if (running) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private static long latestOffsets(Admin admin, String topic) throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (int p = 0; p < admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size(); p++) {
+            latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        return admin.listOffsets(latest).all().get().values().stream().mapToLong(info -> info.offset()).sum();
+    }
+
+    /**
+     * Every committed record of {@code topic}, as a consumer that reads committed records sees it,
+     * with when it reached the broker and when its input was due ({@code dueAt} of its event time).
+     */
+    static List<FailureFigures.Output> committed(String bootstrap, Admin admin, String topic, LongUnaryOperator dueAt) throws Exception {
+        Map<String, Object> props = new HashMap<>();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        List<FailureFigures.Output> outputs = new ArrayList<>();
+        try (KafkaConsumer<byte[], String> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (int p = 0; p < admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size(); p++) {
+                partitions.add(new TopicPartition(topic, p));
+            }
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                for (ConsumerRecord<byte[], String> record : consumer.poll(Duration.ofMillis(200))) {
+                    Header eventTime = record.headers().lastHeader(FailureJob.EVENT_TIME_HEADER);
+                    outputs.add(new FailureFigures.Output(record.timestamp(), dueAt.applyAsLong(ByteBuffer.wrap(eventTime.value()).getLong()), record.value()));
+                }
+            }
+        }
+        return outputs;
+    }
+
+    private void progress(String format, Object... args) {
+        out.printf(Locale.ROOT, "[%4ds] " + format + "%n", prepend((System.nanoTime() - started) / 1_000_000_000L, args));
+    }
+
+    private static Object[] prepend(Object first, Object[] rest) {
+        Object[] all = new Object[rest.length + 1];
+        all[0] = first;
+        System.arraycopy(rest, 0, all, 1, rest.length);
+        return all;
+    }
+}

@@ -1,0 +1,102 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.nexmark;
+
+import io.clonos.nexmark.failure.NexmarkFailure;
+
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The failure experiment, small, on a Kafka broker in this JVM: Q3 and Q8 lose a TaskManager on
+ * Clonos and on Flink. Clonos recovers only the lost subtasks, and its committed Kafka output (read
+ * committed) equals the output of a failure-free run; the experiment reports both systems'
+ * recovery times from the same run.
+ */
+class NexmarkFailureITCase {
+
+    @TempDir Path output;
+
+    @ParameterizedTest(name = "Q{0}")
+    @ValueSource(ints = {3, 8})
+    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    void lostTaskManagerIsRecoveredExactlyOnce(int query) throws Exception {
+        NexmarkFailure.Settings settings = new NexmarkFailure.Settings();
+        settings.query = query;
+        settings.rate = 2_000;
+        settings.seconds = 24;
+        settings.killAfterSeconds = 12;
+        settings.windowSeconds = 4;
+        settings.output = output;
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
+
+        // the progress lines go to the test's output as they come, and are checked at the end
+        PrintStream both = new PrintStream(new TeeOutputStream(printed, System.out), true, StandardCharsets.UTF_8);
+        List<NexmarkFailure.Run> runs = new NexmarkFailure(settings, both).run();
+
+        NexmarkFailure.Run clonos = runs.get(0);
+        NexmarkFailure.Run flink = runs.get(1);
+        assertThat(clonos.system()).isEqualTo("clonos");
+        assertThat(flink.system()).isEqualTo("flink");
+        assertThat(clonos.figures().results).as("results").isPositive();
+        assertThat(clonos.missing()).as("results missing on Clonos").isZero();
+        assertThat(clonos.duplicated()).as("results duplicated on Clonos").isZero();
+        assertThat(clonos.local()).as("Clonos restarted only the lost TaskManager's subtasks (%d of %d restarted)", clonos.restartedSubtasks(), clonos.subtasks()).isTrue();
+        assertThat(flink.restartedSubtasks()).as("Flink restarts the whole job").isEqualTo(flink.subtasks());
+        assertThat(flink.exactlyOnce()).as("Flink, exactly once with the transactional sink as well").isTrue();
+        assertThat(runs).allMatch(run -> run.recoveryMs() >= 0);
+
+        String prefix = "q" + query + "-";
+        assertThat(Files.readString(output.resolve(prefix + "summary.json"))).contains("\"clonos\":{").contains("\"flink\":{").contains("\"recoveryMs\":");
+        assertThat(Files.readAllLines(output.resolve(prefix + "timeline.csv"))).first().asString().startsWith("system,ms_since_kill");
+        assertThat(Files.readString(output.resolve(prefix + "failure.html"))).contains("<svg").contains("clonos").contains("flink");
+        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("terminated TaskManager").contains("recovery time");
+    }
+
+    /** Writes to two streams. */
+    private static final class TeeOutputStream extends OutputStream {
+        private final OutputStream first;
+        private final OutputStream second;
+
+        TeeOutputStream(OutputStream first, OutputStream second) {
+            this.first = first;
+            this.second = second;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            first.write(b);
+            second.write(b);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            first.write(b, off, len);
+            second.write(b, off, len);
+        }
+    }
+}
