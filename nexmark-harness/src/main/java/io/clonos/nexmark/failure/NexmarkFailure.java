@@ -61,7 +61,7 @@ import java.util.function.LongUnaryOperator;
  * URI; midway the TaskManager that runs the query's first subtask is terminated. The same
  * invocation does this on Clonos (local recovery, one standby per task) and on vanilla Flink 1.20.5
  * (restart of the whole job), each on a fresh embedded cluster and its own topics with the same
- * events, and then runs the query once more without a failure as the reference: each system's
+ * events, after a run of the query without a failure, the reference: each system's
  * committed output must equal it. It reports throughput and latency over time at the output topic
  * and the recovery times ({@link FailureFigures}).
  */
@@ -132,15 +132,11 @@ public final class NexmarkFailure {
             String checkpointRoot = checkpoints == null ? settings.checkpointDir : checkpoints.toUri().toString();
             progress("Kafka at %s%s, checkpoints under %s", bootstrap, embedded == null ? "" : " (in this JVM)", checkpointRoot);
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+                // first, so that it also warms this JVM up for the systems' runs
+                List<String> reference = reference(runId("reference"), admin, bootstrap, checkpointRoot);
                 List<Run> runs = new ArrayList<>();
-                List<String> reference = null;
                 for (String system : SYSTEMS) {
-                    String id = "nexmark-q" + settings.query + "-" + system + "-" + UUID.randomUUID().toString().substring(0, 8);
-                    SystemRun run = runSystem(system, id, admin, bootstrap, checkpointRoot);
-                    if (reference == null) {
-                        reference = reference(id, admin, bootstrap, checkpointRoot);
-                    }
-                    runs.add(run.compareWith(reference));
+                    runs.add(runSystem(system, runId(system), admin, bootstrap, checkpointRoot).compareWith(reference));
                     Run last = runs.get(runs.size() - 1);
                     progress("%s: %d results, missing %d, duplicated %d against the failure-free run; %d of %d subtasks restarted; recovery %d ms",
                             system, last.figures().results, last.missing(), last.duplicated(), last.restartedSubtasks(), last.subtasks(), last.recoveryMs());
@@ -236,22 +232,21 @@ public final class NexmarkFailure {
     }
 
     /**
-     * The failure-free output: the query once more, without a failure or a rate limit, on vanilla
-     * Flink, over the events of the run {@code id} (the same events every run publishes), its sink
-     * without transactions: nothing fails.
+     * The failure-free output: the query without a failure or a rate limit, on vanilla Flink, over
+     * the same events every run publishes, its sink without transactions: nothing fails.
      */
     private List<String> reference(String id, Admin admin, String bootstrap, String checkpointRoot) throws Exception {
-        String input = id + "-reference-in";
-        String output = id + "-reference-out";
+        String input = id + "-in";
+        String output = id + "-out";
         createTopics(admin, input, output);
         try (EventPublisher publisher = new EventPublisher(bootstrap, input, settings.parallelism, settings.events(), settings.rate, false)) {
             publisher.start();
             publisher.await();
         }
         progress("reference: the failure-free run");
-        try (MiniCluster cluster = EmbeddedClusters.start(false, clusterConfiguration(checkpointRoot + "/" + id + "-reference"), 1, settings.parallelism)) {
+        try (MiniCluster cluster = EmbeddedClusters.start(false, clusterConfiguration(checkpointRoot + "/" + id), 1, settings.parallelism)) {
             JobID job = cluster.submitJob(FailureJob.build(settings.query,
-                    new FailureJob.Topics(bootstrap, input, EventPublisher.endOffsets(settings.events(), settings.parallelism), output, id + "-reference", DeliveryGuarantee.AT_LEAST_ONCE),
+                    new FailureJob.Topics(bootstrap, input, EventPublisher.endOffsets(settings.events(), settings.parallelism), output, id, DeliveryGuarantee.AT_LEAST_ONCE),
                     settings.parallelism, settings.checkpointIntervalMs, settings.windowSeconds, new Configuration())).get().getJobID();
             if (!cluster.requestJobResult(job).get().isSuccess()) {
                 throw new IllegalStateException("The failure-free run of Q" + settings.query + " failed");
@@ -259,7 +254,12 @@ public final class NexmarkFailure {
         }
         List<String> values = committed(bootstrap, admin, output, t -> t).stream().map(FailureFigures.Output::value).toList();
         admin.deleteTopics(List.of(input, output));
+        progress("reference: %d results", values.size());
         return values;
+    }
+
+    private String runId(String run) {
+        return "nexmark-q" + settings.query + "-" + run + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     private String queryOperator() {
@@ -274,11 +274,15 @@ public final class NexmarkFailure {
         return config;
     }
 
-    /** The input topic, one partition per source subtask, and the output topic, stamped with the time records reach the broker. */
+    /**
+     * The input topic, one partition per source subtask, and the output topic, stamped with the
+     * time records reach the broker. Neither expires records by time: the events' times lie in the
+     * generator's past (its base time), which time-based retention would delete at once.
+     */
     private void createTopics(Admin admin, String input, String output) throws Exception {
         admin.createTopics(List.of(
-                        new NewTopic(input, settings.parallelism, (short) 1),
-                        new NewTopic(output, settings.parallelism, (short) 1).configs(Map.of("message.timestamp.type", "LogAppendTime"))))
+                        new NewTopic(input, settings.parallelism, (short) 1).configs(Map.of("retention.ms", "-1")),
+                        new NewTopic(output, settings.parallelism, (short) 1).configs(Map.of("retention.ms", "-1", "message.timestamp.type", "LogAppendTime"))))
                 .all()
                 .get();
     }
