@@ -55,8 +55,11 @@ public interface ClonosPipelineOptions extends FlinkPipelineOptions {
 
     void setClonosConfiguration(List<String> value);
 
+    /** The default number of TaskManagers of the embedded cluster. */
+    int EMBEDDED_TASK_MANAGERS = 2;
+
     @Description("TaskManagers of the embedded Clonos cluster.")
-    @Default.Integer(2)
+    @Default.Integer(EMBEDDED_TASK_MANAGERS)
     Integer getEmbeddedTaskManagers();
 
     void setEmbeddedTaskManagers(Integer value);

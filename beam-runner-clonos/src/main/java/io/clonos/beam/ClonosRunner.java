@@ -87,8 +87,11 @@ public final class ClonosRunner extends PipelineRunner<PipelineResult> {
         }
     }
 
-    /** A jar with nothing in it: what to stage when the cluster has the pipeline's classes already. */
-    static Path emptyJar() throws IOException {
+    /**
+     * A jar with nothing in it: what to stage when the cluster has the pipeline's classes already
+     * (an embedded cluster, Clonos's or, for comparisons, vanilla Flink's).
+     */
+    public static Path emptyJar() throws IOException {
         Path jar = Files.createTempFile("clonos-beam-nothing-to-stage", ".jar");
         jar.toFile().deleteOnExit();
         try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), new Manifest())) {

@@ -12,37 +12,51 @@
 
 package io.clonos.nexmark;
 
+import io.clonos.beam.ClonosPipelineOptions;
+import io.clonos.beam.ClonosRunner;
+import io.clonos.runtime.minicluster.EmbeddedClusters;
+
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.nexmark.NexmarkConfiguration;
+import org.apache.beam.sdk.nexmark.NexmarkUtils;
 import org.apache.beam.sdk.nexmark.model.Event;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.joda.time.Instant;
 
-import java.io.IOException;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code bin/clonos nexmark overhead}: the Nexmark queries of the harness, without failures, on
  * vanilla Flink 1.20.5 (Beam's FlinkRunner) and on Clonos at determinant sharing depth 1 and full
- * (ClonosRunner, an embedded cluster each run), in one invocation, after one uncounted warm-up run
+ * (ClonosRunner), each run on an embedded cluster of its own of the same shape, in one invocation, after one uncounted warm-up run
  * per system, each query {@code repetitions} times per system (alternating which goes first; the
  * median counts). Per query and system it reports
  * the throughput: the events over the time from the first event entering the query to the last
  * result leaving it, measured in the job (cluster start-up and job submission are not counted),
- * and its ratio to Flink's; results as CSV, JSON and an HTML page with the relative throughput per
- * query (the paper's Figure 5).
+ * and its ratio to Flink's, and the end-to-end latency of the results (p50 and p99, see {@link
+ * Probe}) of the same run; results as CSV, JSON and an HTML page with the relative throughput per
+ * query (the paper's Figure 5). The events come from Beam's unbounded generator, bounded to
+ * {@code events} that span {@value #EVENT_TIME_SECONDS} s of event time, as fast as the query
+ * takes them.
  */
 public final class NexmarkOverhead {
 
@@ -59,15 +73,56 @@ public final class NexmarkOverhead {
         public int repetitions = 3;
     }
 
-    /** One query on one system. */
-    record Run(int query, String system, long events, long millis, long results) {
+    /**
+     * One query on one system; {@code p50Ms} and {@code p99Ms} are end-to-end latencies, -1 where
+     * no result had one (see {@link Probe}).
+     */
+    record Run(int query, String system, long events, long millis, long results, long p50Ms, long p99Ms) {
         double eventsPerSecond() {
             return millis <= 0 ? 0 : events * 1000.0 / millis;
         }
     }
 
-    /** First event in and last result out of each run in this JVM (both jobs run here). */
-    static final Map<String, AtomicLong[]> SPANS = new ConcurrentHashMap<>();
+    /**
+     * What one run's first and last steps observe (both jobs run in this JVM): when the first event
+     * entered the query and the last result left it, how many results left, and each result's
+     * end-to-end latency. An event's entry is noted by its event time; a result's latency is the time
+     * from the entry of the first event at or after the result's event time (for a window's result,
+     * the event that closes the window; for a per-event result, its event) to the result leaving.
+     * Results stamped beyond the last event (a global window's) have none.
+     */
+    static final class Probe {
+        final AtomicLong firstIn = new AtomicLong(Long.MAX_VALUE);
+        final AtomicLong lastOut = new AtomicLong(Long.MIN_VALUE);
+        final AtomicLong results = new AtomicLong();
+        final ConcurrentSkipListMap<Long, Long> entries = new ConcurrentSkipListMap<>();
+        final Queue<Long> latencies = new ConcurrentLinkedQueue<>();
+
+        void entered(long eventTime, long now) {
+            firstIn.accumulateAndGet(now, Math::min);
+            entries.merge(eventTime, now, Math::min);
+        }
+
+        void left(long eventTime, long now) {
+            lastOut.accumulateAndGet(now, Math::max);
+            results.incrementAndGet();
+            Map.Entry<Long, Long> entry = entries.ceilingEntry(eventTime);
+            if (entry != null) {
+                latencies.add(now - entry.getValue());
+            }
+        }
+
+        long percentile(double p) {
+            long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+            return sorted.length == 0 ? -1 : sorted[(int) Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+        }
+    }
+
+    /** How much event time a run's events span: ten of the queries' 10 s windows. */
+    static final long EVENT_TIME_SECONDS = 100;
+
+    /** The probes of the runs in this JVM, by run id. */
+    static final Map<String, Probe> PROBES = new ConcurrentHashMap<>();
 
     private final Settings settings;
     private final PrintStream out;
@@ -78,7 +133,7 @@ public final class NexmarkOverhead {
     }
 
     /** Runs every query on every system; returns the runs, also written to the output directory. */
-    public List<Run> run() throws IOException {
+    public List<Run> run() throws Exception {
         out.printf("Nexmark overhead: queries %s, %d events each, parallelism %d, on %s, %d runs each (medians)%n",
                 settings.queries, settings.events, settings.parallelism, SYSTEMS, settings.repetitions);
         List<Run> runs = new ArrayList<>();
@@ -119,33 +174,51 @@ public final class NexmarkOverhead {
         return sorted.get((sorted.size() - 1) / 2);
     }
 
-    private Run runOnce(int query, String system) {
-        List<String> args = new ArrayList<>(List.of("--streaming=true", "--parallelism=" + settings.parallelism));
-        if (system.equals("flink")) {
-            args.addAll(List.of("--runner=FlinkRunner", "--flinkMaster=[local]"));
-        } else {
-            args.addAll(List.of("--runner=ClonosRunner", "--determinantSharingDepth=" + (system.equals("clonos-dsd-1") ? 1 : -1)));
+    /**
+     * Runs {@code query} once on {@code system}. Each system runs on an embedded cluster of its own
+     * of the same shape, reached over REST: vanilla Flink's for Beam's FlinkRunner, Clonos's (the
+     * one ClonosRunner starts) for the others.
+     */
+    private Run runOnce(int query, String system) throws Exception {
+        if (!system.equals("flink")) {
+            return runOnce(query, system, List.of("--runner=ClonosRunner", "--determinantSharingDepth=" + (system.equals("clonos-dsd-1") ? 1 : -1)));
         }
+        int slots = Math.max(2, settings.parallelism);
+        try (MiniCluster flink = EmbeddedClusters.start(false, new Configuration(), ClonosPipelineOptions.EMBEDDED_TASK_MANAGERS, slots)) {
+            URI rest = flink.getRestAddress().get();
+            return runOnce(query, system, List.of("--runner=FlinkRunner", "--flinkMaster=" + rest.getHost() + ":" + rest.getPort(), "--filesToStage=" + ClonosRunner.emptyJar()));
+        }
+    }
+
+    private Run runOnce(int query, String system, List<String> runnerArgs) {
+        List<String> args = new ArrayList<>(List.of("--streaming=true", "--parallelism=" + settings.parallelism));
+        args.addAll(runnerArgs);
         PipelineOptions options = PipelineOptionsFactory.fromArgs(args.toArray(new String[0])).create();
         NexmarkConfiguration config = NexmarkQueries.configuration(settings.events);
+        // event time spans EVENT_TIME_SECONDS whatever the number of events, so that windowed
+        // queries close windows during the run, not only when the input ends
+        config.firstEventRate = (int) Math.max(1, settings.events / EVENT_TIME_SECONDS);
+        config.nextEventRate = config.firstEventRate;
         String id = UUID.randomUUID().toString();
-        AtomicLong[] span = {new AtomicLong(Long.MAX_VALUE), new AtomicLong(Long.MIN_VALUE), new AtomicLong()};
-        SPANS.put(id, span);
+        Probe probe = new Probe();
+        PROBES.put(id, probe);
         try {
             Pipeline pipeline = Pipeline.create(options);
-            NexmarkQueries.apply(pipeline, config, query, ParDo.of(new FirstEvent(id))).apply(ParDo.of(new LastResult(id)));
+            // the unbounded generator: its watermark follows event time, so windows close as the
+            // events go by rather than all at the end of the input
+            NexmarkQueries.apply(pipeline, config, query, NexmarkUtils.streamEventsSource(config), ParDo.of(new FirstEvent(id))).apply(ParDo.of(new LastResult(id)));
             PipelineResult.State state = pipeline.run().waitUntilFinish();
             if (state != PipelineResult.State.DONE) {
                 throw new IllegalStateException("Q" + query + " on " + system + " ended " + state);
             }
-            long millis = span[1].get() == Long.MIN_VALUE ? 0 : span[1].get() - span[0].get();
-            return new Run(query, system, settings.events, millis, span[2].get());
+            long millis = probe.lastOut.get() == Long.MIN_VALUE ? 0 : probe.lastOut.get() - probe.firstIn.get();
+            return new Run(query, system, settings.events, millis, probe.results.get(), probe.percentile(0.50), probe.percentile(0.99));
         } finally {
-            SPANS.remove(id);
+            PROBES.remove(id);
         }
     }
 
-    /** Notes when the first event enters the query; passes every event on. */
+    /** Notes when each event enters the query; passes every event on. */
     static final class FirstEvent extends DoFn<Event, Event> {
         private final String run;
 
@@ -154,13 +227,13 @@ public final class NexmarkOverhead {
         }
 
         @ProcessElement
-        public void process(@Element Event event, OutputReceiver<Event> out) {
-            SPANS.get(run)[0].accumulateAndGet(System.currentTimeMillis(), Math::min);
+        public void process(@Element Event event, @Timestamp Instant timestamp, OutputReceiver<Event> out) {
+            PROBES.get(run).entered(timestamp.getMillis(), System.currentTimeMillis());
             out.output(event);
         }
     }
 
-    /** Notes when the last result leaves the query, and counts the results. */
+    /** Notes when each result leaves the query. */
     static final class LastResult extends DoFn<String, Void> {
         private final String run;
 
@@ -169,10 +242,8 @@ public final class NexmarkOverhead {
         }
 
         @ProcessElement
-        public void process(@Element String result) {
-            AtomicLong[] span = SPANS.get(run);
-            span[1].accumulateAndGet(System.currentTimeMillis(), Math::max);
-            span[2].incrementAndGet();
+        public void process(@Element String result, @Timestamp Instant timestamp) {
+            PROBES.get(run).left(timestamp.getMillis(), System.currentTimeMillis());
         }
     }
 }

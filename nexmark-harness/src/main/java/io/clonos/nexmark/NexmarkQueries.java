@@ -37,6 +37,7 @@ import org.apache.beam.sdk.nexmark.queries.Query9;
 import org.apache.beam.sdk.nexmark.queries.SessionSideInputJoin;
 import org.apache.beam.sdk.transforms.MapElements;
 import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.apache.beam.sdk.values.TypeDescriptors;
 
@@ -75,16 +76,21 @@ public final class NexmarkQueries {
         return config;
     }
 
-    /** Adds the events and query {@code query} to {@code pipeline}; returns its results as lines. */
+    /**
+     * Adds the events of Beam's bounded generator and query {@code query} to {@code pipeline};
+     * returns its results as lines.
+     */
     public static PCollection<String> apply(Pipeline pipeline, NexmarkConfiguration config, int query) {
-        return apply(pipeline, config, query, null);
+        return apply(pipeline, config, query, NexmarkUtils.batchEventsSource(config), null);
     }
 
     /**
-     * As {@link #apply(Pipeline, NexmarkConfiguration, int)}, with {@code tap} (if not null) between
-     * the events and the query: a pass-through step that observes the events.
+     * As {@link #apply(Pipeline, NexmarkConfiguration, int)}, with the events of {@code source},
+     * and {@code tap} (if not null) between the events and the query: a pass-through step that
+     * observes the events.
      */
-    public static PCollection<String> apply(Pipeline pipeline, NexmarkConfiguration config, int query, @Nullable PTransform<? super PCollection<Event>, PCollection<Event>> tap) {
+    public static PCollection<String> apply(Pipeline pipeline, NexmarkConfiguration config, int query, PTransform<PBegin, PCollection<Event>> source,
+            @Nullable PTransform<? super PCollection<Event>, PCollection<Event>> tap) {
         NexmarkUtils.setupPipeline(config.coderStrategy, pipeline);
         NexmarkQueryTransform<?> transform = transform(config, query);
         if (transform.needsSideInput()) {
@@ -92,7 +98,7 @@ public final class NexmarkQueries {
         }
         @SuppressWarnings({"rawtypes", "unchecked"})
         NexmarkQuery<?> nexmark = new NexmarkQuery(config, transform);
-        PCollection<Event> events = pipeline.apply("Events", NexmarkUtils.batchEventsSource(config));
+        PCollection<Event> events = pipeline.apply("Events", source);
         if (tap != null) {
             events = events.apply("Tap", tap);
         }

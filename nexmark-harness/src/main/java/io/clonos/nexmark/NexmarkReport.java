@@ -28,10 +28,10 @@ final class NexmarkReport {
     private NexmarkReport() {}
 
     static String csv(List<NexmarkOverhead.Run> runs) {
-        StringBuilder csv = new StringBuilder("query,system,events,millis,events_per_second,results,relative_to_flink\n");
+        StringBuilder csv = new StringBuilder("query,system,events,millis,events_per_second,results,relative_to_flink,latency_p50_ms,latency_p99_ms\n");
         for (NexmarkOverhead.Run run : runs) {
-            csv.append(String.format(Locale.ROOT, "%d,%s,%d,%d,%.0f,%d,%.3f%n",
-                    run.query(), run.system(), run.events(), run.millis(), run.eventsPerSecond(), run.results(), relative(runs, run)));
+            csv.append(String.format(Locale.ROOT, "%d,%s,%d,%d,%.0f,%d,%.3f,%d,%d%n",
+                    run.query(), run.system(), run.events(), run.millis(), run.eventsPerSecond(), run.results(), relative(runs, run), run.p50Ms(), run.p99Ms()));
         }
         return csv.toString();
     }
@@ -40,8 +40,8 @@ final class NexmarkReport {
         List<String> entries = new ArrayList<>();
         for (NexmarkOverhead.Run run : runs) {
             entries.add(String.format(Locale.ROOT,
-                    "{\"query\":%d,\"system\":\"%s\",\"events\":%d,\"millis\":%d,\"eventsPerSecond\":%.0f,\"results\":%d,\"relativeToFlink\":%.3f}",
-                    run.query(), run.system(), run.events(), run.millis(), run.eventsPerSecond(), run.results(), relative(runs, run)));
+                    "{\"query\":%d,\"system\":\"%s\",\"events\":%d,\"millis\":%d,\"eventsPerSecond\":%.0f,\"results\":%d,\"relativeToFlink\":%.3f,\"latencyP50Ms\":%d,\"latencyP99Ms\":%d}",
+                    run.query(), run.system(), run.events(), run.millis(), run.eventsPerSecond(), run.results(), relative(runs, run), run.p50Ms(), run.p99Ms()));
         }
         return "{\"benchmark\":\"nexmark-overhead\",\"runs\":[" + String.join(",", entries) + "]}";
     }
@@ -60,6 +60,19 @@ final class NexmarkReport {
             }
             table.append(String.format(Locale.ROOT, " %12.2f %12.2f%n",
                     relative(runs, query.getValue().get("clonos-dsd-1")), relative(runs, query.getValue().get("clonos-dsd-full"))));
+        }
+        table.append(String.format(Locale.ROOT, "%nEnd-to-end latency, p50 / p99 (ms)%n%-6s", "query"));
+        for (String system : NexmarkOverhead.SYSTEMS) {
+            table.append(String.format(Locale.ROOT, " %22s", system));
+        }
+        table.append('\n');
+        for (Map.Entry<Integer, Map<String, NexmarkOverhead.Run>> query : byQuery(runs).entrySet()) {
+            table.append(String.format(Locale.ROOT, "Q%-5d", query.getKey()));
+            for (String system : NexmarkOverhead.SYSTEMS) {
+                NexmarkOverhead.Run run = query.getValue().get(system);
+                table.append(String.format(Locale.ROOT, " %22s", run == null || run.p50Ms() < 0 ? "n/a" : run.p50Ms() + " / " + run.p99Ms()));
+            }
+            table.append('\n');
         }
         return table.toString();
     }

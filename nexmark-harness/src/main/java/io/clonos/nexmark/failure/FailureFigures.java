@@ -25,12 +25,13 @@ import java.util.Locale;
  * time.
  *
  * <p>Recovery time follows the paper: from the failure until the latency is back within 10% of its
- * level before it. The level is the mean latency over the {@code baselineMs} before the failure; a
- * bucket after it counts as recovered when its mean latency is within 10% of that level or within
- * the spread the buckets before the failure showed (without the latter, the jitter of latencies of
- * a few tens of milliseconds would count as not recovered). The system has recovered at the end of
- * the last bucket after the failure that is out of bounds, or at the failure if none is. Buckets
- * without output do not count: Q8 emits only when a window closes.
+ * level before it. The level is the mean latency over the {@code baselineMs} before the failure. A
+ * bucket after the failure is out of bounds when its mean latency exceeds both that level plus 10%
+ * and the 99th percentile of the latencies before the failure: a bucket holds a few results only
+ * (Q3 emits a few dozen a second), and without the percentile the jitter of latencies of a few tens
+ * of milliseconds would count as not recovered until the end of the run. The system has recovered
+ * at the end of the last bucket after the failure that is out of bounds, or at the failure if none
+ * is. Buckets without output do not count: Q8 emits only when a window closes.
  */
 @Internal
 public final class FailureFigures {
@@ -65,11 +66,7 @@ public final class FailureFigures {
         long baselineFrom = Math.max(first, killedAt - baselineMs);
 
         this.baselineLatencyMs = meanLatency(outputs, baselineFrom, killedAt);
-        long spread = baselineLatencyMs;
-        for (long from = killedAt - BUCKET_MS; from >= baselineFrom; from -= BUCKET_MS) {
-            spread = Math.max(spread, meanLatency(outputs, from, from + BUCKET_MS));
-        }
-        this.latencyBoundMs = Math.max(Math.round(baselineLatencyMs * 1.1), spread);
+        this.latencyBoundMs = Math.max(Math.round(baselineLatencyMs * 1.1), percentile(outputs, baselineFrom, killedAt, 0.99));
 
         long recoveredAt = killedAt;
         for (long from = killedAt; from <= last; from += BUCKET_MS) {

@@ -56,6 +56,7 @@ final class FailureReport {
         row(table, runs, "latency before the failure, mean (ms)", run -> run.figures().baselineLatencyMs);
         row(table, runs, "latency before the failure, p50 (ms)", run -> run.figures().p50BeforeMs);
         row(table, runs, "latency before the failure, p99 (ms)", run -> run.figures().p99BeforeMs);
+        row(table, runs, "latency bound for recovery (ms)", run -> run.figures().latencyBoundMs);
         row(table, runs, "latency after the failure, p99 (ms)", run -> run.figures().p99AfterMs);
         row(table, runs, "recovery time: latency back in bounds (ms)", NexmarkFailure.Run::recoveryMs);
         row(table, runs, "longest output gap after the failure (ms)", run -> run.figures().longestGapMs);

@@ -226,7 +226,9 @@ public final class NexmarkFailure {
             }
             List<FailureFigures.Output> outputs = committed(bootstrap, admin, output, publisher::dueAt);
             admin.deleteTopics(List.of(input, output));
-            long baselineMs = Math.min(10_000, TimeUnit.SECONDS.toMillis(settings.killAfterSeconds) / 2);
+            // the level before the failure: its last two thirds (the first is warm-up), which hold
+            // several of Q8's windows
+            long baselineMs = TimeUnit.SECONDS.toMillis(settings.killAfterSeconds) * 2 / 3;
             return new SystemRun(system, outputs, new FailureFigures(system, outputs, killedAt, baselineMs), restarted, subtasks);
         }
     }
