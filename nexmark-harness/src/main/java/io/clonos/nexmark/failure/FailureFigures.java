@@ -29,14 +29,18 @@ import java.util.Locale;
  * bucket after the failure is out of bounds when its mean latency exceeds both that level plus 10%
  * and the 99th percentile of the latencies before the failure: a bucket holds a few results only
  * (Q3 emits a few dozen a second), and without the percentile the jitter of latencies of a few tens
- * of milliseconds would count as not recovered until the end of the run. The system has recovered
- * at the end of the last bucket after the failure that is out of bounds, or at the failure if none
- * is. Buckets without output do not count: Q8 emits only when a window closes.
+ * of milliseconds would count as not recovered. The system has recovered at the end of the last
+ * bucket out of bounds before {@value #STABLE_BUCKETS} buckets in a row are back in bounds (a
+ * single noisy bucket later in the run is not the failure's doing), or at the failure if none is.
+ * Buckets without output do not count: Q8 emits only when a window closes.
  */
 @Internal
 public final class FailureFigures {
 
     static final long BUCKET_MS = 333;
+
+    /** How many buckets in a row (with output) must be back in bounds: one second's worth. */
+    static final int STABLE_BUCKETS = 3;
 
     /** An output record: when it reached the broker, when its input was due, its value. */
     public record Output(long appendedAt, long dueAt, String value) {
@@ -69,9 +73,14 @@ public final class FailureFigures {
         this.latencyBoundMs = Math.max(Math.round(baselineLatencyMs * 1.1), percentile(outputs, baselineFrom, killedAt, 0.99));
 
         long recoveredAt = killedAt;
-        for (long from = killedAt; from <= last; from += BUCKET_MS) {
-            if (meanLatency(outputs, from, from + BUCKET_MS) > latencyBoundMs) {
+        int inBounds = 0;
+        for (long from = killedAt; from <= last && inBounds < STABLE_BUCKETS; from += BUCKET_MS) {
+            long latency = meanLatency(outputs, from, from + BUCKET_MS);
+            if (latency > latencyBoundMs) {
                 recoveredAt = from + BUCKET_MS;
+                inBounds = 0;
+            } else if (latency >= 0) {
+                inBounds++;
             }
         }
         this.recoveryMs = recoveredAt - killedAt;

@@ -1,0 +1,79 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.nexmark.failure;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Recovery time and timelines from output records whose latencies are known. */
+class FailureFiguresTest {
+
+    private static final long KILL = 100_000;
+
+    /** One result every 10 ms from {@code from} to {@code to}, each {@code latency} late. */
+    private static void results(List<FailureFigures.Output> outputs, long from, long to, long latency) {
+        for (long t = from; t < to; t += 10) {
+            outputs.add(new FailureFigures.Output(t, t - latency, "r" + t));
+        }
+    }
+
+    @Test
+    void recoveredWhenLatencyIsBackInBoundsAndStaysThere() {
+        List<FailureFigures.Output> outputs = new ArrayList<>();
+        results(outputs, KILL - 20_000, KILL, 50);
+        // nothing for a second, then a backlog drained with high latency until KILL + 2 s
+        results(outputs, KILL + 1_000, KILL + 2_000, 800);
+        results(outputs, KILL + 2_000, KILL + 10_000, 50);
+        // one late straggler far above the bound, alone in its bucket
+        outputs.add(new FailureFigures.Output(KILL + 8_100, KILL + 8_100 - 900, "straggler"));
+
+        FailureFigures figures = new FailureFigures("test", outputs, KILL, 20_000);
+
+        assertThat(figures.baselineLatencyMs).isEqualTo(50);
+        assertThat(figures.latencyBoundMs).isEqualTo(55);
+        // the last bucket out of bounds before three in a row back in bounds ends after KILL + 2 s
+        assertThat(figures.recoveryMs).isBetween(2_000L - FailureFigures.BUCKET_MS, 2_000L + FailureFigures.BUCKET_MS);
+        assertThat(figures.longestGapMs).isEqualTo(1_000);
+        assertThat(figures.results).isEqualTo(outputs.size());
+    }
+
+    @Test
+    void noRecoveryTimeWhenLatencyNeverLeavesItsBounds() {
+        List<FailureFigures.Output> outputs = new ArrayList<>();
+        results(outputs, KILL - 20_000, KILL + 10_000, 50);
+
+        FailureFigures figures = new FailureFigures("test", outputs, KILL, 20_000);
+
+        assertThat(figures.recoveryMs).isZero();
+        assertThat(figures.timeline).allMatch(line -> line.startsWith("test,")).anyMatch(line -> line.startsWith("test,0,"));
+    }
+
+    @Test
+    void bucketsWithoutOutputDoNotCount() {
+        // a window's results every 10 s, as Q8's: empty buckets between them are no failure
+        List<FailureFigures.Output> outputs = new ArrayList<>();
+        for (long window = KILL - 20_000; window < KILL + 40_000; window += 10_000) {
+            long latency = window == KILL + 10_000 ? 3_000 : 200;
+            results(outputs, window, window + 50, latency);
+        }
+
+        FailureFigures figures = new FailureFigures("test", outputs, KILL, 20_000);
+
+        assertThat(figures.baselineLatencyMs).isEqualTo(200);
+        assertThat(figures.recoveryMs).as("until the end of the bucket of the late window").isBetween(10_000L, 10_000L + FailureFigures.BUCKET_MS);
+    }
+}
