@@ -24,7 +24,10 @@ import org.apache.beam.sdk.nexmark.model.Event;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PBegin;
+import org.apache.beam.sdk.values.PCollection;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.joda.time.Instant;
@@ -206,7 +209,9 @@ public final class NexmarkOverhead {
             Pipeline pipeline = Pipeline.create(options);
             // the unbounded generator: its watermark follows event time, so windows close as the
             // events go by rather than all at the end of the input
-            NexmarkQueries.apply(pipeline, config, query, NexmarkUtils.streamEventsSource(config), ParDo.of(new FirstEvent(id))).apply(ParDo.of(new LastResult(id)));
+            PTransform<PBegin, PCollection<Event>> source =
+                    NexmarkQueries.BOUNDED_INPUT.contains(query) ? NexmarkUtils.batchEventsSource(config) : NexmarkUtils.streamEventsSource(config);
+            NexmarkQueries.apply(pipeline, config, query, source, ParDo.of(new FirstEvent(id))).apply(ParDo.of(new LastResult(id)));
             PipelineResult.State state = pipeline.run().waitUntilFinish();
             if (state != PipelineResult.State.DONE) {
                 throw new IllegalStateException("Q" + query + " on " + system + " ended " + state);

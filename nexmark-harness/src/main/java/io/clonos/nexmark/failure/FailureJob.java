@@ -86,11 +86,11 @@ public final class FailureJob {
      * The job of query {@code query} (3 or 8) at parallelism {@code parallelism}, checkpointing
      * every {@code checkpointIntervalMs}; {@code windowSeconds} is Q8's window size.
      */
-    public static JobGraph build(int query, Topics topics, int parallelism, long checkpointIntervalMs, long windowSeconds, Configuration jobConfig) {
+    public static JobGraph build(int query, Topics topics, int parallelism, long checkpointIntervalMs, long windowSeconds) {
         if (!QUERIES.contains(query)) {
             throw new IllegalArgumentException("The failure experiment runs Nexmark query 3 or 8, not " + query + ".");
         }
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(jobConfig);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         env.enableCheckpointing(checkpointIntervalMs);
 

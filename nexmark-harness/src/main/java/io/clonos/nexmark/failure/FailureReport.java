@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 
 /**
  * The failure experiment's results as a person reads them: a table in the terminal, the timelines
@@ -67,7 +68,7 @@ final class FailureReport {
         return table.toString();
     }
 
-    private static void row(StringBuilder table, List<NexmarkFailure.Run> runs, String label, java.util.function.ToLongFunction<NexmarkFailure.Run> value) {
+    private static void row(StringBuilder table, List<NexmarkFailure.Run> runs, String label, ToLongFunction<NexmarkFailure.Run> value) {
         table.append(String.format(Locale.ROOT, "%-44s", label));
         runs.forEach(run -> table.append(String.format(Locale.ROOT, " %12d", value.applyAsLong(run))));
         table.append('\n');

@@ -12,6 +12,7 @@
 
 package io.clonos.nexmark.failure;
 
+import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
@@ -173,41 +174,17 @@ public final class NexmarkFailure {
         createTopics(admin, input, output);
         Map<Integer, Long> inputEnd = EventPublisher.endOffsets(settings.events(), settings.parallelism);
         Configuration config = clusterConfiguration(checkpointRoot + "/" + id);
-        config.setString("clonos.standby.enabled", String.valueOf(onClonos && settings.standby));
+        config.set(ClonosOptions.STANDBY_ENABLED, onClonos && settings.standby);
         // one slot per TaskManager, so that the lost TaskManager runs one subtask of each task (slot
         // sharing) and nothing else; one TaskManager per standby and one spare, for both systems
         try (MiniCluster cluster = EmbeddedClusters.start(onClonos, config, 2 * settings.parallelism + 1, 1);
                 EventPublisher publisher = new EventPublisher(bootstrap, input, settings.parallelism, settings.events(), settings.rate, true)) {
             JobID job = cluster.submitJob(FailureJob.build(settings.query, new FailureJob.Topics(bootstrap, input, inputEnd, output, id, DeliveryGuarantee.EXACTLY_ONCE), settings.parallelism,
-                    settings.checkpointIntervalMs, settings.windowSeconds, new Configuration())).get().getJobID();
+                    settings.checkpointIntervalMs, settings.windowSeconds)).get().getJobID();
             awaitRunning(cluster, job);
             publisher.start();
             progress("%s: job running, publishing", system);
-            long killAt = publisher.startMillis() + TimeUnit.SECONDS.toMillis(settings.killAfterSeconds);
-            long killedAt = -1;
-            long lastOutput = 0;
-            long lastReport = System.currentTimeMillis();
-            long lastPublished = 0;
-            while (!cluster.getJobStatus(job).get().isGloballyTerminalState()) {
-                Thread.sleep(100);
-                long now = System.currentTimeMillis();
-                if (killedAt < 0 && now >= killAt) {
-                    String victim = EmbeddedClusters.location(cluster.getExecutionGraph(job).get(), queryOperator(), 0);
-                    int index = EmbeddedTaskManagers.indexOf(cluster, victim);
-                    killedAt = System.currentTimeMillis();
-                    cluster.terminateTaskManager(index).get();
-                    progress("%s: terminated TaskManager %d (%s), which ran %s[0]", system, index, victim, queryOperator());
-                }
-                if (now - lastReport >= 2_000) {
-                    long written = latestOffsets(admin, output);
-                    long published = publisher.published();
-                    progress("%s: %,d events published (%,.0f/s), output %,.0f records/s", system, published,
-                            (published - lastPublished) * 1000.0 / (now - lastReport), (written - lastOutput) * 1000.0 / (now - lastReport));
-                    lastOutput = written;
-                    lastPublished = published;
-                    lastReport = now;
-                }
-            }
+            long killedAt = runToEnd(system, cluster, job, publisher, admin, output);
             publisher.await();
             if (cluster.getJobStatus(job).get() != JobStatus.FINISHED) {
                 throw new IllegalStateException("Q" + settings.query + " on " + system + " ended " + cluster.getJobStatus(job).get());
@@ -234,6 +211,40 @@ public final class NexmarkFailure {
     }
 
     /**
+     * Waits for the job to end, terminating the TaskManager that runs the query's first subtask
+     * {@code --kill-after} seconds after publishing began and printing progress every two
+     * seconds; returns when the TaskManager was terminated, -1 if the job ended before.
+     */
+    private long runToEnd(String system, MiniCluster cluster, JobID job, EventPublisher publisher, Admin admin, String output) throws Exception {
+        long killAt = publisher.startMillis() + TimeUnit.SECONDS.toMillis(settings.killAfterSeconds);
+        long killedAt = -1;
+        long lastOutput = 0;
+        long lastReport = System.currentTimeMillis();
+        long lastPublished = 0;
+        while (!cluster.getJobStatus(job).get().isGloballyTerminalState()) {
+            Thread.sleep(100);
+            long now = System.currentTimeMillis();
+            if (killedAt < 0 && now >= killAt) {
+                String victim = EmbeddedClusters.location(cluster.getExecutionGraph(job).get(), queryOperator(), 0);
+                int index = EmbeddedTaskManagers.indexOf(cluster, victim);
+                killedAt = System.currentTimeMillis();
+                cluster.terminateTaskManager(index).get();
+                progress("%s: terminated TaskManager %d (%s), which ran %s[0]", system, index, victim, queryOperator());
+            }
+            if (now - lastReport >= 2_000) {
+                long written = latestOffsets(admin, output);
+                long published = publisher.published();
+                progress("%s: %,d events published (%,.0f/s), output %,.0f records/s", system, published,
+                        (published - lastPublished) * 1000.0 / (now - lastReport), (written - lastOutput) * 1000.0 / (now - lastReport));
+                lastOutput = written;
+                lastPublished = published;
+                lastReport = now;
+            }
+        }
+        return killedAt;
+    }
+
+    /**
      * The failure-free output: the query without a failure or a rate limit, on vanilla Flink, over
      * the same events every run publishes, its sink without transactions: nothing fails.
      */
@@ -249,7 +260,7 @@ public final class NexmarkFailure {
         try (MiniCluster cluster = EmbeddedClusters.start(false, clusterConfiguration(checkpointRoot + "/" + id), 1, settings.parallelism)) {
             JobID job = cluster.submitJob(FailureJob.build(settings.query,
                     new FailureJob.Topics(bootstrap, input, EventPublisher.endOffsets(settings.events(), settings.parallelism), output, id, DeliveryGuarantee.AT_LEAST_ONCE),
-                    settings.parallelism, settings.checkpointIntervalMs, settings.windowSeconds, new Configuration())).get().getJobID();
+                    settings.parallelism, settings.checkpointIntervalMs, settings.windowSeconds)).get().getJobID();
             if (!cluster.requestJobResult(job).get().isSuccess()) {
                 throw new IllegalStateException("The failure-free run of Q" + settings.query + " failed");
             }

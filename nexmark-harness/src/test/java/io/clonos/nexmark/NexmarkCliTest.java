@@ -1,0 +1,70 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.nexmark;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code bin/clonos nexmark}: bad options fail before anything starts, naming what is wrong. */
+class NexmarkCliTest {
+
+    private final ByteArrayOutputStream errors = new ByteArrayOutputStream();
+    private PrintStream stderr;
+
+    @BeforeEach
+    void captureErrors() {
+        stderr = System.err;
+        System.setErr(new PrintStream(errors, true, StandardCharsets.UTF_8));
+    }
+
+    @AfterEach
+    void restoreErrors() {
+        System.setErr(stderr);
+    }
+
+    @Test
+    void failureTakesQuery3Or8Only() throws Exception {
+        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "5"})).isEqualTo(2);
+        assertThat(errors.toString(StandardCharsets.UTF_8)).contains("--query takes 3 or 8").contains("not 5").contains("Usage:");
+    }
+
+    @Test
+    void failureNeedsAQuery() throws Exception {
+        assertThat(NexmarkCli.run(new String[] {"failure", "--rate", "100"})).isEqualTo(2);
+        assertThat(errors.toString(StandardCharsets.UTF_8)).contains("failure needs --query 3 or --query 8");
+    }
+
+    @Test
+    void theFailureMustComeBeforeTheEnd() throws Exception {
+        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--seconds", "10", "--kill-after", "10"})).isEqualTo(2);
+        assertThat(errors.toString(StandardCharsets.UTF_8)).contains("--kill-after (10 s) must be less than --seconds (10)");
+    }
+
+    @Test
+    void badValuesAndUnknownOptionsAreNamed() throws Exception {
+        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--standby", "yes"})).isEqualTo(2);
+        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--rate", "-5"})).isEqualTo(2);
+        assertThat(NexmarkCli.run(new String[] {"overhead", "--kill-after", "5"})).isEqualTo(2);
+        assertThat(errors.toString(StandardCharsets.UTF_8))
+                .contains("--standby takes true or false, not yes")
+                .contains("--rate takes a positive number, not -5")
+                .contains("Unknown option --kill-after for overhead");
+    }
+}
