@@ -50,8 +50,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code bin/clonos nexmark overhead}: the Nexmark queries of the harness, without failures, on
  * vanilla Flink 1.20.5 (Beam's FlinkRunner) and on Clonos at determinant sharing depth 1 and full
- * (ClonosRunner), each run on an embedded cluster of its own of the same shape, in one invocation, after one uncounted warm-up run
- * per system, each query {@code repetitions} times per system (alternating which goes first; the
+ * (ClonosRunner), each run on an embedded cluster of its own of the same shape, in one
+ * invocation, after one uncounted warm-up run per system, each query {@code repetitions} times per system (alternating which goes first; the
  * median counts). Per query and system it reports
  * the throughput: the events over the time from the first event entering the query to the last
  * result leaving it, measured in the job (cluster start-up and job submission are not counted),
@@ -116,8 +116,7 @@ public final class NexmarkOverhead {
         }
 
         long percentile(double p) {
-            long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
-            return sorted.length == 0 ? -1 : sorted[(int) Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+            return Percentiles.of(latencies.stream().mapToLong(Long::longValue), p);
         }
     }
 

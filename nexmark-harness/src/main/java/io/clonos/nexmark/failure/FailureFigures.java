@@ -12,6 +12,8 @@
 
 package io.clonos.nexmark.failure;
 
+import io.clonos.nexmark.Percentiles;
+
 import org.apache.flink.annotation.Internal;
 
 import java.util.ArrayList;
@@ -114,8 +116,7 @@ public final class FailureFigures {
     }
 
     private static long percentile(List<Output> outputs, long from, long to, double p) {
-        long[] latencies = outputs.stream().filter(o -> o.appendedAt() >= from && o.appendedAt() < to).mapToLong(Output::latency).sorted().toArray();
-        return latencies.length == 0 ? -1 : latencies[(int) Math.min(latencies.length - 1, Math.ceil(p * latencies.length) - 1)];
+        return Percentiles.of(outputs.stream().filter(o -> o.appendedAt() >= from && o.appendedAt() < to).mapToLong(Output::latency), p);
     }
 
     String json() {
