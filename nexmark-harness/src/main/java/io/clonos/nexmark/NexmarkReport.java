@@ -90,7 +90,7 @@ final class NexmarkReport {
         }
         int width = 60 + queries.size() * groupWidth;
         StringBuilder svg = new StringBuilder();
-        svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"11\">%n", width, height + 60));
+        svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"11\">%n", width, height + 70));
         for (double tick = 0; tick <= max + 1e-9; tick += 0.2) {
             double y = top + height - tick / max * height;
             svg.append(String.format(Locale.ROOT, "<line x1=\"50\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/><text x=\"45\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>%n",

@@ -149,18 +149,32 @@ final class FailureReport {
                     x, x, top, top + height, s == 0 ? "#d62728" : "#eee", x, top + height + 15, s));
         }
         int i = 0;
+        // a line breaks where samples are missing (no output then), rather than bridging the gap
+        double gap = 1.5 * FailureFigures.BUCKET_MS / 1000.0;
         for (Map.Entry<String, List<double[]>> entry : series.entrySet()) {
-            StringBuilder points = new StringBuilder();
-            for (double[] p : entry.getValue()) {
-                points.append(String.format(Locale.ROOT, "%.1f,%.1f ", left + (p[0] - x0) / xSpan * width, top + height - p[1] / yMax * height));
-            }
             String color = COLORS[i % COLORS.length];
-            svg.append(String.format(Locale.ROOT, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"/>%n", color, points.toString().trim()));
+            StringBuilder points = new StringBuilder();
+            double previous = Double.NaN;
+            for (double[] p : entry.getValue()) {
+                if (p[0] - previous > gap) {
+                    svg.append(polyline(color, points));
+                    points.setLength(0);
+                }
+                points.append(String.format(Locale.ROOT, "%.1f,%.1f ", left + (p[0] - x0) / xSpan * width, top + height - p[1] / yMax * height));
+                previous = p[0];
+            }
+            svg.append(polyline(color, points));
             svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>%n",
                     left + i * 120, top + height + 26, color, left + i * 120 + 16, top + height + 36, entry.getKey()));
             i++;
         }
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" fill=\"#d62728\">TaskManager terminated at 0 s</text>%n", left + 260, top + height + 36));
         return svg.append("</svg>\n").toString();
+    }
+
+    private static String polyline(String color, CharSequence points) {
+        return points.length() == 0
+                ? ""
+                : String.format(Locale.ROOT, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"/>%n", color, points.toString().trim());
     }
 }
