@@ -58,6 +58,12 @@ class NexmarkCliTest {
     }
 
     @Test
+    void aCheckpointDirectoryFlinkCannotWriteToIsNamed() throws Exception {
+        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--checkpoint-dir", "nosuchfs://somewhere/checkpoints"})).isEqualTo(2);
+        assertThat(errors.toString(StandardCharsets.UTF_8)).contains("--checkpoint-dir nosuchfs://somewhere/checkpoints is not a file system Flink can write checkpoints to");
+    }
+
+    @Test
     void badValuesAndUnknownOptionsAreNamed() throws Exception {
         assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--standby", "yes"})).isEqualTo(2);
         assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--rate", "-5"})).isEqualTo(2);

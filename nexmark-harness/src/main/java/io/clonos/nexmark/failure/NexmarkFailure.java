@@ -41,6 +41,7 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -53,6 +54,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.LongUnaryOperator;
 
 /**
@@ -124,6 +126,9 @@ public final class NexmarkFailure {
         if (settings.killAfterSeconds >= settings.seconds) {
             throw new IllegalArgumentException("--kill-after (" + settings.killAfterSeconds + " s) must be less than --seconds (" + settings.seconds + ").");
         }
+        if (settings.checkpointDir != null) {
+            checkFileSystem(settings.checkpointDir);
+        }
         out.printf(Locale.ROOT, "Nexmark failure experiment: Q%d, %,d events at %,d/s, parallelism %d, checkpoint every %d ms, a TaskManager terminated after %d s, on %s%n",
                 settings.query, settings.events(), settings.rate, settings.parallelism, settings.checkpointIntervalMs, settings.killAfterSeconds, SYSTEMS);
         EmbeddedKafka embedded = settings.bootstrapServers == null ? EmbeddedKafka.start() : null;
@@ -133,6 +138,7 @@ public final class NexmarkFailure {
             String checkpointRoot = checkpoints == null ? settings.checkpointDir : checkpoints.toUri().toString();
             progress("Kafka at %s%s, checkpoints under %s", bootstrap, embedded == null ? "" : " (in this JVM)", checkpointRoot);
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+                awaitBroker(admin, bootstrap);
                 // first, so that it also warms this JVM up for the systems' runs
                 List<String> reference = reference(runId("reference"), admin, bootstrap, checkpointRoot);
                 List<Run> runs = new ArrayList<>();
@@ -187,7 +193,7 @@ public final class NexmarkFailure {
             long killedAt = runToEnd(system, cluster, job, publisher, admin, output);
             publisher.await();
             if (cluster.getJobStatus(job).get() != JobStatus.FINISHED) {
-                throw new IllegalStateException("Q" + settings.query + " on " + system + " ended " + cluster.getJobStatus(job).get());
+                throw new IllegalStateException("Q" + settings.query + " on " + system + " ended " + cluster.getJobStatus(job).get() + cause(cluster, job));
             }
             if (killedAt < 0) {
                 throw new IllegalStateException("Q" + settings.query + " on " + system + " ended before the TaskManager was to be terminated; give it more --seconds.");
@@ -262,13 +268,31 @@ public final class NexmarkFailure {
                     new FailureJob.Topics(bootstrap, input, EventPublisher.endOffsets(settings.events(), settings.parallelism), output, id, DeliveryGuarantee.AT_LEAST_ONCE),
                     settings.parallelism, settings.checkpointIntervalMs, settings.windowSeconds)).get().getJobID();
             if (!cluster.requestJobResult(job).get().isSuccess()) {
-                throw new IllegalStateException("The failure-free run of Q" + settings.query + " failed");
+                throw new IllegalStateException("The failure-free run of Q" + settings.query + " failed" + cause(cluster, job));
             }
         }
         List<String> values = committed(bootstrap, admin, output, t -> t).stream().map(FailureFigures.Output::value).toList();
         admin.deleteTopics(List.of(input, output));
         progress("reference: %d results", values.size());
         return values;
+    }
+
+    /** Fails fast, naming the option, when Flink has no file system for the checkpoints' URI. */
+    private static void checkFileSystem(String uri) {
+        try {
+            new org.apache.flink.core.fs.Path(uri).getFileSystem();
+        } catch (IOException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("--checkpoint-dir " + uri + " is not a file system Flink can write checkpoints to: " + e.getMessage(), e);
+        }
+    }
+
+    /** Fails with a clear message when no broker answers at {@code bootstrap}. */
+    private static void awaitBroker(Admin admin, String bootstrap) throws Exception {
+        try {
+            admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("No Kafka broker answered at " + bootstrap + " within 30 s (--bootstrap-servers).", e);
+        }
     }
 
     private String runId(String run) {
@@ -304,7 +328,7 @@ public final class NexmarkFailure {
         while (true) {
             AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
             if (graph.getState().isGloballyTerminalState()) {
-                throw new IllegalStateException("The job ended before it ran: " + graph.getState());
+                throw new IllegalStateException("The job ended before it ran: " + graph.getState() + cause(cluster, job));
             }
             boolean running = true;
             for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
@@ -315,6 +339,11 @@ public final class NexmarkFailure {
             }
             Thread.sleep(50);
         }
+    }
+
+    /** Why a job failed, as far as its result says. */
+    private static String cause(MiniCluster cluster, JobID job) throws Exception {
+        return cluster.requestJobResult(job).get().getSerializedThrowable().map(t -> ": " + t.getOriginalErrorClassName() + ": " + t.getMessage()).orElse("");
     }
 
     private static long latestOffsets(Admin admin, String topic) throws Exception {
