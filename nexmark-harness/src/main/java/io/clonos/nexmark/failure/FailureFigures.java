@@ -52,7 +52,6 @@ public final class FailureFigures {
     }
 
     public final String system;
-    public final long killedAt;
     public final long baselineLatencyMs;
     public final long latencyBoundMs;
     public final long recoveryMs;
@@ -65,7 +64,6 @@ public final class FailureFigures {
 
     FailureFigures(String system, List<Output> outputs, long killedAt, long baselineMs) {
         this.system = system;
-        this.killedAt = killedAt;
         this.results = outputs.size();
         long first = outputs.stream().mapToLong(Output::appendedAt).min().orElse(killedAt);
         long last = outputs.stream().mapToLong(Output::appendedAt).max().orElse(killedAt);

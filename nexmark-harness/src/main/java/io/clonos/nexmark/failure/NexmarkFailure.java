@@ -207,7 +207,7 @@ public final class NexmarkFailure {
                     restarted += vertex.getCurrentExecutionAttempt().getAttemptNumber() > 0 ? 1 : 0;
                 }
             }
-            List<FailureFigures.Output> outputs = committed(bootstrap, admin, output, publisher::dueAt);
+            List<FailureFigures.Output> outputs = committed(bootstrap, output, publisher::dueAt);
             admin.deleteTopics(List.of(input, output));
             // the level before the failure: its last two thirds (the first is warm-up), which hold
             // several of Q8's windows
@@ -271,7 +271,7 @@ public final class NexmarkFailure {
                 throw new IllegalStateException("The failure-free run of Q" + settings.query + " failed" + cause(cluster, job));
             }
         }
-        List<String> values = committed(bootstrap, admin, output, t -> t).stream().map(FailureFigures.Output::value).toList();
+        List<String> values = committed(bootstrap, output, t -> t).stream().map(FailureFigures.Output::value).toList();
         admin.deleteTopics(List.of(input, output));
         progress("reference: %d results", values.size());
         return values;
@@ -346,11 +346,18 @@ public final class NexmarkFailure {
         return cluster.requestJobResult(job).get().getSerializedThrowable().map(t -> ": " + t.getOriginalErrorClassName() + ": " + t.getMessage()).orElse("");
     }
 
-    private static long latestOffsets(Admin admin, String topic) throws Exception {
-        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        for (int p = 0; p < admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size(); p++) {
-            latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+    /** The partitions of a topic of the run's: {@link #createTopics} gives each one per subtask. */
+    private List<TopicPartition> partitions(String topic) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (int p = 0; p < settings.parallelism; p++) {
+            partitions.add(new TopicPartition(topic, p));
         }
+        return partitions;
+    }
+
+    private long latestOffsets(Admin admin, String topic) throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        partitions(topic).forEach(partition -> latest.put(partition, OffsetSpec.latest()));
         return admin.listOffsets(latest).all().get().values().stream().mapToLong(info -> info.offset()).sum();
     }
 
@@ -358,7 +365,7 @@ public final class NexmarkFailure {
      * Every committed record of {@code topic}, as a consumer that reads committed records sees it,
      * with when it reached the broker and when its input was due ({@code dueAt} of its event time).
      */
-    static List<FailureFigures.Output> committed(String bootstrap, Admin admin, String topic, LongUnaryOperator dueAt) throws Exception {
+    private List<FailureFigures.Output> committed(String bootstrap, String topic, LongUnaryOperator dueAt) {
         Map<String, Object> props = new HashMap<>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -367,10 +374,7 @@ public final class NexmarkFailure {
         props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
         List<FailureFigures.Output> outputs = new ArrayList<>();
         try (KafkaConsumer<byte[], String> consumer = new KafkaConsumer<>(props)) {
-            List<TopicPartition> partitions = new ArrayList<>();
-            for (int p = 0; p < admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size(); p++) {
-                partitions.add(new TopicPartition(topic, p));
-            }
+            List<TopicPartition> partitions = partitions(topic);
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
