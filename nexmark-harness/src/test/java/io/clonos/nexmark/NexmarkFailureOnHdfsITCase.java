@@ -20,8 +20,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
@@ -54,7 +52,7 @@ class NexmarkFailureOnHdfsITCase {
             settings.checkpointDir = checkpoints;
             settings.output = work.resolve("results");
 
-            List<NexmarkFailure.Run> runs = new NexmarkFailure(settings, new PrintStream(OutputStream.nullOutputStream())).run();
+            List<NexmarkFailure.Run> runs = new NexmarkFailure(settings, System.out).run();
 
             NexmarkFailure.Run clonos = runs.get(0);
             assertThat(clonos.system()).isEqualTo("clonos");
