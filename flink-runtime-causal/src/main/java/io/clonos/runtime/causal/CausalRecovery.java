@@ -110,12 +110,8 @@ public final class CausalRecovery {
     /** The determinants to replay, per epoch; task thread only once REPLAYING. */
     private TreeMap<Long, List<Determinant>> replay = new TreeMap<>();
 
-    /** No determinants survived although they are needed. */
     /** Why the task cannot be recovered by determinants, when its consumers' answers say so. */
     @Nullable private volatile String impossible;
-
-    @GuardedBy("this")
-    private boolean anyConsumerReplays;
 
     /** Whether the task recovers by determinants (it had some to replay). */
     private volatile boolean replaysDeterminants;
@@ -204,17 +200,17 @@ public final class CausalRecovery {
      *
      * @return whether the answer was accepted
      */
-    public boolean determinantsReceived(int index, List<SharedDelta> deltas, boolean consumerReplays, Runnable onAccepted) {
+    public boolean determinantsReceived(int index, List<SharedDelta> deltas, Runnable onAccepted) {
         boolean accepted;
         synchronized (this) {
-            accepted = accept(index, deltas, consumerReplays, onAccepted);
+            accepted = accept(index, deltas, onAccepted);
         }
         signal();
         return accepted;
     }
 
     @GuardedBy("this")
-    private boolean accept(int index, List<SharedDelta> deltas, boolean consumerReplays, Runnable onAccepted) {
+    private boolean accept(int index, List<SharedDelta> deltas, Runnable onAccepted) {
         if (!isWaiting() || answered.get(index)) {
             return false;
         }
@@ -227,7 +223,6 @@ public final class CausalRecovery {
             }
         }
         answers.add(new Answer(index, own));
-        anyConsumerReplays |= consumerReplays;
         connected.set(index);
         if (answered.cardinality() >= consumers) {
             startReplay();
@@ -268,17 +263,9 @@ public final class CausalRecovery {
             return;
         }
         int count = replay.values().stream().mapToInt(List::size).sum();
-        if (count == 0 && anyConsumerReplays) {
-            // A consumer replays what this task sent its predecessor, yet nobody downstream had
-            // this task's determinants: more consecutive tasks failed than the determinant
-            // sharing depth covers. The task is an orphan; only a global rollback is safe.
-            replay = null;
-            impossible = "it is an orphan: its consumers recover by determinants, and more consecutive tasks failed than clonos.determinant-sharing-depth covers";
-            LOG.warn("{}: orphaned (a consumer recovers by determinants, but none of this task's survived; "
-                    + "clonos.determinant-sharing-depth is too small for this failure); falling back to a global rollback.", taskName);
-            transition(State.REPLAYING);
-            return;
-        }
+        // No determinants is no orphan: the JobManager recovers a task locally only where every
+        // choice of it that reached a surviving task is held by one (ConnectedFailures), so a
+        // task whose consumers hold none of its epochs made no choice anybody depends on.
         replaysDeterminants = count > 0;
         LOG.info("{}: recovering from epoch {} with {} determinants from {} consumers.", taskName, restoredEpoch, count, answers.size());
         answers.clear();

@@ -118,7 +118,7 @@ public final class CausalTask {
      * the logs of its upstream tasks are held, one hop closer to their owners, for the task's own
      * answers to its producers.
      */
-    public boolean answered(int consumer, java.util.List<SharedDelta> deltas, boolean consumerReplays, Runnable onAccepted) throws CorruptCausalLogException {
+    public boolean answered(int consumer, java.util.List<SharedDelta> deltas, Runnable onAccepted) throws CorruptCausalLogException {
         for (SharedDelta shared : deltas) {
             CausalLogId owner = shared.delta().log();
             if (!owner.equals(log.id()) && shared.distance() > 1) {
@@ -126,7 +126,7 @@ public final class CausalTask {
                 handedBack.add(owner);
             }
         }
-        return recovery.determinantsReceived(consumer, deltas, consumerReplays, onAccepted);
+        return recovery.determinantsReceived(consumer, deltas, onAccepted);
     }
 
     /** Upstream logs handed back by consumers during this task's recovery. */

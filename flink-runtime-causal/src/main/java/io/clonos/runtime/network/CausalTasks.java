@@ -124,7 +124,6 @@ public final class CausalTasks {
                 task.answered(
                         firstConsumer + answer.subpartition(),
                         answer.deltas(),
-                        answer.consumerReplays(),
                         () -> SubpartitionLogs.continueAfter(partition, answer.subpartition(), restoredEpoch, answer));
             } catch (Exception e) {
                 LOG.warn("A consumer's answer to {} cannot be read; the recovery will time out and fall back.", partition, e);

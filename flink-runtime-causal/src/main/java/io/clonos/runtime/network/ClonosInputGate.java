@@ -650,7 +650,7 @@ public final class ClonosInputGate extends IndexedInputGate {
                 LOG.debug("{} answers the producer of channel {} with {} deltas.", original.getOwningTaskName(), channel, deltas.size());
                 ClonosChannelProbe.sendTaskEvent(
                         gate.getChannel(ownerChannel[channel]),
-                        new DeterminantResponseEvent(subpartition, task.recovery().replaysDeterminants(), receivedPerEpoch.get(channel), deltas));
+                        new DeterminantResponseEvent(subpartition, receivedPerEpoch.get(channel), deltas));
             } else {
                 // the producer is gone again; its next attempt asks anew
                 LOG.info("{} cannot answer the producer of channel {}: it is gone.", original.getOwningTaskName(), channel);

@@ -36,7 +36,6 @@ import java.util.TreeMap;
 public final class DeterminantResponseEvent extends TaskEvent {
 
     private int subpartition;
-    private boolean consumerReplays;
     /** Per epoch: data bytes received and their CRC-32C. */
     private TreeMap<Long, long[]> received = new TreeMap<>();
     private List<byte[]> serializedDeltas = List.of();
@@ -44,9 +43,8 @@ public final class DeterminantResponseEvent extends TaskEvent {
     /** For deserialization. */
     public DeterminantResponseEvent() {}
 
-    public DeterminantResponseEvent(int subpartition, boolean consumerReplays, Map<Long, EpochBytes> received, List<SharedDelta> deltas) {
+    public DeterminantResponseEvent(int subpartition, Map<Long, EpochBytes> received, List<SharedDelta> deltas) {
         this.subpartition = subpartition;
-        this.consumerReplays = consumerReplays;
         received.forEach((epoch, bytes) -> this.received.put(epoch, new long[] {bytes.bytes(), bytes.checksum()}));
         this.serializedDeltas = DeltaLists.encode(deltas);
     }
@@ -54,14 +52,6 @@ public final class DeterminantResponseEvent extends TaskEvent {
     /** The producer's subpartition the consumer reads. */
     public int subpartition() {
         return subpartition;
-    }
-
-    /**
-     * Whether the consumer is itself recovering by determinants, and so needs exactly the output
-     * the producer's predecessor sent it.
-     */
-    public boolean consumerReplays() {
-        return consumerReplays;
     }
 
     /** Data bytes the consumer received from epoch {@code epoch} on. */
@@ -81,7 +71,6 @@ public final class DeterminantResponseEvent extends TaskEvent {
     @Override
     public void write(DataOutputView out) throws IOException {
         out.writeInt(subpartition);
-        out.writeBoolean(consumerReplays);
         out.writeInt(received.size());
         for (Map.Entry<Long, long[]> e : received.entrySet()) {
             out.writeLong(e.getKey());
@@ -94,7 +83,6 @@ public final class DeterminantResponseEvent extends TaskEvent {
     @Override
     public void read(DataInputView in) throws IOException {
         subpartition = in.readInt();
-        consumerReplays = in.readBoolean();
         int epochs = in.readInt();
         if (epochs < 0) {
             throw new IOException("Corrupt determinant response: " + epochs + " epochs");

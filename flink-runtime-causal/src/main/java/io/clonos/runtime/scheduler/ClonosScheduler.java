@@ -37,6 +37,7 @@ import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
 import org.apache.flink.runtime.checkpoint.CheckpointRecoveryFactory;
 import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
 import org.apache.flink.runtime.checkpoint.JobManagerTaskRestore;
+import org.apache.flink.runtime.checkpoint.TaskStateSnapshot;
 import org.apache.flink.runtime.concurrent.ComponentMainThreadExecutor;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.Execution;
@@ -131,6 +132,13 @@ public class ClonosScheduler extends DefaultScheduler {
     /** How long new standbys wait after the replacements that made room for them are deployed. */
     private static final java.time.Duration STANDBY_PROVISION_DELAY = java.time.Duration.ofSeconds(1);
     private final Map<ExecutionVertexID, Integer> standbyMoves = new HashMap<>();
+
+    /**
+     * Locally restarted vertices that may still wait for their determinants, with the checkpoint
+     * they restored: a checkpoint completed after that one was taken by them too, so they have
+     * their determinants by then.
+     */
+    private final Map<ExecutionVertexID, Long> stillRecovering = new HashMap<>();
 
     /** Failed vertices waiting for the restart of the current batch, with their versions. */
     private final Map<ExecutionVertexID, ExecutionVertexVersion> pendingRestart = new HashMap<>();
@@ -466,6 +474,13 @@ public class ClonosScheduler extends DefaultScheduler {
         if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
             return;
         }
+        String notLocal = whyNotLocal(batch);
+        if (notLocal != null) {
+            globalFallbacks.inc();
+            log.warn("Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.", names(batch), notLocal);
+            handleGlobalFailure(new FlinkException("Clonos cannot recover " + names(batch) + " locally: " + notLocal));
+            return;
+        }
         // standbys to activate, and the standbys whose slot their replacements take
         Set<ExecutionVertexID> displaced = planStandbyActivations(batch);
         Set<ExecutionVertexVersion> displacedVersions = new HashSet<>(executionVertexVersioner.recordVertexModifications(displaced).values());
@@ -502,6 +517,74 @@ public class ClonosScheduler extends DefaultScheduler {
                             }
                         },
                         getMainThreadExecutor());
+    }
+
+    /**
+     * Why the batch cannot be recovered locally as one connected failure, or null. The tasks down
+     * together are the batch and the tasks of earlier batches that may still wait for their
+     * determinants (no checkpoint completed since their restart). With {@code
+     * clonos.recovery.orphan-fallback: at-least-once}, orphans of this batch restart afresh
+     * instead (marked here); an orphan of an earlier batch, already replaying, cannot.
+     */
+    @Nullable
+    private String whyNotLocal(Set<ExecutionVertexID> batch) {
+        long completed = latestCompletedCheckpoint();
+        stillRecovering.values().removeIf(restoredFrom -> restoredFrom < completed);
+        Set<ExecutionVertexID> down = new HashSet<>(batch);
+        down.addAll(stillRecovering.keySet());
+        ConnectedFailures<ExecutionVertexID> failures = new ConnectedFailures<>(this::consumersOf, down);
+        Optional<String> noSurvivor = failures.noSurvivor(primaryVertices());
+        if (noSurvivor.isPresent()) {
+            return noSurvivor.get();
+        }
+        int depth = clonos.getDeterminantSharingDepth();
+        Map<ExecutionVertexID, ConnectedFailures.Orphan<ExecutionVertexID>> orphans = failures.orphans(depth);
+        if (orphans.isEmpty()) {
+            return null;
+        }
+        String reasons = orphans.entrySet().stream()
+                .map(orphan -> getExecutionVertex(orphan.getKey()).getTaskNameWithSubtaskIndex() + " is an orphan: its output reached "
+                        + getExecutionVertex(orphan.getValue().survivor()).getTaskNameWithSubtaskIndex() + ", which kept running, "
+                        + orphan.getValue().hops() + " hops downstream through failed tasks, and clonos.determinant-sharing-depth " + depth
+                        + " shares its determinants " + depth + " hops")
+                .collect(Collectors.joining("; "));
+        if (clonos.getOrphanFallback() == OrphanFallback.AT_LEAST_ONCE && batch.containsAll(orphans.keySet())) {
+            log.warn("{}; clonos.recovery.orphan-fallback is at-least-once: they restart without determinants, and their consumers may see their records twice.", reasons);
+            for (ExecutionVertexID orphan : orphans.keySet()) {
+                FreshStarts.mark(getJobId(), orphan, getExecutionVertex(orphan).getCurrentExecutionAttempt().getAttemptNumber() + 1);
+            }
+            return null;
+        }
+        return reasons;
+    }
+
+    private Collection<ExecutionVertexID> consumersOf(ExecutionVertexID id) {
+        List<ExecutionVertexID> consumers = new ArrayList<>();
+        for (org.apache.flink.runtime.scheduler.strategy.SchedulingResultPartition partition : getSchedulingTopology().getVertex(id).getProducedResults()) {
+            for (org.apache.flink.runtime.scheduler.strategy.ConsumerVertexGroup group : partition.getConsumerVertexGroups()) {
+                group.forEach(consumers::add);
+            }
+        }
+        return consumers;
+    }
+
+    /** The job's tasks but the standbys. */
+    private Set<ExecutionVertexID> primaryVertices() {
+        Set<ExecutionVertexID> primaries = new HashSet<>();
+        for (ExecutionVertex vertex : getExecutionGraph().getAllExecutionVertices()) {
+            if (StandbyVertices.primaryOf(vertex.getJobVertex().getJobVertex()).isEmpty()) {
+                primaries.add(vertex.getID());
+            }
+        }
+        return primaries;
+    }
+
+    private long latestCompletedCheckpoint() {
+        return standbys.latestCheckpoint().map(CompletedCheckpoint::getCheckpointID).orElse(OperatorCoordinator.NO_CHECKPOINT);
+    }
+
+    private List<String> names(Collection<ExecutionVertexID> ids) {
+        return ids.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).sorted().collect(Collectors.toList());
     }
 
     /**
@@ -596,6 +679,9 @@ public class ClonosScheduler extends DefaultScheduler {
                                 }
                             },
                             getMainThreadExecutor());
+        }
+        for (ExecutionVertexID id : ordered) {
+            stillRecovering.put(id, checkpointId);
         }
         localRecoveries.inc();
         log.info(
@@ -733,6 +819,18 @@ public class ClonosScheduler extends DefaultScheduler {
         }
         OptionalLong restored = coordinator.restoreLatestCheckpointedStateToSubtasks(all);
         running.forEach(Execution::setInitialState);
+        if (restored.isPresent()) {
+            for (ExecutionVertexID id : batch) {
+                Execution attempt = getExecutionVertex(id).getCurrentExecutionAttempt();
+                if (attempt.getTaskRestore() == null) {
+                    // Flink gives a subtask that held no state in the checkpoint nothing to restore,
+                    // so it would not know which checkpoint it restarts from; but its epoch is that
+                    // checkpoint's: its upstream replays from there and its consumers hand back
+                    // determinants from there. An empty snapshot names the checkpoint.
+                    attempt.setInitialState(new JobManagerTaskRestore(restored.getAsLong(), new TaskStateSnapshot()));
+                }
+            }
+        }
         return restored.orElse(OperatorCoordinator.NO_CHECKPOINT);
     }
 }

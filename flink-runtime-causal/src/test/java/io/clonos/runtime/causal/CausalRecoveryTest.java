@@ -69,22 +69,22 @@ class CausalRecoveryTest {
         assertThat(changed).isDone();
 
         AtomicInteger accepted = new AtomicInteger();
-        assertThat(recovery.determinantsReceived(0, logged(5, new Determinant.Timestamp(42)), false, accepted::incrementAndGet)).isTrue();
+        assertThat(recovery.determinantsReceived(0, logged(5, new Determinant.Timestamp(42)), accepted::incrementAndGet)).isTrue();
         assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_DETERMINANTS);
-        assertThat(recovery.determinantsReceived(0, List.of(), false, accepted::incrementAndGet)).as("a second answer of the same consumer").isFalse();
-        assertThat(recovery.determinantsReceived(1, List.of(), false, accepted::incrementAndGet)).isTrue();
+        assertThat(recovery.determinantsReceived(0, List.of(), accepted::incrementAndGet)).as("a second answer of the same consumer").isFalse();
+        assertThat(recovery.determinantsReceived(1, List.of(), accepted::incrementAndGet)).isTrue();
         assertThat(accepted).hasValue(2);
         assertThat(recovery.state()).isEqualTo(State.REPLAYING);
 
         assertThat(recovery.next(Determinant.Timestamp.class)).isEqualTo(new Determinant.Timestamp(42));
         assertThat(recovery.state()).isEqualTo(State.RUNNING);
-        assertThat(recovery.determinantsReceived(1, List.of(), false, () -> {})).as("answers after the recovery").isFalse();
+        assertThat(recovery.determinantsReceived(1, List.of(), () -> {})).as("answers after the recovery").isFalse();
     }
 
     @Test
     void nothingToReplayMeansRunningRightAway() {
         CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, TIMEOUT);
-        recovery.determinantsReceived(0, List.of(), false, () -> {});
+        recovery.determinantsReceived(0, List.of(), () -> {});
         assertThat(recovery.state()).isEqualTo(State.RUNNING);
     }
 
@@ -94,8 +94,8 @@ class CausalRecoveryTest {
         List<SharedDelta> longer = new ArrayList<>(logged(5, new Determinant.RandomSeed(1)));
         longer.addAll(logged(6, new Determinant.Order(0, 10), new Determinant.Order(1, 0), new Determinant.Timestamp(7)));
         List<SharedDelta> shorter = logged(6, new Determinant.Order(0, 10));
-        recovery.determinantsReceived(0, shorter, false, () -> {});
-        recovery.determinantsReceived(1, longer, false, () -> {});
+        recovery.determinantsReceived(0, shorter, () -> {});
+        recovery.determinantsReceived(1, longer, () -> {});
 
         assertThat(recovery.next(Determinant.Order.class)).isEqualTo(new Determinant.Order(0, 10));
         assertThat(recovery.next(Determinant.Order.class)).isEqualTo(new Determinant.Order(1, 0));
@@ -109,7 +109,7 @@ class CausalRecoveryTest {
         CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT);
         List<SharedDelta> deltas = new ArrayList<>(logged(1, new Determinant.Timestamp(1)));
         deltas.addAll(logged(2, new Determinant.Timestamp(2)));
-        recovery.determinantsReceived(0, deltas, false, () -> {});
+        recovery.determinantsReceived(0, deltas, () -> {});
 
         assertThat(recovery.next(Determinant.Timestamp.class).millis()).isEqualTo(1);
         assertThat(recovery.isReplaying()).as("epoch 2 is still to come").isTrue();
@@ -126,7 +126,7 @@ class CausalRecoveryTest {
         CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT);
         List<SharedDelta> deltas = new ArrayList<>(logged(1, new Determinant.Timestamp(1), new Determinant.Timestamp(2)));
         deltas.addAll(logged(2, new Determinant.Timestamp(3)));
-        recovery.determinantsReceived(0, deltas, false, () -> {});
+        recovery.determinantsReceived(0, deltas, () -> {});
         recovery.next(Determinant.Timestamp.class);
         assertThatThrownBy(() -> recovery.epochStarted(2)).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("unused");
     }
@@ -134,15 +134,15 @@ class CausalRecoveryTest {
     @Test
     void askingForAnotherKindIsDivergence() {
         CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT);
-        recovery.determinantsReceived(0, logged(1, new Determinant.Order(2, 0)), false, () -> {});
+        recovery.determinantsReceived(0, logged(1, new Determinant.Order(2, 0)), () -> {});
         assertThatThrownBy(() -> recovery.next(Determinant.Timestamp.class)).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("Order");
     }
 
     @Test
     void contradictingAnswersFallBack() {
         CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, TIMEOUT);
-        recovery.determinantsReceived(0, logged(1, new Determinant.Timestamp(1)), false, () -> {});
-        recovery.determinantsReceived(1, logged(1, new Determinant.Timestamp(2)), false, () -> {});
+        recovery.determinantsReceived(0, logged(1, new Determinant.Timestamp(1)), () -> {});
+        recovery.determinantsReceived(1, logged(1, new Determinant.Timestamp(2)), () -> {});
         assertThat(recovery.state()).isEqualTo(State.REPLAYING);
         assertThatThrownBy(() -> recovery.next(Determinant.Timestamp.class)).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("do not agree");
     }
@@ -150,14 +150,14 @@ class CausalRecoveryTest {
     @Test
     void consumersThatDoNotAnswerInTimeFallBack() {
         CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, Duration.ZERO);
-        recovery.determinantsReceived(0, List.of(), false, () -> {});
+        recovery.determinantsReceived(0, List.of(), () -> {});
         assertThatThrownBy(recovery::checkDeadline).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("1 answered");
     }
 
     @Test
     void aReplayThatMakesNoProgressFallsBackInsteadOfHanging() throws Exception {
         CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, Duration.ofMillis(20));
-        recovery.determinantsReceived(0, logged(1, new Determinant.Order(2, 10), new Determinant.Timestamp(5)), false, () -> {});
+        recovery.determinantsReceived(0, logged(1, new Determinant.Order(2, 10), new Determinant.Timestamp(5)), () -> {});
         assertThat(recovery.state()).isEqualTo(State.REPLAYING);
         // a task waiting for input is woken at the deadline, so that it notices it
         recovery.changed().get(10, java.util.concurrent.TimeUnit.SECONDS);
@@ -168,13 +168,19 @@ class CausalRecoveryTest {
                 .hasMessageContaining("Order");
     }
 
+    /**
+     * Consumers that hold none of the task's epochs (a source between two of its checkpoint
+     * triggers logs nothing): nothing that survived depends on a choice of it, so it runs at once.
+     */
     @Test
-    void aTaskWithoutDeterminantsWhoseConsumerReplaysIsAnOrphan() {
+    void aTaskWhoseConsumersHoldNothingOfItRunsAtOnce() {
         CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, TIMEOUT);
-        recovery.determinantsReceived(0, List.of(), false, () -> {});
-        recovery.determinantsReceived(1, List.of(), true, () -> {});
-        assertThat(recovery.state()).isEqualTo(State.REPLAYING);
-        assertThatThrownBy(() -> recovery.peek(Determinant.Order.class)).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("orphan");
+        recovery.determinantsReceived(0, List.of(), () -> {});
+        assertThat(recovery.isWaiting()).as("one consumer has not answered yet").isTrue();
+        recovery.determinantsReceived(1, List.of(), () -> {});
+        assertThat(recovery.state()).isEqualTo(State.RUNNING);
+        assertThat(recovery.replaysDeterminants()).isFalse();
+        assertThat(recovery.peek(Determinant.Order.class)).isNull();
     }
 
     @Test
@@ -183,7 +189,7 @@ class CausalRecoveryTest {
         AtomicInteger ran = new AtomicInteger();
         recovery.whenRunning(ran::incrementAndGet);
         assertThat(ran).hasValue(0);
-        recovery.determinantsReceived(0, logged(1, new Determinant.RandomSeed(9)), false, () -> {});
+        recovery.determinantsReceived(0, logged(1, new Determinant.RandomSeed(9)), () -> {});
         assertThat(ran).hasValue(0);
         recovery.next(Determinant.RandomSeed.class);
         assertThat(ran).hasValue(1);

@@ -49,7 +49,7 @@ class CausalTaskClockTest {
         predecessor.deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
         CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, Duration.ofMinutes(1));
         recovery.consumerConnected(0);
-        recovery.determinantsReceived(0, deltas, false, () -> {});
+        recovery.determinantsReceived(0, deltas, () -> {});
         return recovery;
     }
 

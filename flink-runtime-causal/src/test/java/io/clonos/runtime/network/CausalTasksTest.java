@@ -41,7 +41,7 @@ class CausalTasksTest {
     }
 
     private static DeterminantResponseEvent answer(int subpartition) {
-        return new DeterminantResponseEvent(subpartition, false, Map.of(), new ArrayList<>(List.of()));
+        return new DeterminantResponseEvent(subpartition, Map.of(), new ArrayList<>(List.of()));
     }
 
     @Test

@@ -62,7 +62,7 @@ class CausalPartitionersTest {
         predecessor.log().deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
         CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 3, 1, Duration.ofMinutes(1));
         recovery.consumerConnected(0);
-        recovery.determinantsReceived(0, deltas, false, () -> {});
+        recovery.determinantsReceived(0, deltas, () -> {});
         CausalTask recovered = new CausalTask(new TaskCausalLog(LOG, 3), recovery, 1, 1, -1);
 
         assertThat(channels(recovered, partitioners.get())).isEqualTo(original);

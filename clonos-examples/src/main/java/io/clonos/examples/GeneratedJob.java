@@ -1,0 +1,296 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.examples;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.api.java.utils.ParameterTool;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Collectors;
+
+/**
+ * An ordinary Flink job of any depth and shape, generated from a seed or spelled out, whose output
+ * shows whether every record took effect exactly once and every task reproduced its predecessor's
+ * choices: a rate-limited FLIP-27 source, then stages joined by forward, keyBy, rebalance or
+ * rescale edges, each stage either stateful (a keyed digest per key, optionally with
+ * processing-time timers that emit records of their own) or stateless, and a last keyed stage
+ * that extends each key's hash chain ({@link HashChains}) and commits it with {@link
+ * CommittedLinesSink}. Every stateful stage mixes the processing time into its digest, so a
+ * recovered task that does not replay its predecessor's time, input order or timer firings
+ * breaks the chain.
+ *
+ * <p>A shape is written as stages separated by {@code /}, each {@code edge:kind:parallelism},
+ * e.g. {@code keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2}; the source comes
+ * first ({@link Shape#sourceParallelism}) and the hash chain last. Arguments: {@code --shape} or
+ * {@code --seed}, {@code --count} numbers (default 20000), {@code --rate} per second per source
+ * subtask (default 1000), {@code --checkpoint-interval} ms (default 500), {@code --output}.
+ */
+public final class GeneratedJob {
+
+    /** The source's records are inputs {@code s:1} to {@code s:count}. */
+    public static final String[] SOURCES = {"s"};
+
+    public static final int KEYS = 16;
+
+    private GeneratedJob() {}
+
+    public static void main(String[] args) throws Exception {
+        ParameterTool params = ParameterTool.fromArgs(args);
+        Shape shape = params.has("shape")
+                ? Shape.parse(params.getInt("source-parallelism", 2), params.get("shape"))
+                : Shape.random(params.getLong("seed"), params.getInt("max-depth", 7), params.getInt("max-parallelism", 4));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        build(env, shape, params.getLong("count", 20_000), params.getInt("rate", 1_000), params.getLong("checkpoint-interval", 500), params.getRequired("output"));
+        env.execute("generated " + shape);
+    }
+
+    /** Adds the job of {@code shape} to {@code env}. */
+    public static void build(StreamExecutionEnvironment env, Shape shape, long count, int ratePerSubtask, long checkpointInterval, String output) {
+        env.enableCheckpointing(checkpointInterval);
+        TypeInformation<Tuple3<Long, String, Long>> type = Types.TUPLE(Types.LONG, Types.STRING, Types.LONG);
+        DataStream<Tuple3<Long, String, Long>> stream =
+                env.fromSource(
+                                new DataGeneratorSource<>(index -> index + 1, count, RateLimiterStrategy.perSecond(ratePerSubtask * shape.sourceParallelism), Types.LONG),
+                                WatermarkStrategy.noWatermarks(),
+                                "source")
+                        .setParallelism(shape.sourceParallelism)
+                        .map(n -> Tuple3.of(n % KEYS, SOURCES[0] + ":" + n, n))
+                        .returns(type)
+                        .setParallelism(shape.sourceParallelism)
+                        .name("tag");
+        for (int i = 0; i < shape.stages.size(); i++) {
+            Stage stage = shape.stages.get(i);
+            String name = "stage" + (i + 1) + "-" + stage.kind.name().toLowerCase();
+            DataStream<Tuple3<Long, String, Long>> input = stage.edge.apply(stream);
+            if (stage.kind == Kind.MAP) {
+                long salt = i + 1;
+                stream = input.map(t -> Tuple3.of(t.f0, t.f1, HashChains.mix(t.f2, salt))).returns(type).name(name).setParallelism(stage.parallelism);
+            } else {
+                stream = input.keyBy(t -> t.f0).process(new Digest(name, stage.kind == Kind.TIMERS)).returns(type).name(name).setParallelism(stage.parallelism);
+            }
+        }
+        stream.keyBy(t -> t.f0)
+                .process(new Chain())
+                .name("chain")
+                .setParallelism(shape.chainParallelism)
+                .addSink(new CommittedLinesSink(output))
+                .name("sink")
+                .setParallelism(shape.chainParallelism);
+    }
+
+    /** How a stage reads its predecessor's output. */
+    public enum Edge {
+        FORWARD,
+        KEYBY,
+        REBALANCE,
+        RESCALE;
+
+        DataStream<Tuple3<Long, String, Long>> apply(DataStream<Tuple3<Long, String, Long>> stream) {
+            switch (this) {
+                case REBALANCE:
+                    return stream.rebalance();
+                case RESCALE:
+                    return stream.rescale();
+                case FORWARD:
+                    return stream.forward();
+                default:
+                    // a keyed stage keys its input itself
+                    return stream;
+            }
+        }
+    }
+
+    /** What a stage does with a record. */
+    public enum Kind {
+        /** Stateless: mixes a constant into the record's value. */
+        MAP,
+        /** Keyed state: a digest per key over the records and the processing time. */
+        STATE,
+        /** As {@link #STATE}, and a processing-time timer per key every 50 ms that emits a record. */
+        TIMERS
+    }
+
+    /** One stage of a {@link Shape}. */
+    public static final class Stage implements Serializable {
+        private static final long serialVersionUID = 1L;
+        public final Edge edge;
+        public final Kind kind;
+        public final int parallelism;
+
+        public Stage(Edge edge, Kind kind, int parallelism) {
+            if ((edge == Edge.KEYBY) != (kind != Kind.MAP)) {
+                throw new IllegalArgumentException("stateful stages are keyed, stateless ones are not: " + edge + ":" + kind);
+            }
+            if (parallelism < 1) {
+                throw new IllegalArgumentException("parallelism must be at least 1, not " + parallelism);
+            }
+            this.edge = edge;
+            this.kind = kind;
+            this.parallelism = parallelism;
+        }
+
+        @Override
+        public String toString() {
+            return edge.name().toLowerCase() + ":" + kind.name().toLowerCase() + ":" + parallelism;
+        }
+    }
+
+    /** A generated job's shape: the source's parallelism, the stages, the hash chain's parallelism. */
+    public static final class Shape implements Serializable {
+        private static final long serialVersionUID = 1L;
+        public final int sourceParallelism;
+        public final List<Stage> stages;
+        public final int chainParallelism;
+
+        public Shape(int sourceParallelism, List<Stage> stages, int chainParallelism) {
+            this.sourceParallelism = sourceParallelism;
+            this.stages = List.copyOf(stages);
+            this.chainParallelism = chainParallelism;
+            int upstream = sourceParallelism;
+            for (Stage stage : stages) {
+                if (stage.edge == Edge.FORWARD && stage.parallelism != upstream) {
+                    throw new IllegalArgumentException("a forward edge joins stages of one parallelism, not " + upstream + " and " + stage.parallelism);
+                }
+                upstream = stage.parallelism;
+            }
+        }
+
+        /**
+         * {@code edge:kind:parallelism} stages separated by {@code /}; the chain takes the last
+         * stage's parallelism.
+         */
+        public static Shape parse(int sourceParallelism, String stages) {
+            List<Stage> parsed = new ArrayList<>();
+            for (String stage : stages.split("/")) {
+                String[] parts = stage.trim().split(":");
+                if (parts.length != 3) {
+                    throw new IllegalArgumentException("a stage is edge:kind:parallelism, not '" + stage + "'");
+                }
+                parsed.add(new Stage(Edge.valueOf(parts[0].toUpperCase()), Kind.valueOf(parts[1].toUpperCase()), Integer.parseInt(parts[2])));
+            }
+            return new Shape(sourceParallelism, parsed, parsed.isEmpty() ? sourceParallelism : parsed.get(parsed.size() - 1).parallelism);
+        }
+
+        /**
+         * A random shape of depth 2 to {@code maxDepth} (source and chain included), parallelism 1
+         * to {@code maxParallelism}; the same seed gives the same shape.
+         */
+        public static Shape random(long seed, int maxDepth, int maxParallelism) {
+            Random random = new Random(seed);
+            int sourceParallelism = 1 + random.nextInt(maxParallelism);
+            int stages = random.nextInt(Math.max(1, maxDepth - 1));
+            List<Stage> list = new ArrayList<>();
+            int upstream = sourceParallelism;
+            for (int i = 0; i < stages; i++) {
+                Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
+                Edge edge;
+                int parallelism = 1 + random.nextInt(maxParallelism);
+                if (kind != Kind.MAP) {
+                    edge = Edge.KEYBY;
+                } else {
+                    edge = new Edge[] {Edge.FORWARD, Edge.REBALANCE, Edge.RESCALE}[random.nextInt(3)];
+                    if (edge == Edge.FORWARD) {
+                        parallelism = upstream;
+                    }
+                }
+                list.add(new Stage(edge, kind, parallelism));
+                upstream = parallelism;
+            }
+            return new Shape(sourceParallelism, list, 1 + random.nextInt(maxParallelism));
+        }
+
+        /** How many tasks the job has, when nothing is chained. */
+        public int depth() {
+            return stages.size() + 2;
+        }
+
+        @Override
+        public String toString() {
+            return "source:" + sourceParallelism + "/" + stages.stream().map(Stage::toString).collect(Collectors.joining("/")) + (stages.isEmpty() ? "" : "/") + "chain:" + chainParallelism;
+        }
+    }
+
+    /**
+     * A stateful stage: per key a digest over the records in arrival order and the processing time
+     * at each; with timers, a processing-time timer per key every 50 ms (all keys due at the same
+     * instants) that emits a record of its own.
+     */
+    static final class Digest extends KeyedProcessFunction<Long, Tuple3<Long, String, Long>, Tuple3<Long, String, Long>> {
+        private final String name;
+        private final boolean timers;
+        private transient ValueState<Long> digest;
+
+        Digest(String name, boolean timers) {
+            this.name = name;
+            this.timers = timers;
+        }
+
+        @Override
+        public void open(OpenContext openContext) {
+            digest = getRuntimeContext().getState(new ValueStateDescriptor<>("digest", Types.LONG));
+        }
+
+        @Override
+        public void processElement(Tuple3<Long, String, Long> in, Context ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
+            long now = ctx.timerService().currentProcessingTime();
+            if (timers) {
+                ctx.timerService().registerProcessingTimeTimer(now - now % 50 + 50);
+            }
+            out.collect(Tuple3.of(in.f0, in.f1, update(HashChains.mix(in.f2, now))));
+        }
+
+        @Override
+        public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
+            long now = ctx.timerService().currentProcessingTime();
+            out.collect(Tuple3.of(ctx.getCurrentKey(), name + ":" + ctx.getCurrentKey() + ":" + timestamp, update(HashChains.mix(timestamp, now))));
+        }
+
+        private long update(long value) throws Exception {
+            Long previous = digest.value();
+            long next = HashChains.mix(previous == null ? 0 : previous, value);
+            digest.update(next);
+            return next;
+        }
+    }
+
+    /** The last stage: extends each key's hash chain by every record's value. */
+    static final class Chain extends KeyedProcessFunction<Long, Tuple3<Long, String, Long>, String> {
+        private transient ValueState<Tuple2<Long, Long>> chain;
+
+        @Override
+        public void open(OpenContext openContext) {
+            chain = getRuntimeContext().getState(new ValueStateDescriptor<>("seq-and-digest", Types.TUPLE(Types.LONG, Types.LONG)));
+        }
+
+        @Override
+        public void processElement(Tuple3<Long, String, Long> in, Context ctx, Collector<String> out) throws Exception {
+            out.collect(HashChains.link(chain, in.f0, in.f2, in.f1));
+        }
+    }
+}

@@ -1,0 +1,112 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.scheduler;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Whether a set of tasks that are down together (failed at once, or failed while others still
+ * recover) can be recovered by determinants, decided from the job's graph alone.
+ *
+ * <p>A determinant of a failed task matters only if its effects reached a task that survived: the
+ * failed tasks downstream of it restart from the same checkpoint and regenerate everything. Its
+ * effects travel along paths of failed tasks to a survivor, and the determinant travels with them,
+ * piggybacked ahead of the data, as far as {@code clonos.determinant-sharing-depth} hops. So a
+ * failed task is an <em>orphan</em> (a survivor may depend on choices nobody holds) exactly when
+ * some path from it through failed tasks reaches a survivor in more hops than the depth. With
+ * the full depth there are no orphans. When no task survived, nothing depends on any choice, but
+ * there is also nothing to recover locally from: that is Flink's restart.
+ *
+ * @param <V> how the graph names a task
+ */
+@Internal
+final class ConnectedFailures<V> {
+
+    private final Function<V, Collection<V>> consumers;
+    private final Set<V> down;
+    private final Map<V, Integer> hops = new HashMap<>();
+    /** Per failed task, a survivor at the end of its longest path, for the log. */
+    private final Map<V, V> farthest = new HashMap<>();
+
+    /**
+     * @param consumers the tasks that read each task's output
+     * @param down the tasks that are down together
+     */
+    ConnectedFailures(Function<V, Collection<V>> consumers, Set<V> down) {
+        this.consumers = consumers;
+        this.down = down;
+    }
+
+    /**
+     * The failed tasks whose determinants may have reached survivors beyond {@code depth} hops;
+     * empty when every one can be recovered by determinants. {@code depth} is a determinant
+     * sharing depth: negative for the full depth, 0 for no causal logging (nothing to recover by
+     * determinants, so no orphans either).
+     */
+    Map<V, Orphan<V>> orphans(int depth) {
+        Map<V, Orphan<V>> orphans = new LinkedHashMap<>();
+        if (depth <= 0) {
+            return orphans;
+        }
+        for (V task : down) {
+            int longest = hopsToSurvivor(task);
+            if (longest > depth) {
+                orphans.put(task, new Orphan<>(farthest.get(task), longest));
+            }
+        }
+        return orphans;
+    }
+
+    /** An orphan's farthest survivor, {@code hops} away through failed tasks. */
+    record Orphan<V>(V survivor, int hops) {}
+
+    /** Why nothing can be recovered locally: no task survived. */
+    Optional<String> noSurvivor(Collection<V> allTasks) {
+        return down.containsAll(allTasks) ? Optional.of("every task of the job is down, so none holds what a local recovery needs") : Optional.empty();
+    }
+
+    /** The most hops from {@code task} through failed tasks to a survivor; 0 if none is reached. */
+    private int hopsToSurvivor(V task) {
+        Integer known = hops.get(task);
+        if (known != null) {
+            return known;
+        }
+        int longest = 0;
+        for (V consumer : consumers.apply(task)) {
+            int via;
+            if (!down.contains(consumer)) {
+                via = 1;
+                if (via > longest) {
+                    farthest.put(task, consumer);
+                }
+            } else {
+                int further = hopsToSurvivor(consumer);
+                via = further == 0 ? 0 : further + 1;
+                if (via > longest) {
+                    farthest.put(task, farthest.get(consumer));
+                }
+            }
+            longest = Math.max(longest, via);
+        }
+        hops.put(task, longest);
+        return longest;
+    }
+}
