@@ -16,6 +16,8 @@ import io.clonos.cli.bench.KillSettings;
 import io.clonos.cli.bench.OverheadBenchmark;
 import io.clonos.cli.bench.RecoveryBenchmark;
 import io.clonos.cli.bench.StandbyBenchmark;
+import io.clonos.examples.GeneratedJob;
+import io.clonos.examples.chaos.ChaosPlan;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -23,13 +25,17 @@ import org.apache.flink.configuration.IllegalConfigurationException;
 import java.io.File;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.function.LongFunction;
 
 /**
  * {@code bin/clonos}: start and stop a standalone Clonos cluster, submit unchanged Flink jobs to
@@ -67,6 +73,12 @@ public final class ClonosCli {
                     "  nexmark failure --query 3|8 [--rate N] [--seconds S] [--kill-after S] [--checkpoint-dir URI] ...",
                     "        Q3 or Q8 between Kafka topics, a TaskManager terminated midway, on Clonos and on",
                     "        Flink: output checked against a failure-free run, recovery times, timelines.",
+                    "  chaos [--seed S] [--runs N] [--minutes M] [--taskmanagers N] [--slots S] [--output DIR]",
+                    "        [--shape STAGES --source-parallelism P --dsd D --kills K --stagger-ms MS] [-D key=value ...]",
+                    "        Generated jobs on a standalone cluster of its own (slots spread), TaskManagers killed",
+                    "        with SIGKILL at random times; each run judged exactly once, local and in time. Seeds",
+                    "        from S (random by default) on; a failed run's seed reproduces it. --shape fixes the job",
+                    "        (e.g. keyby:timers:2/rebalance:map:2/keyby:state:2) and the failure.",
                     "  demo [--count N] [--rate R] [--keys K] [--no-failure] [-D key=value ...]",
                     "        Run the example job on an embedded Clonos cluster, fail one of its tasks",
                     "        midway, and check that only it was restarted and the results are right.",
@@ -95,6 +107,8 @@ public final class ClonosCli {
                     return fail(rest, out);
                 case "bench":
                     return bench(rest, out);
+                case "chaos":
+                    return chaos(rest, out);
                 case "help":
                 case "--help":
                 case "-h":
@@ -164,6 +178,70 @@ public final class ClonosCli {
         ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
         out.println(TaskFailer.fail(home.loadConfiguration(options.dynamicProperties), job, vertex, subtask));
         return 0;
+    }
+
+    private static int chaos(Deque<String> args, PrintStream out) throws Exception {
+        Options options = Options.parse(args, List.of("--seed", "--runs", "--minutes", "--taskmanagers", "--slots", "--output", "--conf-dir",
+                "--shape", "--source-parallelism", "--dsd", "--kills", "--stagger-ms"), List.of());
+        options.requireNoPositional();
+        long seed;
+        try {
+            seed = options.value("--seed") == null ? new Random().nextInt(1_000_000) : Long.parseLong(options.value("--seed"));
+        } catch (NumberFormatException e) {
+            throw new UsageException("--seed needs an integer, got '" + options.value("--seed") + "'.");
+        }
+        double minutes = 0;
+        if (options.value("--minutes") != null) {
+            try {
+                minutes = Double.parseDouble(options.value("--minutes"));
+            } catch (NumberFormatException e) {
+                minutes = -1;
+            }
+            if (!(minutes > 0)) {
+                throw new UsageException("--minutes needs a positive number, got '" + options.value("--minutes") + "'.");
+            }
+        }
+        int runs = options.intValue("--runs", minutes > 0 ? 0 : 1, 1);
+        int taskManagers = options.intValue("--taskmanagers", 4, 2);
+        int slots = options.intValue("--slots", 2, 1);
+        LongFunction<ChaosPlan> plans;
+        if (options.value("--shape") != null) {
+            GeneratedJob.Shape shape;
+            try {
+                shape = GeneratedJob.Shape.parse(options.intValue("--source-parallelism", 2, 1), options.value("--shape"));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--shape: " + e.getMessage());
+            }
+            String dsdValue = options.value("--dsd") == null ? "full" : options.value("--dsd");
+            int dsd;
+            if (dsdValue.equals("full")) {
+                dsd = -1;
+            } else {
+                Options depth = Options.parse(new ArrayDeque<>(List.of("--dsd", dsdValue)), List.of("--dsd"), List.of());
+                dsd = depth.intValue("--dsd", -1, 1);
+            }
+            int kills = options.intValue("--kills", 1, 1);
+            if (kills >= taskManagers) {
+                throw new UsageException("--kills must leave a TaskManager running: at most " + (taskManagers - 1) + ", got " + kills + ".");
+            }
+            int stagger = options.intValue("--stagger-ms", 0, 0);
+            plans = s -> ChaosPlan.fixed(s, shape, dsd, kills, stagger);
+        } else {
+            for (String fixedOnly : List.of("--source-parallelism", "--dsd", "--kills", "--stagger-ms")) {
+                if (options.value(fixedOnly) != null) {
+                    throw new UsageException(fixedOnly + " goes with --shape.");
+                }
+            }
+            plans = s -> ChaosPlan.of(s, taskManagers, slots);
+        }
+        Path output = Paths.get(options.value("--output") == null ? "chaos-" + System.currentTimeMillis() : options.value("--output")).toAbsolutePath();
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.put("CLONOS_RUN_DIR", output.resolve("run").toString());
+        env.put("CLONOS_LOG_DIR", output.resolve("log").toString());
+        ClonosHome home = ClonosHome.fromEnvironment(env, options.value("--conf-dir"));
+        out.println("chaos: " + taskManagers + " TaskManagers x " + slots + " slots, first seed " + seed + ", output and logs in " + output);
+        boolean passed = new ChaosCommand(home, options.dynamicProperties, taskManagers, slots, out).run(plans, seed, runs, minutes, output);
+        return passed ? 0 : 1;
     }
 
     private static int bench(Deque<String> args, PrintStream out) throws Exception {

@@ -12,6 +12,7 @@
 
 package io.clonos.cli;
 
+import io.clonos.runtime.rest.ClusterRestClient;
 import io.clonos.runtime.configuration.ClonosClusterConfiguration;
 import io.clonos.runtime.entrypoint.ClonosSessionClusterEntrypoint;
 import io.clonos.runtime.entrypoint.ClonosTaskManagerRunner;
@@ -111,16 +112,8 @@ final class StandaloneCluster {
                 clusterProperties,
                 JobManagerProcessUtils.generateDynamicConfigsStr(jmSpec));
 
-        TaskExecutorProcessSpec tmSpec = TaskExecutorProcessUtils.processSpecFromConfig(config);
         for (int i = 0; i < taskManagers; i++) {
-            Map<String, String> tmProperties = new LinkedHashMap<>(clusterProperties);
-            tmProperties.put(TaskManagerOptions.TASK_MANAGER_RESOURCE_ID.key(), TASKMANAGER_PREFIX + i);
-            launch(
-                    TASKMANAGER_PREFIX + i,
-                    ProcessMemoryUtils.generateJvmParametersStr(tmSpec),
-                    ClonosTaskManagerRunner.class.getName(),
-                    tmProperties,
-                    TaskExecutorProcessUtils.generateDynamicConfigsStr(tmSpec));
+            launchTaskManager(config, clusterProperties, TASKMANAGER_PREFIX + i);
         }
 
         ClusterRestClient rest = restClient(config);
@@ -129,6 +122,37 @@ final class StandaloneCluster {
                 "Clonos cluster started: 1 JobManager, %d TaskManagers x %d slots. REST and web UI at %s%n",
                 taskManagers, slots, rest.address());
         out.printf("Pid files in %s, logs in %s%n", home.runDir(), home.logDir());
+    }
+
+    /**
+     * Starts one more TaskManager, named {@code name} (its resource id), with the cluster's
+     * configuration and {@code slots} slots: a replacement for a lost one.
+     */
+    void startTaskManager(Map<String, String> dynamicProperties, int slots, String name) throws IOException {
+        Configuration config = home.loadConfiguration(dynamicProperties);
+        config.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
+        withDefaultProcessMemory(config);
+        ClonosClusterConfiguration.prepare(config);
+        Map<String, String> clusterProperties = new LinkedHashMap<>(dynamicProperties);
+        clusterProperties.put(TaskManagerOptions.NUM_TASK_SLOTS.key(), String.valueOf(slots));
+        launchTaskManager(config, clusterProperties, name);
+    }
+
+    /** The pid of a process of the cluster (as {@code cluster start} named it), if it runs. */
+    Optional<ProcessHandle> process(String name) {
+        return readPid(home.runDir().resolve(name + ".pid")).flatMap(ProcessHandle::of).filter(ProcessHandle::isAlive);
+    }
+
+    private void launchTaskManager(Configuration config, Map<String, String> clusterProperties, String name) throws IOException {
+        TaskExecutorProcessSpec tmSpec = TaskExecutorProcessUtils.processSpecFromConfig(config);
+        Map<String, String> tmProperties = new LinkedHashMap<>(clusterProperties);
+        tmProperties.put(TaskManagerOptions.TASK_MANAGER_RESOURCE_ID.key(), name);
+        launch(
+                name,
+                ProcessMemoryUtils.generateJvmParametersStr(tmSpec),
+                ClonosTaskManagerRunner.class.getName(),
+                tmProperties,
+                TaskExecutorProcessUtils.generateDynamicConfigsStr(tmSpec));
     }
 
     /** Stops every process of the cluster: TaskManagers first, SIGTERM, then SIGKILL after a grace period. */
@@ -217,7 +241,7 @@ final class StandaloneCluster {
         command.add("-Dlog4j.configurationFile=" + home.confDir().resolve("log4j.properties"));
         command.add("-Dclonos.home=" + home.home());
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(clusterClassPath());
         command.add(mainClass);
         command.add("--configDir");
         command.add(home.confDir().toString());
@@ -235,6 +259,17 @@ final class StandaloneCluster {
                         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                         .start();
         Files.writeString(home.runDir().resolve(name + ".pid"), String.valueOf(process.pid()), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The launcher's class path without the example jobs (which {@code chaos} loads to judge
+     * their output): the cluster's processes get jobs as jars, never on their class path.
+     */
+    private String clusterClassPath() {
+        Path examples = home.examplesJar().toAbsolutePath().normalize();
+        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> !Paths.get(entry).toAbsolutePath().normalize().equals(examples))
+                .collect(Collectors.joining(File.pathSeparator));
     }
 
     private void awaitTaskManagers(ClusterRestClient rest, int taskManagers) throws Exception {

@@ -12,6 +12,7 @@
 
 package io.clonos.cli;
 
+import io.clonos.runtime.rest.ClusterRestClient;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 
 import org.apache.flink.api.common.JobID;

@@ -12,6 +12,7 @@
 
 package io.clonos.cli;
 
+import io.clonos.runtime.rest.ClusterRestClient;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;

@@ -12,6 +12,7 @@
 
 package io.clonos.cli;
 
+import io.clonos.runtime.rest.ClusterRestClient;
 import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.HashChainJob;
 import io.clonos.examples.HashChains;

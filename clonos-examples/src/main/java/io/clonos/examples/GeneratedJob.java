@@ -47,9 +47,10 @@ import java.util.stream.Collectors;
  *
  * <p>A shape is written as stages separated by {@code /}, each {@code edge:kind:parallelism},
  * e.g. {@code keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2}; the source comes
- * first ({@link Shape#sourceParallelism}) and the hash chain last. Arguments: {@code --shape} or
- * {@code --seed}, {@code --count} numbers (default 20000), {@code --rate} per second per source
- * subtask (default 1000), {@code --checkpoint-interval} ms (default 500), {@code --output}.
+ * first ({@code --source-parallelism}, default 2) and the hash chain last ({@code
+ * --chain-parallelism}, default the last stage's). Arguments: {@code --shape} or {@code --seed},
+ * {@code --count} numbers (default 20000), {@code --rate} per second per source subtask (default
+ * 1000), {@code --checkpoint-interval} ms (default 500), {@code --output}.
  */
 public final class GeneratedJob {
 
@@ -62,9 +63,13 @@ public final class GeneratedJob {
 
     public static void main(String[] args) throws Exception {
         ParameterTool params = ParameterTool.fromArgs(args);
-        Shape shape = params.has("shape")
-                ? Shape.parse(params.getInt("source-parallelism", 2), params.get("shape"))
-                : Shape.random(params.getLong("seed"), params.getInt("max-depth", 7), params.getInt("max-parallelism", 4));
+        Shape shape;
+        if (params.has("shape")) {
+            Shape parsed = Shape.parse(params.getInt("source-parallelism", 2), params.get("shape", ""));
+            shape = new Shape(parsed.sourceParallelism, parsed.stages, params.getInt("chain-parallelism", parsed.chainParallelism));
+        } else {
+            shape = Shape.random(params.getLong("seed"), params.getInt("max-depth", 7), params.getInt("max-parallelism", 4));
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         build(env, shape, params.getLong("count", 20_000), params.getInt("rate", 1_000), params.getLong("checkpoint-interval", 500), params.getRequired("output"));
         env.execute("generated " + shape);
@@ -187,7 +192,7 @@ public final class GeneratedJob {
          */
         public static Shape parse(int sourceParallelism, String stages) {
             List<Stage> parsed = new ArrayList<>();
-            for (String stage : stages.split("/")) {
+            for (String stage : stages.isBlank() ? new String[0] : stages.split("/")) {
                 String[] parts = stage.trim().split(":");
                 if (parts.length != 3) {
                     throw new IllegalArgumentException("a stage is edge:kind:parallelism, not '" + stage + "'");
@@ -225,9 +230,87 @@ public final class GeneratedJob {
             return new Shape(sourceParallelism, list, 1 + random.nextInt(maxParallelism));
         }
 
-        /** How many tasks the job has, when nothing is chained. */
+        /** How many operators deep the job is: the source, the stages and the chain. */
         public int depth() {
             return stages.size() + 2;
+        }
+
+        /**
+         * The job's tasks as Flink chains them: per vertex, its first and last stage (0 is the
+         * source, {@code stages.size() + 1} the chain with its sink). A stage behind a forward edge
+         * runs in its predecessor's task.
+         */
+        public List<int[]> vertices() {
+            List<int[]> vertices = new ArrayList<>();
+            int first = 0;
+            for (int stage = 1; stage <= stages.size() + 1; stage++) {
+                if (stage > stages.size() || stages.get(stage - 1).edge != Edge.FORWARD) {
+                    vertices.add(new int[] {first, stage - 1});
+                    first = stage;
+                }
+            }
+            vertices.add(new int[] {first, stages.size() + 1});
+            return vertices;
+        }
+
+        /** The parallelism of stage {@code stage} (0 the source, the last the chain). */
+        public int parallelism(int stage) {
+            return stage == 0 ? sourceParallelism : stage > stages.size() ? chainParallelism : stages.get(stage - 1).parallelism;
+        }
+
+        /** The index in {@link #vertices()} of the Flink vertex named {@code name}. */
+        public int vertexOf(String name) {
+            String first = name.split(" -> ")[0];
+            int stage;
+            if (first.startsWith("Source: ")) {
+                stage = 0;
+            } else if (first.equals("chain")) {
+                stage = stages.size() + 1;
+            } else if (first.startsWith("stage")) {
+                stage = Integer.parseInt(first.substring("stage".length(), first.indexOf('-')));
+            } else {
+                throw new IllegalArgumentException("No stage of " + this + " starts vertex '" + name + "'");
+            }
+            List<int[]> vertices = vertices();
+            for (int v = 0; v < vertices.size(); v++) {
+                if (vertices.get(v)[0] == stage) {
+                    return v;
+                }
+            }
+            throw new IllegalArgumentException("No vertex of " + this + " starts with stage " + stage + " ('" + name + "')");
+        }
+
+        /**
+         * The subtasks of vertex {@code vertex + 1} that read subtask {@code subtask} of vertex
+         * {@code vertex}, as Flink connects them: all of them behind a keyBy or rebalance; behind
+         * rescale, a contiguous range (Flink's pointwise distribution).
+         */
+        public List<Integer> consumers(int vertex, int subtask) {
+            List<int[]> vertices = vertices();
+            if (vertex + 1 >= vertices.size()) {
+                return List.of();
+            }
+            int next = vertices.get(vertex + 1)[0];
+            int sources = parallelism(vertices.get(vertex)[1]);
+            int targets = parallelism(next);
+            Edge edge = next > stages.size() ? Edge.KEYBY : stages.get(next - 1).edge;
+            List<Integer> consumers = new ArrayList<>();
+            if (edge != Edge.RESCALE) {
+                for (int t = 0; t < targets; t++) {
+                    consumers.add(t);
+                }
+            } else if (sources >= targets) {
+                for (int t = 0; t < targets; t++) {
+                    if (subtask >= t * sources / targets && subtask < (t + 1) * sources / targets) {
+                        consumers.add(t);
+                    }
+                }
+            } else {
+                for (int t = (subtask * targets + sources - 1) / sources; t < ((subtask + 1) * targets + sources - 1) / sources; t++) {
+                    consumers.add(t);
+                }
+            }
+            return consumers;
         }
 
         @Override

@@ -65,31 +65,61 @@ public final class HashChains {
      * source:count} of each source that never took effect.
      */
     public static List<String> violations(Iterable<String> links, String[] sources, long count) {
-        List<String> violations = new ArrayList<>();
+        List<String> findings = audit(links, sources, count).findings();
+        return findings.size() > 20 ? findings.subList(0, 20) : findings;
+    }
+
+    /**
+     * The links checked and counted: inputs lost (never took effect, or a gap in a chain),
+     * duplicated (an input, or a link's place in its chain, seen twice) and diverged (a link
+     * that does not continue its chain's digest).
+     */
+    public static Audit audit(Iterable<String> links, String[] sources, long count) {
+        List<String> findings = new ArrayList<>();
+        long duplicated = 0;
+        long diverged = 0;
+        long gaps = 0;
+        long total = 0;
         Map<Long, Long> lastSeq = new HashMap<>();
         Map<Long, Long> lastDigest = new HashMap<>();
         Set<String> inputs = new HashSet<>();
         for (String line : links) {
+            total++;
             String[] f = line.split(",");
             long key = Long.parseLong(f[0]);
             long seq = Long.parseLong(f[1]);
             long prev = Long.parseLong(f[2]);
             long expectedSeq = lastSeq.getOrDefault(key, 0L) + 1;
             if (seq != expectedSeq) {
-                violations.add("key " + key + ": link " + seq + " follows link " + (expectedSeq - 1));
+                findings.add("key " + key + ": link " + seq + " follows link " + (expectedSeq - 1));
+                if (seq < expectedSeq) {
+                    duplicated++;
+                } else {
+                    gaps += seq - expectedSeq;
+                }
             } else if (prev != lastDigest.getOrDefault(key, 0L)) {
-                violations.add("key " + key + ": link " + seq + " does not continue the chain (diverged)");
+                findings.add("key " + key + ": link " + seq + " does not continue the chain (diverged)");
+                diverged++;
             }
             lastSeq.put(key, seq);
             lastDigest.put(key, Long.parseLong(f[3]));
             if (!inputs.add(f[4])) {
-                violations.add("input " + f[4] + " took effect twice");
+                findings.add("input " + f[4] + " took effect twice");
+                duplicated++;
             }
         }
-        for (String lost : missing(inputs, sources, count)) {
-            violations.add("input " + lost + " never took effect");
+        List<String> missing = missing(inputs, sources, count);
+        for (String lost : missing) {
+            findings.add("input " + lost + " never took effect");
         }
-        return violations.size() > 20 ? violations.subList(0, 20) : violations;
+        return new Audit(total, missing.size() + gaps, duplicated, diverged, findings);
+    }
+
+    /** What {@link #audit} found. */
+    public record Audit(long links, long lost, long duplicated, long diverged, List<String> findings) {
+        public boolean exactlyOnce() {
+            return findings.isEmpty();
+        }
     }
 
     /** The inputs {@code source:1} to {@code source:count} of each source that no link took in (at-least-once). */

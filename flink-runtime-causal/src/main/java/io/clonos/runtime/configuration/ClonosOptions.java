@@ -152,11 +152,16 @@ public final class ClonosOptions {
     public static final ConfigOption<Duration> RECOVERY_RECONNECT_TIMEOUT =
             ConfigOptions.key("clonos.recovery.reconnect-timeout")
                     .durationType()
-                    .defaultValue(Duration.ofSeconds(60))
+                    .defaultValue(Duration.ofSeconds(20))
                     .withDescription(
-                            "How long a running task waits for the new attempt of a producer that"
-                                    + " died before it gives up and fails, which recovers the task"
-                                    + " itself (its own restart reconnects it to every producer).");
+                            "The last resort for a peer that never answers: how long a running task"
+                                    + " waits for the new attempt of a producer that died before it"
+                                    + " gives up and fails (its own restart reconnects it to every"
+                                    + " producer), and how long a recovering task waits for its"
+                                    + " consumers' determinants or lets its replay make no progress"
+                                    + " before the job rolls back globally. It must exceed the time the"
+                                    + " JobManager takes to notice a lost TaskManager (heartbeat.timeout)"
+                                    + " and redeploy its tasks.");
 
     // ------------------------------------------------------------------------------------------
     //  Standby tasks

@@ -21,7 +21,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -34,8 +35,24 @@ public final class EmbeddedTaskManagers {
 
     private EmbeddedTaskManagers() {}
 
-    /** The start index of the TaskManager with this resource id, for {@link MiniCluster#terminateTaskManager}. */
+    /**
+     * The start index of the TaskManager with this resource id, for {@link
+     * MiniCluster#terminateTaskManager}. Only while every TaskManager the cluster started runs:
+     * the cluster keeps a terminated one's index, the REST API forgets it ({@link #indexes} first).
+     */
     public static int indexOf(MiniCluster cluster, String resourceId) throws Exception {
+        Integer index = indexes(cluster).get(resourceId);
+        if (index == null) {
+            throw new IllegalArgumentException("No running TaskManager " + resourceId + " in " + indexes(cluster).keySet());
+        }
+        return index;
+    }
+
+    /**
+     * Every running TaskManager's resource id with its start index, for {@link
+     * MiniCluster#terminateTaskManager}; to be taken while all TaskManagers run.
+     */
+    public static Map<String, Integer> indexes(MiniCluster cluster) throws Exception {
         URI taskManagers = cluster.getRestAddress().get().resolve("/taskmanagers");
         HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(taskManagers).build(), HttpResponse.BodyHandlers.ofString());
         TreeMap<Integer, String> byStartOrder = new TreeMap<>();
@@ -43,10 +60,10 @@ public final class EmbeddedTaskManagers {
             String path = tm.path("path").asText();
             byStartOrder.put(Integer.parseInt(path.substring(path.lastIndexOf('_') + 1)), tm.path("id").asText());
         }
-        int index = new ArrayList<>(byStartOrder.values()).indexOf(resourceId);
-        if (index < 0) {
-            throw new IllegalArgumentException("No running TaskManager " + resourceId + " in " + byStartOrder.values());
+        Map<String, Integer> indexes = new LinkedHashMap<>();
+        for (String id : byStartOrder.values()) {
+            indexes.put(id, indexes.size());
         }
-        return index;
+        return indexes;
     }
 }

@@ -10,7 +10,7 @@
  * and limitations under the License.
  */
 
-package io.clonos.cli;
+package io.clonos.runtime.rest;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -22,7 +22,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -73,6 +76,16 @@ public final class ClusterRestClient {
         return JSON.readTree(response.body());
     }
 
+    /** PATCHes a REST path (Flink cancels a job with {@code PATCH /jobs/:jobid?mode=cancel}). */
+    public void patch(String path) throws IOException, InterruptedException {
+        HttpRequest request =
+                HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).method("PATCH", HttpRequest.BodyPublishers.noBody()).build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() / 100 != 2) {
+            throw new IOException("PATCH " + path + " answered " + response.statusCode() + ": " + response.body());
+        }
+    }
+
     /** The value of a subtask's metric, if the subtask reports it. */
     public Optional<String> subtaskMetric(String jobId, String vertexId, int subtask, String metric) {
         return tryGet("/jobs/" + jobId + "/vertices/" + vertexId + "/subtasks/" + subtask + "/metrics?get=" + metric)
@@ -100,6 +113,38 @@ public final class ClusterRestClient {
         return tryGet("/jobs/" + jobId + "/checkpoints")
                 .map(stats -> stats.path("counts").path("completed").asLong(0))
                 .orElse(0L);
+    }
+
+    /**
+     * Every exception in a job's exception history (Flink's {@code /jobs/:jobid/exceptions}), with
+     * the exceptions that came with each, oldest first: the task's name, the exception's first
+     * line and its causes' ({@code " <- "} between them).
+     */
+    public List<String> exceptions(String jobId) throws IOException, InterruptedException {
+        List<String> messages = new ArrayList<>();
+        JsonNode history = get("/jobs/" + jobId + "/exceptions?maxExceptions=1000").path("exceptionHistory").path("entries");
+        for (JsonNode entry : history) {
+            messages.add(summary(entry));
+            for (JsonNode concurrent : entry.path("concurrentExceptions")) {
+                messages.add(summary(concurrent));
+            }
+        }
+        Collections.reverse(messages);
+        return messages;
+    }
+
+    private static String summary(JsonNode exception) {
+        List<String> lines = new ArrayList<>();
+        String[] trace = exception.path("stacktrace").asText("").split("\n");
+        lines.add(trace[0].trim());
+        for (String line : trace) {
+            if (line.startsWith("Caused by: ")) {
+                lines.add(line.substring("Caused by: ".length()).trim());
+            }
+        }
+        String task = exception.path("taskName").asText("");
+        String summary = String.join(" <- ", lines);
+        return task.isEmpty() || "null".equals(task) ? summary : task + ": " + summary;
     }
 
     public Optional<String> jobState(String jobId) {

@@ -1,0 +1,196 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.examples.chaos;
+
+import io.clonos.examples.GeneratedJob;
+import io.clonos.examples.HashChains;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * What a chaos run must show, judged from what a user can read after the job ended: the attempt
+ * numbers of its subtasks, its exception history and its committed output.
+ *
+ * <ul>
+ *   <li>Exactly once: no input lost or repeated, no hash chain diverged.
+ *   <li>Local: a subtask that did not run on a lost TaskManager keeps attempt 0, and every one that
+ *       did restarted; unless the documented fallback holds for the tasks that were down
+ *       together, and then the job's exceptions name it (an orphan beyond the determinant sharing
+ *       depth, or no task survived).
+ *   <li>In time: the job ended within its bound after the last loss.
+ * </ul>
+ *
+ * <p>The fallback condition is computed here from the job's shape, independently of the
+ * scheduler: a task down is an orphan when a path from it through tasks down reaches a surviving
+ * task in more hops than the depth. For staggered losses the tasks of earlier losses may or may
+ * not have finished recovering when the next one comes, so a fallback is then allowed, not
+ * required, when the condition holds for all the tasks lost.
+ */
+public final class ChaosVerdict {
+
+    /** Words by which the job's exceptions name the documented fallback. */
+    public static final List<String> DOCUMENTED_FALLBACKS = List.of("is an orphan", "every task of the job is down");
+
+    /** How long a recovery may hold a job up (issue 15: a lost slice ends within 15 s). */
+    public static final long RECOVERY_BOUND_MILLIS = 15_000;
+
+    public final ChaosPlan plan;
+    public final HashChains.Audit audit;
+    public final boolean local;
+    /** Why the documented fallback holds, if it does. */
+    public final Optional<String> fallbackCondition;
+    public final List<String> fallbackReasons;
+    public final List<String> problems = new ArrayList<>();
+
+    private ChaosVerdict(ChaosPlan plan, HashChains.Audit audit, boolean local, Optional<String> fallbackCondition, List<String> fallbackReasons) {
+        this.plan = plan;
+        this.audit = audit;
+        this.local = local;
+        this.fallbackCondition = fallbackCondition;
+        this.fallbackReasons = fallbackReasons;
+    }
+
+    /**
+     * @param plan the run's plan
+     * @param attempts each subtask's final attempt, keyed {@code "<vertex name>[<index>]"}
+     * @param lost per loss, the subtasks that ran on the lost TaskManager
+     * @param exceptions the messages of the job's exception history
+     * @param links the committed output
+     * @param millisAfterLastLoss how long the job ran after the last loss, or -1 if it did not end
+     * @param remainingMillis how long the job had left to run at the last loss, without failures
+     */
+    public static ChaosVerdict judge(ChaosPlan plan, Map<String, Integer> attempts, List<Set<String>> lost, List<String> exceptions, List<String> links,
+            long millisAfterLastLoss, long remainingMillis) {
+        HashChains.Audit audit = HashChains.audit(links, GeneratedJob.SOURCES, plan.count);
+        Set<String> down = new TreeSet<>();
+        lost.forEach(down::addAll);
+        Optional<String> condition = fallbackCondition(plan, attempts.keySet(), down);
+        List<String> survivorsRestarted = new ArrayList<>();
+        List<String> notRestarted = new ArrayList<>();
+        attempts.forEach((subtask, attempt) -> {
+            if (!down.contains(subtask) && attempt > 0) {
+                survivorsRestarted.add(subtask + "#" + attempt);
+            } else if (down.contains(subtask) && attempt == 0) {
+                notRestarted.add(subtask);
+            }
+        });
+        List<String> reasons = new ArrayList<>();
+        for (String exception : exceptions) {
+            if (exception.contains("locally") || exception.contains("LocalRecoveryImpossible") || exception.contains("cannot reproduce")) {
+                reasons.add(exception);
+            }
+        }
+        // when every task was lost, only the exceptions tell a rollback from a local recovery
+        boolean local = survivorsRestarted.isEmpty() && reasons.isEmpty();
+        ChaosVerdict verdict = new ChaosVerdict(plan, audit, local, condition, reasons);
+        if (!audit.exactlyOnce()) {
+            verdict.problems.add("not exactly once: " + audit.lost() + " lost, " + audit.duplicated() + " duplicated, " + audit.diverged() + " diverged, e.g. "
+                    + audit.findings().subList(0, Math.min(3, audit.findings().size())));
+        }
+        if (!notRestarted.isEmpty()) {
+            verdict.problems.add("subtasks of lost TaskManagers kept attempt 0: " + notRestarted);
+        }
+        boolean required = condition.isPresent() && !plan.staggered;
+        if (local && required) {
+            verdict.problems.add("recovered locally where the fallback condition holds (" + condition.get() + ")");
+        }
+        if (!local) {
+            if (condition.isEmpty()) {
+                verdict.problems.add("fell back to a global rollback (surviving subtasks restarted: " + survivorsRestarted + ") where no fallback condition holds; reasons: " + reasons);
+            } else if (reasons.stream().noneMatch(r -> DOCUMENTED_FALLBACKS.stream().anyMatch(r::contains))) {
+                verdict.problems.add("fell back (" + condition.get() + "), but the exceptions do not name the documented reason: " + reasons);
+            }
+        }
+        long boundMillis = boundAfterLastLoss(plan, remainingMillis, local);
+        if (millisAfterLastLoss < 0) {
+            verdict.problems.add("the job did not end within " + boundMillis + " ms after the last loss");
+        } else if (millisAfterLastLoss > boundMillis) {
+            verdict.problems.add("the job ended " + millisAfterLastLoss + " ms after the last loss, beyond its bound of " + boundMillis + " ms");
+        }
+        return verdict;
+    }
+
+    /**
+     * How long a job may take after its last loss: what it had left, and {@link #RECOVERY_BOUND_MILLIS}
+     * for the recovery; after a global rollback, the whole run again on top (the rollback
+     * reprocesses from the last checkpoint at the sources' rate).
+     */
+    public static long boundAfterLastLoss(ChaosPlan plan, long remainingMillis, boolean local) {
+        return Math.max(0, remainingMillis) + RECOVERY_BOUND_MILLIS + (local ? 0 : plan.plannedMillis());
+    }
+
+    /** Why the tasks {@code down} cannot be recovered locally, by the shape's topology, if they cannot. */
+    static Optional<String> fallbackCondition(ChaosPlan plan, Set<String> subtasks, Set<String> down) {
+        GeneratedJob.Shape shape = plan.shape;
+        Map<String, int[]> index = new HashMap<>();
+        for (String subtask : subtasks) {
+            String vertexName = subtask.substring(0, subtask.lastIndexOf('['));
+            int i = Integer.parseInt(subtask.substring(subtask.lastIndexOf('[') + 1, subtask.length() - 1));
+            index.put(subtask, new int[] {shape.vertexOf(vertexName), i});
+        }
+        if (down.containsAll(subtasks)) {
+            return Optional.of("every task of the job was lost");
+        }
+        if (plan.dsd <= 0) {
+            return Optional.empty();
+        }
+        Map<String, String> byPosition = new HashMap<>();
+        index.forEach((name, at) -> byPosition.put(at[0] + "/" + at[1], name));
+        Map<String, Integer> memo = new HashMap<>();
+        for (String task : down) {
+            int hops = hops(task, shape, index, byPosition, down, memo);
+            if (hops > plan.dsd) {
+                return Optional.of(task + " reaches a surviving task " + hops + " hops downstream through lost tasks, beyond DSD " + plan.dsd);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The most hops from {@code task} through lost tasks to a surviving one; 0 if none. */
+    private static int hops(String task, GeneratedJob.Shape shape, Map<String, int[]> index, Map<String, String> byPosition, Set<String> down, Map<String, Integer> memo) {
+        Integer known = memo.get(task);
+        if (known != null) {
+            return known;
+        }
+        int[] at = index.get(task);
+        int longest = 0;
+        for (int consumer : shape.consumers(at[0], at[1])) {
+            String next = byPosition.get((at[0] + 1) + "/" + consumer);
+            if (!down.contains(next)) {
+                longest = Math.max(longest, 1);
+            } else {
+                int further = hops(next, shape, index, byPosition, down, memo);
+                longest = Math.max(longest, further == 0 ? 0 : further + 1);
+            }
+        }
+        memo.put(task, longest);
+        return longest;
+    }
+
+    public boolean passed() {
+        return problems.isEmpty();
+    }
+
+    /** One line: the verdict, local or the fallback's reason, and what the output shows. */
+    public String summary() {
+        return (passed() ? "PASS" : "FAIL") + " | " + (local ? "local" : "global fallback" + fallbackCondition.map(c -> " (" + c + ")").orElse(""))
+                + " | links " + audit.links() + ", lost " + audit.lost() + ", duplicated " + audit.duplicated() + ", diverged " + audit.diverged()
+                + (passed() ? "" : " | " + String.join("; ", problems));
+    }
+}

@@ -1,0 +1,175 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.streaming.recovery;
+
+import io.clonos.examples.CommittedLinesSink;
+import io.clonos.examples.GeneratedJob;
+import io.clonos.examples.chaos.ChaosPlan;
+import io.clonos.examples.chaos.ChaosVerdict;
+import io.clonos.runtime.minicluster.ClonosMiniCluster;
+import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
+import io.clonos.runtime.rest.ClusterRestClient;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.ClusterOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Property-based recovery on the embedded cluster: each seed draws a job graph (depth 2 to 7;
+ * forward, keyBy, rebalance and rescale edges; stateful stages with and without processing-time
+ * timers, stateless ones; parallelism 1 to 4), a determinant sharing depth (1, 2 or full) and one
+ * to three TaskManagers lost at once or 1-5 s apart ({@link ChaosPlan}); four TaskManagers of two
+ * slots, slots spread. Each run must be exactly once, restart only the lost TaskManagers' subtasks
+ * unless the documented fallback condition holds (and then name it), and end within its bound
+ * ({@link ChaosVerdict}). A seed that fails is named in the failure and reproduces it; {@code
+ * bin/clonos chaos} runs random seeds against separate TaskManager processes killed with SIGKILL.
+ */
+class ChaosITCase {
+
+    private static final int TASK_MANAGERS = 4;
+    private static final int SLOTS = 2;
+
+    @TempDir Path work;
+
+    private ClonosMiniCluster cluster;
+
+    @AfterEach
+    void stopCluster() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 4, 5})
+    void seededRunIsExactlyOnceLocalAndInTime(long seed) throws Exception {
+        ChaosPlan plan = ChaosPlan.of(seed, TASK_MANAGERS, SLOTS);
+        System.out.println("chaos " + plan);
+        Configuration config = new Configuration();
+        config.set(RestOptions.BIND_PORT, "0");
+        config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        config.setString("clonos.determinant-sharing-depth", String.valueOf(plan.dsd));
+        cluster = ClonosMiniCluster.create(config, TASK_MANAGERS, SLOTS);
+        cluster.start();
+        ClusterRestClient rest = new ClusterRestClient(cluster.getRestAddress().get());
+
+        Path output = Files.createDirectories(work.resolve("links"));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        GeneratedJob.build(env, plan.shape, plan.count, ChaosPlan.RATE, 500, output.toString());
+        JobID job = cluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
+        long started = System.nanoTime();
+        awaitFirstCheckpoint(rest, job.toHexString());
+        Map<String, Integer> taskManagers = awaitTaskManagers();
+
+        List<Set<String>> lost = new ArrayList<>();
+        long lastLoss = 0;
+        for (long delay : plan.killDelays) {
+            Thread.sleep(delay);
+            Map<Integer, Set<String>> hosted = hostedSubtasks(cluster.getExecutionGraph(job).get(), taskManagers);
+            if (hosted.isEmpty()) {
+                break;
+            }
+            int victim = Integer.parseInt(plan.nextVictim(new ArrayList<>(new TreeMap<>(hosted).keySet().stream().map(String::valueOf).toList())));
+            lost.add(hosted.get(victim));
+            cluster.terminateTaskManager(victim).get();
+            lastLoss = System.nanoTime();
+            System.out.println("chaos seed " + seed + ": lost TaskManager " + victim + " with " + hosted.get(victim));
+        }
+        assertThat(lost).as("TaskManagers lost while the job ran").isNotEmpty();
+
+        long remaining = plan.plannedMillis() - TimeUnit.NANOSECONDS.toMillis(lastLoss - started);
+        long hardLimit = ChaosVerdict.boundAfterLastLoss(plan, remaining, false) + 30_000;
+        long after;
+        try {
+            cluster.requestJobResult(job).get(hardLimit, TimeUnit.MILLISECONDS);
+            after = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastLoss);
+        } catch (TimeoutException e) {
+            after = -1;
+        }
+        AccessExecutionGraph finished = after < 0 ? cluster.getExecutionGraph(job).get() : cluster.getArchivedExecutionGraph(job).get();
+        ChaosVerdict verdict = ChaosVerdict.judge(plan, attempts(finished), lost, rest.exceptions(job.toHexString()), CommittedLinesSink.committedLines(output), after, remaining);
+        System.out.println("chaos seed " + seed + ": " + verdict.summary());
+        assertThat(verdict.problems).as("chaos " + plan + " (reproduce with this seed)").isEmpty();
+    }
+
+    private static void awaitFirstCheckpoint(ClusterRestClient rest, String job) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (rest.completedCheckpoints(job) < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(rest.completedCheckpoints(job)).as("checkpoints before the first loss").isPositive();
+    }
+
+    /** Every TaskManager's start index by resource id, once all have registered. */
+    private Map<String, Integer> awaitTaskManagers() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (EmbeddedTaskManagers.indexes(cluster).size() < TASK_MANAGERS && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        Map<String, Integer> indexes = EmbeddedTaskManagers.indexes(cluster);
+        assertThat(indexes).as("registered TaskManagers").hasSize(TASK_MANAGERS);
+        return indexes;
+    }
+
+    /** Per TaskManager (start index) that runs subtasks of the job: their names. */
+    private static Map<Integer, Set<String>> hostedSubtasks(AccessExecutionGraph graph, Map<String, Integer> taskManagers) {
+        Map<String, Set<String>> byResource = new TreeMap<>();
+        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+            if (vertex.getExecutionState() == ExecutionState.RUNNING || vertex.getExecutionState() == ExecutionState.INITIALIZING || vertex.getExecutionState() == ExecutionState.DEPLOYING) {
+                String resource = vertex.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString();
+                byResource.computeIfAbsent(resource, r -> new TreeSet<>()).add(SliceRecoveryITCase.subtaskName(vertex));
+            }
+        }
+        Map<Integer, Set<String>> byIndex = new TreeMap<>();
+        for (Map.Entry<String, Set<String>> entry : byResource.entrySet()) {
+            byIndex.put(taskManagers.get(entry.getKey()), entry.getValue());
+        }
+        return byIndex;
+    }
+
+    private static Map<String, Integer> attempts(AccessExecutionGraph graph) {
+        Map<String, Integer> attempts = new TreeMap<>();
+        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+            attempts.put(SliceRecoveryITCase.subtaskName(vertex), vertex.getCurrentExecutionAttempt().getAttemptNumber());
+        }
+        return attempts;
+    }
+}
