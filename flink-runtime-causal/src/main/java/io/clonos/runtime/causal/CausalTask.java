@@ -61,6 +61,8 @@ public final class CausalTask {
     private long clockMillis;
     private boolean ticked;
     private final java.util.List<AsyncCompletionReplayer> asyncOperators = new java.util.ArrayList<>();
+    /** Without a source's own replayer (a task that cannot emit a barrier): the epoch moves on. */
+    private CheckpointReplayer checkpoints = checkpoint -> epochStarted(checkpoint.checkpointId());
     private TimerReplayer timers = timer -> {
         throw new LocalRecoveryImpossibleException("The task has no timer service to replay " + timer);
     };
@@ -169,6 +171,10 @@ public final class CausalTask {
 
     public void setTimerReplayer(TimerReplayer timers) {
         this.timers = timers;
+    }
+
+    public void setCheckpointReplayer(CheckpointReplayer checkpoints) {
+        this.checkpoints = checkpoints;
     }
 
     /** The task starts processing: from now on its choices are logged and replayed. */
@@ -286,9 +292,9 @@ public final class CausalTask {
             ticked = false;
             timers.fire(timer);
         } else if (action instanceof Determinant.SourceCheckpoint checkpoint) {
-            // the source took this checkpoint here; it was aborted with the failure, so the
-            // replay only moves on to its epoch
-            epochStarted(checkpoint.checkpointId());
+            // the source took this checkpoint here; its consumers read the barrier here, and a
+            // consumer that recovers too replays its input with the barrier in that place
+            checkpoints.replay(checkpoint);
         } else {
             Determinant.AsyncCompletion completion = (Determinant.AsyncCompletion) action;
             Determinant.ExternalResult result = recovery.next(Determinant.ExternalResult.class);
@@ -395,6 +401,16 @@ public final class CausalTask {
     @FunctionalInterface
     public interface AsyncCompletionReplayer {
         void complete(long entry, byte[] result);
+    }
+
+    /**
+     * Takes a source's logged checkpoint again during a replay: enters its epoch and emits its
+     * barrier at the logged place among the records. The checkpoint itself was aborted with the
+     * failure; the JobManager ignores what is acknowledged for it.
+     */
+    @FunctionalInterface
+    public interface CheckpointReplayer {
+        void replay(Determinant.SourceCheckpoint checkpoint);
     }
 
     /** Fires a logged timer during a replay. */

@@ -20,6 +20,7 @@ import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
 import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
+import org.apache.flink.util.FlinkRuntimeException;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -39,6 +40,16 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
     public void init() throws Exception {
         super.init();
         inputProcessor = causal.sourceInputCreated(inputProcessor);
+        causal.replaySourceCheckpoints((checkpointId, timestamp) -> {
+            try {
+                triggerCheckpointOnBarrier(
+                        new CheckpointMetaData(checkpointId, timestamp),
+                        CheckpointOptions.forCheckpointWithDefaultLocation(),
+                        new CheckpointMetricsBuilder().setAlignmentDurationNanos(0L).setBytesProcessedDuringAlignment(0L).setCheckpointStartDelayNanos(0L));
+            } catch (Exception e) {
+                throw new FlinkRuntimeException("The replay of checkpoint " + checkpointId + " failed", e);
+            }
+        });
     }
 
     @Override

@@ -259,6 +259,20 @@ public final class CausalTaskContext {
         }
     }
 
+    /**
+     * A recovering source takes the checkpoints its predecessor took at the logged places again
+     * with {@code trigger} (task thread), after it entered their epochs.
+     */
+    public void replaySourceCheckpoints(java.util.function.BiConsumer<Long, Long> trigger) {
+        if (causal != null) {
+            causal.setCheckpointReplayer(checkpoint -> {
+                epochs.startEpoch(checkpoint.checkpointId());
+                causal.epochStarted(checkpoint.checkpointId());
+                trigger.accept(checkpoint.checkpointId(), checkpoint.timestamp());
+            });
+        }
+    }
+
     /** The task starts checkpoint {@code checkpointId}: it enters that epoch. */
     public void startEpoch(long checkpointId) {
         epochs.startEpoch(checkpointId);
