@@ -13,7 +13,9 @@
 package io.clonos.examples;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichFilterFunction;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -25,7 +27,9 @@ import org.apache.flink.api.java.utils.ParameterTool;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 
 import java.io.Serializable;
@@ -37,10 +41,11 @@ import java.util.stream.Collectors;
 /**
  * An ordinary Flink job of any depth and shape, generated from a seed or spelled out, whose output
  * shows whether every record took effect exactly once and every task reproduced its predecessor's
- * choices: a rate-limited FLIP-27 source, then stages joined by forward, keyBy, rebalance or
- * rescale edges, each stage either stateful (a keyed digest per key, optionally with
- * processing-time timers that emit records of their own) or stateless, and a last keyed stage
- * that extends each key's hash chain ({@link HashChains}) and commits it with {@link
+ * choices: a rate-limited FLIP-27 source with event time, then stages joined by forward, keyBy,
+ * rebalance, rescale, broadcast, union (two input gates) or connect (a two-input operator) edges,
+ * each stage either stateful (a keyed digest per key, optionally with processing-time or
+ * event-time timers that emit records of their own) or stateless, and a last keyed stage that
+ * extends each key's hash chain ({@link HashChains}) and commits it with {@link
  * CommittedLinesSink}. Every stateful stage mixes the processing time into its digest, so a
  * recovered task that does not replay its predecessor's time, input order or timer firings
  * breaks the chain.
@@ -82,7 +87,8 @@ public final class GeneratedJob {
         DataStream<Tuple3<Long, String, Long>> stream =
                 env.fromSource(
                                 new DataGeneratorSource<>(index -> index + 1, count, RateLimiterStrategy.perSecond(ratePerSubtask * shape.sourceParallelism), Types.LONG),
-                                WatermarkStrategy.noWatermarks(),
+                                // each subtask reads its numbers in order: event time is the number
+                                WatermarkStrategy.<Long>forMonotonousTimestamps().withTimestampAssigner((n, previous) -> n),
                                 "source")
                         .setParallelism(shape.sourceParallelism)
                         .map(n -> Tuple3.of(n % KEYS, SOURCES[0] + ":" + n, n))
@@ -92,12 +98,32 @@ public final class GeneratedJob {
         for (int i = 0; i < shape.stages.size(); i++) {
             Stage stage = shape.stages.get(i);
             String name = "stage" + (i + 1) + "-" + stage.kind.name().toLowerCase();
-            DataStream<Tuple3<Long, String, Long>> input = stage.edge.apply(stream);
-            if (stage.kind == Kind.MAP) {
-                long salt = i + 1;
-                stream = input.map(t -> Tuple3.of(t.f0, t.f1, HashChains.mix(t.f2, salt))).returns(type).name(name).setParallelism(stage.parallelism);
-            } else {
-                stream = input.keyBy(t -> t.f0).process(new Digest(name, stage.kind == Kind.TIMERS)).returns(type).name(name).setParallelism(stage.parallelism);
+            long salt = i + 1;
+            switch (stage.edge) {
+                case FORWARD:
+                case REBALANCE:
+                case RESCALE:
+                    stream = partitioned(stream, stage.edge).map(t -> Tuple3.of(t.f0, t.f1, HashChains.mix(t.f2, salt))).returns(type).name(name).setParallelism(stage.parallelism);
+                    break;
+                case BROADCAST:
+                    // every subtask reads every record and keeps its share: each still takes effect once
+                    stream = stream.broadcast().filter(new Share()).name(name + "-share").setParallelism(stage.parallelism)
+                            .map(t -> Tuple3.of(t.f0, t.f1, HashChains.mix(t.f2, salt))).returns(type).name(name).setParallelism(stage.parallelism);
+                    break;
+                case KEYBY:
+                    stream = stream.keyBy(t -> t.f0).process(new Digest(name, stage.kind)).returns(type).name(name).setParallelism(stage.parallelism);
+                    break;
+                case UNION:
+                    // two edges into one keyed stage: its input gates interleave
+                    stream = even(stream, name).union(odd(stream, name)).keyBy(t -> t.f0).process(new Digest(name, stage.kind)).returns(type).name(name).setParallelism(stage.parallelism);
+                    break;
+                case CONNECT:
+                    // a two-input operator over the two halves
+                    stream = even(stream, name).connect(odd(stream, name)).keyBy(t -> t.f0, t -> t.f0).process(new TwoInputDigest(name, stage.kind)).returns(type).name(name)
+                            .setParallelism(stage.parallelism);
+                    break;
+                default:
+                    throw new IllegalArgumentException("No edge " + stage.edge);
             }
         }
         stream.keyBy(t -> t.f0)
@@ -109,25 +135,40 @@ public final class GeneratedJob {
                 .setParallelism(shape.chainParallelism);
     }
 
+    private static DataStream<Tuple3<Long, String, Long>> partitioned(DataStream<Tuple3<Long, String, Long>> stream, Edge edge) {
+        switch (edge) {
+            case REBALANCE:
+                return stream.rebalance();
+            case RESCALE:
+                return stream.rescale();
+            default:
+                return stream.forward();
+        }
+    }
+
+    private static DataStream<Tuple3<Long, String, Long>> even(DataStream<Tuple3<Long, String, Long>> stream, String stage) {
+        return stream.filter(t -> (t.f2 & 1) == 0).name(stage + "-even").setParallelism(stream.getParallelism());
+    }
+
+    private static DataStream<Tuple3<Long, String, Long>> odd(DataStream<Tuple3<Long, String, Long>> stream, String stage) {
+        return stream.filter(t -> (t.f2 & 1) == 1).name(stage + "-odd").setParallelism(stream.getParallelism());
+    }
+
     /** How a stage reads its predecessor's output. */
     public enum Edge {
         FORWARD,
         KEYBY,
         REBALANCE,
-        RESCALE;
+        RESCALE,
+        /** Every record to every subtask, each keeping its share. */
+        BROADCAST,
+        /** The predecessor's output split in two and unioned again, keyed: two input gates. */
+        UNION,
+        /** The predecessor's output split in two and connected to a two-input keyed operator. */
+        CONNECT;
 
-        DataStream<Tuple3<Long, String, Long>> apply(DataStream<Tuple3<Long, String, Long>> stream) {
-            switch (this) {
-                case REBALANCE:
-                    return stream.rebalance();
-                case RESCALE:
-                    return stream.rescale();
-                case FORWARD:
-                    return stream.forward();
-                default:
-                    // a keyed stage keys its input itself
-                    return stream;
-            }
+        boolean keyed() {
+            return this == KEYBY || this == UNION || this == CONNECT;
         }
     }
 
@@ -138,7 +179,9 @@ public final class GeneratedJob {
         /** Keyed state: a digest per key over the records and the processing time. */
         STATE,
         /** As {@link #STATE}, and a processing-time timer per key every 50 ms that emits a record. */
-        TIMERS
+        TIMERS,
+        /** As {@link #STATE}, and an event-time timer per key every 100 of event time that emits a record. */
+        EVENT_TIMERS
     }
 
     /** One stage of a {@link Shape}. */
@@ -149,7 +192,7 @@ public final class GeneratedJob {
         public final int parallelism;
 
         public Stage(Edge edge, Kind kind, int parallelism) {
-            if ((edge == Edge.KEYBY) != (kind != Kind.MAP)) {
+            if (edge.keyed() != (kind != Kind.MAP)) {
                 throw new IllegalArgumentException("stateful stages are keyed, stateless ones are not: " + edge + ":" + kind);
             }
             if (parallelism < 1) {
@@ -217,9 +260,9 @@ public final class GeneratedJob {
                 Edge edge;
                 int parallelism = 1 + random.nextInt(maxParallelism);
                 if (kind != Kind.MAP) {
-                    edge = Edge.KEYBY;
+                    edge = new Edge[] {Edge.KEYBY, Edge.KEYBY, Edge.UNION, Edge.CONNECT}[random.nextInt(4)];
                 } else {
-                    edge = new Edge[] {Edge.FORWARD, Edge.REBALANCE, Edge.RESCALE}[random.nextInt(3)];
+                    edge = new Edge[] {Edge.FORWARD, Edge.REBALANCE, Edge.RESCALE, Edge.BROADCAST}[random.nextInt(4)];
                     if (edge == Edge.FORWARD) {
                         parallelism = upstream;
                     }
@@ -321,37 +364,92 @@ public final class GeneratedJob {
 
     /**
      * A stateful stage: per key a digest over the records in arrival order and the processing time
-     * at each; with timers, a processing-time timer per key every 50 ms (all keys due at the same
-     * instants) that emits a record of its own.
+     * at each; with processing-time timers, one per key every 50 ms (all keys due at the same
+     * instants) that emits a record of its own; with event-time timers, one per key every 100 of
+     * event time.
      */
     static final class Digest extends KeyedProcessFunction<Long, Tuple3<Long, String, Long>, Tuple3<Long, String, Long>> {
-        private final String name;
-        private final boolean timers;
-        private transient ValueState<Long> digest;
+        private final DigestState state;
 
-        Digest(String name, boolean timers) {
-            this.name = name;
-            this.timers = timers;
+        Digest(String name, Kind kind) {
+            this.state = new DigestState(name, kind);
         }
 
         @Override
         public void open(OpenContext openContext) {
-            digest = getRuntimeContext().getState(new ValueStateDescriptor<>("digest", Types.LONG));
+            state.open(getRuntimeContext());
         }
 
         @Override
         public void processElement(Tuple3<Long, String, Long> in, Context ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
-            long now = ctx.timerService().currentProcessingTime();
-            if (timers) {
-                ctx.timerService().registerProcessingTimeTimer(now - now % 50 + 50);
-            }
-            out.collect(Tuple3.of(in.f0, in.f1, update(HashChains.mix(in.f2, now))));
+            out.collect(state.record(in, ctx.timestamp(), ctx.timerService()));
         }
 
         @Override
         public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
-            long now = ctx.timerService().currentProcessingTime();
-            out.collect(Tuple3.of(ctx.getCurrentKey(), name + ":" + ctx.getCurrentKey() + ":" + timestamp, update(HashChains.mix(timestamp, now))));
+            out.collect(state.timer(ctx.getCurrentKey(), timestamp, ctx.timerService()));
+        }
+    }
+
+    /** {@link Digest} over two inputs: both halves extend the same digest per key. */
+    static final class TwoInputDigest extends KeyedCoProcessFunction<Long, Tuple3<Long, String, Long>, Tuple3<Long, String, Long>, Tuple3<Long, String, Long>> {
+        private final DigestState state;
+
+        TwoInputDigest(String name, Kind kind) {
+            this.state = new DigestState(name, kind);
+        }
+
+        @Override
+        public void open(OpenContext openContext) {
+            state.open(getRuntimeContext());
+        }
+
+        @Override
+        public void processElement1(Tuple3<Long, String, Long> in, Context ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
+            out.collect(state.record(in, ctx.timestamp(), ctx.timerService()));
+        }
+
+        @Override
+        public void processElement2(Tuple3<Long, String, Long> in, Context ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
+            out.collect(state.record(in, ctx.timestamp(), ctx.timerService()));
+        }
+
+        @Override
+        public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
+            out.collect(state.timer(ctx.getCurrentKey(), timestamp, ctx.timerService()));
+        }
+    }
+
+    /** What both stateful stages do: the digest per key and the timers. */
+    static final class DigestState implements Serializable {
+        private static final long serialVersionUID = 1L;
+        private final String name;
+        private final Kind kind;
+        private transient ValueState<Long> digest;
+
+        DigestState(String name, Kind kind) {
+            this.name = name;
+            this.kind = kind;
+        }
+
+        void open(org.apache.flink.api.common.functions.RuntimeContext context) {
+            digest = context.getState(new ValueStateDescriptor<>("digest", Types.LONG));
+        }
+
+        Tuple3<Long, String, Long> record(Tuple3<Long, String, Long> in, Long timestamp, TimerService timers) throws Exception {
+            long now = timers.currentProcessingTime();
+            if (kind == Kind.TIMERS) {
+                timers.registerProcessingTimeTimer(now - now % 50 + 50);
+            } else if (kind == Kind.EVENT_TIMERS && timestamp != null) {
+                // records a processing-time timer emitted carry no event time
+                timers.registerEventTimeTimer(timestamp - timestamp % 100 + 100);
+            }
+            return Tuple3.of(in.f0, in.f1, update(HashChains.mix(in.f2, now)));
+        }
+
+        Tuple3<Long, String, Long> timer(long key, long timestamp, TimerService timers) throws Exception {
+            long now = timers.currentProcessingTime();
+            return Tuple3.of(key, name + ":" + key + ":" + timestamp, update(HashChains.mix(timestamp, now)));
         }
 
         private long update(long value) throws Exception {
@@ -359,6 +457,15 @@ public final class GeneratedJob {
             long next = HashChains.mix(previous == null ? 0 : previous, value);
             digest.update(next);
             return next;
+        }
+    }
+
+    /** A broadcast stage's share of the records: each subtask keeps the numbers it owns. */
+    static final class Share extends RichFilterFunction<Tuple3<Long, String, Long>> {
+        @Override
+        public boolean filter(Tuple3<Long, String, Long> record) {
+            TaskInfo task = getRuntimeContext().getTaskInfo();
+            return Math.floorMod(record.f1.hashCode(), task.getNumberOfParallelSubtasks()) == task.getIndexOfThisSubtask();
         }
     }
 

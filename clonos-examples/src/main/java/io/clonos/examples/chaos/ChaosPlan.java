@@ -21,8 +21,8 @@ import java.util.Random;
 /**
  * One chaos run, drawn from a seed: a generated job ({@link GeneratedJob.Shape}), the determinant
  * sharing depth it runs with, and the TaskManagers it loses: one to three, at once or a few
- * seconds apart (a failure during another's recovery), the first at a random time after the job's
- * first completed checkpoint. The same seed draws the same plan; which TaskManagers die is drawn
+ * seconds apart (a failure during another's recovery; one loss half the time), the first at a
+ * random time after the job's first completed checkpoint. The same seed draws the same plan; which TaskManagers die is drawn
  * at each kill from the ones that run the job, in the order of their names, so that a seed that
  * failed reproduces the failure on a cluster of the same size.
  */
@@ -65,10 +65,12 @@ public final class ChaosPlan {
         if (maxKills < 1) {
             throw new IllegalArgumentException("Chaos needs at least two TaskManagers, not " + taskManagers);
         }
-        int kills = 1 + random.nextInt(maxKills);
+        // one loss half the time, two or three otherwise: small jobs lose every task to three
+        int kills = Math.min(maxKills, new int[] {1, 1, 1, 2, 2, 3}[random.nextInt(6)]);
         int maxParallelism = Math.max(1, Math.min(4, (taskManagers - kills) * slots));
         GeneratedJob.Shape shape = GeneratedJob.Shape.random(random.nextLong(), 7, maxParallelism);
-        int dsd = new int[] {1, 2, -1}[random.nextInt(3)];
+        // the default, full, half the time
+        int dsd = new int[] {1, 2, -1, -1}[random.nextInt(4)];
         boolean staggered = kills > 1 && random.nextBoolean();
         List<Long> delays = new ArrayList<>();
         delays.add(1_000L + random.nextInt(5_000));
