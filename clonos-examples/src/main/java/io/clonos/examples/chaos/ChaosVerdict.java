@@ -57,6 +57,8 @@ public final class ChaosVerdict {
     public final Optional<String> fallbackCondition;
     public final List<String> fallbackReasons;
     public final List<String> problems = new ArrayList<>();
+    /** How long the job ran after the last loss, -1 if it did not end. */
+    public long millisAfterLastLoss = -1;
 
     private ChaosVerdict(ChaosPlan plan, HashChains.Audit audit, boolean local, Optional<String> fallbackCondition, List<String> fallbackReasons) {
         this.plan = plan;
@@ -99,6 +101,7 @@ public final class ChaosVerdict {
         // when every task was lost, only the exceptions tell a rollback from a local recovery
         boolean local = survivorsRestarted.isEmpty() && reasons.isEmpty();
         ChaosVerdict verdict = new ChaosVerdict(plan, audit, local, condition, reasons);
+        verdict.millisAfterLastLoss = millisAfterLastLoss;
         if (!audit.exactlyOnce()) {
             verdict.problems.add("not exactly once: " + audit.lost() + " lost, " + audit.duplicated() + " duplicated, " + audit.diverged() + " diverged, e.g. "
                     + audit.findings().subList(0, Math.min(3, audit.findings().size())));
@@ -190,6 +193,7 @@ public final class ChaosVerdict {
     /** One line: the verdict, local or the fallback's reason, and what the output shows. */
     public String summary() {
         return (passed() ? "PASS" : "FAIL") + " | " + (local ? "local" : "global fallback" + fallbackCondition.map(c -> " (" + c + ")").orElse(""))
+                + " | ended " + (millisAfterLastLoss < 0 ? "never" : millisAfterLastLoss + " ms") + " after the last loss"
                 + " | links " + audit.links() + ", lost " + audit.lost() + ", duplicated " + audit.duplicated() + ", diverged " + audit.diverged()
                 + (passed() ? "" : " | " + String.join("; ", problems));
     }

@@ -61,6 +61,28 @@ public final class CausalTask {
     private long clockMillis;
     private boolean ticked;
     private final java.util.List<AsyncCompletionReplayer> asyncOperators = new java.util.ArrayList<>();
+    private volatile java.util.function.BooleanSupplier deduplicating = () -> false;
+    /** Latched once the regenerated output passed what consumers received (task thread). */
+    private boolean regenerated;
+    /** What each input last handed its operators: watermark and idleness (task thread). */
+    private long[] inputWatermarks = new long[0];
+    private boolean[] inputIdle = new boolean[0];
+    private WatermarkEmitter watermarkEmitter = new WatermarkEmitter() {
+        @Override
+        public void watermark(int input, long timestamp) {
+            throw new LocalRecoveryImpossibleException("The task has no input to replay watermark " + timestamp + " of input " + input);
+        }
+
+        @Override
+        public void status(int input, boolean idle) {
+            throw new LocalRecoveryImpossibleException("The task has no input to replay a watermark status of input " + input);
+        }
+
+        @Override
+        public void combined(long[] watermarks, boolean[] idle) {
+            throw new LocalRecoveryImpossibleException("The task has no operator to restore input watermarks to");
+        }
+    };
     /** Without a source's own replayer (a task that cannot emit a barrier): the epoch moves on. */
     private CheckpointReplayer checkpoints = checkpoint -> epochStarted(checkpoint.checkpointId());
     private TimerReplayer timers = timer -> {
@@ -173,8 +195,101 @@ public final class CausalTask {
         this.timers = timers;
     }
 
+    /** Whether the task's output still regenerates what its consumers received from its predecessor. */
+    public void setDeduplicating(java.util.function.BooleanSupplier deduplicating) {
+        this.deduplicating = deduplicating;
+    }
+
+    /**
+     * Whether the task may make a choice of its own that would change its output (fire a timer,
+     * hand on a watermark of its own): it runs normally, and its output no longer regenerates what
+     * its consumers received from its predecessor. Every choice the predecessor made before output
+     * a consumer received is in the log; so past the log's end, up to the end of that output, the
+     * predecessor made none, and neither may its successor (its timers are overdue after the
+     * failure and would fire at once). Task thread.
+     */
+    public boolean choosesFreely() {
+        if (!recovery.isRunning()) {
+            return false;
+        }
+        if (!regenerated) {
+            if (deduplicating.getAsBoolean()) {
+                return false;
+            }
+            regenerated = true;
+        }
+        return true;
+    }
+
     public void setCheckpointReplayer(CheckpointReplayer checkpoints) {
         this.checkpoints = checkpoints;
+    }
+
+    /** The task's inputs hand on watermarks through {@link #watermark}; a replay hands them on with {@code emitter}. */
+    public void setWatermarkInputs(int inputs, WatermarkEmitter emitter) {
+        this.inputWatermarks = new long[inputs];
+        java.util.Arrays.fill(inputWatermarks, Long.MIN_VALUE);
+        this.inputIdle = new boolean[inputs];
+        this.watermarkEmitter = emitter;
+    }
+
+    // ------------------------------------------------------------------------------------------
+    //  Watermarks: what each input hands its operators is a determinant
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * Input {@code input} is about to hand its operators watermark {@code timestamp} (task thread):
+     * whether it may. Running normally it may, if the watermark advances, and it is logged. While
+     * the task recovers it may not: the watermarks a recovered input computes depend on what it
+     * saw before the checkpoint, which Flink does not restore; the replay hands on the logged ones
+     * instead, at their places ({@link #fireNextDue}); nor may it while its output regenerates
+     * what consumers received ({@link #choosesFreely}).
+     */
+    public boolean watermark(int input, long timestamp) {
+        if (!isProcessing()) {
+            return true;
+        }
+        if (!choosesFreely() || timestamp <= inputWatermarks[input]) {
+            return false;
+        }
+        log.append(new Determinant.Watermark(elementsInEpoch, input, timestamp));
+        inputWatermarks[input] = timestamp;
+        return true;
+    }
+
+    /** As {@link #watermark}, for a watermark status: whether input {@code input} may hand it on. */
+    public boolean watermarkStatus(int input, boolean idle) {
+        if (!isProcessing()) {
+            return true;
+        }
+        if (!choosesFreely() || idle == inputIdle[input]) {
+            return false;
+        }
+        log.append(new Determinant.WatermarkStatus(elementsInEpoch, input, idle));
+        inputIdle[input] = idle;
+        return true;
+    }
+
+    /**
+     * At the start of an epoch, a task with several inputs logs what each input last handed its
+     * operators (they combine them); a replay checks that it got there too.
+     */
+    private void logInputWatermarks() {
+        if (inputWatermarks.length < 2 || !isProcessing()) {
+            return;
+        }
+        boolean any = false;
+        for (int i = 0; i < inputWatermarks.length; i++) {
+            any |= inputWatermarks[i] != Long.MIN_VALUE || inputIdle[i];
+        }
+        if (!any) {
+            return;
+        }
+        Determinant.InputWatermarks current = new Determinant.InputWatermarks(inputWatermarks, inputIdle);
+        Determinant.InputWatermarks logged = decide(Determinant.InputWatermarks.class, () -> current);
+        if (!logged.equals(current)) {
+            throw new LocalRecoveryImpossibleException("The recovered task's inputs reached " + current + " where its predecessor's had " + logged);
+        }
     }
 
     /** The task starts processing: from now on its choices are logged and replayed. */
@@ -263,6 +378,11 @@ public final class CausalTask {
     /** The task is about to process its next stream element (record, watermark, ...). */
     public void beforeElement() {
         fireDueTimers();
+        countElement();
+    }
+
+    /** An element the replay itself hands on (a source's logged watermark): counted, nothing fired. */
+    public void countElement() {
         elementsInEpoch++;
         ticked = false;
     }
@@ -291,6 +411,17 @@ public final class CausalTask {
         if (action instanceof Determinant.TimerFired timer) {
             ticked = false;
             timers.fire(timer);
+        } else if (action instanceof Determinant.Watermark watermark) {
+            inputWatermarks[watermark.input()] = watermark.timestamp();
+            watermarkEmitter.watermark(watermark.input(), watermark.timestamp());
+        } else if (action instanceof Determinant.WatermarkStatus status) {
+            inputIdle[status.input()] = status.idle();
+            watermarkEmitter.status(status.input(), status.idle());
+        } else if (action instanceof Determinant.InputWatermarks restored) {
+            // the restored epoch began with these: the operators combine their inputs from here
+            inputWatermarks = restored.watermarks();
+            inputIdle = restored.idle();
+            watermarkEmitter.combined(restored.watermarks(), restored.idle());
         } else if (action instanceof Determinant.SourceCheckpoint checkpoint) {
             // the source took this checkpoint here; its consumers read the barrier here, and a
             // consumer that recovers too replays its input with the barrier in that place
@@ -315,7 +446,12 @@ public final class CausalTask {
     @Nullable
     private Determinant nextMailboxAction() {
         Determinant next = recovery.peek(Determinant.class);
-        return next instanceof Determinant.TimerFired || next instanceof Determinant.SourceCheckpoint || next instanceof Determinant.AsyncCompletion
+        return next instanceof Determinant.TimerFired
+                        || next instanceof Determinant.SourceCheckpoint
+                        || next instanceof Determinant.AsyncCompletion
+                        || next instanceof Determinant.Watermark
+                        || next instanceof Determinant.WatermarkStatus
+                        || next instanceof Determinant.InputWatermarks
                 ? next
                 : null;
     }
@@ -326,6 +462,15 @@ public final class CausalTask {
         }
         if (action instanceof Determinant.SourceCheckpoint checkpoint) {
             return checkpoint.recordCount();
+        }
+        if (action instanceof Determinant.Watermark watermark) {
+            return watermark.recordCount();
+        }
+        if (action instanceof Determinant.WatermarkStatus status) {
+            return status.recordCount();
+        }
+        if (action instanceof Determinant.InputWatermarks) {
+            return 0;
         }
         return ((Determinant.AsyncCompletion) action).recordCount();
     }
@@ -395,6 +540,7 @@ public final class CausalTask {
         elementsInEpoch = 0;
         // the epoch's first reading is logged in it: a task recovering from its checkpoint starts there
         ticked = false;
+        logInputWatermarks();
     }
 
     /** Hands a logged async result back to its operator during a replay. */
@@ -411,6 +557,16 @@ public final class CausalTask {
     @FunctionalInterface
     public interface CheckpointReplayer {
         void replay(Determinant.SourceCheckpoint checkpoint);
+    }
+
+    /** Hands on what the log says a task's inputs handed its operators, during a replay. */
+    public interface WatermarkEmitter {
+        void watermark(int input, long timestamp);
+
+        void status(int input, boolean idle);
+
+        /** The restored epoch began with these per-input watermarks: the operators combine from them. */
+        void combined(long[] watermarks, boolean[] idle);
     }
 
     /** Fires a logged timer during a replay. */

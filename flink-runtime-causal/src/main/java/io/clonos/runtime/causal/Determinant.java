@@ -31,6 +31,9 @@ public sealed interface Determinant
                 Determinant.SourceCheckpoint,
                 Determinant.AsyncCompletion,
                 Determinant.BufferBuilt,
+                Determinant.Watermark,
+                Determinant.WatermarkStatus,
+                Determinant.InputWatermarks,
                 Determinant.Overflow {
 
     /**
@@ -126,6 +129,67 @@ public sealed interface Determinant
     record BufferBuilt(int size) implements Determinant {
         public BufferBuilt {
             requireNonNegative(size, "size");
+        }
+    }
+
+    /**
+     * Input {@code input} of the task handed its operators watermark {@code timestamp} after {@code
+     * recordCount} elements of the epoch. Which watermarks a task's inputs pass on depends on what
+     * they saw before the restored checkpoint (Flink keeps neither a watermark generator's nor a
+     * watermark valve's state in checkpoints), so a recovered task hands on the logged ones.
+     */
+    record Watermark(long recordCount, int input, long timestamp) implements Determinant {
+        public Watermark {
+            requireNonNegative(recordCount, "recordCount");
+            requireNonNegative(input, "input");
+        }
+    }
+
+    /** Input {@code input} handed its operators a watermark status (idle or active) here. */
+    record WatermarkStatus(long recordCount, int input, boolean idle) implements Determinant {
+        public WatermarkStatus {
+            requireNonNegative(recordCount, "recordCount");
+            requireNonNegative(input, "input");
+        }
+    }
+
+    /**
+     * The last watermark and status each input of a task with several inputs had handed its
+     * operators when the epoch began: an operator combines them, and a recovered one starts from
+     * these rather than from nothing.
+     */
+    record InputWatermarks(long[] watermarks, boolean[] idle) implements Determinant {
+        public InputWatermarks {
+            if (watermarks.length != idle.length) {
+                throw new IllegalArgumentException(watermarks.length + " watermarks but " + idle.length + " statuses");
+            }
+            watermarks = watermarks.clone();
+            idle = idle.clone();
+        }
+
+        @Override
+        public long[] watermarks() {
+            return watermarks.clone();
+        }
+
+        @Override
+        public boolean[] idle() {
+            return idle.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof InputWatermarks other && Arrays.equals(watermarks, other.watermarks) && Arrays.equals(idle, other.idle);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * Arrays.hashCode(watermarks) + Arrays.hashCode(idle);
+        }
+
+        @Override
+        public String toString() {
+            return "InputWatermarks" + Arrays.toString(watermarks) + Arrays.toString(idle);
         }
     }
 

@@ -49,6 +49,9 @@ public final class DeterminantEncoding {
     /** A tick at the element after the previous tick's, in the same millisecond: the tag alone. */
     static final byte TICK_NEXT_SAME_MILLIS = 10;
     static final byte OVERFLOW = 11;
+    static final byte WATERMARK = 12;
+    static final byte WATERMARK_STATUS = 13;
+    static final byte INPUT_WATERMARKS = 14;
 
     private DeterminantEncoding() {}
 
@@ -118,6 +121,25 @@ public final class DeterminantEncoding {
             } else if (determinant instanceof Determinant.BufferBuilt d) {
                 out.write(BUFFER_BUILT);
                 VarInts.writeUnsigned(out, d.size());
+            } else if (determinant instanceof Determinant.Watermark d) {
+                out.write(WATERMARK);
+                VarInts.writeUnsigned(out, d.recordCount());
+                VarInts.writeUnsigned(out, d.input());
+                VarInts.writeSigned(out, d.timestamp());
+            } else if (determinant instanceof Determinant.WatermarkStatus d) {
+                out.write(WATERMARK_STATUS);
+                VarInts.writeUnsigned(out, d.recordCount());
+                VarInts.writeUnsigned(out, d.input());
+                out.write(d.idle() ? 1 : 0);
+            } else if (determinant instanceof Determinant.InputWatermarks d) {
+                out.write(INPUT_WATERMARKS);
+                long[] watermarks = d.watermarks();
+                boolean[] idle = d.idle();
+                VarInts.writeUnsigned(out, watermarks.length);
+                for (int i = 0; i < watermarks.length; i++) {
+                    VarInts.writeSigned(out, watermarks[i]);
+                    out.write(idle[i] ? 1 : 0);
+                }
             } else if (determinant instanceof Determinant.Overflow) {
                 out.write(OVERFLOW);
             } else {
@@ -167,9 +189,34 @@ public final class DeterminantEncoding {
                 return new Determinant.BufferBuilt(in.readUnsignedInt());
             case OVERFLOW:
                 return new Determinant.Overflow();
+            case WATERMARK:
+                return new Determinant.Watermark(in.readUnsigned(), in.readUnsignedInt(), in.readSigned());
+            case WATERMARK_STATUS:
+                return new Determinant.WatermarkStatus(in.readUnsigned(), in.readUnsignedInt(), readFlag(in, position));
+            case INPUT_WATERMARKS: {
+                int inputs = in.readUnsignedInt();
+                if (inputs > in.remaining()) {
+                    throw new CorruptCausalLogException("Input watermarks of " + inputs + " inputs at byte " + position + " exceed the log");
+                }
+                long[] watermarks = new long[inputs];
+                boolean[] idle = new boolean[inputs];
+                for (int i = 0; i < inputs; i++) {
+                    watermarks[i] = in.readSigned();
+                    idle[i] = readFlag(in, position);
+                }
+                return new Determinant.InputWatermarks(watermarks, idle);
+            }
             default:
                 throw new CorruptCausalLogException("Unknown determinant tag " + tag + " at byte " + position);
         }
+    }
+
+    private static boolean readFlag(VarInts.Reader in, int position) throws CorruptCausalLogException {
+        byte flag = in.readByte();
+        if (flag != 0 && flag != 1) {
+            throw new CorruptCausalLogException("A flag of " + flag + " at byte " + position);
+        }
+        return flag == 1;
     }
 
     private static Determinant.Timestamp tick(Determinant.Timestamp last, long elements, long millis, int position) throws CorruptCausalLogException {

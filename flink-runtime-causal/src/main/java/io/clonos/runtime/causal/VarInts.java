@@ -65,6 +65,10 @@ final class VarInts {
             return position;
         }
 
+        int remaining() {
+            return end - position;
+        }
+
         byte readByte() throws CorruptCausalLogException {
             if (position >= end) {
                 throw new CorruptCausalLogException("Truncated at byte " + position);

@@ -32,7 +32,7 @@ class CausalLogFormatTest {
     private static final CausalLogId LOG = new CausalLogId("window-1", 3, CausalLogId.MAIN);
 
     static Determinant randomDeterminant(Random random) {
-        switch (random.nextInt(8)) {
+        switch (random.nextInt(11)) {
             case 0:
                 return new Determinant.Order(random.nextBoolean() ? random.nextInt(4) : random.nextInt(Integer.MAX_VALUE), random.nextBoolean() ? 0 : random.nextInt(Integer.MAX_VALUE));
             case 1:
@@ -49,6 +49,20 @@ class CausalLogFormatTest {
                 return new Determinant.SourceCheckpoint(random.nextInt(100_000), random.nextInt(10_000), System.currentTimeMillis());
             case 6:
                 return new Determinant.AsyncCompletion(random.nextInt(Integer.MAX_VALUE), random.nextInt(16), random.nextLong() >>> 1);
+            case 7:
+                return new Determinant.Watermark(random.nextInt(100_000), random.nextInt(3), random.nextBoolean() ? random.nextLong() : Long.MAX_VALUE);
+            case 8:
+                return new Determinant.WatermarkStatus(random.nextInt(100_000), random.nextInt(3), random.nextBoolean());
+            case 9: {
+                int inputs = 1 + random.nextInt(3);
+                long[] watermarks = new long[inputs];
+                boolean[] idle = new boolean[inputs];
+                for (int i = 0; i < inputs; i++) {
+                    watermarks[i] = random.nextBoolean() ? Long.MIN_VALUE : random.nextLong();
+                    idle[i] = random.nextBoolean();
+                }
+                return new Determinant.InputWatermarks(watermarks, idle);
+            }
             default:
                 return new Determinant.BufferBuilt(random.nextInt(32 * 1024 + 1));
         }

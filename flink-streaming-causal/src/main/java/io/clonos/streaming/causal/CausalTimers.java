@@ -43,6 +43,12 @@ import java.util.concurrent.TimeUnit;
 @Internal
 public final class CausalTimers {
 
+    /**
+     * How often a timer that is due while the task's output regenerates what its consumers
+     * received looks again: short, since regeneration runs at the speed of the replayed input.
+     */
+    static final long REGENERATION_RETRY_MILLIS = 5;
+
     /** Timer ids from here on name periodic timers; below, the service of a one-shot timer. */
     static final int PERIODIC = 1 << 20;
 
@@ -90,8 +96,9 @@ public final class CausalTimers {
             periodic.put(id, callback);
         }
         return schedule.apply(time -> {
-            // while the task replays, the logged firings stand in for the live ones
-            if (task.recovery().isRunning()) {
+            // while the task replays, the logged firings stand in for the live ones; while its
+            // output regenerates what consumers received, its predecessor fired none
+            if (task.choosesFreely()) {
                 task.timerFiring(id, time);
                 callback.onProcessingTime(time);
             }
@@ -166,12 +173,32 @@ public final class CausalTimers {
                 return;
             }
             started = service.registerTimer(timestamp, time -> {
-                if (!cancelled) {
-                    done = true;
-                    task.timerFiring(serviceId, time);
-                    callback.onProcessingTime(time);
+                if (cancelled) {
+                    return;
                 }
+                if (!task.choosesFreely()) {
+                    // overdue after a recovery, but the output still regenerates what consumers
+                    // received, before which the predecessor fired no timer: a little later
+                    started = service.registerTimer(service.getCurrentProcessingTime() + REGENERATION_RETRY_MILLIS, this::fireDeferred);
+                    return;
+                }
+                done = true;
+                task.timerFiring(serviceId, time);
+                callback.onProcessingTime(time);
             });
+        }
+
+        private void fireDeferred(long now) throws Exception {
+            if (cancelled) {
+                return;
+            }
+            if (!task.choosesFreely()) {
+                started = service.registerTimer(service.getCurrentProcessingTime() + REGENERATION_RETRY_MILLIS, this::fireDeferred);
+                return;
+            }
+            done = true;
+            task.timerFiring(serviceId, timestamp);
+            callback.onProcessingTime(timestamp);
         }
 
         ProcessingTimeCallback firedByReplay() {

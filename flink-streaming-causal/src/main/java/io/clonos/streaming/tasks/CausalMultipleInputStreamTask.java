@@ -42,7 +42,7 @@ public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<
     @Override
     public void init() throws Exception {
         super.init();
-        causal.inputProcessorCreated(inputProcessor);
+        causal.inputProcessorCreated(inputProcessor, mainOperator);
     }
 
     @Override

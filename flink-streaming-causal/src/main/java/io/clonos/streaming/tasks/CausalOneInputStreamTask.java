@@ -37,7 +37,7 @@ public class CausalOneInputStreamTask<IN, OUT> extends OneInputStreamTask<IN, OU
     @Override
     public void init() throws Exception {
         super.init();
-        causal.inputProcessorCreated(inputProcessor);
+        causal.inputProcessorCreated(inputProcessor, mainOperator);
     }
 
     @Override

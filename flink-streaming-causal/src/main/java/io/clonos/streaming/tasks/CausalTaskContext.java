@@ -149,6 +149,11 @@ public final class CausalTaskContext {
         DeterminantMemory memory = new DeterminantMemory(environment.getTaskConfiguration().get(ClonosOptions.DETERMINANT_MEMORY).getBytes());
         CausalTask task = new CausalTask(new TaskCausalLog(id, restored, memory), new HeldCausalLogs(memory), recovery, channels, granularity, dsd);
         task.setFailureHandler(environment::failExternally);
+        List<ResultPartitionID> outputs = new ArrayList<>();
+        for (ResultPartitionWriter writer : writers) {
+            outputs.add(writer.getPartitionId());
+        }
+        task.setDeduplicating(() -> outputs.stream().anyMatch(SubpartitionLogs::isDeduplicating));
         int firstChannel = 0;
         for (ClonosInputGate gate : gates) {
             gate.enableCausalLogging(task, firstChannel);
@@ -200,9 +205,10 @@ public final class CausalTaskContext {
 
     /**
      * Called once the task's input processor exists: a channel whose producer died has its partial
-     * record dropped before the restarted producer's data arrives.
+     * record dropped before the restarted producer's data arrives; under causal logging the
+     * elements are counted and the watermarks the inputs hand {@code headOperator} are logged.
      */
-    public void inputProcessorCreated(StreamInputProcessor processor) {
+    public void inputProcessorCreated(StreamInputProcessor processor, @Nullable Object headOperator) {
         if (processor == null) {
             return;
         }
@@ -211,7 +217,7 @@ public final class CausalTaskContext {
             gate.setChannelResetListener(channel -> ClonosNetworkInputPatch.reset(processor, new InputChannelInfo(gateIndex, channel)));
         }
         if (causal != null) {
-            ClonosNetworkInputPatch.countElements(processor, environment.getIOManager().getSpillingDirectoriesPaths(), causal::beforeElement);
+            ClonosNetworkInputPatch.countElements(processor, environment.getIOManager().getSpillingDirectoriesPaths(), causal, headOperator);
         }
     }
 
@@ -223,7 +229,7 @@ public final class CausalTaskContext {
         if (causal == null || processor == null) {
             return processor;
         }
-        ClonosNetworkInputPatch.countSourceElements(processor, causal::beforeElement);
+        ClonosNetworkInputPatch.countSourceElements(processor, causal);
         return new CausalSourceInput(processor, causal);
     }
 

@@ -12,6 +12,8 @@
 
 package org.apache.flink.streaming.runtime.io;
 
+import io.clonos.runtime.causal.CausalTask;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.io.network.api.serialization.RecordDeserializer;
@@ -20,10 +22,13 @@ import org.apache.flink.runtime.plugable.DeserializationDelegate;
 import org.apache.flink.streaming.api.operators.InputSelectable;
 import org.apache.flink.streaming.runtime.streamrecord.StreamElement;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 
 import java.lang.reflect.Field;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -44,7 +49,7 @@ import java.util.Map;
  * source task, whose elements come from the source reader, it wraps the processor's private output
  * the same way ({@link #countSourceElements}).
  *
- * <p>Third, see {@link BufferAtATimeSelection}.
+ * <p>Third, see {@link BufferAtATimeSelection}. Fourth, see {@link #gateWatermarks}.
  *
  * <p>Must run on the task thread between two polls of the gate, when no buffer is half-read.
  */
@@ -70,7 +75,8 @@ public final class ClonosNetworkInputPatch {
      * a stream element to the operators. Call once, before the task reads its input.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public static void countElements(StreamInputProcessor processor, String[] spillingDirectories, Runnable beforeElement) {
+    public static void countElements(StreamInputProcessor processor, String[] spillingDirectories, CausalTask task, @Nullable Object headOperator) {
+        Runnable beforeElement = task::beforeElement;
         List<StreamTaskInput<?>> inputs = inputsOf(processor);
         boolean[] bufferInProgress = new boolean[inputs.size()];
         for (int i = 0; i < inputs.size(); i++) {
@@ -81,6 +87,7 @@ public final class ClonosNetworkInputPatch {
                 deserializers.replaceAll((channel, old) -> new CountingDeserializer(spillingDirectories, beforeElement, inProgress -> bufferInProgress[index] = inProgress));
             }
         }
+        gateWatermarks(processor, task, headOperator);
         if (processor instanceof StreamMultipleInputProcessor) {
             MultipleInputSelectionHandler flink = (MultipleInputSelectionHandler) field(processor, StreamMultipleInputProcessor.class, "inputSelectionHandler");
             InputSelectable selectable = (InputSelectable) field(flink, MultipleInputSelectionHandler.class, "inputSelectable");
@@ -120,23 +127,146 @@ public final class ClonosNetworkInputPatch {
      * it emits a stream element. Call once, before the task runs.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public static void countSourceElements(StreamInputProcessor processor, Runnable beforeElement) {
+    public static void countSourceElements(StreamInputProcessor processor, CausalTask task) {
         if (!(processor instanceof StreamOneInputProcessor)) {
             throw new IllegalStateException("A source task's input is " + processor.getClass().getName());
         }
         PushingAsyncDataInput.DataOutput output = (PushingAsyncDataInput.DataOutput) field(processor, StreamOneInputProcessor.class, "output");
-        setField(processor, StreamOneInputProcessor.class, "output", new CountingOutput(output, beforeElement));
+        CountingOutput counting = new CountingOutput(output, task);
+        setField(processor, StreamOneInputProcessor.class, "output", counting);
+        task.setWatermarkInputs(1, new WatermarkReplay(List.of(counting.gated), null));
     }
 
-    /** A source's output, reporting each element before it is emitted. */
+    /**
+     * Fourth, the watermarks an input hands its operators depend on what it saw before the
+     * restored checkpoint: a source's watermark generator and output, and a network input's
+     * watermark valve, keep state that Flink's checkpoints do not hold, and an operator with
+     * several inputs combines its inputs' watermarks in a field of its own. So each input's
+     * output is gated: running normally, what it hands on is logged; recovering, it hands on the
+     * logged watermarks at their places and nothing of its own ({@link CausalTask#watermark});
+     * the restored epoch's combination of inputs is written back into the operator.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static void gateWatermarks(StreamInputProcessor processor, CausalTask task, @Nullable Object headOperator) {
+        List<GatedOutput> outputs = new ArrayList<>();
+        List<StreamOneInputProcessor<?>> ones = new ArrayList<>();
+        if (processor instanceof StreamOneInputProcessor) {
+            ones.add((StreamOneInputProcessor<?>) processor);
+        } else if (processor instanceof StreamMultipleInputProcessor) {
+            ones.addAll(Arrays.asList((StreamOneInputProcessor<?>[]) field(processor, StreamMultipleInputProcessor.class, "inputProcessors")));
+        }
+        for (StreamOneInputProcessor<?> one : ones) {
+            GatedOutput gated = new GatedOutput((PushingAsyncDataInput.DataOutput) field(one, StreamOneInputProcessor.class, "output"), task, outputs.size());
+            setField(one, StreamOneInputProcessor.class, "output", gated);
+            outputs.add(gated);
+        }
+        task.setWatermarkInputs(outputs.size(), new WatermarkReplay(outputs, headOperator));
+    }
+
+    /** One input's output to the operators, with its watermarks gated by {@link CausalTask}. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static final class GatedOutput implements PushingAsyncDataInput.DataOutput {
+        final PushingAsyncDataInput.DataOutput delegate;
+        private final CausalTask task;
+        private final int input;
+
+        GatedOutput(PushingAsyncDataInput.DataOutput delegate, CausalTask task, int input) {
+            this.delegate = delegate;
+            this.task = task;
+            this.input = input;
+        }
+
+        @Override
+        public void emitRecord(org.apache.flink.streaming.runtime.streamrecord.StreamRecord streamRecord) throws Exception {
+            delegate.emitRecord(streamRecord);
+        }
+
+        @Override
+        public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark) throws Exception {
+            if (task.watermark(input, watermark.getTimestamp())) {
+                delegate.emitWatermark(watermark);
+            }
+        }
+
+        @Override
+        public void emitWatermarkStatus(org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus) throws Exception {
+            if (task.watermarkStatus(input, watermarkStatus.isIdle())) {
+                delegate.emitWatermarkStatus(watermarkStatus);
+            }
+        }
+
+        @Override
+        public void emitLatencyMarker(org.apache.flink.streaming.runtime.streamrecord.LatencyMarker latencyMarker) throws Exception {
+            delegate.emitLatencyMarker(latencyMarker);
+        }
+
+        @Override
+        public void emitRecordAttributes(org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes) throws Exception {
+            delegate.emitRecordAttributes(recordAttributes);
+        }
+    }
+
+    /** Hands on the logged watermarks during a replay, and restores an operator's combination of its inputs. */
+    private static final class WatermarkReplay implements CausalTask.WatermarkEmitter {
+        private final List<GatedOutput> outputs;
+        @Nullable private final Object headOperator;
+
+        WatermarkReplay(List<GatedOutput> outputs, @Nullable Object headOperator) {
+            this.outputs = outputs;
+            this.headOperator = headOperator;
+        }
+
+        @Override
+        public void watermark(int input, long timestamp) {
+            try {
+                outputs.get(input).delegate.emitWatermark(new org.apache.flink.streaming.api.watermark.Watermark(timestamp));
+            } catch (Exception e) {
+                throw new org.apache.flink.util.FlinkRuntimeException("Replaying watermark " + timestamp + " of input " + input + " failed", e);
+            }
+        }
+
+        @Override
+        public void status(int input, boolean idle) {
+            try {
+                outputs.get(input).delegate.emitWatermarkStatus(idle ? org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus.IDLE : org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus.ACTIVE);
+            } catch (Exception e) {
+                throw new org.apache.flink.util.FlinkRuntimeException("Replaying a watermark status of input " + input + " failed", e);
+            }
+        }
+
+        @Override
+        public void combined(long[] watermarks, boolean[] idle) {
+            Object combined = null;
+            if (headOperator instanceof org.apache.flink.streaming.api.operators.AbstractStreamOperator) {
+                combined = field(headOperator, org.apache.flink.streaming.api.operators.AbstractStreamOperator.class, "combinedWatermark");
+            } else if (headOperator instanceof org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2) {
+                combined = field(headOperator, org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2.class, "combinedWatermark");
+            }
+            if (!(combined instanceof org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus)) {
+                throw new org.apache.flink.util.FlinkRuntimeException("The task's operator " + headOperator + " combines no input watermarks that Clonos can restore");
+            }
+            org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus status = (org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus) combined;
+            for (int i = 0; i < watermarks.length; i++) {
+                status.updateWatermark(i, watermarks[i]);
+                status.updateStatus(i, idle[i]);
+            }
+        }
+    }
+
+    /** A source's output, reporting each element before it is emitted; its watermarks gated. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static final class CountingOutput implements PushingAsyncDataInput.DataOutput {
         private final PushingAsyncDataInput.DataOutput delegate;
         private final Runnable beforeElement;
+        private final CausalTask task;
+        /** What a replay hands the logged watermarks to: counted, as the source's own would be. */
+        final GatedOutput gated;
 
-        CountingOutput(PushingAsyncDataInput.DataOutput delegate, Runnable beforeElement) {
+        CountingOutput(PushingAsyncDataInput.DataOutput delegate, CausalTask task) {
             this.delegate = delegate;
-            this.beforeElement = beforeElement;
+            this.task = task;
+            this.beforeElement = task::beforeElement;
+            this.gated = new GatedOutput(new CountedReplay(delegate, task), task, 0);
         }
 
         @Override
@@ -147,14 +277,18 @@ public final class ClonosNetworkInputPatch {
 
         @Override
         public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark) throws Exception {
-            beforeElement.run();
-            delegate.emitWatermark(watermark);
+            if (task.watermark(0, watermark.getTimestamp())) {
+                beforeElement.run();
+                delegate.emitWatermark(watermark);
+            }
         }
 
         @Override
         public void emitWatermarkStatus(org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus) throws Exception {
-            beforeElement.run();
-            delegate.emitWatermarkStatus(watermarkStatus);
+            if (task.watermarkStatus(0, watermarkStatus.isIdle())) {
+                beforeElement.run();
+                delegate.emitWatermarkStatus(watermarkStatus);
+            }
         }
 
         @Override
@@ -167,6 +301,45 @@ public final class ClonosNetworkInputPatch {
         public void emitRecordAttributes(org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes) throws Exception {
             beforeElement.run();
             delegate.emitRecordAttributes(recordAttributes);
+        }
+    }
+
+    /** A source's output for the watermarks a replay hands on: each counts as an element. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static final class CountedReplay implements PushingAsyncDataInput.DataOutput {
+        private final PushingAsyncDataInput.DataOutput delegate;
+        private final CausalTask task;
+
+        CountedReplay(PushingAsyncDataInput.DataOutput delegate, CausalTask task) {
+            this.delegate = delegate;
+            this.task = task;
+        }
+
+        @Override
+        public void emitRecord(org.apache.flink.streaming.runtime.streamrecord.StreamRecord streamRecord) {
+            throw new IllegalStateException("A replay hands on watermarks only");
+        }
+
+        @Override
+        public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark) throws Exception {
+            task.countElement();
+            delegate.emitWatermark(watermark);
+        }
+
+        @Override
+        public void emitWatermarkStatus(org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus) throws Exception {
+            task.countElement();
+            delegate.emitWatermarkStatus(watermarkStatus);
+        }
+
+        @Override
+        public void emitLatencyMarker(org.apache.flink.streaming.runtime.streamrecord.LatencyMarker latencyMarker) {
+            throw new IllegalStateException("A replay hands on watermarks only");
+        }
+
+        @Override
+        public void emitRecordAttributes(org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes) {
+            throw new IllegalStateException("A replay hands on watermarks only");
         }
     }
 
