@@ -420,6 +420,15 @@ public final class CausalRecovery {
         finishIfDone();
     }
 
+    /**
+     * The last epoch the replay has determinants of (task thread, while replaying): the
+     * predecessor's consumers saw nothing of a later one, so a barrier of a later checkpoint (one
+     * triggered during the recovery) has no place in the replay.
+     */
+    public long lastReplayedEpoch() {
+        return replay == null || replay.isEmpty() ? replayEpoch : Math.max(replayEpoch, replay.lastKey());
+    }
+
     public long replayedDeterminants() {
         return replayedDeterminants;
     }

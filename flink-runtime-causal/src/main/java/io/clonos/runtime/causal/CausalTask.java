@@ -552,7 +552,7 @@ public final class CausalTask {
     /**
      * Takes a source's logged checkpoint again during a replay: enters its epoch and emits its
      * barrier at the logged place among the records. The checkpoint itself was aborted with the
-     * failure; the JobManager ignores what is acknowledged for it.
+     * failure: nothing is snapshotted for it.
      */
     @FunctionalInterface
     public interface CheckpointReplayer {

@@ -736,7 +736,24 @@ public final class ClonosInputGate extends IndexedInputGate {
             if (channel >= 0) {
                 return !queued.get(channel).isEmpty();
             }
-            return channel == ANY && queuedItems > 0;
+            return channel == ANY && queuedChannel(false) >= 0;
+        }
+
+        /**
+         * Whether the head of a queue waits for the end of the replay: the barrier (or
+         * cancellation) of a checkpoint triggered during the recovery, which the predecessor never
+         * saw. Taken now, it would start or cancel an alignment where the predecessor had none and
+         * put the task's output out of step; what follows it on its channel came after the
+         * predecessor's failure and is not part of the replay either.
+         */
+        private boolean heldBack(BufferOrEvent head) {
+            if (!head.isEvent() || !task.recovery().isReplaying()) {
+                return false;
+            }
+            AbstractEvent event = head.getEvent();
+            long checkpoint = event instanceof CheckpointBarrier ? ((CheckpointBarrier) event).getId()
+                    : event instanceof CancelCheckpointMarker ? ((CancelCheckpointMarker) event).getCheckpointId() : -1;
+            return checkpoint > task.recovery().lastReplayedEpoch();
         }
 
         private static final int ANY = -1;
@@ -776,7 +793,7 @@ public final class ClonosInputGate extends IndexedInputGate {
                     return pullIntoQueues(ANY);
                 }
                 if (channel == ANY) {
-                    channel = queuedChannel();
+                    channel = queuedChannel(true);
                     if (channel < 0) {
                         Optional<BufferOrEvent> next = pull();
                         if (next.isEmpty() || isHandshake(next.get())) {
@@ -803,14 +820,17 @@ public final class ClonosInputGate extends IndexedInputGate {
             return boe.isEvent() && boe.getEvent() instanceof EndOfChannelStateEvent;
         }
 
-        private int queuedChannel() {
+        /** A channel whose queue has something to hand out now, in turn; -1 if none. */
+        private int queuedChannel(boolean advance) {
             if (queuedItems == 0) {
                 return -1;
             }
             for (int i = 0; i < numberOfChannels; i++) {
                 int channel = (nextQueue + i) % numberOfChannels;
-                if (!queued.get(channel).isEmpty()) {
-                    nextQueue = (channel + 1) % numberOfChannels;
+                if (!queued.get(channel).isEmpty() && !heldBack(queued.get(channel).peek())) {
+                    if (advance) {
+                        nextQueue = (channel + 1) % numberOfChannels;
+                    }
                     return channel;
                 }
             }

@@ -63,7 +63,8 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
 
     @GuardedBy("this")
     @Nullable
-    private ReplayingSubpartitionView reader;
+    /** Volatile: read without this subpartition's lock by {@link #isDeduplicating}. */
+    private volatile ReplayingSubpartitionView reader;
 
     @GuardedBy("this")
     private boolean endOfPartitionSent;
@@ -125,8 +126,13 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
         }
     }
 
-    synchronized boolean isDeduplicating() {
-        return reader != null && reader.isDeduplicating();
+    /**
+     * Lock-free, since the task thread asks (with every watermark) while a network thread may hold
+     * the reader's lock and wait for this subpartition's: taking both here would deadlock.
+     */
+    boolean isDeduplicating() {
+        ReplayingSubpartitionView current = reader;
+        return current != null && current.isDeduplicating();
     }
 
     /** The regenerated output differs from what the consumer received: the producer fails. */

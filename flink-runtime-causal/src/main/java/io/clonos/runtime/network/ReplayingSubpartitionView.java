@@ -74,7 +74,8 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
     private boolean streamAnnounced;
 
     /** What the consumer received from the producer's predecessor; null when nothing is skipped. */
-    @Nullable private Deduplication deduplication;
+    /** Volatile: the task thread asks whether it is still under way, without the view's lock. */
+    @Nullable private volatile Deduplication deduplication;
 
     /** The recovery diverged: nothing more is sent. */
     private boolean diverged;
@@ -210,7 +211,8 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
         }
     }
 
-    synchronized boolean isDeduplicating() {
+    /** Lock-free: a task thread asks while a network thread holds this view and waits for the subpartition. */
+    boolean isDeduplicating() {
         return deduplication != null;
     }
 

@@ -17,6 +17,7 @@ import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
 import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
 import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
@@ -40,14 +41,14 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
     public void init() throws Exception {
         super.init();
         inputProcessor = causal.sourceInputCreated(inputProcessor);
+        // The barrier alone, where the predecessor emitted it: the checkpoint was aborted with the
+        // failure, so no snapshot (and no acknowledgement to the source's coordinator, which
+        // never heard of the checkpoint for this attempt and fails the job on one).
         causal.replaySourceCheckpoints((checkpointId, timestamp) -> {
             try {
-                triggerCheckpointOnBarrier(
-                        new CheckpointMetaData(checkpointId, timestamp),
-                        CheckpointOptions.forCheckpointWithDefaultLocation(),
-                        new CheckpointMetricsBuilder().setAlignmentDurationNanos(0L).setBytesProcessedDuringAlignment(0L).setCheckpointStartDelayNanos(0L));
+                operatorChain.broadcastEvent(new CheckpointBarrier(checkpointId, timestamp, CheckpointOptions.forCheckpointWithDefaultLocation()));
             } catch (Exception e) {
-                throw new FlinkRuntimeException("The replay of checkpoint " + checkpointId + " failed", e);
+                throw new FlinkRuntimeException("The replay of checkpoint " + checkpointId + "'s barrier failed", e);
             }
         });
     }
