@@ -466,7 +466,7 @@ public class ClonosScheduler extends DefaultScheduler {
 
     private void restartPendingBatch() {
         Set<ExecutionVertexVersion> versions = new HashSet<>(pendingRestart.values());
-        Set<ExecutionVertexID> batch = executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
+        Set<ExecutionVertexID> batch = new HashSet<>(executionVertexVersioner.getUnmodifiedExecutionVertices(versions));
         if (!batch.isEmpty() && getExecutionGraph().getState() == JobStatus.RUNNING && awaitingStandbyTransfers(batch)) {
             return;
         }
@@ -474,7 +474,13 @@ public class ClonosScheduler extends DefaultScheduler {
         if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
             return;
         }
-        String notLocal = whyNotLocal(batch);
+        Set<ExecutionVertexID> orphansToRestart = new HashSet<>();
+        String notLocal = whyNotLocal(batch, orphansToRestart);
+        if (notLocal == null && !orphansToRestart.isEmpty()) {
+            // at-least-once: orphans of earlier recoveries restart again, afresh, with this batch
+            versions.addAll(executionVertexVersioner.recordVertexModifications(orphansToRestart).values());
+            batch.addAll(orphansToRestart);
+        }
         if (notLocal != null) {
             globalFallbacks.inc();
             log.warn("Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.", names(batch), notLocal);
@@ -523,11 +529,11 @@ public class ClonosScheduler extends DefaultScheduler {
      * Why the batch cannot be recovered locally as one connected failure, or null. The tasks down
      * together are the batch and the tasks of earlier batches that may still wait for their
      * determinants (no checkpoint completed since their restart). With {@code
-     * clonos.recovery.orphan-fallback: at-least-once}, orphans of this batch restart afresh
-     * instead (marked here); an orphan of an earlier batch, already replaying, cannot.
+     * clonos.recovery.orphan-fallback: at-least-once}, the orphans restart afresh instead (marked
+     * here); those of earlier batches are added to {@code orphansToRestart}.
      */
     @Nullable
-    private String whyNotLocal(Set<ExecutionVertexID> batch) {
+    private String whyNotLocal(Set<ExecutionVertexID> batch, Set<ExecutionVertexID> orphansToRestart) {
         long completed = latestCompletedCheckpoint();
         stillRecovering.values().removeIf(restoredFrom -> restoredFrom < completed);
         Set<ExecutionVertexID> down = new HashSet<>(batch);
@@ -548,10 +554,13 @@ public class ClonosScheduler extends DefaultScheduler {
                         + orphan.getValue().hops() + " hops downstream through failed tasks, and clonos.determinant-sharing-depth " + depth
                         + " shares its determinants " + depth + " hops")
                 .collect(Collectors.joining("; "));
-        if (clonos.getOrphanFallback() == OrphanFallback.AT_LEAST_ONCE && batch.containsAll(orphans.keySet())) {
+        if (clonos.getOrphanFallback() == OrphanFallback.AT_LEAST_ONCE) {
             log.warn("{}; clonos.recovery.orphan-fallback is at-least-once: they restart without determinants, and their consumers may see their records twice.", reasons);
             for (ExecutionVertexID orphan : orphans.keySet()) {
                 FreshStarts.mark(getJobId(), orphan, getExecutionVertex(orphan).getCurrentExecutionAttempt().getAttemptNumber() + 1);
+                if (!batch.contains(orphan)) {
+                    orphansToRestart.add(orphan);
+                }
             }
             return null;
         }

@@ -1,0 +1,165 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.causal;
+
+import io.clonos.runtime.network.LocalRecoveryImpossibleException;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Watermarks as determinants: a running task logs what its inputs hand on; a recovering one hands
+ * on the logged watermarks at their offsets and nothing of its own, and makes no choice of its own
+ * while its output still regenerates what consumers received.
+ */
+class CausalTaskWatermarksTest {
+
+    private static final CausalLogId LOG = CausalLogId.main("vertex", 0);
+
+    /** What a task's inputs handed on: "input:watermark" or "input:idle"/"input:active", and combinations. */
+    private static final class Handed implements CausalTask.WatermarkEmitter {
+        final List<String> handed = new ArrayList<>();
+
+        @Override
+        public void watermark(int input, long timestamp) {
+            handed.add(input + ":" + timestamp);
+        }
+
+        @Override
+        public void status(int input, boolean idle) {
+            handed.add(input + ":" + (idle ? "idle" : "active"));
+        }
+
+        @Override
+        public void combined(long[] watermarks, boolean[] idle) {
+            handed.add("combined:" + java.util.Arrays.toString(watermarks));
+        }
+    }
+
+    private static List<Determinant> logged(CausalTask task, long epoch) throws CorruptCausalLogException {
+        List<Determinant> determinants = new ArrayList<>();
+        for (CausalLogDelta delta : task.log().deltasSince(new TaskCausalLog.Position())) {
+            if (delta.epoch() == epoch) {
+                determinants.addAll(DeterminantEncoding.decode(delta.bytes()));
+            }
+        }
+        return determinants;
+    }
+
+    private static CausalRecovery replaying(Determinant... predecessorLog) {
+        TaskCausalLog predecessor = new TaskCausalLog(LOG, 5);
+        for (Determinant determinant : predecessorLog) {
+            predecessor.append(determinant);
+        }
+        List<SharedDelta> deltas = new ArrayList<>();
+        predecessor.deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, Duration.ofMinutes(1));
+        recovery.consumerConnected(0);
+        recovery.determinantsReceived(0, deltas, () -> {});
+        return recovery;
+    }
+
+    @Test
+    void aRunningTaskLogsTheWatermarksItsInputsHandOnAndDropsOnesThatDoNotAdvance() throws Exception {
+        CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5), CausalRecovery.notRecovering("task", LOG), 2, 1, -1);
+        task.setWatermarkInputs(2, new Handed());
+        task.processingStarted();
+
+        task.beforeElement();
+        assertThat(task.watermark(0, 100)).isTrue();
+        assertThat(task.watermark(0, 100)).as("no advance").isFalse();
+        task.beforeElement();
+        assertThat(task.watermarkStatus(1, true)).isTrue();
+        assertThat(task.watermarkStatus(1, true)).as("no change").isFalse();
+        task.epochStarted(6);
+
+        assertThat(logged(task, 5)).containsExactly(new Determinant.Watermark(1, 0, 100), new Determinant.WatermarkStatus(2, 1, true));
+        assertThat(logged(task, 6)).as("a new epoch begins with what each input last handed on")
+                .containsExactly(new Determinant.InputWatermarks(new long[] {100, Long.MIN_VALUE}, new boolean[] {false, true}));
+    }
+
+    @Test
+    void aRecoveringTaskHandsOnTheLoggedWatermarksAtTheirOffsetsAndNoneOfItsOwn() {
+        CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5),
+                replaying(new Determinant.InputWatermarks(new long[] {50, 70}, new boolean[] {false, false}),
+                        new Determinant.Watermark(2, 1, 90),
+                        new Determinant.Timestamp(3, 1000)),
+                2, 1, -1);
+        Handed handed = new Handed();
+        task.setWatermarkInputs(2, handed);
+        task.processingStarted();
+
+        task.fireDueTimers();
+        assertThat(handed.handed).as("the restored epoch's combination, before the first element").containsExactly("combined:[50, 70]");
+        task.beforeElement();
+        assertThat(task.watermark(0, 60)).as("the task's own watermark while it replays").isFalse();
+        task.beforeElement();
+        task.beforeElement();
+        assertThat(handed.handed).containsExactly("combined:[50, 70]", "1:90");
+        assertThat(task.timestamp(() -> 5)).as("the replay goes on in step").isEqualTo(1000);
+        assertThat(task.recovery().isRunning()).isTrue();
+        assertThat(task.watermark(1, 90)).as("the clock of input 1 stands where the replay left it").isFalse();
+        assertThat(task.watermark(1, 95)).isTrue();
+    }
+
+    @Test
+    void aRecoveredTaskMakesNoChoiceOfItsOwnWhileItsOutputRegeneratesWhatConsumersHave() {
+        CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5), replaying(new Determinant.Timestamp(0, 1000)), 1, 1, -1);
+        task.setWatermarkInputs(1, new Handed());
+        AtomicBoolean deduplicating = new AtomicBoolean(true);
+        task.setDeduplicating(deduplicating::get);
+        task.processingStarted();
+        task.timestamp(() -> 5);
+        assertThat(task.recovery().isRunning()).isTrue();
+
+        assertThat(task.choosesFreely()).isFalse();
+        assertThat(task.watermark(0, 10)).isFalse();
+        deduplicating.set(false);
+        assertThat(task.choosesFreely()).isTrue();
+        deduplicating.set(true);
+        assertThat(task.choosesFreely()).as("once past, for good").isTrue();
+        assertThat(task.watermark(0, 10)).isTrue();
+    }
+
+    @Test
+    void aReplayWhoseInputsReachOtherWatermarksAtAnEpochsStartDiverges() {
+        CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5), replayingTwoEpochs(), 2, 1, -1);
+        task.setWatermarkInputs(2, new Handed());
+        task.processingStarted();
+        task.fireDueTimers();
+        // the replay handed on 40 on input 0, but by the log epoch 6 began with 41
+        assertThatThrownBy(() -> task.epochStarted(6)).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("InputWatermarks");
+    }
+
+    /** Epoch 5 hands on 40 on input 0; epoch 6 begins, by the log, with input 0 at 41. */
+    private static CausalRecovery replayingTwoEpochs() {
+        List<SharedDelta> deltas = new ArrayList<>();
+        TaskCausalLog predecessor = new TaskCausalLog(LOG, 5);
+        predecessor.append(new Determinant.Watermark(0, 0, 40));
+        predecessor.startEpoch(6);
+        predecessor.append(new Determinant.InputWatermarks(new long[] {41, Long.MIN_VALUE}, new boolean[] {false, false}));
+        predecessor.append(new Determinant.Timestamp(0, 9));
+        predecessor.deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, Duration.ofMinutes(1));
+        recovery.consumerConnected(0);
+        recovery.determinantsReceived(0, deltas, () -> {});
+        return recovery;
+    }
+}
