@@ -14,44 +14,14 @@ package io.clonos.runtime.causal;
 
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-
+import static io.clonos.runtime.causal.ReplayFixtures.LOG;
+import static io.clonos.runtime.causal.ReplayFixtures.logged;
+import static io.clonos.runtime.causal.ReplayFixtures.replaying;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The task's clock: it ticks at logged points; readings in between are no determinants. */
 class CausalTaskClockTest {
-
-    private static final CausalLogId LOG = CausalLogId.main("vertex", 0);
-
-    private static List<Determinant> logged(CausalTask task, long epoch) {
-        List<Determinant> determinants = new ArrayList<>();
-        task.log().deltasSince(new TaskCausalLog.Position()).forEach(delta -> {
-            if (delta.epoch() == epoch) {
-                try {
-                    determinants.addAll(DeterminantEncoding.decode(delta.bytes()));
-                } catch (CorruptCausalLogException e) {
-                    throw new AssertionError(e);
-                }
-            }
-        });
-        return determinants;
-    }
-
-    private static CausalRecovery replaying(Determinant... predecessorLog) {
-        TaskCausalLog predecessor = new TaskCausalLog(LOG, 5);
-        for (Determinant determinant : predecessorLog) {
-            predecessor.append(determinant);
-        }
-        List<SharedDelta> deltas = new ArrayList<>();
-        predecessor.deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, Duration.ofMinutes(1));
-        recovery.consumerConnected(0);
-        recovery.determinantsReceived(0, deltas, () -> {});
-        return recovery;
-    }
 
     @Test
     void theFirstReadingOfAnElementTicksAndTheOthersReturnTheTick() {

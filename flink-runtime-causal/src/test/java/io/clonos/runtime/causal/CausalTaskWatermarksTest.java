@@ -16,11 +16,13 @@ import io.clonos.runtime.network.LocalRecoveryImpossibleException;
 
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import static io.clonos.runtime.causal.ReplayFixtures.LOG;
+import static io.clonos.runtime.causal.ReplayFixtures.logged;
+import static io.clonos.runtime.causal.ReplayFixtures.replaying;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -30,8 +32,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * while its output still regenerates what consumers received.
  */
 class CausalTaskWatermarksTest {
-
-    private static final CausalLogId LOG = CausalLogId.main("vertex", 0);
 
     /** What a task's inputs handed on: "input:watermark" or "input:idle"/"input:active", and combinations. */
     private static final class Handed implements CausalTask.WatermarkEmitter {
@@ -51,29 +51,6 @@ class CausalTaskWatermarksTest {
         public void combined(long[] watermarks, boolean[] idle) {
             handed.add("combined:" + java.util.Arrays.toString(watermarks));
         }
-    }
-
-    private static List<Determinant> logged(CausalTask task, long epoch) throws CorruptCausalLogException {
-        List<Determinant> determinants = new ArrayList<>();
-        for (CausalLogDelta delta : task.log().deltasSince(new TaskCausalLog.Position())) {
-            if (delta.epoch() == epoch) {
-                determinants.addAll(DeterminantEncoding.decode(delta.bytes()));
-            }
-        }
-        return determinants;
-    }
-
-    private static CausalRecovery replaying(Determinant... predecessorLog) {
-        TaskCausalLog predecessor = new TaskCausalLog(LOG, 5);
-        for (Determinant determinant : predecessorLog) {
-            predecessor.append(determinant);
-        }
-        List<SharedDelta> deltas = new ArrayList<>();
-        predecessor.deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, Duration.ofMinutes(1));
-        recovery.consumerConnected(0);
-        recovery.determinantsReceived(0, deltas, () -> {});
-        return recovery;
     }
 
     @Test
@@ -150,16 +127,11 @@ class CausalTaskWatermarksTest {
 
     /** Epoch 5 hands on 40 on input 0; epoch 6 begins, by the log, with input 0 at 41. */
     private static CausalRecovery replayingTwoEpochs() {
-        List<SharedDelta> deltas = new ArrayList<>();
         TaskCausalLog predecessor = new TaskCausalLog(LOG, 5);
         predecessor.append(new Determinant.Watermark(0, 0, 40));
         predecessor.startEpoch(6);
         predecessor.append(new Determinant.InputWatermarks(new long[] {41, Long.MIN_VALUE}, new boolean[] {false, false}));
         predecessor.append(new Determinant.Timestamp(0, 9));
-        predecessor.deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, Duration.ofMinutes(1));
-        recovery.consumerConnected(0);
-        recovery.determinantsReceived(0, deltas, () -> {});
-        return recovery;
+        return replaying(predecessor);
     }
 }

@@ -172,28 +172,18 @@ public final class CausalTimers {
             if (cancelled) {
                 return;
             }
-            started = service.registerTimer(timestamp, time -> {
-                if (cancelled) {
-                    return;
-                }
-                if (!task.choosesFreely()) {
-                    // overdue after a recovery, but the output still regenerates what consumers
-                    // received, before which the predecessor fired no timer: a little later
-                    started = service.registerTimer(service.getCurrentProcessingTime() + REGENERATION_RETRY_MILLIS, this::fireDeferred);
-                    return;
-                }
-                done = true;
-                task.timerFiring(serviceId, time);
-                callback.onProcessingTime(time);
-            });
+            started = service.registerTimer(timestamp, this::fire);
         }
 
-        private void fireDeferred(long now) throws Exception {
+        /** Fires the timer; Flink calls it at its timestamp, or later. */
+        private void fire(long now) throws Exception {
             if (cancelled) {
                 return;
             }
             if (!task.choosesFreely()) {
-                started = service.registerTimer(service.getCurrentProcessingTime() + REGENERATION_RETRY_MILLIS, this::fireDeferred);
+                // overdue after a recovery, but the output still regenerates what consumers
+                // received, before which the predecessor fired no timer: a little later
+                started = service.registerTimer(service.getCurrentProcessingTime() + REGENERATION_RETRY_MILLIS, this::fire);
                 return;
             }
             done = true;

@@ -21,10 +21,6 @@ import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.configuration.ClusterOptions;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
@@ -37,7 +33,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -80,15 +75,7 @@ class ChaosITCase {
     void seededRunIsExactlyOnceLocalAndInTime(long seed) throws Exception {
         ChaosPlan plan = ChaosPlan.of(seed, TASK_MANAGERS, SLOTS);
         System.out.println("chaos " + plan);
-        Configuration config = new Configuration();
-        config.set(RestOptions.BIND_PORT, "0");
-        config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        config.setString("clonos.determinant-sharing-depth", String.valueOf(plan.dsd));
-        cluster = ClonosMiniCluster.create(config, TASK_MANAGERS, SLOTS);
-        cluster.start();
+        cluster = SliceRecoveryITCase.spreadCluster(String.valueOf(plan.dsd));
         ClusterRestClient rest = new ClusterRestClient(cluster.getRestAddress().get());
 
         Path output = Files.createDirectories(work.resolve("links"));

@@ -72,15 +72,7 @@ class SliceRecoveryITCase {
     @ParameterizedTest(name = "DSD {0}")
     @ValueSource(strings = {"-1"})
     void lostSliceRecoversLocally(String dsd) throws Exception {
-        Configuration config = new Configuration();
-        config.set(RestOptions.BIND_PORT, "0");
-        config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        config.setString("clonos.determinant-sharing-depth", dsd);
-        cluster = ClonosMiniCluster.create(config, 4, 2);
-        cluster.start();
+        cluster = spreadCluster(dsd);
 
         Path output = Files.createDirectories(work.resolve("links"));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
@@ -110,6 +102,23 @@ class SliceRecoveryITCase {
         assertThat(restartedSubtasks(finished)).as("only the lost TaskManager's subtasks restart, once").isEqualTo(onLost);
         assertThat(HashChains.violations(CommittedLinesSink.committedLines(output), GeneratedJob.SOURCES, COUNT)).as("broken, lossy or repeated hash chains").isEmpty();
         assertThat(took).as("seconds from the loss to the job's end").isLessThanOrEqualTo(bound);
+    }
+
+    /**
+     * A started embedded Clonos cluster of four TaskManagers with two slots each, slots spread,
+     * with DSD {@code dsd} and a restart delay of 100 ms.
+     */
+    static ClonosMiniCluster spreadCluster(String dsd) throws Exception {
+        Configuration config = new Configuration();
+        config.set(RestOptions.BIND_PORT, "0");
+        config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        config.setString("clonos.determinant-sharing-depth", dsd);
+        ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 4, 2);
+        cluster.start();
+        return cluster;
     }
 
     static void awaitCommittedLinks(Path output, long links) throws Exception {
