@@ -241,7 +241,8 @@ final class ChaosCommand {
                 local++;
             } else {
                 String reason = verdict.fallbackReasons.stream()
-                        .map(r -> ChaosVerdict.DOCUMENTED_FALLBACKS.stream().filter(r::contains).findFirst().orElse("other: " + r))
+                        .map(r -> java.util.stream.Stream.concat(ChaosVerdict.DOCUMENTED_FALLBACKS.stream(), ChaosVerdict.DOCUMENTED_GAPS.stream())
+                                .filter(r::contains).findFirst().orElse("other: " + r))
                         .findFirst()
                         .orElse("unknown");
                 fallbacks.merge(reason, 1, Integer::sum);

@@ -88,6 +88,16 @@ class ChaosVerdictTest {
         assertThat(unnamed.problems).anySatisfy(p -> assertThat(p).contains("do not name the documented reason"));
     }
 
+    @Test
+    void aFallbackForTheDocumentedFinishedProducerGapIsAllowed() {
+        Map<String, Integer> attempts = attempts(subtasks());
+        ChaosVerdict verdict = ChaosVerdict.judge(plan(-1), attempts, List.of(Set.of("stage2-map[0]")),
+                List.of("stage2-map (1/2): LocalRecoveryImpossibleException: Channel 1 cannot be replayed: the partition of its producer p is gone (the producer finished, or its partition was released)"),
+                links(), 1_000, 5_000);
+        assertThat(verdict.local).isFalse();
+        assertThat(verdict.problems).isEmpty();
+    }
+
     private static ChaosPlan plan(int dsd) {
         return ChaosPlan.fixed(1, SLICE, dsd, 1, 0);
     }
