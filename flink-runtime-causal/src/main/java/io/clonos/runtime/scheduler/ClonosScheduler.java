@@ -592,8 +592,9 @@ public class ClonosScheduler extends DefaultScheduler {
         return standbys.latestCheckpoint().map(CompletedCheckpoint::getCheckpointID).orElse(OperatorCoordinator.NO_CHECKPOINT);
     }
 
+    /** The subtasks' names, in the order given, for the log. */
     private List<String> names(Collection<ExecutionVertexID> ids) {
-        return ids.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).sorted().collect(Collectors.toList());
+        return ids.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList());
     }
 
     /**
@@ -616,7 +617,7 @@ public class ClonosScheduler extends DefaultScheduler {
         if (transferWaitDeadline < 0) {
             transferWaitDeadline = now + TimeUnit.MILLISECONDS.toNanos(wait);
             log.info("The replacements of {} wait up to {} ms for their standbys to finish fetching checkpoint {} (clonos.standby.transfer-wait).",
-                    fetching.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList()), wait, latest);
+                    names(fetching), wait, latest);
             long deadline = transferWaitDeadline;
             getMainThreadExecutor().schedule(() -> {
                 if (transferWaitDeadline == deadline) {
@@ -630,7 +631,7 @@ public class ClonosScheduler extends DefaultScheduler {
         }
         transferWaitDeadline = -1;
         log.warn("The standbys of {} did not finish fetching checkpoint {} within {} ms (clonos.standby.transfer-wait): their replacements read the rest from checkpoint storage.",
-                fetching.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList()), latest, wait);
+                names(fetching), latest, wait);
         return false;
     }
 
@@ -695,7 +696,7 @@ public class ClonosScheduler extends DefaultScheduler {
         localRecoveries.inc();
         log.info(
                 "Restarted {} locally from checkpoint {}.",
-                ordered.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList()),
+                names(ordered),
                 checkpointId == OperatorCoordinator.NO_CHECKPOINT ? "none (no checkpoint completed yet)" : checkpointId);
     }
 
@@ -746,7 +747,7 @@ public class ClonosScheduler extends DefaultScheduler {
             }
             List<org.apache.flink.runtime.taskmanager.TaskManagerLocation> targets = spare != null && spare.isPresent() ? List.of(spare.get()) : others;
             log.info("Moving {} off the TaskManagers of their primaries (clonos.standby.placement: spread), to {}.",
-                    stillThere.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList()),
+                    names(stillThere),
                     spare != null && spare.isPresent() ? "a new slot on " + spare.get() : "a free slot of the job's elsewhere, if there is one (the ResourceManager offered none elsewhere)");
             List<CompletableFuture<?>> gone = new ArrayList<>();
             for (ExecutionVertexID id : stillThere) {
