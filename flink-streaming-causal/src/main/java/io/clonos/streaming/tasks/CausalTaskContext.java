@@ -149,11 +149,7 @@ public final class CausalTaskContext {
         DeterminantMemory memory = new DeterminantMemory(environment.getTaskConfiguration().get(ClonosOptions.DETERMINANT_MEMORY).getBytes());
         CausalTask task = new CausalTask(new TaskCausalLog(id, restored, memory), new HeldCausalLogs(memory), recovery, channels, granularity, dsd);
         task.setFailureHandler(environment::failExternally);
-        List<ResultPartitionID> outputs = new ArrayList<>();
-        for (ResultPartitionWriter writer : writers) {
-            outputs.add(writer.getPartitionId());
-        }
-        task.setDeduplicating(() -> outputs.stream().anyMatch(SubpartitionLogs::isDeduplicating));
+        task.setDeduplicating(this::deduplicating);
         int firstChannel = 0;
         for (ClonosInputGate gate : gates) {
             gate.enableCausalLogging(task, firstChannel);
@@ -246,15 +242,12 @@ public final class CausalTaskContext {
         if (causal == null) {
             return true;
         }
-        if (!causal.recovery().isRunning()) {
-            return false;
-        }
-        for (ResultPartitionID partition : partitions) {
-            if (SubpartitionLogs.isDeduplicating(partition)) {
-                return false;
-            }
-        }
-        return true;
+        return causal.recovery().isRunning() && !deduplicating();
+    }
+
+    /** Whether an output of the task still regenerates what its consumers received from its predecessor. */
+    private boolean deduplicating() {
+        return partitions.stream().anyMatch(SubpartitionLogs::isDeduplicating);
     }
 
     /** A source task takes checkpoint {@code checkpointId} now (task thread, before its barrier). */
