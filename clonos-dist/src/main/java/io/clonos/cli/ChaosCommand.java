@@ -233,7 +233,7 @@ final class ChaosCommand {
 
         void add(ChaosVerdict verdict) {
             runs++;
-            faults += verdict.plan.killDelays.size();
+            faults += verdict.taskManagersLost;
             lost += verdict.audit.lost();
             duplicated += verdict.audit.duplicated();
             diverged += verdict.audit.diverged();

@@ -67,6 +67,8 @@ public final class ChaosVerdict {
     public final List<String> problems = new ArrayList<>();
     /** How long the job ran after the last loss, -1 if it did not end. */
     public long millisAfterLastLoss = -1;
+    /** How many TaskManagers the run lost (a plan's later losses are skipped once nothing runs the job). */
+    public int taskManagersLost;
 
     private ChaosVerdict(ChaosPlan plan, HashChains.Audit audit, boolean local, Optional<String> fallbackCondition, List<String> fallbackReasons) {
         this.plan = plan;
@@ -110,6 +112,7 @@ public final class ChaosVerdict {
         boolean local = survivorsRestarted.isEmpty() && reasons.isEmpty();
         ChaosVerdict verdict = new ChaosVerdict(plan, audit, local, condition, reasons);
         verdict.millisAfterLastLoss = millisAfterLastLoss;
+        verdict.taskManagersLost = lost.size();
         if (!audit.exactlyOnce()) {
             verdict.problems.add("not exactly once: " + audit.lost() + " lost, " + audit.duplicated() + " duplicated, " + audit.diverged() + " diverged, e.g. "
                     + audit.findings().subList(0, Math.min(3, audit.findings().size())));

@@ -61,6 +61,7 @@ class ChaosVerdictTest {
         ChaosVerdict verdict = ChaosVerdict.judge(plan(-1), attempts, List.of(Set.of("stage2-map[0]")), List.of(), links(), 3_000, 5_000);
         assertThat(verdict.problems).isEmpty();
         assertThat(verdict.local).isTrue();
+        assertThat(verdict.taskManagersLost).isEqualTo(1);
     }
 
     @Test
