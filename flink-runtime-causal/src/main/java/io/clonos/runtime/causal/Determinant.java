@@ -34,6 +34,7 @@ public sealed interface Determinant
                 Determinant.Watermark,
                 Determinant.WatermarkStatus,
                 Determinant.InputWatermarks,
+                Determinant.AlignmentCancelled,
                 Determinant.Overflow {
 
     /**
@@ -190,6 +191,21 @@ public sealed interface Determinant
         @Override
         public String toString() {
             return "InputWatermarks" + Arrays.toString(watermarks) + Arrays.toString(idle);
+        }
+    }
+
+    /**
+     * The task's alignment of checkpoint {@code checkpointId} was cancelled here because the
+     * producer of {@code channel} was lost after sending its barrier (its successor's data would
+     * overtake the barrier). When it happened depends on the failure, not on the input: a
+     * recovered task cancels the alignment at the same point, or it would stay blocked on the
+     * channels whose barriers it already read, waiting for data its predecessor read after the
+     * cancellation.
+     */
+    record AlignmentCancelled(int channel, long checkpointId) implements Determinant {
+        public AlignmentCancelled {
+            requireNonNegative(channel, "channel");
+            requireNonNegative(checkpointId, "checkpointId");
         }
     }
 

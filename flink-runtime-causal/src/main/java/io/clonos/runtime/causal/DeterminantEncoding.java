@@ -52,6 +52,7 @@ public final class DeterminantEncoding {
     static final byte WATERMARK = 12;
     static final byte WATERMARK_STATUS = 13;
     static final byte INPUT_WATERMARKS = 14;
+    static final byte ALIGNMENT_CANCELLED = 15;
 
     private DeterminantEncoding() {}
 
@@ -140,6 +141,10 @@ public final class DeterminantEncoding {
                     VarInts.writeSigned(out, watermarks[i]);
                     out.write(idle[i] ? 1 : 0);
                 }
+            } else if (determinant instanceof Determinant.AlignmentCancelled d) {
+                out.write(ALIGNMENT_CANCELLED);
+                VarInts.writeUnsigned(out, d.channel());
+                VarInts.writeUnsigned(out, d.checkpointId());
             } else if (determinant instanceof Determinant.Overflow) {
                 out.write(OVERFLOW);
             } else {
@@ -206,6 +211,8 @@ public final class DeterminantEncoding {
                 }
                 return new Determinant.InputWatermarks(watermarks, idle);
             }
+            case ALIGNMENT_CANCELLED:
+                return new Determinant.AlignmentCancelled(in.readUnsignedInt(), in.readUnsigned());
             default:
                 throw new CorruptCausalLogException("Unknown determinant tag " + tag + " at byte " + position);
         }

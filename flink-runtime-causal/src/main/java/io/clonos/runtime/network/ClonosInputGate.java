@@ -119,6 +119,11 @@ public final class ClonosInputGate extends IndexedInputGate {
     private final long[] waitingSince;
     private int waitingChannels;
     private final BitSet endOfPartition = new BitSet();
+    /**
+     * Channels whose end of recovered state the task was handed: Flink resumes a restored task's
+     * channels once each announced it, and counts a second announcement on a channel as a bug.
+     */
+    private final BitSet recoveredStateEnded = new BitSet();
     private final StopMode[] endOfData;
 
     private final List<SingleInputGate> replacementGates = new ArrayList<>();
@@ -206,7 +211,11 @@ public final class ClonosInputGate extends IndexedInputGate {
         connectRestartedProducers();
         checkReconnectDeadlines();
         if (!injected.isEmpty()) {
-            return Optional.of(injected.poll());
+            BufferOrEvent next = injected.poll();
+            if (causal != null) {
+                causal.injected(next);
+            }
+            return Optional.of(next);
         }
         if (causal != null) {
             return causal.pollNext();
@@ -309,6 +318,7 @@ public final class ClonosInputGate extends IndexedInputGate {
                 // state before it resumes them all. A producer that kept running announced it long
                 // ago, in an epoch its log no longer has: announce it on its behalf.
                 injected.add(new BufferOrEvent(EndOfChannelStateEvent.INSTANCE, boe.getChannelInfo()));
+                recoveredStateEnded.set(channel);
             }
             return false;
         }
@@ -330,13 +340,28 @@ public final class ClonosInputGate extends IndexedInputGate {
             // second one).
             return false;
         }
-        if (event instanceof EndOfChannelStateEvent && filter.replacement) {
-            // A restarted producer announces the end of its recovered state and waits to be
-            // resumed; the running task has nothing to recover from it.
-            resumeOwner(channel);
-            return false;
+        if (event instanceof EndOfChannelStateEvent) {
+            return endOfRecoveredState(channel, filter);
         }
         return true;
+    }
+
+    /**
+     * A producer announces the end of its recovered state and waits to be resumed. The task is
+     * handed the first announcement of each channel; a restarted producer's repeats it for a task
+     * that counted the channel already, so it is only resumed. Where the channel's first producer
+     * died before it announced anything (lost while this task started), its replacement's
+     * announcement is the one the task still waits for to resume all its channels; that
+     * replacement is resumed at once, since the task's later resumption of a replaced channel
+     * does not reach it ({@link #resumeConsumption}).
+     */
+    private boolean endOfRecoveredState(int channel, ConnectionFilter filter) throws IOException {
+        boolean first = !recoveredStateEnded.get(channel);
+        recoveredStateEnded.set(channel);
+        if (!first || filter.replacement) {
+            resumeOwner(channel);
+        }
+        return first;
     }
 
     /** Tracks per-channel state of what the task is handed. */
@@ -729,7 +754,7 @@ public final class ClonosInputGate extends IndexedInputGate {
                 // producers wait for this task's answer, which the next poll sends
                 return true;
             }
-            if (task.timerDue()) {
+            if (task.timerDue() || replaysAlignmentCancelled()) {
                 return true;
             }
             int channel = turn();
@@ -788,6 +813,10 @@ public final class ClonosInputGate extends IndexedInputGate {
             }
             while (true) {
                 task.fireDueTimers();
+                Optional<BufferOrEvent> cancelled = replayAlignmentCancelled();
+                if (cancelled.isPresent()) {
+                    return cancelled;
+                }
                 int channel = turn();
                 if (channel == NOT_MINE) {
                     return pullIntoQueues(ANY);
@@ -814,6 +843,43 @@ public final class ClonosInputGate extends IndexedInputGate {
                     return Optional.of(next);
                 }
             }
+        }
+
+        /**
+         * The gate cancelled an alignment on its own (a producer was lost after its barrier): the
+         * log says where, so that a recovered task cancels it at the same point of its input.
+         * Only while running normally; a cancellation during a replay is delivered unlogged, as
+         * it was before the log kept them.
+         */
+        void injected(BufferOrEvent boe) {
+            if (boe.isEvent() && boe.getEvent() instanceof CancelCheckpointMarker marker
+                    && task.logsInputOrder() && task.recovery().isRunning()) {
+                int channel = boe.getChannelInfo().getInputChannelIdx();
+                task.logged(new Determinant.AlignmentCancelled(firstChannel + channel, marker.getCheckpointId()));
+            }
+        }
+
+        /** Whether the replay is at an alignment its predecessor cancelled on this gate. */
+        private boolean replaysAlignmentCancelled() {
+            if (orderBytesLeft > 0 || !task.recovery().isReplaying() || !task.logsInputOrder()) {
+                return false;
+            }
+            Determinant.AlignmentCancelled next = task.recovery().peek(Determinant.AlignmentCancelled.class);
+            int channel = next == null ? -1 : next.channel() - firstChannel;
+            return channel >= 0 && channel < numberOfChannels;
+        }
+
+        /** While replaying: the alignment its predecessor cancelled at this point, if this gate's. */
+        private Optional<BufferOrEvent> replayAlignmentCancelled() {
+            if (!replaysAlignmentCancelled()) {
+                return Optional.empty();
+            }
+            Determinant.AlignmentCancelled next = task.recovery().next(Determinant.AlignmentCancelled.class);
+            int channel = next.channel() - firstChannel;
+            task.logged(next);
+            LOG.info("{} cancels its alignment of checkpoint {} on channel {}, where its predecessor lost that channel's producer.",
+                    original.getOwningTaskName(), next.checkpointId(), channel);
+            return Optional.of(new BufferOrEvent(new CancelCheckpointMarker(next.checkpointId()), new InputChannelInfo(original.getGateIndex(), channel)));
         }
 
         private boolean isHandshake(BufferOrEvent boe) {
@@ -1030,6 +1096,9 @@ public final class ClonosInputGate extends IndexedInputGate {
     @Override
     public void requestPartitions() throws IOException {
         original.requestPartitions();
+        if (original instanceof SingleInputGate) {
+            ClonosChannelProbe.requestChannelsLeftOut((SingleInputGate) original);
+        }
     }
 
     @Override

@@ -32,7 +32,7 @@ class CausalLogFormatTest {
     private static final CausalLogId LOG = new CausalLogId("window-1", 3, CausalLogId.MAIN);
 
     static Determinant randomDeterminant(Random random) {
-        switch (random.nextInt(11)) {
+        switch (random.nextInt(12)) {
             case 0:
                 return new Determinant.Order(random.nextBoolean() ? random.nextInt(4) : random.nextInt(Integer.MAX_VALUE), random.nextBoolean() ? 0 : random.nextInt(Integer.MAX_VALUE));
             case 1:
@@ -63,6 +63,8 @@ class CausalLogFormatTest {
                 }
                 return new Determinant.InputWatermarks(watermarks, idle);
             }
+            case 10:
+                return new Determinant.AlignmentCancelled(random.nextInt(64), random.nextInt(Integer.MAX_VALUE));
             default:
                 return new Determinant.BufferBuilt(random.nextInt(32 * 1024 + 1));
         }

@@ -28,7 +28,8 @@ import java.io.IOException;
  * saying which channel failed. Clonos's input gate asks each channel here whether its producer is
  * gone, so that it can replace exactly those channels and let the task run on. It also sends a
  * task event upstream on one channel only (Flink's gate sends to all of its channels), for the
- * consumer's answer to a restarted producer.
+ * consumer's answer to a restarted producer. And it requests the channels that Flink's request
+ * of a gate leaves out when one producer cannot be reached ({@link #requestChannelsLeftOut}).
  */
 @Internal
 public final class ClonosChannelProbe {
@@ -51,6 +52,34 @@ public final class ClonosChannelProbe {
             }
         }
         return null;
+    }
+
+    /**
+     * Requests the subpartitions of the channels that Flink's request of the gate left out.
+     * {@link SingleInputGate#requestPartitions} stops at the first channel whose producer cannot be
+     * reached (a TaskManager lost while this task was deployed): Flink fails the task then anyway.
+     * Clonos lets the task run on and replaces that one channel when the producer's new attempt
+     * runs, so the channels after it in Flink's order must still be requested, or the task never
+     * connects to their producers, which wait for it until their recovery times out. Channels
+     * before it were requested already (requesting a local channel twice would start a second
+     * retry of a missing partition); channels whose producer is not known yet are requested when
+     * it is.
+     */
+    public static void requestChannelsLeftOut(SingleInputGate gate) {
+        boolean leftOut = false;
+        for (InputChannel channel : gate.inputChannels()) {
+            if (!leftOut) {
+                leftOut = producerFailure(channel) != null;
+                continue;
+            }
+            if (channel instanceof RemoteInputChannel || channel instanceof LocalInputChannel) {
+                try {
+                    channel.requestSubpartitions();
+                } catch (Throwable t) {
+                    channel.setError(t);
+                }
+            }
+        }
     }
 
     /** Sends a task event to the producer of one channel. */
