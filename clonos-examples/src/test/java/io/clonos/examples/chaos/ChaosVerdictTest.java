@@ -90,6 +90,15 @@ class ChaosVerdictTest {
     }
 
     @Test
+    void withEveryTaskLostALocalRecoveryIsAsGoodAsTheRollback() {
+        Set<String> all = subtasks();
+        ChaosVerdict local = ChaosVerdict.judge(plan(-1), attempts(all), List.of(all), List.of(), links(), 1_000, 5_000);
+        assertThat(local.fallbackCondition).hasValueSatisfying(why -> assertThat(why).contains("every task"));
+        assertThat(local.local).isTrue();
+        assertThat(local.problems).isEmpty();
+    }
+
+    @Test
     void aFallbackForTheDocumentedFinishedProducerGapIsAllowed() {
         Map<String, Integer> attempts = attempts(subtasks());
         ChaosVerdict verdict = ChaosVerdict.judge(plan(-1), attempts, List.of(Set.of("stage2-map[0]")),

@@ -337,7 +337,10 @@ public final class ClonosInputGate extends IndexedInputGate {
         if (event instanceof EndOfData && endOfData[channel] != null) {
             // The channel's data ended already: a replacement producer that regenerated its
             // predecessor's output announces the same end again (Flink's union gate fails on a
-            // second one).
+            // second one). The task acknowledged the first end to the lost producer; the
+            // replacement waits for an acknowledgement of its own before it may finish (Flink's
+            // all-data-processed), and the task has read everything of the channel already.
+            acknowledgeAllRecordsProcessed(boe.getChannelInfo());
             return false;
         }
         if (event instanceof EndOfChannelStateEvent) {
