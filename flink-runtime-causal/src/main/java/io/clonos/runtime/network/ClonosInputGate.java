@@ -799,8 +799,8 @@ public final class ClonosInputGate extends IndexedInputGate {
             if (next == null) {
                 return NOT_MINE;
             }
-            int channel = next.channel() - firstChannel;
-            return channel >= 0 && channel < numberOfChannels ? channel : NOT_MINE;
+            int channel = ownChannel(next.channel());
+            return channel >= 0 ? channel : NOT_MINE;
         }
 
         Optional<BufferOrEvent> pollNext() throws IOException, InterruptedException {
@@ -868,8 +868,13 @@ public final class ClonosInputGate extends IndexedInputGate {
                 return false;
             }
             Determinant.AlignmentCancelled next = task.recovery().peek(Determinant.AlignmentCancelled.class);
-            int channel = next == null ? -1 : next.channel() - firstChannel;
-            return channel >= 0 && channel < numberOfChannels;
+            return next != null && ownChannel(next.channel()) >= 0;
+        }
+
+        /** This gate's index of a channel numbered in the task's input order, -1 if another gate's. */
+        private int ownChannel(int taskChannel) {
+            int channel = taskChannel - firstChannel;
+            return channel >= 0 && channel < numberOfChannels ? channel : -1;
         }
 
         /** While replaying: the alignment its predecessor cancelled at this point, if this gate's. */
@@ -878,7 +883,7 @@ public final class ClonosInputGate extends IndexedInputGate {
                 return Optional.empty();
             }
             Determinant.AlignmentCancelled next = task.recovery().next(Determinant.AlignmentCancelled.class);
-            int channel = next.channel() - firstChannel;
+            int channel = ownChannel(next.channel());
             task.logged(next);
             LOG.info("{} cancels its alignment of checkpoint {} on channel {}, where its predecessor lost that channel's producer.",
                     original.getOwningTaskName(), next.checkpointId(), channel);
