@@ -18,6 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -33,13 +35,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code bin/clonos chaos} as a user runs it: a standalone cluster of separate TaskManager JVMs
  * (slots spread), TaskManagers killed with SIGKILL. Issue 15's job (a lost slice of five stages) at
  * the full DSD loses one TaskManager of four; at parallelism 4 on six TaskManagers, two at once and
- * three 2 s apart; generated jobs of fixed seeds lose random ones. Every run must pass: exactly once, local unless the
- * documented fallback holds, in time.
+ * three 2 s apart; a source and the union task it feeds are lost together; generated jobs of fixed
+ * seeds lose random ones. Every run must pass: exactly once, local unless the documented fallback
+ * holds, in time.
  */
 class ChaosIT {
 
     /** Issue 15's job: source -> keyBy timers -> rebalance map -> keyBy state -> keyBy state -> chain. */
     private static final String SLICE = "keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2";
+
+    /** The same job at parallelism 4: on six TaskManagers, each that runs it holds one slice of six tasks. */
+    private static final String WIDE_SLICE = "keyby:timers:4/rebalance:map:4/keyby:state:4/keyby:state:4";
 
     @TempDir Path work;
 
@@ -47,6 +53,45 @@ class ChaosIT {
     void aLostSliceRecoversLocally() throws Exception {
         Result result = chaos("slice", "--shape", SLICE, "--source-parallelism", "2", "--dsd", "full", "--kills", "1", "--seed", "15", "--runs", "2");
         assertEveryRunLocal(result, 2);
+    }
+
+    @Test
+    void twoTaskManagersLostAtOnceRecoverLocally() throws Exception {
+        Result result = chaos("two-at-once", "--taskmanagers", "6", "--shape", WIDE_SLICE, "--source-parallelism", "4", "--dsd", "full",
+                "--kills", "2", "--seed", "150", "--runs", "1", "-D", "taskmanager.memory.process.size=1024m");
+        assertEveryRunLocal(result, 1);
+    }
+
+    @Test
+    void threeTaskManagersLostTwoSecondsApartRecoverLocally() throws Exception {
+        Result result = chaos("staggered", "--taskmanagers", "6", "--shape", WIDE_SLICE, "--source-parallelism", "4", "--dsd", "full",
+                "--kills", "3", "--stagger-ms", "2000", "--seed", "1500", "--runs", "1", "-D", "taskmanager.memory.process.size=1024m");
+        assertEveryRunLocal(result, 1);
+    }
+
+    /**
+     * Every TaskManager holds a source subtask and a subtask of the keyed union task it feeds. The
+     * recovered source runs freely at once (its consumers hold none of its choices) while the
+     * recovered union task still replays: no new checkpoint may cut into what the replay reads, so
+     * the source holds fresh epochs until the union task says its replay ended.
+     */
+    @Test
+    void aSourceAndTheUnionTaskItFeedsRecoverTogether() throws Exception {
+        Result result = chaos("union", "--shape", "union:timers:4/rebalance:map:4", "--source-parallelism", "4", "--dsd", "full",
+                "--kills", "1", "--seed", "400", "--runs", "1");
+        assertEveryRunLocal(result, 1);
+        String logs = taskManagerLogs(work.resolve("union"));
+        assertThat(logs).contains("the consumer recovers too; no fresh epoch starts").contains("the consumer's replay ended");
+    }
+
+    private static String taskManagerLogs(Path output) throws IOException {
+        StringBuilder logs = new StringBuilder();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(output.resolve("log"), "tm-*.log")) {
+            for (Path file : files) {
+                logs.append(Files.readString(file, StandardCharsets.UTF_8));
+            }
+        }
+        return logs.toString();
     }
 
     @Test

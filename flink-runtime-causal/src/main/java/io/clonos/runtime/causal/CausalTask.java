@@ -61,7 +61,7 @@ public final class CausalTask {
     private long clockMillis;
     private boolean ticked;
     private final java.util.List<AsyncCompletionReplayer> asyncOperators = new java.util.ArrayList<>();
-    private volatile java.util.function.BooleanSupplier deduplicating = () -> false;
+    private volatile java.util.function.BooleanSupplier regeneratesPredecessorStream = () -> false;
     /** Latched once the regenerated output passed what consumers received (task thread). */
     private boolean regenerated;
     /** What each input last handed its operators: watermark and idleness (task thread). */
@@ -195,25 +195,29 @@ public final class CausalTask {
         this.timers = timers;
     }
 
-    /** Whether the task's output still regenerates what its consumers received from its predecessor. */
-    public void setDeduplicating(java.util.function.BooleanSupplier deduplicating) {
-        this.deduplicating = deduplicating;
+    /**
+     * Whether the task's output still regenerates its predecessor's stream: what its consumers
+     * received from the predecessor, or what a recovering consumer replays.
+     */
+    public void setRegeneratesPredecessorStream(java.util.function.BooleanSupplier regenerates) {
+        this.regeneratesPredecessorStream = regenerates;
     }
 
     /**
      * Whether the task may make a choice of its own that would change its output (fire a timer,
      * hand on a watermark of its own): it runs normally, and its output no longer regenerates what
-     * its consumers received from its predecessor. Every choice the predecessor made before output
-     * a consumer received is in the log; so past the log's end, up to the end of that output, the
-     * predecessor made none, and neither may its successor (its timers are overdue after the
-     * failure and would fire at once). Task thread.
+     * its consumers received from its predecessor, or what a recovering consumer replays. Every
+     * choice the predecessor made before output a consumer received (or read, and logged that it
+     * did) is in the log; so past the log's end, up to the end of that output, the predecessor made
+     * none, and neither may its successor (its timers are overdue after the failure and would fire
+     * at once). Task thread.
      */
     public boolean choosesFreely() {
         if (!recovery.isRunning()) {
             return false;
         }
         if (!regenerated) {
-            if (deduplicating.getAsBoolean()) {
+            if (regeneratesPredecessorStream.getAsBoolean()) {
                 return false;
             }
             regenerated = true;

@@ -92,6 +92,14 @@ public final class CausalTasks {
         deliver(partition, producer -> producer.answered(answer), "an answer");
     }
 
+    /**
+     * A recovering consumer ended its replay: the producer may cut fresh epochs into what it sends
+     * it. In order after the consumer's answer, which this undoes.
+     */
+    static void replayEnded(ResultPartitionID partition, ReplayEndEvent end) {
+        deliver(partition, producer -> SubpartitionLogs.consumerReplayEnded(partition, end.subpartition()), "the end of a consumer's replay");
+    }
+
     private static void deliver(ResultPartitionID partition, Consumer<Producer> action, String what) {
         Slot slot = PARTITIONS.get(partition);
         if (slot == null) {
@@ -112,6 +120,10 @@ public final class CausalTasks {
     private static boolean publish(TaskEventPublisher flink, ResultPartitionID partition, TaskEvent event) {
         if (event instanceof DeterminantResponseEvent) {
             answered(partition, (DeterminantResponseEvent) event);
+            return true;
+        }
+        if (event instanceof ReplayEndEvent) {
+            replayEnded(partition, (ReplayEndEvent) event);
             return true;
         }
         return flink.publish(partition, event);

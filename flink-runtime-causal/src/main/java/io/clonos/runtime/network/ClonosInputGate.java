@@ -675,13 +675,32 @@ public final class ClonosInputGate extends IndexedInputGate {
             int subpartition = original.getChannel(channel).getConsumedSubpartitionIndexSet().getStartIndex();
             IndexedInputGate gate = owner[channel];
             if (gate != null) {
-                LOG.debug("{} answers the producer of channel {} with {} deltas.", original.getOwningTaskName(), channel, deltas.size());
+                boolean replays = task.recovery().isReplaying();
+                LOG.debug("{} answers the producer of channel {} with {} deltas{}.", original.getOwningTaskName(), channel, deltas.size(), replays ? " (replaying)" : "");
                 ClonosChannelProbe.sendTaskEvent(
                         gate.getChannel(ownerChannel[channel]),
-                        new DeterminantResponseEvent(subpartition, receivedPerEpoch.get(channel), deltas));
+                        new DeterminantResponseEvent(subpartition, receivedPerEpoch.get(channel), deltas, replays));
+                if (replays) {
+                    // task thread: the replay ends on it, after this answer went out
+                    task.recovery().whenRunning(() -> replayEnded(channel, subpartition));
+                }
             } else {
                 // the producer is gone again; its next attempt asks anew
                 LOG.info("{} cannot answer the producer of channel {}: it is gone.", original.getOwningTaskName(), channel);
+            }
+        }
+
+        /** Tells the channel's current producer that this consumer's replay ended. */
+        private void replayEnded(int channel, int subpartition) {
+            IndexedInputGate gate = owner[channel];
+            if (gate == null) {
+                return;
+            }
+            try {
+                ClonosChannelProbe.sendTaskEvent(gate.getChannel(ownerChannel[channel]), new ReplayEndEvent(subpartition));
+            } catch (IOException e) {
+                // the producer is gone again; its next attempt is answered anew
+                LOG.info("{} cannot tell the producer of channel {} that its replay ended: {}", original.getOwningTaskName(), channel, e.getMessage());
             }
         }
 

@@ -31,6 +31,11 @@ import java.util.TreeMap;
  * has received per epoch. A recovering producer replays with the determinants of all its consumers
  * and then skips, per consumer, the bytes that consumer already has; a producer that is not
  * recovering ignores the answer.
+ *
+ * <p>A consumer that recovers too says whether it still replays: its replay reads the producer's
+ * regenerated stream as its predecessor read the original one, so the producer must not cut a
+ * fresh epoch into that stream (a source's new checkpoint barrier) until the consumer's {@link
+ * ReplayEndEvent}; the barrier would land among records the replay must read before it.
  */
 @Internal
 public final class DeterminantResponseEvent extends TaskEvent {
@@ -39,12 +44,14 @@ public final class DeterminantResponseEvent extends TaskEvent {
     /** Per epoch: data bytes received and their CRC-32C. */
     private TreeMap<Long, long[]> received = new TreeMap<>();
     private List<byte[]> serializedDeltas = List.of();
+    private boolean consumerReplays;
 
     /** For deserialization. */
     public DeterminantResponseEvent() {}
 
-    public DeterminantResponseEvent(int subpartition, Map<Long, EpochBytes> received, List<SharedDelta> deltas) {
+    public DeterminantResponseEvent(int subpartition, Map<Long, EpochBytes> received, List<SharedDelta> deltas, boolean consumerReplays) {
         this.subpartition = subpartition;
+        this.consumerReplays = consumerReplays;
         received.forEach((epoch, bytes) -> this.received.put(epoch, new long[] {bytes.bytes(), bytes.checksum()}));
         this.serializedDeltas = DeltaLists.encode(deltas);
     }
@@ -64,6 +71,11 @@ public final class DeterminantResponseEvent extends TaskEvent {
         return new TreeMap<>(received.tailMap(epoch, true));
     }
 
+    /** Whether the consumer still replays its predecessor's reads; it sends a {@link ReplayEndEvent} when done. */
+    public boolean consumerReplays() {
+        return consumerReplays;
+    }
+
     public List<SharedDelta> deltas() throws CorruptCausalLogException {
         return DeltaLists.decode(serializedDeltas);
     }
@@ -71,6 +83,7 @@ public final class DeterminantResponseEvent extends TaskEvent {
     @Override
     public void write(DataOutputView out) throws IOException {
         out.writeInt(subpartition);
+        out.writeBoolean(consumerReplays);
         out.writeInt(received.size());
         for (Map.Entry<Long, long[]> e : received.entrySet()) {
             out.writeLong(e.getKey());
@@ -83,6 +96,7 @@ public final class DeterminantResponseEvent extends TaskEvent {
     @Override
     public void read(DataInputView in) throws IOException {
         subpartition = in.readInt();
+        consumerReplays = in.readBoolean();
         int epochs = in.readInt();
         if (epochs < 0) {
             throw new IOException("Corrupt determinant response: " + epochs + " epochs");
@@ -96,6 +110,7 @@ public final class DeterminantResponseEvent extends TaskEvent {
 
     @Override
     public String toString() {
-        return "DeterminantResponseEvent{subpartition=" + subpartition + ", epochs=" + received.keySet() + ", " + serializedDeltas.size() + " deltas}";
+        return "DeterminantResponseEvent{subpartition=" + subpartition + ", epochs=" + received.keySet() + ", " + serializedDeltas.size() + " deltas"
+                + (consumerReplays ? ", consumer replays" : "") + '}';
     }
 }

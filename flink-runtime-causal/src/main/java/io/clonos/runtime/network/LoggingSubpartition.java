@@ -63,7 +63,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
 
     @GuardedBy("this")
     @Nullable
-    /** Volatile: read without this subpartition's lock by {@link #isDeduplicating}. */
+    /** Volatile: read without this subpartition's lock by {@link #regeneratesPredecessorStream}. */
     private volatile ReplayingSubpartitionView reader;
 
     @GuardedBy("this")
@@ -120,19 +120,31 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
      * The producer recovers with determinants: the current consumer already has the data it will
      * regenerate from epoch {@code restoredEpoch} on, which is logged but not sent again.
      */
-    synchronized void continueAfter(long restoredEpoch, java.util.TreeMap<Long, long[]> received) {
+    synchronized void continueAfter(long restoredEpoch, java.util.TreeMap<Long, long[]> received, boolean consumerReplays) {
         if (reader != null) {
-            reader.continueAfter(restoredEpoch, received);
+            reader.continueAfter(restoredEpoch, received, consumerReplays);
+            if (consumerReplays) {
+                LOG.info("{}: the consumer recovers too; no fresh epoch starts in its stream until its replay ended.", name);
+            }
+        }
+    }
+
+    /** The current consumer, which recovered too, ended its replay. */
+    void consumerReplayEnded() {
+        ReplayingSubpartitionView current = reader;
+        if (current != null && current.regeneratesPredecessorStream()) {
+            current.consumerReplayEnded();
+            LOG.info("{}: the consumer's replay ended.", name);
         }
     }
 
     /**
-     * Lock-free, since the task thread asks (with every watermark) while a network thread may hold
-     * the reader's lock and wait for this subpartition's: taking both here would deadlock.
+     * Lock-free, since the task thread asks while a network thread may hold the reader's lock and
+     * wait for this subpartition's: taking both here would deadlock.
      */
-    boolean isDeduplicating() {
+    boolean regeneratesPredecessorStream() {
         ReplayingSubpartitionView current = reader;
-        return current != null && current.isDeduplicating();
+        return current != null && current.regeneratesPredecessorStream();
     }
 
     /** The regenerated output differs from what the consumer received: the producer fails. */

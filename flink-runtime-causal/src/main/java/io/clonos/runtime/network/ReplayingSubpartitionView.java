@@ -77,6 +77,12 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
     /** Volatile: the task thread asks whether it is still under way, without the view's lock. */
     @Nullable private volatile Deduplication deduplication;
 
+    /**
+     * The consumer recovered too and still replays what its predecessor read of this stream.
+     * Volatile: the task thread asks, without the view's lock.
+     */
+    private volatile boolean consumerReplays;
+
     /** The recovery diverged: nothing more is sent. */
     private boolean diverged;
     private boolean blocked;
@@ -211,19 +217,33 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
         }
     }
 
-    /** Lock-free: a task thread asks while a network thread holds this view and waits for the subpartition. */
-    boolean isDeduplicating() {
-        return deduplication != null;
+    /**
+     * Whether this stream is still the predecessor's, regenerated: the consumer has part of it
+     * (skipped here), or replays it. A fresh epoch cut into it (a recovered source's new
+     * checkpoint) would put a barrier where the original stream had records.
+     *
+     * <p>Lock-free: a task thread asks while a network thread holds this view and waits for the
+     * subpartition.
+     */
+    boolean regeneratesPredecessorStream() {
+        return deduplication != null || consumerReplays;
     }
 
     /**
      * The consumer has the data the producer's predecessor sent from epoch {@code restoredEpoch}
-     * on (per epoch: bytes and checksum): skip it, checking it is the same.
+     * on (per epoch: bytes and checksum): skip it, checking it is the same. A consumer that
+     * {@code replays} has nothing yet and reads the regenerated stream until its replay ends.
      */
-    synchronized void continueAfter(long restoredEpoch, java.util.TreeMap<Long, long[]> received) {
+    synchronized void continueAfter(long restoredEpoch, java.util.TreeMap<Long, long[]> received, boolean replays) {
         Deduplication plan = new Deduplication(subpartition.toString(), received);
         continued = new ContinuedStreamEvent(plan.total());
         deduplication = plan.isDone() ? null : plan;
+        consumerReplays = replays;
+    }
+
+    /** The consumer's replay ended: the stream may take fresh epochs. */
+    void consumerReplayEnded() {
+        consumerReplays = false;
     }
 
     /**

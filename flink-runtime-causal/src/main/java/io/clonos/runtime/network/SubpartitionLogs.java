@@ -50,20 +50,32 @@ public final class SubpartitionLogs {
 
     /**
      * The producer recovers with determinants from epoch {@code restoredEpoch}: the consumer of
-     * subpartition {@code subpartition} already has what {@code answer} says it received.
+     * subpartition {@code subpartition} already has what {@code answer} says it received, or
+     * replays what its predecessor read.
      */
     public static void continueAfter(ResultPartitionID partition, int subpartition, long restoredEpoch, DeterminantResponseEvent answer) {
         LoggingSubpartition log = get(partition, subpartition);
         if (log != null) {
-            log.continueAfter(restoredEpoch, answer.receivedFrom(restoredEpoch));
+            log.continueAfter(restoredEpoch, answer.receivedFrom(restoredEpoch), answer.consumerReplays());
         }
     }
 
-    /** Whether a subpartition of the partition still skips what its consumer already has. */
-    public static boolean isDeduplicating(ResultPartitionID partition) {
+    /** A recovering consumer of subpartition {@code subpartition} ended its replay. */
+    public static void consumerReplayEnded(ResultPartitionID partition, int subpartition) {
+        LoggingSubpartition log = get(partition, subpartition);
+        if (log != null) {
+            log.consumerReplayEnded();
+        }
+    }
+
+    /**
+     * Whether a subpartition of the partition still regenerates a stream that a consumer has, or
+     * replays, as the producer's predecessor sent it: no fresh epoch may start in it yet.
+     */
+    public static boolean regeneratesPredecessorStream(ResultPartitionID partition) {
         for (Entry entry : entries(partition)) {
             LoggingSubpartition log = entry.log;
-            if (log != null && log.isDeduplicating()) {
+            if (log != null && log.regeneratesPredecessorStream()) {
                 return true;
             }
         }

@@ -101,7 +101,7 @@ class CausalTaskWatermarksTest {
         CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5), replaying(new Determinant.Timestamp(0, 1000)), 1, 1, -1);
         task.setWatermarkInputs(1, new Handed());
         AtomicBoolean deduplicating = new AtomicBoolean(true);
-        task.setDeduplicating(deduplicating::get);
+        task.setRegeneratesPredecessorStream(deduplicating::get);
         task.processingStarted();
         task.timestamp(() -> 5);
         assertThat(task.recovery().isRunning()).isTrue();

@@ -17,7 +17,10 @@ import io.clonos.runtime.causal.CausalRecovery;
 import io.clonos.runtime.causal.CausalRecovery.State;
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.TaskCausalLog;
+import io.clonos.runtime.inflightlog.InMemoryInFlightLog;
 
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.iterative.event.TerminationEvent;
 
@@ -41,7 +44,11 @@ class CausalTasksTest {
     }
 
     private static DeterminantResponseEvent answer(int subpartition) {
-        return new DeterminantResponseEvent(subpartition, Map.of(), new ArrayList<>(List.of()));
+        return answer(subpartition, false);
+    }
+
+    private static DeterminantResponseEvent answer(int subpartition, boolean consumerReplays) {
+        return new DeterminantResponseEvent(subpartition, Map.of(), new ArrayList<>(List.of()), consumerReplays);
     }
 
     @Test
@@ -85,6 +92,72 @@ class CausalTasksTest {
         } finally {
             CausalTasks.unregister(partition);
         }
+    }
+
+    /**
+     * A recovered source and its consumer lost together: the source runs freely once answered, but
+     * a new checkpoint barrier must not enter the stream the consumer still replays.
+     */
+    @Test
+    void aReplayingConsumerHoldsFreshEpochsOfItsProducerUntilItsReplayEnds() throws Exception {
+        ResultPartitionID partition = new ResultPartitionID();
+        CausalTasks.partitionRegistered(partition);
+        LoggingSubpartition subpartition = new LoggingSubpartition(partition, 0, new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20), new SubpartitionLogMetrics());
+        SubpartitionLogs.register(partition, 0, subpartition);
+        subpartition.attach(view -> {});
+        CausalTask task = recoveringTask(1);
+        CausalTasks.register(partition, task, 0, 3);
+        var publisher = CausalTasks.routingAnswers((p, event) -> {
+            throw new AssertionError("not Flink's: " + event);
+        });
+        try {
+            // attaching the subpartition connected the consumer
+            publisher.publish(partition, answer(0, true));
+            assertThat(task.recovery().isRunning()).as("no determinants: the producer runs at once").isTrue();
+            assertThat(SubpartitionLogs.regeneratesPredecessorStream(partition)).isTrue();
+
+            publisher.publish(partition, new ReplayEndEvent(0));
+            assertThat(SubpartitionLogs.regeneratesPredecessorStream(partition)).isFalse();
+        } finally {
+            CausalTasks.unregister(partition);
+            SubpartitionLogs.remove(partition);
+        }
+    }
+
+    @Test
+    void aConsumerThatDoesNotReplayHoldsNothing() throws Exception {
+        ResultPartitionID partition = new ResultPartitionID();
+        CausalTasks.partitionRegistered(partition);
+        LoggingSubpartition subpartition = new LoggingSubpartition(partition, 0, new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20), new SubpartitionLogMetrics());
+        SubpartitionLogs.register(partition, 0, subpartition);
+        subpartition.attach(view -> {});
+        CausalTask task = recoveringTask(1);
+        CausalTasks.register(partition, task, 0, 3);
+        try {
+            CausalTasks.answered(partition, answer(0, false));
+            assertThat(task.recovery().isRunning()).isTrue();
+            assertThat(SubpartitionLogs.regeneratesPredecessorStream(partition)).isFalse();
+        } finally {
+            CausalTasks.unregister(partition);
+            SubpartitionLogs.remove(partition);
+        }
+    }
+
+    @Test
+    void theAnswerSaysOnTheWireWhetherTheConsumerReplays() throws Exception {
+        for (boolean replays : new boolean[] {true, false}) {
+            DataOutputSerializer out = new DataOutputSerializer(64);
+            answer(2, replays).write(out);
+            DeterminantResponseEvent read = new DeterminantResponseEvent();
+            read.read(new DataInputDeserializer(out.getCopyOfBuffer()));
+            assertThat(read.consumerReplays()).isEqualTo(replays);
+            assertThat(read.subpartition()).isEqualTo(2);
+        }
+        DataOutputSerializer out = new DataOutputSerializer(8);
+        new ReplayEndEvent(3).write(out);
+        ReplayEndEvent end = new ReplayEndEvent();
+        end.read(new DataInputDeserializer(out.getCopyOfBuffer()));
+        assertThat(end).isEqualTo(new ReplayEndEvent(3));
     }
 
     @Test

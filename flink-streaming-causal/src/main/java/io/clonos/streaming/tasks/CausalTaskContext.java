@@ -149,7 +149,7 @@ public final class CausalTaskContext {
         DeterminantMemory memory = new DeterminantMemory(environment.getTaskConfiguration().get(ClonosOptions.DETERMINANT_MEMORY).getBytes());
         CausalTask task = new CausalTask(new TaskCausalLog(id, restored, memory), new HeldCausalLogs(memory), recovery, channels, granularity, dsd);
         task.setFailureHandler(environment::failExternally);
-        task.setDeduplicating(this::deduplicating);
+        task.setRegeneratesPredecessorStream(this::regeneratesPredecessorStream);
         int firstChannel = 0;
         for (ClonosInputGate gate : gates) {
             gate.enableCausalLogging(task, firstChannel);
@@ -235,19 +235,21 @@ public final class CausalTaskContext {
     }
 
     /**
-     * Whether a source may take a checkpoint now. Not while it recovers: its barrier would land
-     * among records its consumers already have, and their checkpoint would not match its own.
+     * Whether a source may take a checkpoint now. Not while it recovers, nor while an output still
+     * regenerates its predecessor's stream: the barrier would land among records its consumers
+     * already have, or that a recovering consumer's replay reads before any new barrier, and
+     * their checkpoint would not match its own. The checkpoint is declined; a later one is taken.
      */
     public boolean sourceAcceptsCheckpoint() {
         if (causal == null) {
             return true;
         }
-        return causal.recovery().isRunning() && !deduplicating();
+        return causal.recovery().isRunning() && !regeneratesPredecessorStream();
     }
 
-    /** Whether an output of the task still regenerates what its consumers received from its predecessor. */
-    private boolean deduplicating() {
-        return partitions.stream().anyMatch(SubpartitionLogs::isDeduplicating);
+    /** Whether an output of the task still regenerates its predecessor's stream for a consumer. */
+    private boolean regeneratesPredecessorStream() {
+        return partitions.stream().anyMatch(SubpartitionLogs::regeneratesPredecessorStream);
     }
 
     /** A source task takes checkpoint {@code checkpointId} now (task thread, before its barrier). */
