@@ -36,13 +36,16 @@ import java.util.concurrent.TimeUnit;
  * The recovery of one task with determinants, as a state machine (paper section 5):
  *
  * <pre>
- *   STANDBY -> WAITING_FOR_CONNECTIONS -> WAITING_FOR_DETERMINANTS -> REPLAYING -> RUNNING
+ *   WAITING_FOR_CONNECTIONS -> WAITING_FOR_DETERMINANTS -> REPLAYING -> RUNNING
  * </pre>
  *
  * <p>A task that is not recovering starts in RUNNING. A recovering task waits until every consumer
  * subpartition has a connection, then until every consumer has answered with the task's
  * determinants it holds ({@link #determinantsReceived}); it replays by them, and runs normally once
- * they are used up. STANDBY is the state of a pre-deployed standby task before its activation.
+ * they are used up. Answers that arrive before the last connection, or that hold no determinants,
+ * skip states forward; nothing ever goes back ({@link State#canBecome}). A standby task comes
+ * before all this: it keeps copies of the primary's checkpointed state near a free slot, so that
+ * the replacement, which starts in WAITING_FOR_CONNECTIONS, restores them locally.
  *
  * <p>During the replay every part of the task that makes a nondeterministic choice asks for the
  * next determinant of its kind ({@link #next}); the determinants are used in exactly the order they
@@ -58,13 +61,20 @@ public final class CausalRecovery {
 
     private static final Logger LOG = LoggerFactory.getLogger(CausalRecovery.class);
 
-    /** The states of a task's recovery. */
+    /** The states of a task's recovery, in the only order they can follow one another. */
     public enum State {
-        STANDBY,
         WAITING_FOR_CONNECTIONS,
         WAITING_FOR_DETERMINANTS,
         REPLAYING,
-        RUNNING
+        RUNNING;
+
+        /**
+         * Whether a recovery in this state may go on to {@code next}: forward, skipping states
+         * (all answers in before the last connection; no determinants to replay), never back.
+         */
+        public boolean canBecome(State next) {
+            return next.ordinal() > ordinal();
+        }
     }
 
     private final String taskName;
@@ -167,7 +177,7 @@ public final class CausalRecovery {
     /** Whether the task must not process anything yet. */
     public boolean isWaiting() {
         State current = state;
-        return current == State.STANDBY || current == State.WAITING_FOR_CONNECTIONS || current == State.WAITING_FOR_DETERMINANTS;
+        return current == State.WAITING_FOR_CONNECTIONS || current == State.WAITING_FOR_DETERMINANTS;
     }
 
     public long restoredEpoch() {
@@ -274,6 +284,9 @@ public final class CausalRecovery {
 
     @GuardedBy("this")
     private void transition(State next) {
+        if (!state.canBecome(next)) {
+            throw new IllegalStateException(taskName + ": the recovery cannot go from " + state + " to " + next);
+        }
         LOG.debug("{}: recovery {} -> {}", taskName, state, next);
         state = next;
         progressNanos = System.nanoTime();
@@ -317,7 +330,7 @@ public final class CausalRecovery {
         if (stateChanged == null) {
             stateChanged = new CompletableFuture<>();
         }
-        if (state != State.RUNNING && state != State.STANDBY && timeoutNanos > 0 && !watchScheduled) {
+        if (state != State.RUNNING && timeoutNanos > 0 && !watchScheduled) {
             watchScheduled = true;
             long deadline = isWaiting() ? deadlineNanos : progressNanos + timeoutNanos;
             RecoveryDeadlines.wakeAfter(Math.max(0, deadline - System.nanoTime()) + 1_000_000, TimeUnit.NANOSECONDS, this::wake);

@@ -48,18 +48,21 @@ public final class CausalTasks {
 
     private static final Logger LOG = LoggerFactory.getLogger(CausalTasks.class);
 
-    private static final Map<ResultPartitionID, Slot> PARTITIONS = new ConcurrentHashMap<>();
+    private final Map<ResultPartitionID, Slot> partitions = new ConcurrentHashMap<>();
+    private final SubpartitionLogs subpartitionLogs;
 
-    private CausalTasks() {}
+    CausalTasks(SubpartitionLogs subpartitionLogs) {
+        this.subpartitionLogs = subpartitionLogs;
+    }
 
     /** The partition is served from now on: what arrives for it waits for its task. */
-    static void partitionRegistered(ResultPartitionID partition) {
-        PARTITIONS.computeIfAbsent(partition, p -> new Slot());
+    void partitionRegistered(ResultPartitionID partition) {
+        partitions.computeIfAbsent(partition, p -> new Slot());
     }
 
     /** The partition is gone, and with it whatever still waited for its task. */
-    static void partitionReleased(ResultPartitionID partition) {
-        PARTITIONS.remove(partition);
+    void partitionReleased(ResultPartitionID partition) {
+        partitions.remove(partition);
     }
 
     /**
@@ -67,41 +70,41 @@ public final class CausalTasks {
      * restoredEpoch}; its subpartition {@code i} is consumer {@code firstConsumer + i} of the
      * task's recovery. Hands it what arrived for the partition before.
      */
-    public static void register(ResultPartitionID partition, CausalTask task, int firstConsumer, long restoredEpoch) {
-        PARTITIONS.computeIfAbsent(partition, p -> new Slot()).attach(new Producer(partition, task, firstConsumer, restoredEpoch));
+    public void register(ResultPartitionID partition, CausalTask task, int firstConsumer, long restoredEpoch) {
+        partitions.computeIfAbsent(partition, p -> new Slot()).attach(new Producer(partition, task, firstConsumer, restoredEpoch));
     }
 
-    public static void unregister(ResultPartitionID partition) {
-        PARTITIONS.remove(partition);
+    public void unregister(ResultPartitionID partition) {
+        partitions.remove(partition);
     }
 
     @Nullable
-    static CausalTask of(ResultPartitionID partition) {
-        Slot slot = PARTITIONS.get(partition);
+    CausalTask of(ResultPartitionID partition) {
+        Slot slot = partitions.get(partition);
         Producer producer = slot == null ? null : slot.producer;
         return producer == null ? null : producer.task;
     }
 
     /** A consumer connected to a subpartition of {@code partition}. */
-    static void consumerConnected(ResultPartitionID partition, int subpartition) {
+    void consumerConnected(ResultPartitionID partition, int subpartition) {
         deliver(partition, producer -> producer.task.recovery().consumerConnected(producer.firstConsumer + subpartition), "a connection");
     }
 
     /** A consumer answered a recovering producer: it replays with its determinants and skips what the consumer has. */
-    static void answered(ResultPartitionID partition, DeterminantResponseEvent answer) {
-        deliver(partition, producer -> producer.answered(answer), "an answer");
+    void answered(ResultPartitionID partition, DeterminantResponseEvent answer) {
+        deliver(partition, producer -> producer.answered(answer, subpartitionLogs), "an answer");
     }
 
     /**
      * A recovering consumer ended its replay: the producer may cut fresh epochs into what it sends
      * it. In order after the consumer's answer, which this undoes.
      */
-    static void replayEnded(ResultPartitionID partition, ReplayEndEvent end) {
-        deliver(partition, producer -> SubpartitionLogs.consumerReplayEnded(partition, end.subpartition()), "the end of a consumer's replay");
+    void replayEnded(ResultPartitionID partition, ReplayEndEvent end) {
+        deliver(partition, producer -> subpartitionLogs.consumerReplayEnded(partition, end.subpartition()), "the end of a consumer's replay");
     }
 
-    private static void deliver(ResultPartitionID partition, Consumer<Producer> action, String what) {
-        Slot slot = PARTITIONS.get(partition);
+    private void deliver(ResultPartitionID partition, Consumer<Producer> action, String what) {
+        Slot slot = partitions.get(partition);
         if (slot == null) {
             LOG.debug("Dropped {} for {}: no task of this TaskManager produces it.", what, partition);
             return;
@@ -113,11 +116,11 @@ public final class CausalTasks {
      * The TaskManager's task event publisher, with consumers' answers to recovering producers
      * routed here: Flink's own dispatcher drops an event for which no listener is subscribed yet.
      */
-    public static TaskEventPublisher routingAnswers(TaskEventPublisher flink) {
+    public TaskEventPublisher routingAnswers(TaskEventPublisher flink) {
         return (partition, event) -> publish(flink, partition, event);
     }
 
-    private static boolean publish(TaskEventPublisher flink, ResultPartitionID partition, TaskEvent event) {
+    private boolean publish(TaskEventPublisher flink, ResultPartitionID partition, TaskEvent event) {
         if (event instanceof DeterminantResponseEvent) {
             answered(partition, (DeterminantResponseEvent) event);
             return true;
@@ -131,12 +134,12 @@ public final class CausalTasks {
 
     private record Producer(ResultPartitionID partition, CausalTask task, int firstConsumer, long restoredEpoch) {
 
-        void answered(DeterminantResponseEvent answer) {
+        void answered(DeterminantResponseEvent answer, SubpartitionLogs subpartitionLogs) {
             try {
                 task.answered(
                         firstConsumer + answer.subpartition(),
                         answer.deltas(),
-                        () -> SubpartitionLogs.continueAfter(partition, answer.subpartition(), restoredEpoch, answer));
+                        () -> subpartitionLogs.continueAfter(partition, answer.subpartition(), restoredEpoch, answer));
             } catch (Exception e) {
                 LOG.warn("A consumer's answer to {} cannot be read; the recovery will time out and fall back.", partition, e);
             }
@@ -165,5 +168,9 @@ public final class CausalTasks {
                 action.accept(producer);
             }
         }
+    }
+
+    void clear() {
+        partitions.clear();
     }
 }

@@ -133,13 +133,17 @@ public final class ClonosInputGate extends IndexedInputGate {
 
     private volatile long restoredCheckpointId = NOT_RESTORED;
 
+    /** The TaskManager's Clonos context, which made this gate. */
+    private final ClonosNetworkContext context;
+
     /** Null without causal logging. */
     @javax.annotation.Nullable private CausalInput causal;
     private IntConsumer channelResetListener = channel -> {};
     private ChannelStateWriter channelStateWriter = ChannelStateWriter.NO_OP;
     private int nextSource;
 
-    ClonosInputGate(SingleInputGate original, ReplacementGateFactory replacements, Duration reconnectTimeout) {
+    ClonosInputGate(ClonosNetworkContext context, SingleInputGate original, ReplacementGateFactory replacements, Duration reconnectTimeout) {
+        this.context = context;
         this.original = original;
         this.replacements = replacements;
         this.reconnectTimeout = reconnectTimeout;
@@ -163,6 +167,11 @@ public final class ClonosInputGate extends IndexedInputGate {
     /** The checkpoint the owning task was restored from; set before the task reads its input. */
     public void setRestoredCheckpointId(long checkpointId) {
         this.restoredCheckpointId = checkpointId;
+    }
+
+    /** The Clonos context of the TaskManager that made this gate. */
+    ClonosNetworkContext context() {
+        return context;
     }
 
     /**
@@ -1146,7 +1155,7 @@ public final class ClonosInputGate extends IndexedInputGate {
 
     @Override
     public void close() throws Exception {
-        ClonosInputGates.unregister(this);
+        context.inputGates().unregister(this);
         for (SingleInputGate gate : replacementGates) {
             gate.close();
         }

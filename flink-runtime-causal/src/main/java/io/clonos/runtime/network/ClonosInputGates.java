@@ -21,28 +21,26 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The Clonos input gates of the tasks running in this JVM, by task attempt: how a task reaches its
- * gates (Flink hands the task its gates wrapped in a metrics decorator) and how a partition update
- * from the JobManager reaches the gate that must reconnect. Attempt ids are unique, so TaskManagers
- * sharing a JVM do not collide.
+ * The Clonos input gates of the tasks running on this TaskManager, by task attempt: how a
+ * partition update from the JobManager reaches the gate that must reconnect.
  */
 @Internal
 public final class ClonosInputGates {
 
-    private static final Map<ExecutionAttemptID, List<ClonosInputGate>> GATES = new ConcurrentHashMap<>();
-    private static final Map<ClonosInputGate, ExecutionAttemptID> OWNERS = new ConcurrentHashMap<>();
+    private final Map<ExecutionAttemptID, List<ClonosInputGate>> gates = new ConcurrentHashMap<>();
+    private final Map<ClonosInputGate, ExecutionAttemptID> owners = new ConcurrentHashMap<>();
 
-    private ClonosInputGates() {}
+    ClonosInputGates() {}
 
-    static void register(ExecutionAttemptID task, ClonosInputGate gate) {
-        GATES.computeIfAbsent(task, t -> new CopyOnWriteArrayList<>()).add(gate);
-        OWNERS.put(gate, task);
+    void register(ExecutionAttemptID task, ClonosInputGate gate) {
+        gates.computeIfAbsent(task, t -> new CopyOnWriteArrayList<>()).add(gate);
+        owners.put(gate, task);
     }
 
-    static void unregister(ClonosInputGate gate) {
-        ExecutionAttemptID task = OWNERS.remove(gate);
+    void unregister(ClonosInputGate gate) {
+        ExecutionAttemptID task = owners.remove(gate);
         if (task != null) {
-            GATES.computeIfPresent(task, (t, gates) -> {
+            gates.computeIfPresent(task, (t, gates) -> {
                 gates.remove(gate);
                 return gates.isEmpty() ? null : gates;
             });
@@ -50,7 +48,12 @@ public final class ClonosInputGates {
     }
 
     /** The gates of a task attempt, in gate index order. */
-    public static List<ClonosInputGate> of(ExecutionAttemptID task) {
-        return GATES.getOrDefault(task, List.of());
+    List<ClonosInputGate> of(ExecutionAttemptID task) {
+        return gates.getOrDefault(task, List.of());
+    }
+
+    void clear() {
+        gates.clear();
+        owners.clear();
     }
 }

@@ -49,15 +49,22 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
     /** How long a partition request waits on the network thread for its producer to register. */
     private static final Duration REGISTRATION_WAIT = Duration.ofSeconds(2);
 
+    private final ClonosNetworkContext context;
     private final long inFlightLogCapacityBytes;
 
-    public ClonosResultPartitionManager(long inFlightLogCapacityBytes) {
+    public ClonosResultPartitionManager(ClonosNetworkContext context, long inFlightLogCapacityBytes) {
+        this.context = context;
         this.inFlightLogCapacityBytes = inFlightLogCapacityBytes;
+    }
+
+    /** The Clonos context of this TaskManager. */
+    public ClonosNetworkContext context() {
+        return context;
     }
 
     @Override
     public void registerResultPartition(ResultPartition partition) throws IOException {
-        CausalTasks.partitionRegistered(partition.getPartitionId());
+        context.causalTasks().partitionRegistered(partition.getPartitionId());
         super.registerResultPartition(partition);
     }
 
@@ -112,26 +119,27 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
     }
 
     private synchronized LoggingSubpartition open(ResultPartitionID partitionId, int subpartition) throws IOException {
-        LoggingSubpartition existing = SubpartitionLogs.get(partitionId, subpartition);
+        LoggingSubpartition existing = context.subpartitionLogs().get(partitionId, subpartition);
         if (existing != null) {
             return existing;
         }
         LoggingSubpartition created =
                 new LoggingSubpartition(
+                        context,
                         partitionId,
                         subpartition,
                         new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, inFlightLogCapacityBytes),
-                        SubpartitionLogs.metrics(partitionId, subpartition));
+                        context.subpartitionLogs().metrics(partitionId, subpartition));
         created.setSource(super.createSubpartitionView(partitionId, new ResultSubpartitionIndexSet(subpartition), created));
-        SubpartitionLogs.register(partitionId, subpartition, created);
+        context.subpartitionLogs().register(partitionId, subpartition, created);
         return created;
     }
 
     @Override
     public void releasePartition(ResultPartitionID partitionId, Throwable cause) {
         super.releasePartition(partitionId, cause);
-        CausalTasks.partitionReleased(partitionId);
-        for (LoggingSubpartition log : SubpartitionLogs.remove(partitionId)) {
+        context.causalTasks().partitionReleased(partitionId);
+        for (LoggingSubpartition log : context.subpartitionLogs().remove(partitionId)) {
             try {
                 log.close();
             } catch (IOException e) {

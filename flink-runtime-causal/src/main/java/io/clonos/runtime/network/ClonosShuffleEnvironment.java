@@ -13,7 +13,6 @@
 package io.clonos.runtime.network;
 
 import io.clonos.runtime.shuffle.FreshStartShuffleDescriptor;
-import io.clonos.runtime.shuffle.FreshStarts;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.MetricGroup;
@@ -54,11 +53,13 @@ public final class ClonosShuffleEnvironment implements ShuffleEnvironment<Result
 
     private static final Logger LOG = LoggerFactory.getLogger(ClonosShuffleEnvironment.class);
 
+    private final ClonosNetworkContext context;
     private final NettyShuffleEnvironment netty;
     private final SingleInputGateFactory gateFactory;
     private final Duration reconnectTimeout;
 
-    public ClonosShuffleEnvironment(NettyShuffleEnvironment netty, SingleInputGateFactory gateFactory, Duration reconnectTimeout) {
+    public ClonosShuffleEnvironment(ClonosNetworkContext context, NettyShuffleEnvironment netty, SingleInputGateFactory gateFactory, Duration reconnectTimeout) {
+        this.context = context;
         this.netty = netty;
         this.gateFactory = gateFactory;
         this.reconnectTimeout = reconnectTimeout;
@@ -78,7 +79,7 @@ public final class ClonosShuffleEnvironment implements ShuffleEnvironment<Result
     public List<ResultPartition> createResultPartitionWriters(ShuffleIOOwnerContext ownerContext, List<ResultPartitionDeploymentDescriptor> descriptors) {
         for (ResultPartitionDeploymentDescriptor descriptor : descriptors) {
             if (FreshStartShuffleDescriptor.isMarked(descriptor.getShuffleDescriptor())) {
-                FreshStarts.partitionStartsFresh(descriptor.getShuffleDescriptor().getResultPartitionID());
+                context.partitionStartsFresh(descriptor.getShuffleDescriptor().getResultPartitionID());
             }
         }
         return netty.createResultPartitionWriters(ownerContext, descriptors);
@@ -108,8 +109,8 @@ public final class ClonosShuffleEnvironment implements ShuffleEnvironment<Result
         List<ClonosInputGate> wrapped = new ArrayList<>(gates.size());
         for (int i = 0; i < gates.size(); i++) {
             ClonosInputGate gate =
-                    new ClonosInputGate(gates.get(i), new ReplacementGateFactory(gateFactory, ownerContext, producerStateProvider, descriptors.get(i)), reconnectTimeout);
-            ClonosInputGates.register(ownerContext.getExecutionAttemptID(), gate);
+                    new ClonosInputGate(context, gates.get(i), new ReplacementGateFactory(gateFactory, ownerContext, producerStateProvider, descriptors.get(i)), reconnectTimeout);
+            context.inputGates().register(ownerContext.getExecutionAttemptID(), gate);
             wrapped.add(gate);
         }
         return wrapped;
@@ -124,7 +125,7 @@ public final class ClonosShuffleEnvironment implements ShuffleEnvironment<Result
     public boolean updatePartitionInfo(ExecutionAttemptID consumerID, PartitionInfo partitionInfo) throws IOException, InterruptedException {
         ShuffleDescriptor descriptor = partitionInfo.getShuffleDescriptor();
         if (descriptor instanceof NettyShuffleDescriptor) {
-            for (ClonosInputGate gate : ClonosInputGates.of(consumerID)) {
+            for (ClonosInputGate gate : context.inputGates().of(consumerID)) {
                 if (gate.producerRestarted((NettyShuffleDescriptor) descriptor)) {
                     return true;
                 }
@@ -137,5 +138,6 @@ public final class ClonosShuffleEnvironment implements ShuffleEnvironment<Result
     @Override
     public void close() throws Exception {
         netty.close();
+        context.close();
     }
 }

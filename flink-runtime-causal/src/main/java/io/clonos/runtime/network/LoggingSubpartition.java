@@ -49,6 +49,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(LoggingSubpartition.class);
 
+    private final ClonosNetworkContext context;
     private final ResultPartitionID partitionId;
     private final int index;
     private final String name;
@@ -73,7 +74,8 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     @GuardedBy("this")
     private boolean sourceBlocked;
 
-    LoggingSubpartition(ResultPartitionID partitionId, int index, InFlightLog log, SubpartitionLogMetrics metrics) {
+    LoggingSubpartition(ClonosNetworkContext context, ResultPartitionID partitionId, int index, InFlightLog log, SubpartitionLogMetrics metrics) {
+        this.context = context;
         this.partitionId = partitionId;
         this.index = index;
         this.name = partitionId + "#" + index;
@@ -99,7 +101,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
         long startEpoch = log.oldestEpoch();
         InFlightLog.Cursor replay = log.replay();
         reader = new ReplayingSubpartitionView(this, consumer, replay, startEpoch, metrics);
-        CausalTasks.consumerConnected(partitionId, index);
+        context.causalTasks().consumerConnected(partitionId, index);
         return reader;
     }
 
@@ -111,7 +113,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     CausalTask causalTask() {
         CausalTask known = causalTask;
         if (known == null) {
-            causalTask = known = CausalTasks.of(partitionId);
+            causalTask = known = context.causalTasks().of(partitionId);
         }
         return known;
     }
@@ -150,7 +152,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     /** The regenerated output differs from what the consumer received: the producer fails. */
     void producerDiverged(LocalRecoveryImpossibleException e) {
         LOG.warn("{}: {}", name, e.getMessage());
-        CausalTask task = CausalTasks.of(partitionId);
+        CausalTask task = context.causalTasks().of(partitionId);
         if (task != null) {
             task.fail(e);
         }
@@ -262,7 +264,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     }
 
     synchronized void close() throws IOException {
-        SubpartitionLogs.unregister(partitionId, index);
+        context.subpartitionLogs().unregister(partitionId, index);
         log.close();
         if (!source.isReleased()) {
             source.releaseAllResources();

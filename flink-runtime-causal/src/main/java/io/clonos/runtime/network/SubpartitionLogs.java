@@ -21,25 +21,24 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The in-flight logs of the result partitions produced in this JVM, by partition id. The producing
- * task reaches its logs here to truncate them when a checkpoint completes and to publish their
- * metrics; the task and the network share no other object. Partition ids are unique per producer
- * attempt, so TaskManagers sharing a JVM (the embedded cluster) do not collide.
+ * The in-flight logs of the result partitions produced on this TaskManager, by partition id. The
+ * producing task reaches its logs here to truncate them when a checkpoint completes, to publish
+ * their metrics and to learn whether they still regenerate its predecessor's stream.
  */
 @Internal
 public final class SubpartitionLogs {
 
-    private static final Map<ResultPartitionID, Map<Integer, Entry>> PARTITIONS = new ConcurrentHashMap<>();
+    private final Map<ResultPartitionID, Map<Integer, Entry>> partitions = new ConcurrentHashMap<>();
 
-    private SubpartitionLogs() {}
+    SubpartitionLogs() {}
 
     /** The metrics of a subpartition; they exist before its log does, so gauges can be registered early. */
-    public static SubpartitionLogMetrics metrics(ResultPartitionID partition, int subpartition) {
+    public SubpartitionLogMetrics metrics(ResultPartitionID partition, int subpartition) {
         return entry(partition, subpartition).metrics;
     }
 
     /** Truncates every log of a partition: checkpoint {@code checkpointId} completed. */
-    public static void truncateBefore(ResultPartitionID partition, long checkpointId) {
+    public void truncateBefore(ResultPartitionID partition, long checkpointId) {
         for (Entry entry : entries(partition)) {
             LoggingSubpartition log = entry.log;
             if (log != null) {
@@ -53,7 +52,7 @@ public final class SubpartitionLogs {
      * subpartition {@code subpartition} already has what {@code answer} says it received, or
      * replays what its predecessor read.
      */
-    public static void continueAfter(ResultPartitionID partition, int subpartition, long restoredEpoch, DeterminantResponseEvent answer) {
+    public void continueAfter(ResultPartitionID partition, int subpartition, long restoredEpoch, DeterminantResponseEvent answer) {
         LoggingSubpartition log = get(partition, subpartition);
         if (log != null) {
             log.continueAfter(restoredEpoch, answer.receivedFrom(restoredEpoch), answer.consumerReplays());
@@ -61,7 +60,7 @@ public final class SubpartitionLogs {
     }
 
     /** A recovering consumer of subpartition {@code subpartition} ended its replay. */
-    public static void consumerReplayEnded(ResultPartitionID partition, int subpartition) {
+    public void consumerReplayEnded(ResultPartitionID partition, int subpartition) {
         LoggingSubpartition log = get(partition, subpartition);
         if (log != null) {
             log.consumerReplayEnded();
@@ -72,7 +71,7 @@ public final class SubpartitionLogs {
      * Whether a subpartition of the partition still regenerates a stream that a consumer has, or
      * replays, as the producer's predecessor sent it: no fresh epoch may start in it yet.
      */
-    public static boolean regeneratesPredecessorStream(ResultPartitionID partition) {
+    public boolean regeneratesPredecessorStream(ResultPartitionID partition) {
         for (Entry entry : entries(partition)) {
             LoggingSubpartition log = entry.log;
             if (log != null && log.regeneratesPredecessorStream()) {
@@ -82,44 +81,48 @@ public final class SubpartitionLogs {
         return false;
     }
 
-    static void register(ResultPartitionID partition, int subpartition, LoggingSubpartition log) {
+    void register(ResultPartitionID partition, int subpartition, LoggingSubpartition log) {
         entry(partition, subpartition).log = log;
     }
 
     /** Forgets a subpartition whose consumer read it to the end. */
-    static void unregister(ResultPartitionID partition, int subpartition) {
-        PARTITIONS.computeIfPresent(partition, (p, entries) -> {
+    void unregister(ResultPartitionID partition, int subpartition) {
+        partitions.computeIfPresent(partition, (p, entries) -> {
             entries.remove(subpartition);
             return entries.isEmpty() ? null : entries;
         });
     }
 
-    static LoggingSubpartition get(ResultPartitionID partition, int subpartition) {
-        Map<Integer, Entry> entries = PARTITIONS.get(partition);
+    LoggingSubpartition get(ResultPartitionID partition, int subpartition) {
+        Map<Integer, Entry> entries = partitions.get(partition);
         Entry entry = entries == null ? null : entries.get(subpartition);
         return entry == null ? null : entry.log;
     }
 
-    static List<LoggingSubpartition> remove(ResultPartitionID partition) {
+    List<LoggingSubpartition> remove(ResultPartitionID partition) {
         List<LoggingSubpartition> logs = new ArrayList<>();
-        Map<Integer, Entry> removed = PARTITIONS.remove(partition);
+        Map<Integer, Entry> removed = partitions.remove(partition);
         if (removed != null) {
             removed.values().stream().filter(e -> e.log != null).forEach(e -> logs.add(e.log));
         }
         return logs;
     }
 
-    private static Entry entry(ResultPartitionID partition, int subpartition) {
-        return PARTITIONS.computeIfAbsent(partition, p -> new ConcurrentHashMap<>()).computeIfAbsent(subpartition, s -> new Entry());
+    private Entry entry(ResultPartitionID partition, int subpartition) {
+        return partitions.computeIfAbsent(partition, p -> new ConcurrentHashMap<>()).computeIfAbsent(subpartition, s -> new Entry());
     }
 
-    private static List<Entry> entries(ResultPartitionID partition) {
-        Map<Integer, Entry> entries = PARTITIONS.get(partition);
+    private List<Entry> entries(ResultPartitionID partition) {
+        Map<Integer, Entry> entries = partitions.get(partition);
         return entries == null ? List.of() : new ArrayList<>(entries.values());
     }
 
     private static final class Entry {
         final SubpartitionLogMetrics metrics = new SubpartitionLogMetrics();
         volatile LoggingSubpartition log;
+    }
+
+    void clear() {
+        partitions.clear();
     }
 }

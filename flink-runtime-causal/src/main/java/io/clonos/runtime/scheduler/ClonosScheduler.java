@@ -14,10 +14,7 @@ package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.configuration.ClonosOptions;
-import io.clonos.runtime.configuration.ClonosOptions.OrphanFallback;
-import io.clonos.runtime.configuration.ClonosOptions.RecoveryMode;
-import io.clonos.runtime.jobgraph.VertexReplay;
-import io.clonos.runtime.network.LocalRecoveryImpossibleException;
+import io.clonos.runtime.shuffle.ClonosShuffleMaster;
 import io.clonos.runtime.shuffle.FreshStarts;
 import io.clonos.runtime.standby.StandbyActivations;
 import io.clonos.runtime.standby.StandbyManager;
@@ -48,7 +45,6 @@ import org.apache.flink.runtime.executiongraph.TaskExecutionStateTransition;
 import org.apache.flink.runtime.executiongraph.failover.FailoverStrategy;
 import org.apache.flink.runtime.executiongraph.failover.FailureHandlingResult;
 import org.apache.flink.runtime.executiongraph.failover.RestartBackoffTimeStrategy;
-import org.apache.flink.runtime.io.network.partition.PartitionNotFoundException;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.metrics.groups.JobManagerJobMetricGroup;
 import org.apache.flink.runtime.jobgraph.OperatorID;
@@ -68,7 +64,6 @@ import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
 import org.apache.flink.runtime.scheduler.strategy.SchedulingExecutionVertex;
 import org.apache.flink.runtime.scheduler.strategy.SchedulingStrategyFactory;
 import org.apache.flink.runtime.shuffle.ShuffleMaster;
-import org.apache.flink.util.ExceptionUtils;
 import org.apache.flink.util.FlinkException;
 import org.apache.flink.util.IterableUtils;
 import org.apache.flink.util.concurrent.FutureUtils;
@@ -133,12 +128,10 @@ public class ClonosScheduler extends DefaultScheduler {
     private static final java.time.Duration STANDBY_PROVISION_DELAY = java.time.Duration.ofSeconds(1);
     private final Map<ExecutionVertexID, Integer> standbyMoves = new HashMap<>();
 
-    /**
-     * Locally restarted vertices that may still wait for their determinants, with the checkpoint
-     * they restored: a checkpoint completed after that one was taken by them too, so they have
-     * their determinants by then.
-     */
-    private final Map<ExecutionVertexID, Long> stillRecovering = new HashMap<>();
+    /** Which failures recover locally, and why not the others. */
+    private final LocalFailoverPolicy<ExecutionVertexID> policy;
+    /** The attempts deployed to start afresh; the shuffle master's. */
+    private final FreshStarts freshStarts;
 
     /** Failed vertices waiting for the restart of the current batch, with their versions. */
     private final Map<ExecutionVertexID, ExecutionVertexVersion> pendingRestart = new HashMap<>();
@@ -201,6 +194,12 @@ public class ClonosScheduler extends DefaultScheduler {
                 vertexParallelismStore,
                 executionDeployerFactory);
         this.clonos = clonos;
+        this.policy = new LocalFailoverPolicy<>(clonos);
+        if (!(shuffleMaster instanceof ClonosShuffleMaster)) {
+            throw new IllegalStateException("Clonos's scheduler needs Clonos's shuffle service (shuffle-service-factory.class: "
+                    + "io.clonos.runtime.shuffle.ClonosShuffleServiceFactory); this JobManager runs " + shuffleMaster.getClass().getName());
+        }
+        this.freshStarts = ((ClonosShuffleMaster) shuffleMaster).freshStarts();
         this.log = log;
         this.rpcTimeout = rpcTimeout;
         MetricGroup metrics = jobManagerJobMetricGroup.addGroup("clonos");
@@ -234,11 +233,13 @@ public class ClonosScheduler extends DefaultScheduler {
             retryStandby(failedExecution, error);
             return;
         }
-        String fallbackReason = fallbackReason(failedExecution, error);
-        if (fallbackReason != null && restartsAtLeastOnce(failedExecution, error)) {
+        JobStatus job = getExecutionGraph().getState();
+        org.apache.flink.runtime.jobgraph.JobVertex failedVertex = failedExecution.getVertex().getJobVertex().getJobVertex();
+        String fallbackReason = policy.whyNotLocal(job, failedVertex, error).orElse(null);
+        if (fallbackReason != null && policy.restartsAfresh(job, failedVertex, error)) {
             log.warn("Cannot recover {} by determinants ({}); clonos.recovery.orphan-fallback is at-least-once: it restarts alone, "
                     + "without them, and its consumers may see its records twice.", failedExecution.getVertex().getTaskNameWithSubtaskIndex(), fallbackReason);
-            FreshStarts.mark(getJobId(), failedExecution.getVertex().getID(), failedExecution.getAttemptNumber() + 1);
+            freshStarts.mark(getJobId(), failedExecution.getVertex().getID(), failedExecution.getAttemptNumber() + 1);
             fallbackReason = null;
         }
         if (fallbackReason != null) {
@@ -291,36 +292,8 @@ public class ClonosScheduler extends DefaultScheduler {
         getMainThreadExecutor().schedule(() -> redeployStandbys(versions), STANDBY_RETRY.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    /** Why a failure cannot be recovered locally, or null if it can. */
-    @Nullable
-    private String fallbackReason(Execution failedExecution, @Nullable Throwable error) {
-        if (clonos.getRecoveryMode() == RecoveryMode.GLOBAL) {
-            return "clonos.recovery.mode is global";
-        }
-        if (getExecutionGraph().getState() != JobStatus.RUNNING) {
-            return "the job is " + getExecutionGraph().getState();
-        }
-        if (error != null && LocalRecoveryImpossibleException.isCauseOf(error)) {
-            return "an upstream task cannot replay what the task needs (" + error.getMessage() + ")";
-        }
-        String invokable = failedExecution.getVertex().getJobVertex().getJobVertex().getInvokableClassName();
-        if (!invokable.startsWith("io.clonos.")) {
-            return "its task " + invokable + " is not a Clonos task";
-        }
-        Configuration vertexConfiguration = failedExecution.getVertex().getJobVertex().getJobVertex().getConfiguration();
-        if (vertexConfiguration.get(ClonosOptions.DETERMINANT_SHARING_DEPTH) != 0) {
-            // with causal logging off (DSD 0) the job asked for at-least-once: such a task restarts alone
-            Optional<String> notReplayable = VertexReplay.whyNotReplayable(vertexConfiguration);
-            if (notReplayable.isPresent()) {
-                return "it cannot be recovered by determinants: " + notReplayable.get();
-            }
-        }
-        return null;
-    }
-
     private void fallBack(String reason, Execution failedExecution, @Nullable Throwable error) {
-        boolean counted = clonos.getRecoveryMode() == RecoveryMode.LOCAL && getExecutionGraph().getState() == JobStatus.RUNNING;
-        if (counted) {
+        if (policy.isFallback(getExecutionGraph().getState())) {
             globalFallbacks.inc();
             log.warn("Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.", failedExecution.getVertex().getTaskNameWithSubtaskIndex(), reason);
         }
@@ -342,26 +315,9 @@ public class ClonosScheduler extends DefaultScheduler {
     private void startAfresh(FailureHandlingResult result) {
         if (result.canRestart()) {
             for (ExecutionVertexID vertex : result.getVerticesToRestart()) {
-                FreshStarts.mark(getJobId(), vertex, getExecutionVertex(vertex).getCurrentExecutionAttempt().getAttemptNumber() + 1);
+                freshStarts.mark(getJobId(), vertex, getExecutionVertex(vertex).getCurrentExecutionAttempt().getAttemptNumber() + 1);
             }
         }
-    }
-
-    /**
-     * Whether the failed task restarts alone without determinants (at least once) instead of
-     * rolling the job back: the job chose {@code clonos.recovery.orphan-fallback: at-least-once}
-     * and the task failed because determinants it needs are lost, or because its producer started
-     * afresh for that reason. Not when a producer's partition is gone: restarting would not bring
-     * its data back.
-     */
-    private boolean restartsAtLeastOnce(Execution failedExecution, @Nullable Throwable error) {
-        return clonos.getOrphanFallback() == OrphanFallback.AT_LEAST_ONCE
-                && clonos.getRecoveryMode() == RecoveryMode.LOCAL
-                && getExecutionGraph().getState() == JobStatus.RUNNING
-                && error != null
-                && LocalRecoveryImpossibleException.isCauseOf(error)
-                && ExceptionUtils.findThrowable(error, PartitionNotFoundException.class).isEmpty()
-                && failedExecution.getVertex().getJobVertex().getJobVertex().getInvokableClassName().startsWith("io.clonos.");
     }
 
     /**
@@ -414,7 +370,7 @@ public class ClonosScheduler extends DefaultScheduler {
     }
 
     // ------------------------------------------------------------------------------------------
-    //  Failure injection
+    //  Coordination requests: standbys, failure injection
     // ------------------------------------------------------------------------------------------
 
     @Override
@@ -425,39 +381,7 @@ public class ClonosScheduler extends DefaultScheduler {
         if (!FailTaskRequest.TARGET.equals(operator) || !(request instanceof FailTaskRequest)) {
             return super.deliverCoordinationRequestToCoordinator(operator, request);
         }
-        FailTaskRequest fail = (FailTaskRequest) request;
-        ExecutionJobVertex vertex =
-                getExecutionGraph().getAllVertices().values().stream()
-                        .filter(v -> namesOperator(v.getName(), fail.getVertex()))
-                        .findFirst()
-                        .orElseThrow(
-                                () -> new FlinkException(
-                                        "No vertex '" + fail.getVertex() + "'; the job has: "
-                                                + getExecutionGraph().getAllVertices().values().stream().map(ExecutionJobVertex::getName).collect(Collectors.toList())));
-        if (fail.getSubtask() < 0 || fail.getSubtask() >= vertex.getParallelism()) {
-            throw new FlinkException("Vertex '" + vertex.getName() + "' has subtasks 0 to " + (vertex.getParallelism() - 1) + ", not " + fail.getSubtask());
-        }
-        Execution execution = vertex.getTaskVertices()[fail.getSubtask()].getCurrentExecutionAttempt();
-        if (execution.getState() != ExecutionState.RUNNING) {
-            throw new FlinkException(execution.getVertex().getTaskNameWithSubtaskIndex() + " is " + execution.getState() + ", not RUNNING");
-        }
-        log.info("Failing {} on request.", execution.getVertex().getTaskNameWithSubtaskIndex());
-        execution.fail(new FlinkException("Failed on request (clonos fail)"));
-        return CompletableFuture.completedFuture(new FailTaskRequest.Response("Failed " + execution.getVertex().getTaskNameWithSubtaskIndex() + " (attempt " + execution.getAttemptNumber() + ")"));
-    }
-
-    /** A vertex named "Source: a -> b" names the operators "a" and "b", and itself. */
-    private static boolean namesOperator(String vertexName, String name) {
-        if (vertexName.equals(name)) {
-            return true;
-        }
-        for (String operator : vertexName.split(" -> ")) {
-            String bare = operator.replaceFirst("^(Source|Sink): ", "");
-            if (operator.equals(name) || bare.equals(name)) {
-                return true;
-            }
-        }
-        return false;
+        return CompletableFuture.completedFuture(TaskFailureInjection.fail(getExecutionGraph().getAllVertices().values(), (FailTaskRequest) request, log));
     }
 
     // ------------------------------------------------------------------------------------------
@@ -474,19 +398,15 @@ public class ClonosScheduler extends DefaultScheduler {
         if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
             return;
         }
-        Set<ExecutionVertexID> orphansToRestart = new HashSet<>();
-        String notLocal = whyNotLocal(batch, orphansToRestart);
-        if (notLocal == null && !orphansToRestart.isEmpty()) {
-            // at-least-once: orphans of earlier recoveries restart again, afresh, with this batch
-            versions.addAll(executionVertexVersioner.recordVertexModifications(orphansToRestart).values());
-            batch.addAll(orphansToRestart);
-        }
-        if (notLocal != null) {
+        LocalFailoverPolicy.BatchVerdict<ExecutionVertexID> verdict = policy.judge(
+                batch, latestCompletedCheckpoint(), primaryVertices(), this::consumersOf, id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex());
+        if (!verdict.isLocal()) {
             globalFallbacks.inc();
-            log.warn("Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.", names(batch), notLocal);
-            handleGlobalFailure(new FlinkException("Clonos cannot recover " + names(batch) + " locally: " + notLocal));
+            log.warn("Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.", names(batch), verdict.notLocal());
+            handleGlobalFailure(new FlinkException("Clonos cannot recover " + names(batch) + " locally: " + verdict.notLocal()));
             return;
         }
+        restartOrphansAfresh(verdict, batch, versions);
         // standbys to activate, and the standbys whose slot their replacements take
         Set<ExecutionVertexID> displaced = planStandbyActivations(batch);
         Set<ExecutionVertexVersion> displacedVersions = new HashSet<>(executionVertexVersioner.recordVertexModifications(displaced).values());
@@ -526,45 +446,24 @@ public class ClonosScheduler extends DefaultScheduler {
     }
 
     /**
-     * Why the batch cannot be recovered locally as one connected failure, or null. The tasks down
-     * together are the batch and the tasks of earlier batches that may still wait for their
-     * determinants (no checkpoint completed since their restart). With {@code
-     * clonos.recovery.orphan-fallback: at-least-once}, the orphans restart afresh instead (marked
-     * here); those of earlier batches are added to {@code orphansToRestart}.
+     * With {@code clonos.recovery.orphan-fallback: at-least-once}, the batch's orphans restart
+     * afresh, and those of earlier recoveries restart again, afresh, with this batch.
      */
-    @Nullable
-    private String whyNotLocal(Set<ExecutionVertexID> batch, Set<ExecutionVertexID> orphansToRestart) {
-        long completed = latestCompletedCheckpoint();
-        stillRecovering.values().removeIf(restoredFrom -> restoredFrom < completed);
-        Set<ExecutionVertexID> down = new HashSet<>(batch);
-        down.addAll(stillRecovering.keySet());
-        ConnectedFailures<ExecutionVertexID> failures = new ConnectedFailures<>(this::consumersOf, down);
-        Optional<String> noSurvivor = failures.noSurvivor(primaryVertices());
-        if (noSurvivor.isPresent()) {
-            return noSurvivor.get();
+    private void restartOrphansAfresh(LocalFailoverPolicy.BatchVerdict<ExecutionVertexID> verdict, Set<ExecutionVertexID> batch, Set<ExecutionVertexVersion> versions) {
+        if (verdict.restartAfresh().isEmpty()) {
+            return;
         }
-        int depth = clonos.getDeterminantSharingDepth();
-        Map<ExecutionVertexID, ConnectedFailures.Orphan<ExecutionVertexID>> orphans = failures.orphans(depth);
-        if (orphans.isEmpty()) {
-            return null;
-        }
-        String reasons = orphans.entrySet().stream()
-                .map(orphan -> getExecutionVertex(orphan.getKey()).getTaskNameWithSubtaskIndex() + " is an orphan: its output reached "
-                        + getExecutionVertex(orphan.getValue().survivor()).getTaskNameWithSubtaskIndex() + ", which kept running, "
-                        + orphan.getValue().hops() + " hops downstream through failed tasks, and clonos.determinant-sharing-depth " + depth
-                        + " shares its determinants " + depth + " hops")
-                .collect(Collectors.joining("; "));
-        if (clonos.getOrphanFallback() == OrphanFallback.AT_LEAST_ONCE) {
-            log.warn("{}; clonos.recovery.orphan-fallback is at-least-once: they restart without determinants, and their consumers may see their records twice.", reasons);
-            for (ExecutionVertexID orphan : orphans.keySet()) {
-                FreshStarts.mark(getJobId(), orphan, getExecutionVertex(orphan).getCurrentExecutionAttempt().getAttemptNumber() + 1);
-                if (!batch.contains(orphan)) {
-                    orphansToRestart.add(orphan);
-                }
+        log.warn("{}; clonos.recovery.orphan-fallback is at-least-once: they restart without determinants, and their consumers may see their records twice.",
+                verdict.orphanReasons());
+        Set<ExecutionVertexID> earlier = new HashSet<>();
+        for (ExecutionVertexID orphan : verdict.restartAfresh()) {
+            freshStarts.mark(getJobId(), orphan, getExecutionVertex(orphan).getCurrentExecutionAttempt().getAttemptNumber() + 1);
+            if (!batch.contains(orphan)) {
+                earlier.add(orphan);
             }
-            return null;
         }
-        return reasons;
+        versions.addAll(executionVertexVersioner.recordVertexModifications(earlier).values());
+        batch.addAll(earlier);
     }
 
     private Collection<ExecutionVertexID> consumersOf(ExecutionVertexID id) {
@@ -690,9 +589,7 @@ public class ClonosScheduler extends DefaultScheduler {
                             },
                             getMainThreadExecutor());
         }
-        for (ExecutionVertexID id : ordered) {
-            stillRecovering.put(id, checkpointId);
-        }
+        policy.restarted(ordered, checkpointId);
         localRecoveries.inc();
         log.info(
                 "Restarted {} locally from checkpoint {}.",

@@ -40,15 +40,21 @@ import java.util.concurrent.CompletableFuture;
 public final class ClonosShuffleMaster implements ShuffleMaster<NettyShuffleDescriptor> {
 
     private final ShuffleMaster<NettyShuffleDescriptor> netty;
+    private final FreshStarts freshStarts = new FreshStarts();
 
     public ClonosShuffleMaster(ShuffleMaster<NettyShuffleDescriptor> netty) {
         this.netty = netty;
     }
 
+    /** The attempts this JobManager deploys to start afresh. */
+    public FreshStarts freshStarts() {
+        return freshStarts;
+    }
+
     @Override
     public CompletableFuture<NettyShuffleDescriptor> registerPartitionWithProducer(JobID job, PartitionDescriptor partition, ProducerDescriptor producer) {
         return netty.registerPartitionWithProducer(job, partition, producer)
-                .thenApply(descriptor -> FreshStarts.isMarked(job, producer.getProducerExecutionId()) ? FreshStartShuffleDescriptor.of(descriptor) : descriptor);
+                .thenApply(descriptor -> freshStarts.isMarked(job, producer.getProducerExecutionId()) ? FreshStartShuffleDescriptor.of(descriptor) : descriptor);
     }
 
     @Override
@@ -68,7 +74,7 @@ public final class ClonosShuffleMaster implements ShuffleMaster<NettyShuffleDesc
 
     @Override
     public void unregisterJob(JobID job) {
-        FreshStarts.forget(job);
+        freshStarts.forget(job);
         netty.unregisterJob(job);
     }
 

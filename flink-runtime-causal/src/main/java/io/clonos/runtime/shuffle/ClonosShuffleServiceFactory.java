@@ -13,7 +13,7 @@
 package io.clonos.runtime.shuffle;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
-import io.clonos.runtime.network.CausalTasks;
+import io.clonos.runtime.network.ClonosNetworkContext;
 import io.clonos.runtime.network.ClonosInputGate;
 import io.clonos.runtime.network.ClonosResultPartitionManager;
 import io.clonos.runtime.network.ClonosShuffleEnvironment;
@@ -72,10 +72,11 @@ public class ClonosShuffleServiceFactory
                         context.getNetworkMemorySize(),
                         context.isLocalCommunicationOnly(),
                         context.getHostAddress());
+        ClonosNetworkContext clonosContext = new ClonosNetworkContext();
         ClonosResultPartitionManager partitionManager =
-                new ClonosResultPartitionManager(clonos.getInFlightLogMemory().getBytes());
+                new ClonosResultPartitionManager(clonosContext, clonos.getInFlightLogMemory().getBytes());
         // consumers' answers to a recovering producer must not be lost before it subscribes
-        TaskEventPublisher events = CausalTasks.routingAnswers(context.getEventPublisher());
+        TaskEventPublisher events = clonosContext.causalTasks().routingAnswers(context.getEventPublisher());
         NettyConfig nettyConfig = networkConfig.nettyConfig();
         ConnectionManager connectionManager =
                 nettyConfig == null
@@ -107,6 +108,6 @@ public class ClonosShuffleServiceFactory
                         netty.getNetworkBufferPool(),
                         null,
                         null);
-        return new ClonosShuffleEnvironment(netty, gateFactory, clonos.getReconnectTimeout());
+        return new ClonosShuffleEnvironment(clonosContext, netty, gateFactory, clonos.getReconnectTimeout());
     }
 }

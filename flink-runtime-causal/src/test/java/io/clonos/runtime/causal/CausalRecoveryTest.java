@@ -82,6 +82,31 @@ class CausalRecoveryTest {
     }
 
     @Test
+    void statesOnlyMoveForwardAndMaySkip() {
+        assertThat(State.WAITING_FOR_CONNECTIONS.canBecome(State.WAITING_FOR_DETERMINANTS)).isTrue();
+        assertThat(State.WAITING_FOR_CONNECTIONS.canBecome(State.REPLAYING)).as("every answer in before the last connection").isTrue();
+        assertThat(State.WAITING_FOR_DETERMINANTS.canBecome(State.RUNNING)).as("nothing to replay").isTrue();
+        assertThat(State.REPLAYING.canBecome(State.RUNNING)).isTrue();
+        for (State state : State.values()) {
+            assertThat(state.canBecome(state)).as("%s to itself", state).isFalse();
+            assertThat(State.RUNNING.canBecome(state)).as("RUNNING to %s", state).isFalse();
+        }
+        assertThat(State.REPLAYING.canBecome(State.WAITING_FOR_DETERMINANTS)).isFalse();
+    }
+
+    @Test
+    void allAnswersBeforeTheLastConnectionStartTheReplay() {
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 2, TIMEOUT);
+        recovery.determinantsReceived(0, logged(5, new Determinant.Timestamp(1)), () -> {});
+        assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_CONNECTIONS);
+        recovery.determinantsReceived(1, List.of(), () -> {});
+        assertThat(recovery.state()).isEqualTo(State.REPLAYING);
+        recovery.consumerConnected(0);
+        recovery.consumerConnected(1);
+        assertThat(recovery.state()).as("a late connection changes nothing").isEqualTo(State.REPLAYING);
+    }
+
+    @Test
     void nothingToReplayMeansRunningRightAway() {
         CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, TIMEOUT);
         recovery.determinantsReceived(0, List.of(), () -> {});

@@ -36,6 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** How connections and answers reach a producing task, whenever they arrive. */
 class CausalTasksTest {
 
+    /** One TaskManager's. */
+    private final ClonosNetworkContext network = new ClonosNetworkContext();
+
     private static final CausalLogId LOG = CausalLogId.main("vertex", 0);
 
     private static CausalTask recoveringTask(int consumers) {
@@ -54,33 +57,33 @@ class CausalTasksTest {
     @Test
     void whatArrivesBeforeTheTaskRegistersReachesItWhenItDoes() {
         ResultPartitionID partition = new ResultPartitionID();
-        CausalTasks.partitionRegistered(partition);
+        network.causalTasks().partitionRegistered(partition);
         // the consumer connects and answers while the producer's task is still being built
-        CausalTasks.consumerConnected(partition, 0);
-        CausalTasks.answered(partition, answer(0));
+        network.causalTasks().consumerConnected(partition, 0);
+        network.causalTasks().answered(partition, answer(0));
 
         CausalTask task = recoveringTask(1);
         assertThat(task.recovery().state()).isEqualTo(State.WAITING_FOR_CONNECTIONS);
-        CausalTasks.register(partition, task, 0, 3);
+        network.causalTasks().register(partition, task, 0, 3);
         try {
             assertThat(task.recovery().isWaiting()).isFalse();
-            assertThat(CausalTasks.of(partition)).isSameAs(task);
+            assertThat(network.causalTasks().of(partition)).isSameAs(task);
         } finally {
-            CausalTasks.unregister(partition);
+            network.causalTasks().unregister(partition);
         }
     }
 
     @Test
     void answersThroughTheTaskEventPublisherReachTheTaskAndOthersGoToFlink() {
         ResultPartitionID partition = new ResultPartitionID();
-        CausalTasks.partitionRegistered(partition);
+        network.causalTasks().partitionRegistered(partition);
         CausalTask task = recoveringTask(2);
-        CausalTasks.register(partition, task, 0, 3);
+        network.causalTasks().register(partition, task, 0, 3);
         List<Object> toFlink = new ArrayList<>();
-        var publisher = CausalTasks.routingAnswers((p, event) -> toFlink.add(event));
+        var publisher = network.causalTasks().routingAnswers((p, event) -> toFlink.add(event));
         try {
-            CausalTasks.consumerConnected(partition, 0);
-            CausalTasks.consumerConnected(partition, 1);
+            network.causalTasks().consumerConnected(partition, 0);
+            network.causalTasks().consumerConnected(partition, 1);
             assertThat(publisher.publish(partition, answer(0))).isTrue();
             assertThat(task.recovery().state()).isEqualTo(State.WAITING_FOR_DETERMINANTS);
             assertThat(publisher.publish(partition, answer(1))).isTrue();
@@ -90,7 +93,7 @@ class CausalTasksTest {
             assertThat(publisher.publish(partition, TerminationEvent.INSTANCE)).isTrue();
             assertThat(toFlink).containsExactly(TerminationEvent.INSTANCE);
         } finally {
-            CausalTasks.unregister(partition);
+            network.causalTasks().unregister(partition);
         }
     }
 
@@ -101,45 +104,45 @@ class CausalTasksTest {
     @Test
     void aReplayingConsumerHoldsFreshEpochsOfItsProducerUntilItsReplayEnds() throws Exception {
         ResultPartitionID partition = new ResultPartitionID();
-        CausalTasks.partitionRegistered(partition);
-        LoggingSubpartition subpartition = new LoggingSubpartition(partition, 0, new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20), new SubpartitionLogMetrics());
-        SubpartitionLogs.register(partition, 0, subpartition);
+        network.causalTasks().partitionRegistered(partition);
+        LoggingSubpartition subpartition = new LoggingSubpartition(network, partition, 0, new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20), new SubpartitionLogMetrics());
+        network.subpartitionLogs().register(partition, 0, subpartition);
         subpartition.attach(view -> {});
         CausalTask task = recoveringTask(1);
-        CausalTasks.register(partition, task, 0, 3);
-        var publisher = CausalTasks.routingAnswers((p, event) -> {
+        network.causalTasks().register(partition, task, 0, 3);
+        var publisher = network.causalTasks().routingAnswers((p, event) -> {
             throw new AssertionError("not Flink's: " + event);
         });
         try {
             // attaching the subpartition connected the consumer
             publisher.publish(partition, answer(0, true));
             assertThat(task.recovery().isRunning()).as("no determinants: the producer runs at once").isTrue();
-            assertThat(SubpartitionLogs.regeneratesPredecessorStream(partition)).isTrue();
+            assertThat(network.subpartitionLogs().regeneratesPredecessorStream(partition)).isTrue();
 
             publisher.publish(partition, new ReplayEndEvent(0));
-            assertThat(SubpartitionLogs.regeneratesPredecessorStream(partition)).isFalse();
+            assertThat(network.subpartitionLogs().regeneratesPredecessorStream(partition)).isFalse();
         } finally {
-            CausalTasks.unregister(partition);
-            SubpartitionLogs.remove(partition);
+            network.causalTasks().unregister(partition);
+            network.subpartitionLogs().remove(partition);
         }
     }
 
     @Test
     void aConsumerThatDoesNotReplayHoldsNothing() throws Exception {
         ResultPartitionID partition = new ResultPartitionID();
-        CausalTasks.partitionRegistered(partition);
-        LoggingSubpartition subpartition = new LoggingSubpartition(partition, 0, new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20), new SubpartitionLogMetrics());
-        SubpartitionLogs.register(partition, 0, subpartition);
+        network.causalTasks().partitionRegistered(partition);
+        LoggingSubpartition subpartition = new LoggingSubpartition(network, partition, 0, new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20), new SubpartitionLogMetrics());
+        network.subpartitionLogs().register(partition, 0, subpartition);
         subpartition.attach(view -> {});
         CausalTask task = recoveringTask(1);
-        CausalTasks.register(partition, task, 0, 3);
+        network.causalTasks().register(partition, task, 0, 3);
         try {
-            CausalTasks.answered(partition, answer(0, false));
+            network.causalTasks().answered(partition, answer(0, false));
             assertThat(task.recovery().isRunning()).isTrue();
-            assertThat(SubpartitionLogs.regeneratesPredecessorStream(partition)).isFalse();
+            assertThat(network.subpartitionLogs().regeneratesPredecessorStream(partition)).isFalse();
         } finally {
-            CausalTasks.unregister(partition);
-            SubpartitionLogs.remove(partition);
+            network.causalTasks().unregister(partition);
+            network.subpartitionLogs().remove(partition);
         }
     }
 
@@ -161,18 +164,47 @@ class CausalTasksTest {
     }
 
     @Test
+    void twoTaskManagersInOneJvmShareNothing() {
+        ClonosNetworkContext other = new ClonosNetworkContext();
+        ResultPartitionID partition = new ResultPartitionID();
+        network.causalTasks().partitionRegistered(partition);
+        CausalTask task = recoveringTask(1);
+        network.causalTasks().register(partition, task, 0, 3);
+
+        other.causalTasks().partitionRegistered(partition);
+        other.causalTasks().consumerConnected(partition, 0);
+        other.causalTasks().answered(partition, answer(0));
+        assertThat(task.recovery().state()).as("what reached the other TaskManager").isEqualTo(State.WAITING_FOR_CONNECTIONS);
+        assertThat(other.causalTasks().of(partition)).isNull();
+
+        network.causalTasks().consumerConnected(partition, 0);
+        network.causalTasks().answered(partition, answer(0));
+        assertThat(task.recovery().isRunning()).isTrue();
+    }
+
+    @Test
+    void partitionsOfAttemptsThatStartAfreshAreToldOnce() {
+        ResultPartitionID partition = new ResultPartitionID();
+        network.partitionStartsFresh(partition);
+
+        assertThat(new ClonosNetworkContext().startsFresh(List.of(partition))).as("another TaskManager").isFalse();
+        assertThat(network.startsFresh(List.of(new ResultPartitionID(), partition))).isTrue();
+        assertThat(network.startsFresh(List.of(partition))).as("forgotten once read").isFalse();
+    }
+
+    @Test
     void aReleasedPartitionDropsWhatWaitedForItsTask() {
         ResultPartitionID partition = new ResultPartitionID();
-        CausalTasks.partitionRegistered(partition);
-        CausalTasks.consumerConnected(partition, 0);
-        CausalTasks.partitionReleased(partition);
+        network.causalTasks().partitionRegistered(partition);
+        network.causalTasks().consumerConnected(partition, 0);
+        network.causalTasks().partitionReleased(partition);
 
         CausalTask task = recoveringTask(1);
-        CausalTasks.register(partition, task, 0, 3);
+        network.causalTasks().register(partition, task, 0, 3);
         try {
             assertThat(task.recovery().state()).isEqualTo(State.WAITING_FOR_CONNECTIONS);
         } finally {
-            CausalTasks.unregister(partition);
+            network.causalTasks().unregister(partition);
         }
     }
 }

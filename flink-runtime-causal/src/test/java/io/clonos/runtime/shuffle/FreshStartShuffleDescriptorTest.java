@@ -53,11 +53,17 @@ class FreshStartShuffleDescriptorTest {
     }
 
     @Test
-    void partitionsOfMarkedAttemptsStartFreshOnce() {
-        ResultPartitionID partition = new ResultPartitionID();
-        FreshStarts.partitionStartsFresh(partition);
+    void theShuffleMasterMarksThePartitionsOfMarkedAttemptsOfItsJobsOnly() throws Exception {
+        ClonosShuffleMaster master = new ClonosShuffleMaster(new org.apache.flink.runtime.shuffle.NettyShuffleMaster(
+                new org.apache.flink.runtime.shuffle.ShuffleMasterContextImpl(new org.apache.flink.configuration.Configuration(), error -> {})));
+        org.apache.flink.api.common.JobID job = new org.apache.flink.api.common.JobID();
+        org.apache.flink.runtime.executiongraph.ExecutionAttemptID attempt = org.apache.flink.runtime.executiongraph.ExecutionAttemptID.randomId();
+        master.freshStarts().mark(job, attempt.getExecutionVertexId(), attempt.getAttemptNumber());
 
-        assertThat(FreshStarts.startsFresh(List.of(new ResultPartitionID(), partition))).isTrue();
-        assertThat(FreshStarts.startsFresh(List.of(partition))).as("forgotten once read").isFalse();
+        assertThat(master.freshStarts().isMarked(job, attempt)).isTrue();
+        assertThat(master.freshStarts().isMarked(new org.apache.flink.api.common.JobID(), attempt)).as("another job").isFalse();
+        assertThat(new ClonosShuffleMaster(null).freshStarts().isMarked(job, attempt)).as("another JobManager").isFalse();
+        master.unregisterJob(job);
+        assertThat(master.freshStarts().isMarked(job, attempt)).as("forgotten with its job").isFalse();
     }
 }

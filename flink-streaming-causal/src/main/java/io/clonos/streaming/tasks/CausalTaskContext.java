@@ -19,12 +19,9 @@ import io.clonos.runtime.causal.DeterminantMemory;
 import io.clonos.runtime.causal.HeldCausalLogs;
 import io.clonos.runtime.causal.TaskCausalLog;
 import io.clonos.runtime.configuration.ClonosOptions;
-import io.clonos.runtime.network.CausalTasks;
 import io.clonos.runtime.network.ClonosInputGate;
-import io.clonos.runtime.network.ClonosInputGates;
+import io.clonos.runtime.network.ClonosNetworkContext;
 import io.clonos.runtime.network.SubpartitionLogMetrics;
-import io.clonos.runtime.network.SubpartitionLogs;
-import io.clonos.runtime.shuffle.FreshStarts;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Gauge;
@@ -71,6 +68,8 @@ public final class CausalTaskContext {
     @Nullable private final CausalTimers timers;
 
     private final EpochTracker epochs;
+    /** The Clonos context of the TaskManager that runs the task. */
+    private final ClonosNetworkContext network;
     private final List<ClonosInputGate> gates;
     private final List<ResultPartitionID> partitions = new ArrayList<>();
     private final List<SubpartitionLogMetrics> logMetrics = new ArrayList<>();
@@ -79,8 +78,8 @@ public final class CausalTaskContext {
         this.environment = environment;
         long restored = environment.getTaskStateManager().getRestoreCheckpointId().orElse(ClonosInputGate.NOT_RESTORED);
         this.epochs = EpochTracker.startingAt(restored);
-        this.gates = new ArrayList<>(ClonosInputGates.of(environment.getExecutionId()));
-        gates.sort(java.util.Comparator.comparingInt(ClonosInputGate::getGateIndex));
+        this.network = networkOf(environment);
+        this.gates = ClonosNetworkContext.clonosGates(environment.getAllInputGates());
         for (ClonosInputGate gate : gates) {
             gate.setRestoredCheckpointId(restored);
         }
@@ -89,7 +88,7 @@ public final class CausalTaskContext {
         for (int w = 0; w < writers.length; w++) {
             partitions.add(writers[w].getPartitionId());
             for (int i = 0; i < writers[w].getNumberOfSubpartitions(); i++) {
-                SubpartitionLogMetrics metrics = SubpartitionLogs.metrics(writers[w].getPartitionId(), i);
+                SubpartitionLogMetrics metrics = network.subpartitionLogs().metrics(writers[w].getPartitionId(), i);
                 logMetrics.add(metrics);
                 MetricGroup subpartition = group.addGroup("inFlightLog").addGroup(w + "_" + i);
                 subpartition.gauge("bytes", (Gauge<Long>) metrics::bytes);
@@ -100,7 +99,7 @@ public final class CausalTaskContext {
         // a task the JobManager restarts afresh (every rollback, so every restart with
         // clonos.recovery.mode: global, or at-least-once after lost determinants) has no
         // predecessor's output to reproduce
-        boolean fresh = FreshStarts.startsFresh(partitions);
+        boolean fresh = network.startsFresh(partitions);
         this.causal = createCausalTask(environment, restored, replaysWithDeterminants && !fresh);
         this.timers = causal == null ? null : new CausalTimers(causal);
         if (causal != null) {
@@ -109,6 +108,20 @@ public final class CausalTaskContext {
             group.gauge("determinantMemoryUsed", (Gauge<Long>) () -> causal.log().memory().usedBytes());
             group.gauge("determinantMemoryWaitMs", (Gauge<Long>) () -> causal.log().memory().waitedMillis());
         }
+    }
+
+    /**
+     * The Clonos context of the TaskManager, found through the task's gates and partitions. A task
+     * with neither has nothing in it and gets one of its own.
+     */
+    private static ClonosNetworkContext networkOf(Environment environment) {
+        if (environment.getAllInputGates().length == 0 && environment.getAllWriters().length == 0) {
+            return new ClonosNetworkContext();
+        }
+        return ClonosNetworkContext.of(environment.getAllInputGates(), environment.getAllWriters())
+                .orElseThrow(() -> new IllegalStateException(environment.getTaskInfo().getTaskNameWithSubtasks()
+                        + " is a Clonos task on a TaskManager without Clonos's shuffle service "
+                        + "(shuffle-service-factory.class: io.clonos.runtime.shuffle.ClonosShuffleServiceFactory)"));
     }
 
     /** The context of a task that replays its input by determinants when it recovers. */
@@ -159,7 +172,7 @@ public final class CausalTaskContext {
         for (ResultPartitionWriter writer : writers) {
             ResultPartitionID partition = writer.getPartitionId();
             int first = firstConsumer;
-            CausalTasks.register(partition, task, first, restored);
+            network.causalTasks().register(partition, task, first, restored);
             firstConsumer += writer.getNumberOfSubpartitions();
         }
         LOG.info("{}: causal logging on (DSD {}), recovery {}.", taskName, dsd, recovery.state());
@@ -184,7 +197,7 @@ public final class CausalTaskContext {
     /** The task ends: its partitions no longer need it. */
     public void closed() {
         for (ResultPartitionID partition : partitions) {
-            CausalTasks.unregister(partition);
+            network.causalTasks().unregister(partition);
         }
     }
 
@@ -249,7 +262,7 @@ public final class CausalTaskContext {
 
     /** Whether an output of the task still regenerates its predecessor's stream for a consumer. */
     private boolean regeneratesPredecessorStream() {
-        return partitions.stream().anyMatch(SubpartitionLogs::regeneratesPredecessorStream);
+        return partitions.stream().anyMatch(network.subpartitionLogs()::regeneratesPredecessorStream);
     }
 
     /** A source task takes checkpoint {@code checkpointId} now (task thread, before its barrier). */
@@ -285,7 +298,7 @@ public final class CausalTaskContext {
     /** Checkpoint {@code checkpointId} completed: no consumer will need what was sent before it. */
     public void checkpointCompleted(long checkpointId) {
         for (ResultPartitionID partition : partitions) {
-            SubpartitionLogs.truncateBefore(partition, checkpointId);
+            network.subpartitionLogs().truncateBefore(partition, checkpointId);
         }
         if (causal != null) {
             causal.log().truncateBefore(checkpointId);

@@ -1,0 +1,193 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.scheduler;
+
+import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.configuration.ClonosOptions;
+import io.clonos.runtime.configuration.ClonosOptions.OrphanFallback;
+import io.clonos.runtime.configuration.ClonosOptions.RecoveryMode;
+import io.clonos.runtime.jobgraph.VertexReplay;
+import io.clonos.runtime.network.LocalRecoveryImpossibleException;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.io.network.partition.PartitionNotFoundException;
+import org.apache.flink.runtime.jobgraph.JobVertex;
+import org.apache.flink.util.ExceptionUtils;
+
+import javax.annotation.Nullable;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Which failures Clonos recovers locally, and why not the others; the scheduler only carries the
+ * decisions out. Kept apart from it so that every rule can be tested without a running job, and
+ * so that the reasons the log gives are the rules themselves.
+ *
+ * <p>Two questions. For one failed task, as soon as it fails: can any local recovery cover it
+ * (the job's mode, the job's state, the cause of the failure, the kind of task)? For a batch of
+ * tasks down together, before they are restarted: does a survivor depend on choices of theirs
+ * that nobody holds ({@link ConnectedFailures})? The tasks down together are the batch and the
+ * tasks of earlier local recoveries that may still wait for their determinants: those whose
+ * restored checkpoint is not older than the latest completed one, which they took part in.
+ *
+ * @param <V> how the graph names a task
+ */
+@Internal
+final class LocalFailoverPolicy<V> {
+
+    private final ClonosConfiguration clonos;
+
+    /** Locally restarted tasks with the checkpoint they restored, until a later one completes. */
+    private final Map<V, Long> stillRecovering = new HashMap<>();
+
+    LocalFailoverPolicy(ClonosConfiguration clonos) {
+        this.clonos = clonos;
+    }
+
+    /**
+     * Why a failed task of {@code vertex} cannot be recovered locally; empty if it can.
+     *
+     * @param job the job's state when the failure arrived
+     * @param error the failure, null if unknown
+     */
+    Optional<String> whyNotLocal(JobStatus job, JobVertex vertex, @Nullable Throwable error) {
+        if (clonos.getRecoveryMode() == RecoveryMode.GLOBAL) {
+            return Optional.of("clonos.recovery.mode is global");
+        }
+        if (job != JobStatus.RUNNING) {
+            return Optional.of("the job is " + job);
+        }
+        if (error != null && LocalRecoveryImpossibleException.isCauseOf(error)) {
+            return Optional.of("an upstream task cannot replay what the task needs (" + error.getMessage() + ")");
+        }
+        if (!isClonosTask(vertex)) {
+            return Optional.of("its task " + vertex.getInvokableClassName() + " is not a Clonos task");
+        }
+        Configuration configuration = vertex.getConfiguration();
+        if (configuration.get(ClonosOptions.DETERMINANT_SHARING_DEPTH) != 0) {
+            // with causal logging off (DSD 0) the job asked for at-least-once: such a task restarts alone
+            Optional<String> notReplayable = VertexReplay.whyNotReplayable(configuration);
+            if (notReplayable.isPresent()) {
+                return Optional.of("it cannot be recovered by determinants: " + notReplayable.get());
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Whether a task that cannot be recovered by determinants restarts alone and afresh (at least
+     * once) instead of rolling the job back: the job chose {@code
+     * clonos.recovery.orphan-fallback: at-least-once} and the task failed because determinants it
+     * needs are lost, or because its producer started afresh for that reason. Not when a
+     * producer's partition is gone: restarting would not bring its data back.
+     */
+    boolean restartsAfresh(JobStatus job, JobVertex vertex, @Nullable Throwable error) {
+        return clonos.getOrphanFallback() == OrphanFallback.AT_LEAST_ONCE
+                && clonos.getRecoveryMode() == RecoveryMode.LOCAL
+                && job == JobStatus.RUNNING
+                && error != null
+                && LocalRecoveryImpossibleException.isCauseOf(error)
+                && ExceptionUtils.findThrowable(error, PartitionNotFoundException.class).isEmpty()
+                && isClonosTask(vertex);
+    }
+
+    /**
+     * Whether a rollback is a fallback from local recovery, for the log and the {@code
+     * globalFallbacks} metric: not when the job asked for rollbacks, nor when it was not running.
+     */
+    boolean isFallback(JobStatus job) {
+        return clonos.getRecoveryMode() == RecoveryMode.LOCAL && job == JobStatus.RUNNING;
+    }
+
+    /**
+     * Judges a batch of failed tasks before its restart.
+     *
+     * @param batch the failed tasks to restart together
+     * @param completedCheckpoint the latest completed checkpoint
+     * @param primaries every task of the job but the standbys
+     * @param consumersOf the tasks that read each task's output
+     * @param names a task's name for the log
+     */
+    BatchVerdict<V> judge(
+            Set<V> batch, long completedCheckpoint, Set<V> primaries, Function<V, Collection<V>> consumersOf, Function<V, String> names) {
+        stillRecovering.values().removeIf(restoredFrom -> restoredFrom < completedCheckpoint);
+        Set<V> down = new LinkedHashSet<>(batch);
+        down.addAll(stillRecovering.keySet());
+        ConnectedFailures<V> failures = new ConnectedFailures<>(consumersOf, down);
+        Optional<String> noSurvivor = failures.noSurvivor(primaries);
+        if (noSurvivor.isPresent()) {
+            return BatchVerdict.global(noSurvivor.get());
+        }
+        int depth = clonos.getDeterminantSharingDepth();
+        Map<V, ConnectedFailures.Orphan<V>> orphans = failures.orphans(depth);
+        if (orphans.isEmpty()) {
+            return BatchVerdict.local(Set.of());
+        }
+        String reasons = orphans.entrySet().stream()
+                .map(orphan -> names.apply(orphan.getKey()) + " is an orphan: its output reached "
+                        + names.apply(orphan.getValue().survivor()) + ", which kept running, "
+                        + orphan.getValue().hops() + " hops downstream through failed tasks, and clonos.determinant-sharing-depth " + depth
+                        + " shares its determinants " + depth + " hops")
+                .collect(Collectors.joining("; "));
+        if (clonos.getOrphanFallback() == OrphanFallback.AT_LEAST_ONCE) {
+            return new BatchVerdict<>(null, new LinkedHashSet<>(orphans.keySet()), reasons);
+        }
+        return BatchVerdict.global(reasons);
+    }
+
+    /** The tasks of a batch were restarted locally from {@code checkpoint}. */
+    void restarted(Collection<V> tasks, long checkpoint) {
+        for (V task : tasks) {
+            stillRecovering.put(task, checkpoint);
+        }
+    }
+
+    /** For tests: the tasks counted as still recovering. */
+    Set<V> stillRecovering() {
+        return new HashSet<>(stillRecovering.keySet());
+    }
+
+    private static boolean isClonosTask(JobVertex vertex) {
+        String invokable = vertex.getInvokableClassName();
+        return invokable != null && invokable.startsWith("io.clonos.");
+    }
+
+    /**
+     * The verdict on a batch: local, possibly with orphans that restart afresh (at least once;
+     * those of earlier batches are restarted again with this one), or a global rollback and why.
+     */
+    record BatchVerdict<V>(@Nullable String notLocal, Set<V> restartAfresh, @Nullable String orphanReasons) {
+
+        static <V> BatchVerdict<V> local(Set<V> restartAfresh) {
+            return new BatchVerdict<>(null, restartAfresh, null);
+        }
+
+        static <V> BatchVerdict<V> global(String reason) {
+            return new BatchVerdict<>(reason, Set.of(), null);
+        }
+
+        boolean isLocal() {
+            return notLocal == null;
+        }
+    }
+}
