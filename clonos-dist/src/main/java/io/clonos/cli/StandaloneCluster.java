@@ -13,7 +13,7 @@
 package io.clonos.cli;
 
 import io.clonos.runtime.rest.ClusterRestClient;
-import io.clonos.runtime.configuration.ClonosClusterConfiguration;
+import io.clonos.runtime.entrypoint.ClonosClusterConfiguration;
 import io.clonos.runtime.entrypoint.ClonosSessionClusterEntrypoint;
 import io.clonos.runtime.entrypoint.ClonosTaskManagerRunner;
 

@@ -12,6 +12,8 @@
 
 package io.clonos.nexmark;
 
+import io.clonos.nexmark.stats.Percentiles;
+
 import io.clonos.beam.ClonosPipelineOptions;
 import io.clonos.beam.ClonosRunner;
 import io.clonos.runtime.minicluster.EmbeddedClusters;

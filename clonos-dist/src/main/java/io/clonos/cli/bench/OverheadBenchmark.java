@@ -14,7 +14,6 @@ package io.clonos.cli.bench;
 
 
 import io.clonos.runtime.minicluster.EmbeddedClusters;
-import io.clonos.runtime.causal.TaskCausalLog;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
@@ -141,7 +140,8 @@ public final class OverheadBenchmark {
         if (variant.dsd != null) {
             config.setString("clonos.determinant-sharing-depth", variant.dsd);
         }
-        long determinantBytesBefore = TaskCausalLog.appendedInThisJvm();
+        DeterminantBytesReporter.configure(config);
+        long determinantBytesBefore = DeterminantBytesReporter.endedTasksBytes();
         try (MiniCluster cluster = EmbeddedClusters.start(variant != Variant.FLINK, config, 2, settings.parallelism)) {
             JobID job =
                     cluster.submitJob(SyntheticJob.build(settings.records, 0, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs, false))
@@ -151,7 +151,8 @@ public final class OverheadBenchmark {
                 throw new IllegalStateException("The " + variant.label + " run failed");
             }
         }
-        long determinantBytes = TaskCausalLog.appendedInThisJvm() - determinantBytesBefore;
+        // the cluster is closed: every task ended and reported
+        long determinantBytes = DeterminantBytesReporter.endedTasksBytes() - determinantBytesBefore;
         long[] latencies = SyntheticJob.RECEIVED.stream().mapToLong(r -> r[3] - r[2]).sorted().toArray();
         long first = SyntheticJob.RECEIVED.stream().mapToLong(r -> r[2]).min().orElse(0);
         long last = SyntheticJob.RECEIVED.stream().mapToLong(r -> r[3]).max().orElse(1);

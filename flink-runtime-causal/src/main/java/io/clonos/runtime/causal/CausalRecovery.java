@@ -12,7 +12,6 @@
 
 package io.clonos.runtime.causal;
 
-import io.clonos.runtime.network.LocalRecoveryImpossibleException;
 
 import org.apache.flink.annotation.Internal;
 
@@ -82,6 +81,8 @@ public final class CausalRecovery {
     private final long restoredEpoch;
     private final int consumers;
     private final long deadlineNanos;
+    /** Wakes the task when a deadline passes; null for a task that does not recover. */
+    @Nullable private final RecoveryDeadlines deadlines;
     private final long timeoutNanos;
 
     /** When the replay last moved on; a replay stuck for the timeout falls back. */
@@ -133,28 +134,32 @@ public final class CausalRecovery {
     /** The determinant replayed last, for the diagnosis of a stalled replay. */
     @Nullable private volatile Determinant lastReplayed;
 
-    private CausalRecovery(String taskName, CausalLogId logId, long restoredEpoch, int consumers, Duration timeout, State initial) {
+    private CausalRecovery(
+            String taskName, CausalLogId logId, long restoredEpoch, int consumers, Duration timeout, @Nullable RecoveryDeadlines deadlines, State initial) {
         this.taskName = taskName;
         this.logId = logId;
         this.restoredEpoch = restoredEpoch;
         this.consumers = consumers;
         this.deadlineNanos = System.nanoTime() + timeout.toNanos();
         this.timeoutNanos = timeout.toNanos();
+        this.deadlines = deadlines;
         this.state = initial;
         this.replayEpoch = restoredEpoch;
     }
 
     /** A task that starts fresh: nothing to replay. */
     public static CausalRecovery notRecovering(String taskName, CausalLogId logId) {
-        return new CausalRecovery(taskName, logId, 0, 0, Duration.ZERO, State.RUNNING);
+        return new CausalRecovery(taskName, logId, 0, 0, Duration.ZERO, null, State.RUNNING);
     }
 
     /**
      * A new attempt of a task restored from epoch {@code restoredEpoch}, whose output has {@code
-     * consumers} subpartitions; it waits at most {@code timeout} for their answers.
+     * consumers} subpartitions; it waits at most {@code timeout} for their answers, and {@code
+     * deadlines} wakes it when the time is up.
      */
-    public static CausalRecovery recovering(String taskName, CausalLogId logId, long restoredEpoch, int consumers, Duration timeout) {
-        CausalRecovery recovery = new CausalRecovery(taskName, logId, restoredEpoch, consumers, timeout, State.WAITING_FOR_CONNECTIONS);
+    public static CausalRecovery recovering(
+            String taskName, CausalLogId logId, long restoredEpoch, int consumers, Duration timeout, RecoveryDeadlines deadlines) {
+        CausalRecovery recovery = new CausalRecovery(taskName, logId, restoredEpoch, consumers, timeout, deadlines, State.WAITING_FOR_CONNECTIONS);
         if (consumers == 0) {
             // a sink: nobody downstream holds its determinants; it replays its input in any order
             recovery.state = State.RUNNING;
@@ -330,10 +335,10 @@ public final class CausalRecovery {
         if (stateChanged == null) {
             stateChanged = new CompletableFuture<>();
         }
-        if (state != State.RUNNING && timeoutNanos > 0 && !watchScheduled) {
+        if (state != State.RUNNING && timeoutNanos > 0 && deadlines != null && !watchScheduled) {
             watchScheduled = true;
             long deadline = isWaiting() ? deadlineNanos : progressNanos + timeoutNanos;
-            RecoveryDeadlines.wakeAfter(Math.max(0, deadline - System.nanoTime()) + 1_000_000, TimeUnit.NANOSECONDS, this::wake);
+            deadlines.wakeAfter(Math.max(0, deadline - System.nanoTime()) + 1_000_000, TimeUnit.NANOSECONDS, this::wake);
         }
         return stateChanged;
     }

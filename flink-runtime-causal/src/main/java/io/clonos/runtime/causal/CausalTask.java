@@ -12,7 +12,6 @@
 
 package io.clonos.runtime.causal;
 
-import io.clonos.runtime.network.LocalRecoveryImpossibleException;
 
 import org.apache.flink.annotation.Internal;
 

@@ -21,23 +21,46 @@ import java.util.concurrent.TimeUnit;
 /**
  * Wakes tasks that wait for something with a deadline (a producer to come back, consumers to
  * answer, a replay to move on), so that a task idle in its mailbox notices the deadline passed and
- * falls back instead of waiting forever. One daemon thread for the whole TaskManager.
+ * falls back instead of waiting forever. One daemon thread per TaskManager, started when a task
+ * first waits and stopped with the TaskManager's network ({@link #close}).
  */
 @Internal
-public final class RecoveryDeadlines {
+public final class RecoveryDeadlines implements AutoCloseable {
 
-    private static final ScheduledExecutorService TIMER =
-            Executors.newSingleThreadScheduledExecutor(
-                    runnable -> {
-                        Thread thread = new Thread(runnable, "clonos-recovery-deadlines");
-                        thread.setDaemon(true);
-                        return thread;
-                    });
+    private final String owner;
+    private ScheduledExecutorService timer;
+    private boolean closed;
 
-    private RecoveryDeadlines() {}
+    /** @param owner names the thread, e.g. the TaskManager's */
+    public RecoveryDeadlines(String owner) {
+        this.owner = owner;
+    }
 
     /** Runs {@code wake} (which must be quick: it completes a future) after the delay. */
-    public static void wakeAfter(long delay, TimeUnit unit, Runnable wake) {
-        TIMER.schedule(wake, delay, unit);
+    public void wakeAfter(long delay, TimeUnit unit, Runnable wake) {
+        ScheduledExecutorService current;
+        synchronized (this) {
+            if (closed) {
+                // the TaskManager shuts down: nothing waits any more
+                return;
+            }
+            if (timer == null) {
+                timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
+                    Thread thread = new Thread(runnable, "clonos-recovery-deadlines (" + owner + ")");
+                    thread.setDaemon(true);
+                    return thread;
+                });
+            }
+            current = timer;
+        }
+        current.schedule(wake, delay, unit);
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        if (timer != null) {
+            timer.shutdownNow();
+        }
     }
 }

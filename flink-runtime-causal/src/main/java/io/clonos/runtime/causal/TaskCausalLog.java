@@ -21,7 +21,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The causal log of a task's main thread: the determinants of everything nondeterministic the
@@ -54,12 +53,6 @@ public final class TaskCausalLog {
     /** The epoch whose log ran out of memory and ends in an {@link Determinant.Overflow}. */
     @GuardedBy("this")
     private long overflowedEpoch = Long.MIN_VALUE;
-
-    /**
-     * Determinant bytes appended by every task of this JVM since it started: for benchmarks on the
-     * embedded cluster, which run all tasks in one JVM. Per-task figures are the metrics.
-     */
-    private static final LongAdder APPENDED_IN_JVM = new LongAdder();
 
     /** Encoding buffer, used by the task thread only. */
     private final ByteArrayOutputStream scratch = new ByteArrayOutputStream(32);
@@ -117,12 +110,6 @@ public final class TaskCausalLog {
             totalBytes += encoded.length;
             retainedBytes += encoded.length;
         }
-        APPENDED_IN_JVM.add(encoded.length);
-    }
-
-    /** Determinant bytes all tasks of this JVM appended so far (see {@link #APPENDED_IN_JVM}). */
-    public static long appendedInThisJvm() {
-        return APPENDED_IN_JVM.sum();
     }
 
     /** The task took checkpoint {@code epoch}: what it does from now on belongs to that epoch. */

@@ -45,7 +45,7 @@ public final class ClonosConfiguration implements Serializable {
     private static final long serialVersionUID = 1L;
 
     private static final Set<String> KNOWN_KEYS =
-            ClonosOptions.all().stream().map(ConfigOption::key).collect(Collectors.toSet());
+            ClonosOptions.all().stream().map(ConfigOption::key).collect(Collectors.toUnmodifiableSet());
 
     private final int determinantSharingDepth;
     private final MemorySize determinantMemory;

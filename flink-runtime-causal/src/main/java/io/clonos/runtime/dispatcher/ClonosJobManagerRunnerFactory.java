@@ -13,7 +13,6 @@
 package io.clonos.runtime.dispatcher;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
-import io.clonos.runtime.jobgraph.JobGraphRewriters;
 import io.clonos.runtime.scheduler.ClonosSchedulerFactory;
 
 import org.apache.flink.annotation.Internal;

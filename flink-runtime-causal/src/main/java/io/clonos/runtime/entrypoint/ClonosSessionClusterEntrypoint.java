@@ -12,7 +12,6 @@
 
 package io.clonos.runtime.entrypoint;
 
-import io.clonos.runtime.configuration.ClonosClusterConfiguration;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;

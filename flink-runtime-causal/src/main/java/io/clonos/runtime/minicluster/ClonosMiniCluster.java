@@ -12,7 +12,7 @@
 
 package io.clonos.runtime.minicluster;
 
-import io.clonos.runtime.configuration.ClonosClusterConfiguration;
+import io.clonos.runtime.entrypoint.ClonosClusterConfiguration;
 import io.clonos.runtime.entrypoint.ClonosClusterComponents;
 
 import org.apache.flink.annotation.PublicEvolving;

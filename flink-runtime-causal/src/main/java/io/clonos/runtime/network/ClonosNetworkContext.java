@@ -12,6 +12,8 @@
 
 package io.clonos.runtime.network;
 
+import io.clonos.runtime.causal.RecoveryDeadlines;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
 import org.apache.flink.runtime.io.network.partition.ClonosPartitionPatch;
@@ -43,9 +45,20 @@ public final class ClonosNetworkContext {
     private final SubpartitionLogs subpartitionLogs = new SubpartitionLogs();
     private final CausalTasks causalTasks = new CausalTasks(subpartitionLogs);
     private final ClonosInputGates inputGates = new ClonosInputGates();
+    private final RecoveryDeadlines deadlines;
 
     /** Partitions deployed here whose producing attempt starts afresh, until its task asks. */
     private final Set<ResultPartitionID> freshPartitions = ConcurrentHashMap.newKeySet();
+
+    /** @param owner names the TaskManager, for the names of its threads */
+    public ClonosNetworkContext(String owner) {
+        this.deadlines = new RecoveryDeadlines(owner);
+    }
+
+    /** What wakes this TaskManager's recovering tasks when a deadline passes. */
+    public RecoveryDeadlines deadlines() {
+        return deadlines;
+    }
 
     public CausalTasks causalTasks() {
         return causalTasks;
@@ -79,6 +92,7 @@ public final class ClonosNetworkContext {
         causalTasks.clear();
         subpartitionLogs.clear();
         inputGates.clear();
+        deadlines.close();
     }
 
     /**

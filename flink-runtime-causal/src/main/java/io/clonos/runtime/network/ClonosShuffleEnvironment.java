@@ -12,7 +12,6 @@
 
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.shuffle.FreshStartShuffleDescriptor;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.MetricGroup;

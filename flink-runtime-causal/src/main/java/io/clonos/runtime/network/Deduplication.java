@@ -12,6 +12,8 @@
 
 package io.clonos.runtime.network;
 
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
 

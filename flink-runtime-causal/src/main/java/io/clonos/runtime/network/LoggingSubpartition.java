@@ -12,6 +12,8 @@
 
 package io.clonos.runtime.network;
 
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
+
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.inflightlog.InFlightLog;
 import io.clonos.runtime.inflightlog.InFlightLogUnavailableException;

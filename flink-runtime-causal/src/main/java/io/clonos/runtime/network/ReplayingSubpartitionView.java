@@ -12,6 +12,8 @@
 
 package io.clonos.runtime.network;
 
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
+
 import io.clonos.runtime.causal.CausalLogDelta;
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.HeldCausalLogs;

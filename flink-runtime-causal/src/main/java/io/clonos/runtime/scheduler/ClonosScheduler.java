@@ -13,7 +13,6 @@
 package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
-import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.shuffle.ClonosShuffleMaster;
 import io.clonos.runtime.shuffle.FreshStarts;
 import io.clonos.runtime.standby.StandbyActivations;
@@ -73,7 +72,6 @@ import org.slf4j.Logger;
 
 import javax.annotation.Nullable;
 
-import java.util.Optional;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -118,15 +116,8 @@ public class ClonosScheduler extends DefaultScheduler {
     private final Counter globalFallbacks;
     private final StandbyManager standbys;
     private final StandbyActivations activations;
-    private final Set<org.apache.flink.runtime.clusterframework.types.AllocationID> movingSlots = new HashSet<>();
-
-    /** How long a standby that failed or found no slot waits before it is tried again. */
-    private static final java.time.Duration STANDBY_RETRY = java.time.Duration.ofSeconds(10);
-    /** How long a standby that moves off its primary's TaskManager waits for a new slot. */
-    private static final java.time.Duration SPARE_SLOT_TIMEOUT = java.time.Duration.ofSeconds(10);
-    /** How long new standbys wait after the replacements that made room for them are deployed. */
-    private static final java.time.Duration STANDBY_PROVISION_DELAY = java.time.Duration.ofSeconds(1);
-    private final Map<ExecutionVertexID, Integer> standbyMoves = new HashMap<>();
+    /** Where replacements find their standbys, and where standbys go. */
+    private final StandbyCoordination standbyCoordination;
 
     /** Which failures recover locally, and why not the others. */
     private final LocalFailoverPolicy<ExecutionVertexID> policy;
@@ -135,8 +126,6 @@ public class ClonosScheduler extends DefaultScheduler {
 
     /** Failed vertices waiting for the restart of the current batch, with their versions. */
     private final Map<ExecutionVertexID, ExecutionVertexVersion> pendingRestart = new HashMap<>();
-    /** When the pending batch stops waiting for standbys' transfers (System.nanoTime), -1 if it does not wait. */
-    private long transferWaitDeadline = -1;
 
     ClonosScheduler(
             ClonosConfiguration clonos,
@@ -207,8 +196,9 @@ public class ClonosScheduler extends DefaultScheduler {
         this.globalFallbacks = metrics.counter("globalFallbacks");
         this.standbys = new StandbyManager(this::getExecutionGraph, metrics, log);
         this.activations = standbyActivations;
+        this.standbyCoordination = new StandbyCoordination(clonos, standbys, standbyActivations, new StandbyScheduling(), log);
         standbys.onFetched(() -> {
-            if (transferWaitDeadline >= 0) {
+            if (standbyCoordination.isWaitingForTransfers()) {
                 getMainThreadExecutor().execute(this::restartPendingBatch);
             }
         });
@@ -230,7 +220,7 @@ public class ClonosScheduler extends DefaultScheduler {
     @Override
     protected void handleTaskFailure(Execution failedExecution, @Nullable Throwable error) {
         if (getExecutionGraph().getState() == JobStatus.RUNNING && StandbyVertices.primaryOf(failedExecution.getVertex().getJobVertex().getJobVertex()).isPresent()) {
-            retryStandby(failedExecution, error);
+            standbyCoordination.standbyFailed(failedExecution, error);
             return;
         }
         JobStatus job = getExecutionGraph().getState();
@@ -279,19 +269,6 @@ public class ClonosScheduler extends DefaultScheduler {
         getMainThreadExecutor().schedule(this::restartPendingBatch, Math.max(result.getRestartDelayMS(), 0), TimeUnit.MILLISECONDS);
     }
 
-    /**
-     * A standby that failed, or found no slot (a cluster without room for standbys): the job runs
-     * without it, and it is tried again after {@link #STANDBY_RETRY}. Not a failure of the job: the
-     * restart strategy does not count it.
-     */
-    private void retryStandby(Execution failed, @Nullable Throwable error) {
-        ExecutionVertexID id = failed.getVertex().getID();
-        log.warn("{} cannot stand by ({}); the job runs without it, and it is tried again in {} s.",
-                failed.getVertex().getTaskNameWithSubtaskIndex(), error == null ? "unknown cause" : error.toString(), STANDBY_RETRY.toSeconds());
-        Set<ExecutionVertexVersion> versions = new HashSet<>(executionVertexVersioner.recordVertexModifications(Set.of(id)).values());
-        getMainThreadExecutor().schedule(() -> redeployStandbys(versions), STANDBY_RETRY.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
     private void fallBack(String reason, Execution failedExecution, @Nullable Throwable error) {
         if (policy.isFallback(getExecutionGraph().getState())) {
             globalFallbacks.inc();
@@ -330,19 +307,7 @@ public class ClonosScheduler extends DefaultScheduler {
         if (updated && (transition.getExecutionState() == ExecutionState.FINISHED || transition.getExecutionState() == ExecutionState.RUNNING)) {
             Execution execution = getExecutionGraph().getRegisteredExecutions().get(transition.getID());
             if (execution != null) {
-                standbys.taskFinishedOrStarted(execution.getVertex());
-                if (transition.getExecutionState() == ExecutionState.RUNNING) {
-                    activations.running(execution.getAttemptId());
-                    if (clonos.getStandbyPlacement() == ClonosOptions.StandbyPlacement.SPREAD) {
-                        List<ExecutionVertex> coLocated = standbys.coLocatedStandbys(execution.getVertex());
-                        if (execution.getAttemptNumber() > 0 && !coLocated.isEmpty()) {
-                            // a replacement next to its standby (an activation): it recovers first
-                            provisionStandbysLater(() -> coLocated.forEach(this::moveStandby));
-                        } else {
-                            coLocated.forEach(this::moveStandby);
-                        }
-                    }
-                }
+                standbyCoordination.attemptReached(execution, transition.getExecutionState());
             }
         }
         return updated;
@@ -391,7 +356,7 @@ public class ClonosScheduler extends DefaultScheduler {
     private void restartPendingBatch() {
         Set<ExecutionVertexVersion> versions = new HashSet<>(pendingRestart.values());
         Set<ExecutionVertexID> batch = new HashSet<>(executionVertexVersioner.getUnmodifiedExecutionVertices(versions));
-        if (!batch.isEmpty() && getExecutionGraph().getState() == JobStatus.RUNNING && awaitingStandbyTransfers(batch)) {
+        if (!batch.isEmpty() && getExecutionGraph().getState() == JobStatus.RUNNING && standbyCoordination.awaitingTransfers(batch, this::restartPendingBatch)) {
             return;
         }
         pendingRestart.clear();
@@ -408,7 +373,7 @@ public class ClonosScheduler extends DefaultScheduler {
         }
         restartOrphansAfresh(verdict, batch, versions);
         // standbys to activate, and the standbys whose slot their replacements take
-        Set<ExecutionVertexID> displaced = planStandbyActivations(batch);
+        Set<ExecutionVertexID> displaced = standbyCoordination.planActivations(batch);
         Set<ExecutionVertexVersion> displacedVersions = new HashSet<>(executionVertexVersioner.recordVertexModifications(displaced).values());
         List<CompletableFuture<?>> gone = new ArrayList<>();
         for (ExecutionVertexID id : batch) {
@@ -434,7 +399,7 @@ public class ClonosScheduler extends DefaultScheduler {
                                         started.add(CompletableFuture.anyOf(replacement.getInitializingOrRunningFuture(), replacement.getTerminalStateFuture()));
                                     }
                                     FutureUtils.combineAll(started).whenCompleteAsync(
-                                            (replacements, notStarted) -> provisionStandbysLater(() -> redeployStandbys(displacedVersions)), getMainThreadExecutor());
+                                            (replacements, notStarted) -> standbyCoordination.provisionLater(() -> redeployStandbys(displacedVersions)), getMainThreadExecutor());
                                 }
                             } catch (Throwable t) {
                                 log.error("Local recovery failed; falling back to Flink's restart.", t);
@@ -496,53 +461,6 @@ public class ClonosScheduler extends DefaultScheduler {
         return ids.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList());
     }
 
-    /**
-     * Whether the batch waits for standbys that are fetching the checkpoint it restores, up to
-     * {@code clonos.standby.transfer-wait} from its first call: a standby that finishes its
-     * transfer saves its replacement reading those files from checkpoint storage. Called again
-     * when a standby reports its copies and when the wait is over.
-     */
-    private boolean awaitingStandbyTransfers(Set<ExecutionVertexID> batch) {
-        long latest = standbys.latestCheckpoint().map(CompletedCheckpoint::getCheckpointID).orElse(-1L);
-        List<ExecutionVertexID> fetching = batch.stream()
-                .filter(id -> latest >= 0 && standbys.fetching(getExecutionVertex(id), latest))
-                .collect(Collectors.toList());
-        long wait = clonos.getStandbyTransferWait().toMillis();
-        if (fetching.isEmpty() || wait == 0) {
-            transferWaitDeadline = -1;
-            return false;
-        }
-        long now = System.nanoTime();
-        if (transferWaitDeadline < 0) {
-            transferWaitDeadline = now + TimeUnit.MILLISECONDS.toNanos(wait);
-            log.info("The replacements of {} wait up to {} ms for their standbys to finish fetching checkpoint {} (clonos.standby.transfer-wait).",
-                    names(fetching), wait, latest);
-            long deadline = transferWaitDeadline;
-            getMainThreadExecutor().schedule(() -> {
-                if (transferWaitDeadline == deadline) {
-                    restartPendingBatch();
-                }
-            }, wait, TimeUnit.MILLISECONDS);
-            return true;
-        }
-        if (now < transferWaitDeadline) {
-            return true;
-        }
-        transferWaitDeadline = -1;
-        log.warn("The standbys of {} did not finish fetching checkpoint {} within {} ms (clonos.standby.transfer-wait): their replacements read the rest from checkpoint storage.",
-                names(fetching), latest, wait);
-        return false;
-    }
-
-    /**
-     * Runs {@code provision} (deploying or moving standbys) {@link #STANDBY_PROVISION_DELAY} from
-     * now: after an activation, the replacements' recovery has the JobManager and the
-     * TaskManagers to itself first.
-     */
-    private void provisionStandbysLater(Runnable provision) {
-        getMainThreadExecutor().schedule(provision, STANDBY_PROVISION_DELAY.toMillis(), TimeUnit.MILLISECONDS);
-    }
-
     /** Deploys new standbys for the ones whose slots activated standbys' replacements took. */
     private void redeployStandbys(Set<ExecutionVertexVersion> versions) {
         Set<ExecutionVertexID> standbyIds = executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
@@ -598,109 +516,6 @@ public class ClonosScheduler extends DefaultScheduler {
     }
 
     /**
-     * Moves a standby off its primary's TaskManager ({@code clonos.standby.placement: spread}),
-     * with the standbys that share its slot. Flink has no anti-affinity, so the slot is got first:
-     * a new one from the ResourceManager, asked for while the standbys still hold theirs (a
-     * request made after would be handed the slot they just freed). If it lies on another
-     * TaskManager, the standbys are cancelled and their new attempts' slot request prefers that
-     * TaskManager; if the ResourceManager has none elsewhere, they move to a free slot of the
-     * job's elsewhere if there is one. After two tries a standby stays, and the log says so. Not a
-     * failure: the restart strategy does not count it.
-     */
-    private void moveStandby(ExecutionVertex standby) {
-        Execution current = standby.getCurrentExecutionAttempt();
-        org.apache.flink.runtime.clusterframework.types.AllocationID slot = current.getAssignedAllocationID();
-        if (slot == null || !movingSlots.add(slot)) {
-            return;
-        }
-        if (standbyMoves.getOrDefault(standby.getID(), 0) >= 2) {
-            log.warn("{} runs on the same TaskManager as its primary and no other TaskManager took it (clonos.standby.placement: spread); "
-                    + "losing that TaskManager loses both.", standby.getTaskNameWithSubtaskIndex());
-            return;
-        }
-        Set<ExecutionVertexID> moved = new HashSet<>();
-        Set<org.apache.flink.runtime.clusterframework.types.ResourceID> avoid = new HashSet<>();
-        for (ExecutionVertex vertex : getExecutionGraph().getAllExecutionVertices()) {
-            Execution execution = vertex.getCurrentExecutionAttempt();
-            if (slot.equals(execution.getAssignedAllocationID()) && !execution.getState().isTerminal()) {
-                moved.add(vertex.getID());
-                standbyMoves.merge(vertex.getID(), 1, Integer::sum);
-                standbys.primaryOf(vertex)
-                        .map(primary -> primary.getCurrentExecutionAttempt().getAssignedResourceLocation())
-                        .ifPresent(location -> avoid.add(location.getResourceID()));
-            }
-        }
-        List<org.apache.flink.runtime.taskmanager.TaskManagerLocation> others = IterableUtils.toStream(getExecutionGraph().getAllExecutionVertices())
-                .map(v -> v.getCurrentExecutionAttempt().getAssignedResourceLocation())
-                .filter(location -> location != null && !avoid.contains(location.getResourceID()))
-                .distinct()
-                .collect(Collectors.toList());
-        Set<ExecutionVertexVersion> versions = new HashSet<>(executionVertexVersioner.recordVertexModifications(moved).values());
-        activations.spareSlot(avoid, SPARE_SLOT_TIMEOUT).whenCompleteAsync((spare, noSpare) -> {
-            Set<ExecutionVertexID> stillThere = executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
-            if (stillThere.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
-                movingSlots.remove(slot);
-                return;
-            }
-            List<org.apache.flink.runtime.taskmanager.TaskManagerLocation> targets = spare != null && spare.isPresent() ? List.of(spare.get()) : others;
-            log.info("Moving {} off the TaskManagers of their primaries (clonos.standby.placement: spread), to {}.",
-                    names(stillThere),
-                    spare != null && spare.isPresent() ? "a new slot on " + spare.get() : "a free slot of the job's elsewhere, if there is one (the ResourceManager offered none elsewhere)");
-            List<CompletableFuture<?>> gone = new ArrayList<>();
-            for (ExecutionVertexID id : stillThere) {
-                gone.add(cancelExecution(getExecutionVertex(id).getCurrentExecutionAttempt()));
-            }
-            FutureUtils.combineAll(gone).whenCompleteAsync((ignored, failure) -> {
-                movingSlots.remove(slot);
-                activations.steer(slot, targets);
-                try {
-                    redeployStandbys(versions);
-                } finally {
-                    activations.unsteer(slot);
-                }
-            }, getMainThreadExecutor());
-        }, getMainThreadExecutor());
-    }
-
-    /**
-     * Failed subtasks whose standbys hold copies of their state are to be deployed where the copies
-     * are. A free slot of the job's on the standby's TaskManager takes the replacement at once;
-     * where the TaskManager has too few, the replacements take the standbys' slots: returns the
-     * standbys running in those, which make room (their copies stay until the next standby of
-     * their subtask holds a checkpoint). A standby that did not make room is moved off its new
-     * primary's TaskManager once that runs, like any co-located standby.
-     */
-    private Set<ExecutionVertexID> planStandbyActivations(Set<ExecutionVertexID> batch) {
-        Map<org.apache.flink.runtime.clusterframework.types.ResourceID, Set<org.apache.flink.runtime.clusterframework.types.AllocationID>> standbySlots = new HashMap<>();
-        Map<org.apache.flink.runtime.clusterframework.types.ResourceID, Set<org.apache.flink.runtime.clusterframework.types.AllocationID>> requests = new HashMap<>();
-        for (ExecutionVertexID id : batch) {
-            ExecutionVertex vertex = getExecutionVertex(id);
-            standbys.activationFor(vertex).ifPresent(standby -> {
-                Optional<org.apache.flink.runtime.clusterframework.types.AllocationID> prior = vertex.findLastAllocation();
-                activations.plan(id, prior.map(List::of).orElse(List.of()), standby.location(), standby.held());
-                org.apache.flink.runtime.clusterframework.types.ResourceID taskManager = standby.location().getResourceID();
-                standbySlots.computeIfAbsent(taskManager, tm -> new HashSet<>()).add(standby.slot());
-                // the batch's subtasks that shared a slot share their replacement's slot request
-                requests.computeIfAbsent(taskManager, tm -> new HashSet<>()).add(prior.orElseGet(org.apache.flink.runtime.clusterframework.types.AllocationID::new));
-            });
-        }
-        Set<org.apache.flink.runtime.clusterframework.types.AllocationID> slots = new HashSet<>();
-        standbySlots.forEach((taskManager, taken) -> {
-            if (activations.freeSlotsOn(taskManager) < requests.get(taskManager).size()) {
-                slots.addAll(taken);
-            }
-        });
-        Set<ExecutionVertexID> displaced = new HashSet<>();
-        for (ExecutionVertex vertex : getExecutionGraph().getAllExecutionVertices()) {
-            Execution execution = vertex.getCurrentExecutionAttempt();
-            if (!batch.contains(vertex.getID()) && !execution.getState().isTerminal() && slots.contains(execution.getAssignedAllocationID())) {
-                displaced.add(vertex.getID());
-            }
-        }
-        return displaced;
-    }
-
-    /**
      * Restores the latest completed checkpoint to the new attempts of {@code batch}. Flink's state
      * assignment must see every job vertex but the standbys (it looks at each vertex's neighbours; standbys have none, and no state), and it assigns
      * state to every current attempt; the running attempts get back what they had, since they
@@ -739,5 +554,38 @@ public class ClonosScheduler extends DefaultScheduler {
             }
         }
         return restored.orElse(OperatorCoordinator.NO_CHECKPOINT);
+    }
+
+    /** The scheduler as the standby coordination sees it. */
+    private final class StandbyScheduling implements StandbyCoordination.Scheduling {
+        @Override
+        public org.apache.flink.runtime.executiongraph.ExecutionGraph graph() {
+            return getExecutionGraph();
+        }
+
+        @Override
+        public ExecutionVertex vertex(ExecutionVertexID id) {
+            return getExecutionVertex(id);
+        }
+
+        @Override
+        public ComponentMainThreadExecutor mainThread() {
+            return getMainThreadExecutor();
+        }
+
+        @Override
+        public ExecutionVertexVersioner versioner() {
+            return executionVertexVersioner;
+        }
+
+        @Override
+        public CompletableFuture<?> cancel(Execution execution) {
+            return cancelExecution(execution);
+        }
+
+        @Override
+        public void redeployStandbys(Set<ExecutionVertexVersion> versions) {
+            ClonosScheduler.this.redeployStandbys(versions);
+        }
     }
 }

@@ -17,7 +17,7 @@ import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.configuration.ClonosOptions.OrphanFallback;
 import io.clonos.runtime.configuration.ClonosOptions.RecoveryMode;
 import io.clonos.runtime.jobgraph.VertexReplay;
-import io.clonos.runtime.network.LocalRecoveryImpossibleException;
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobStatus;

@@ -72,7 +72,7 @@ public class ClonosShuffleServiceFactory
                         context.getNetworkMemorySize(),
                         context.isLocalCommunicationOnly(),
                         context.getHostAddress());
-        ClonosNetworkContext clonosContext = new ClonosNetworkContext();
+        ClonosNetworkContext clonosContext = new ClonosNetworkContext("TaskManager " + context.getTaskExecutorResourceId());
         ClonosResultPartitionManager partitionManager =
                 new ClonosResultPartitionManager(clonosContext, clonos.getInFlightLogMemory().getBytes());
         // consumers' answers to a recovering producer must not be lost before it subscribes

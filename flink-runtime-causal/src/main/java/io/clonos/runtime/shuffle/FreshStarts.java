@@ -11,6 +11,8 @@
  */
 package io.clonos.runtime.shuffle;
 
+import io.clonos.runtime.network.FreshStartShuffleDescriptor;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;

@@ -13,7 +13,6 @@
 package io.clonos.runtime.causal;
 
 import io.clonos.runtime.causal.CausalRecovery.State;
-import io.clonos.runtime.network.LocalRecoveryImpossibleException;
 
 import org.junit.jupiter.api.Test;
 
@@ -52,12 +51,12 @@ class CausalRecoveryTest {
 
     @Test
     void aSinkHasNobodyToWaitFor() {
-        assertThat(CausalRecovery.recovering("sink", LOG, 3, 0, TIMEOUT).state()).isEqualTo(State.RUNNING);
+        assertThat(CausalRecovery.recovering("sink", LOG, 3, 0, TIMEOUT, TestDeadlines.INSTANCE).state()).isEqualTo(State.RUNNING);
     }
 
     @Test
     void waitsForConnectionsThenForDeterminantsThenReplaysThenRuns() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 2, TIMEOUT);
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 2, TIMEOUT, TestDeadlines.INSTANCE);
         CompletableFuture<Void> changed = recovery.changed();
         assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_CONNECTIONS);
         assertThat(recovery.isWaiting()).isTrue();
@@ -96,7 +95,7 @@ class CausalRecoveryTest {
 
     @Test
     void allAnswersBeforeTheLastConnectionStartTheReplay() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 2, TIMEOUT);
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 2, TIMEOUT, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, logged(5, new Determinant.Timestamp(1)), () -> {});
         assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_CONNECTIONS);
         recovery.determinantsReceived(1, List.of(), () -> {});
@@ -108,14 +107,14 @@ class CausalRecoveryTest {
 
     @Test
     void nothingToReplayMeansRunningRightAway() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, TIMEOUT);
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, TIMEOUT, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, List.of(), () -> {});
         assertThat(recovery.state()).isEqualTo(State.RUNNING);
     }
 
     @Test
     void answersMergeAndOnlyTheRestoredEpochOnIsReplayed() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 6, 2, TIMEOUT);
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 6, 2, TIMEOUT, TestDeadlines.INSTANCE);
         List<SharedDelta> longer = new ArrayList<>(logged(5, new Determinant.RandomSeed(1)));
         longer.addAll(logged(6, new Determinant.Order(0, 10), new Determinant.Order(1, 0), new Determinant.Timestamp(7)));
         List<SharedDelta> shorter = logged(6, new Determinant.Order(0, 10));
@@ -131,7 +130,7 @@ class CausalRecoveryTest {
 
     @Test
     void theReplayFollowsEpochsAsTheTaskTakesCheckpoints() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT);
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT, TestDeadlines.INSTANCE);
         List<SharedDelta> deltas = new ArrayList<>(logged(1, new Determinant.Timestamp(1)));
         deltas.addAll(logged(2, new Determinant.Timestamp(2)));
         recovery.determinantsReceived(0, deltas, () -> {});
@@ -148,7 +147,7 @@ class CausalRecoveryTest {
 
     @Test
     void aCheckpointWithDeterminantsLeftIsDivergence() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT);
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT, TestDeadlines.INSTANCE);
         List<SharedDelta> deltas = new ArrayList<>(logged(1, new Determinant.Timestamp(1), new Determinant.Timestamp(2)));
         deltas.addAll(logged(2, new Determinant.Timestamp(3)));
         recovery.determinantsReceived(0, deltas, () -> {});
@@ -158,14 +157,14 @@ class CausalRecoveryTest {
 
     @Test
     void askingForAnotherKindIsDivergence() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT);
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, logged(1, new Determinant.Order(2, 0)), () -> {});
         assertThatThrownBy(() -> recovery.next(Determinant.Timestamp.class)).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("Order");
     }
 
     @Test
     void contradictingAnswersFallBack() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, TIMEOUT);
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, TIMEOUT, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, logged(1, new Determinant.Timestamp(1)), () -> {});
         recovery.determinantsReceived(1, logged(1, new Determinant.Timestamp(2)), () -> {});
         assertThat(recovery.state()).isEqualTo(State.REPLAYING);
@@ -174,14 +173,14 @@ class CausalRecoveryTest {
 
     @Test
     void consumersThatDoNotAnswerInTimeFallBack() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, Duration.ZERO);
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, Duration.ZERO, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, List.of(), () -> {});
         assertThatThrownBy(recovery::checkDeadline).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("1 answered");
     }
 
     @Test
     void aReplayThatMakesNoProgressFallsBackInsteadOfHanging() throws Exception {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, Duration.ofMillis(20));
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, Duration.ofMillis(20), TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, logged(1, new Determinant.Order(2, 10), new Determinant.Timestamp(5)), () -> {});
         assertThat(recovery.state()).isEqualTo(State.REPLAYING);
         // a task waiting for input is woken at the deadline, so that it notices it
@@ -199,7 +198,7 @@ class CausalRecoveryTest {
      */
     @Test
     void aTaskWhoseConsumersHoldNothingOfItRunsAtOnce() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, TIMEOUT);
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, TIMEOUT, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, List.of(), () -> {});
         assertThat(recovery.isWaiting()).as("one consumer has not answered yet").isTrue();
         recovery.determinantsReceived(1, List.of(), () -> {});
@@ -210,7 +209,7 @@ class CausalRecoveryTest {
 
     @Test
     void actionsWaitingForTheEndOfTheRecoveryRunOnce() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT);
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT, TestDeadlines.INSTANCE);
         AtomicInteger ran = new AtomicInteger();
         recovery.whenRunning(ran::incrementAndGet);
         assertThat(ran).hasValue(0);

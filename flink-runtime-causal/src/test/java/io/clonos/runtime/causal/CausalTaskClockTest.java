@@ -70,7 +70,7 @@ class CausalTaskClockTest {
         task.processingStarted();
 
         assertThatThrownBy(() -> task.timestamp(() -> 999))
-                .isInstanceOf(io.clonos.runtime.network.LocalRecoveryImpossibleException.class)
+                .isInstanceOf(io.clonos.runtime.causal.LocalRecoveryImpossibleException.class)
                 .hasMessageContaining("element 0")
                 .hasMessageContaining("element 1");
     }

@@ -11,7 +11,6 @@
  */
 package io.clonos.runtime.causal;
 
-import io.clonos.runtime.network.LocalRecoveryImpossibleException;
 
 import org.junit.jupiter.api.Test;
 
@@ -88,7 +87,7 @@ class DeterminantMemoryTest {
         predecessor.append(new Determinant.RandomSeed(2));
         List<SharedDelta> deltas = new ArrayList<>();
         predecessor.deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, Duration.ofMinutes(1));
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, Duration.ofMinutes(1), TestDeadlines.INSTANCE);
         recovery.consumerConnected(0);
         recovery.determinantsReceived(0, deltas, () -> {});
 

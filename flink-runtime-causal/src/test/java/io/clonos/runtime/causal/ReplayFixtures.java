@@ -42,7 +42,7 @@ final class ReplayFixtures {
     static CausalRecovery replaying(TaskCausalLog predecessor) {
         List<SharedDelta> deltas = new ArrayList<>();
         predecessor.deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, Duration.ofMinutes(1));
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, Duration.ofMinutes(1), TestDeadlines.INSTANCE);
         recovery.consumerConnected(0);
         recovery.determinantsReceived(0, deltas, () -> {});
         return recovery;

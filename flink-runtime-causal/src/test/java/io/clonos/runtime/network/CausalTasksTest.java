@@ -12,6 +12,7 @@
 
 package io.clonos.runtime.network;
 
+import io.clonos.runtime.causal.TestDeadlines;
 import io.clonos.runtime.causal.CausalLogId;
 import io.clonos.runtime.causal.CausalRecovery;
 import io.clonos.runtime.causal.CausalRecovery.State;
@@ -37,12 +38,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CausalTasksTest {
 
     /** One TaskManager's. */
-    private final ClonosNetworkContext network = new ClonosNetworkContext();
+    private final ClonosNetworkContext network = new ClonosNetworkContext("test");
 
     private static final CausalLogId LOG = CausalLogId.main("vertex", 0);
 
     private static CausalTask recoveringTask(int consumers) {
-        CausalRecovery recovery = CausalRecovery.recovering("producer", LOG, 3, consumers, Duration.ofMinutes(1));
+        CausalRecovery recovery = CausalRecovery.recovering("producer", LOG, 3, consumers, Duration.ofMinutes(1), TestDeadlines.INSTANCE);
         return new CausalTask(new TaskCausalLog(LOG, 3), recovery, 0, 1, -1);
     }
 
@@ -165,7 +166,7 @@ class CausalTasksTest {
 
     @Test
     void twoTaskManagersInOneJvmShareNothing() {
-        ClonosNetworkContext other = new ClonosNetworkContext();
+        ClonosNetworkContext other = new ClonosNetworkContext("test");
         ResultPartitionID partition = new ResultPartitionID();
         network.causalTasks().partitionRegistered(partition);
         CausalTask task = recoveringTask(1);
@@ -187,7 +188,7 @@ class CausalTasksTest {
         ResultPartitionID partition = new ResultPartitionID();
         network.partitionStartsFresh(partition);
 
-        assertThat(new ClonosNetworkContext().startsFresh(List.of(partition))).as("another TaskManager").isFalse();
+        assertThat(new ClonosNetworkContext("test").startsFresh(List.of(partition))).as("another TaskManager").isFalse();
         assertThat(network.startsFresh(List.of(new ResultPartitionID(), partition))).isTrue();
         assertThat(network.startsFresh(List.of(partition))).as("forgotten once read").isFalse();
     }

@@ -124,7 +124,7 @@ class ReplayingSubpartitionViewTest {
     // ------------------------------------------------------------------------------------------
 
     private static LoggingSubpartition logging(ScriptedView source) {
-        LoggingSubpartition subpartition = new LoggingSubpartition(new ClonosNetworkContext(), new ResultPartitionID(), 0, new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20), new SubpartitionLogMetrics());
+        LoggingSubpartition subpartition = new LoggingSubpartition(new ClonosNetworkContext("test"), new ResultPartitionID(), 0, new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20), new SubpartitionLogMetrics());
         subpartition.setSource(source);
         return subpartition;
     }

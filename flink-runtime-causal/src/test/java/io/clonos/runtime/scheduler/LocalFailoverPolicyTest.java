@@ -15,7 +15,7 @@ package io.clonos.runtime.scheduler;
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.jobgraph.VertexReplay;
-import io.clonos.runtime.network.LocalRecoveryImpossibleException;
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;

@@ -14,7 +14,7 @@ package io.clonos.streaming.causal;
 
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.Determinant;
-import io.clonos.runtime.network.LocalRecoveryImpossibleException;
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.operators.ProcessingTimeService.ProcessingTimeCallback;

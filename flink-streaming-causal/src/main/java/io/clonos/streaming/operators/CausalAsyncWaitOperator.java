@@ -13,7 +13,7 @@
 package io.clonos.streaming.operators;
 
 import io.clonos.runtime.causal.CausalTask;
-import io.clonos.runtime.network.LocalRecoveryImpossibleException;
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 import io.clonos.streaming.causal.CausalProcessingTimeService;
 
 import org.apache.flink.annotation.Internal;

@@ -11,7 +11,12 @@
  */
 package io.clonos.streaming.partitioner;
 
+import io.clonos.runtime.causal.CausalTask;
+
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.io.network.api.writer.ChannelSelectorRecordWriter;
+import org.apache.flink.runtime.io.network.api.writer.RecordWriter;
+import org.apache.flink.runtime.io.network.api.writer.RecordWriterDelegate;
 import org.apache.flink.streaming.api.graph.NonChainedOutput;
 import org.apache.flink.streaming.runtime.partitioner.RebalancePartitioner;
 import org.apache.flink.streaming.runtime.partitioner.RescalePartitioner;
@@ -39,6 +44,20 @@ public final class CausalPartitioners {
             }
         }
         return outputs;
+    }
+
+    /**
+     * Tells the replayable partitioners of a task's {@code outputs} record writers their task, so
+     * that their choices are the task's determinants.
+     */
+    public static void bind(RecordWriterDelegate<?> writers, int outputs, @javax.annotation.Nullable CausalTask task) {
+        for (int i = 0; i < outputs; i++) {
+            RecordWriter<?> writer = writers.getRecordWriter(i);
+            if (writer instanceof ChannelSelectorRecordWriter
+                    && ((ChannelSelectorRecordWriter<?>) writer).getChannelSelector() instanceof TaskBoundPartitioner) {
+                ((TaskBoundPartitioner) ((ChannelSelectorRecordWriter<?>) writer).getChannelSelector()).bind(task);
+            }
+        }
     }
 
     @javax.annotation.Nullable

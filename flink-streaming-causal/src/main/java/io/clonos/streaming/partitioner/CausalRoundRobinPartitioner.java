@@ -33,11 +33,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * from the epoch and the record's position in it. Without causal logging it behaves like Flink's.
  */
 @Internal
-public final class CausalRoundRobinPartitioner<T> extends StreamPartitioner<T> {
+public final class CausalRoundRobinPartitioner<T> extends StreamPartitioner<T> implements TaskBoundPartitioner {
 
     private static final long serialVersionUID = 1L;
 
     private final boolean pointwise;
+    @Nullable private transient CausalTask boundTask;
     @Nullable private transient EpochRandom random;
     private transient long epoch = Long.MIN_VALUE;
     private int nextChannel = -1;
@@ -57,8 +58,13 @@ public final class CausalRoundRobinPartitioner<T> extends StreamPartitioner<T> {
     }
 
     @Override
+    public void bind(@Nullable CausalTask task) {
+        this.boundTask = task;
+    }
+
+    @Override
     public int selectChannel(SerializationDelegate<StreamRecord<T>> record) {
-        CausalTask task = CausalTask.ofCurrentThread();
+        CausalTask task = TaskBoundPartitioner.processing(boundTask);
         if (task != null && task.log().currentEpoch() != epoch) {
             if (random == null) {
                 random = new EpochRandom(task);

@@ -28,16 +28,22 @@ import javax.annotation.Nullable;
  * task sends each record where its predecessor did.
  */
 @Internal
-public final class CausalShufflePartitioner<T> extends StreamPartitioner<T> {
+public final class CausalShufflePartitioner<T> extends StreamPartitioner<T> implements TaskBoundPartitioner {
 
     private static final long serialVersionUID = 1L;
 
     @Nullable private transient EpochRandom random;
     @Nullable private transient CausalTask task;
+    @Nullable private transient CausalTask boundTask;
+
+    @Override
+    public void bind(@Nullable CausalTask task) {
+        this.boundTask = task;
+    }
 
     @Override
     public int selectChannel(SerializationDelegate<StreamRecord<T>> record) {
-        CausalTask current = CausalTask.ofCurrentThread();
+        CausalTask current = TaskBoundPartitioner.processing(boundTask);
         if (random == null || task != current) {
             task = current;
             random = new EpochRandom(current);

@@ -36,7 +36,7 @@ public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<
 
     public CausalMultipleInputStreamTask(Environment env) throws Exception {
         super(env);
-        this.causal = CausalTaskContext.createWithoutReplay(env);
+        this.causal = CausalTaskContext.createWithoutReplay(env, recordWriter);
     }
 
     @Override

@@ -31,7 +31,7 @@ public class CausalOneInputStreamTask<IN, OUT> extends OneInputStreamTask<IN, OU
 
     public CausalOneInputStreamTask(Environment env) throws Exception {
         super(env);
-        this.causal = CausalTaskContext.create(env);
+        this.causal = CausalTaskContext.create(env, recordWriter);
     }
 
     @Override

@@ -34,7 +34,7 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
 
     public CausalSourceOperatorStreamTask(Environment env) throws Exception {
         super(env);
-        this.causal = CausalTaskContext.create(env);
+        this.causal = CausalTaskContext.create(env, recordWriter);
     }
 
     @Override

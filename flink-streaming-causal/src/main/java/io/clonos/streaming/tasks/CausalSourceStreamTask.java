@@ -34,7 +34,7 @@ public class CausalSourceStreamTask<
 
     public CausalSourceStreamTask(Environment env) throws Exception {
         super(env);
-        this.causal = CausalTaskContext.createWithoutReplay(env);
+        this.causal = CausalTaskContext.createWithoutReplay(env, recordWriter);
     }
 
     @Override

@@ -22,9 +22,11 @@ import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.network.ClonosInputGate;
 import io.clonos.runtime.network.ClonosNetworkContext;
 import io.clonos.runtime.network.SubpartitionLogMetrics;
+import io.clonos.streaming.partitioner.CausalPartitioners;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Gauge;
+import org.apache.flink.runtime.io.network.api.writer.RecordWriterDelegate;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.execution.Environment;
@@ -116,7 +118,7 @@ public final class CausalTaskContext {
      */
     private static ClonosNetworkContext networkOf(Environment environment) {
         if (environment.getAllInputGates().length == 0 && environment.getAllWriters().length == 0) {
-            return new ClonosNetworkContext();
+            return new ClonosNetworkContext(environment.getTaskInfo().getTaskNameWithSubtasks());
         }
         return ClonosNetworkContext.of(environment.getAllInputGates(), environment.getAllWriters())
                 .orElseThrow(() -> new IllegalStateException(environment.getTaskInfo().getTaskNameWithSubtasks()
@@ -125,8 +127,8 @@ public final class CausalTaskContext {
     }
 
     /** The context of a task that replays its input by determinants when it recovers. */
-    public static CausalTaskContext create(Environment environment) {
-        return new CausalTaskContext(environment, true);
+    public static CausalTaskContext create(Environment environment, RecordWriterDelegate<?> recordWriters) {
+        return new CausalTaskContext(environment, true).bindPartitioners(recordWriters);
     }
 
     /**
@@ -135,8 +137,14 @@ public final class CausalTaskContext {
      * records yet. It logs and shares its determinants; when it fails, the JobManager rolls the job
      * back globally ({@code VertexReplay}), unless causal logging is off (at-least-once).
      */
-    public static CausalTaskContext createWithoutReplay(Environment environment) {
-        return new CausalTaskContext(environment, false);
+    public static CausalTaskContext createWithoutReplay(Environment environment, RecordWriterDelegate<?> recordWriters) {
+        return new CausalTaskContext(environment, false).bindPartitioners(recordWriters);
+    }
+
+    /** The task's replayable partitioners log their choices with the task's. */
+    private CausalTaskContext bindPartitioners(RecordWriterDelegate<?> recordWriters) {
+        CausalPartitioners.bind(recordWriters, environment.getAllWriters().length, causal);
+        return this;
     }
 
     @Nullable
@@ -155,7 +163,7 @@ public final class CausalTaskContext {
         Duration timeout = environment.getTaskConfiguration().get(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT);
         boolean recovering = replaysWithDeterminants && environment.getTaskInfo().getAttemptNumber() > 0;
         CausalRecovery recovery = recovering
-                ? CausalRecovery.recovering(taskName, id, restored, consumers, timeout)
+                ? CausalRecovery.recovering(taskName, id, restored, consumers, timeout, network.deadlines())
                 : CausalRecovery.notRecovering(taskName, id);
         int channels = gates.stream().mapToInt(IndexedInputGate::getNumberOfInputChannels).sum();
         long granularity = environment.getTaskConfiguration().get(ClonosOptions.TIME_SERVICE_GRANULARITY).toMillis();

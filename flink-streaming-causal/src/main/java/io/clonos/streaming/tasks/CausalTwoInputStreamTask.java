@@ -31,7 +31,7 @@ public class CausalTwoInputStreamTask<IN1, IN2, OUT> extends TwoInputStreamTask<
 
     public CausalTwoInputStreamTask(Environment env) throws Exception {
         super(env);
-        this.causal = CausalTaskContext.create(env);
+        this.causal = CausalTaskContext.create(env, recordWriter);
     }
 
     @Override

@@ -11,6 +11,7 @@
  */
 package io.clonos.streaming.partitioner;
 
+import io.clonos.runtime.causal.RecoveryDeadlines;
 import io.clonos.runtime.causal.CausalLogId;
 import io.clonos.runtime.causal.CausalRecovery;
 import io.clonos.runtime.causal.CausalTask;
@@ -38,9 +39,10 @@ class CausalPartitionersTest {
     private static final CausalLogId LOG = CausalLogId.main("vertex", 0);
     private static final int CHANNELS = 7;
 
-    /** Two epochs of records through a fresh partitioner on {@code task}'s thread. */
+    /** Two epochs of records through a fresh partitioner of {@code task}, on its thread. */
     private static List<Integer> channels(CausalTask task, StreamPartitioner<Object> partitioner) {
         task.processingStarted();
+        ((TaskBoundPartitioner) partitioner).bind(task);
         partitioner.setup(CHANNELS);
         List<Integer> channels = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
@@ -60,7 +62,7 @@ class CausalPartitionersTest {
 
         List<SharedDelta> deltas = new ArrayList<>();
         predecessor.log().deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 3, 1, Duration.ofMinutes(1));
+        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 3, 1, Duration.ofMinutes(1), new RecoveryDeadlines("test"));
         recovery.consumerConnected(0);
         recovery.determinantsReceived(0, deltas, () -> {});
         CausalTask recovered = new CausalTask(new TaskCausalLog(LOG, 3), recovery, 1, 1, -1);

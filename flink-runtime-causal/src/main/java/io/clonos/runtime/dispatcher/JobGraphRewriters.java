@@ -10,7 +10,11 @@
  * and limitations under the License.
  */
 
-package io.clonos.runtime.jobgraph;
+package io.clonos.runtime.dispatcher;
+
+import io.clonos.runtime.jobgraph.JobGraphRewriter;
+
+import io.clonos.runtime.jobgraph.AlignedCheckpointsRewriter;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.standby.StandbyVertices;

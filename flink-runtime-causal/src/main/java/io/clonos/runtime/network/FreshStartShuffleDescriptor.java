@@ -9,7 +9,7 @@
  * either express or implied. See the License for the specific language governing permissions
  * and limitations under the License.
  */
-package io.clonos.runtime.shuffle;
+package io.clonos.runtime.network;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor;
@@ -33,7 +33,7 @@ public final class FreshStartShuffleDescriptor {
     private FreshStartShuffleDescriptor() {}
 
     /** The same descriptor, marked. */
-    static NettyShuffleDescriptor of(NettyShuffleDescriptor netty) {
+    public static NettyShuffleDescriptor of(NettyShuffleDescriptor netty) {
         return new NettyShuffleDescriptor(
                 netty.storesLocalResourcesOn().orElseThrow(),
                 new FreshStartConnectionInfo(connectionInfo(netty)),

@@ -10,7 +10,9 @@
  * and limitations under the License.
  */
 
-package io.clonos.runtime.configuration;
+package io.clonos.runtime.entrypoint;
+
+import io.clonos.runtime.configuration.ClonosConfiguration;
 
 import io.clonos.runtime.shuffle.ClonosShuffleServiceFactory;
 

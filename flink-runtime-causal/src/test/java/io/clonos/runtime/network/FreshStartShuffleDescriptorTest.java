@@ -9,7 +9,9 @@
  * either express or implied. See the License for the specific language governing permissions
  * and limitations under the License.
  */
-package io.clonos.runtime.shuffle;
+package io.clonos.runtime.network;
+
+import io.clonos.runtime.network.FreshStartShuffleDescriptor;
 
 import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
@@ -50,20 +52,5 @@ class FreshStartShuffleDescriptorTest {
         NettyShuffleDescriptor shipped = InstantiationUtil.clone(marked, getClass().getClassLoader());
         assertThat(FreshStartShuffleDescriptor.isMarked(shipped)).isTrue();
         assertThat(shipped.getConnectionId()).isEqualTo(flinks.getConnectionId());
-    }
-
-    @Test
-    void theShuffleMasterMarksThePartitionsOfMarkedAttemptsOfItsJobsOnly() throws Exception {
-        ClonosShuffleMaster master = new ClonosShuffleMaster(new org.apache.flink.runtime.shuffle.NettyShuffleMaster(
-                new org.apache.flink.runtime.shuffle.ShuffleMasterContextImpl(new org.apache.flink.configuration.Configuration(), error -> {})));
-        org.apache.flink.api.common.JobID job = new org.apache.flink.api.common.JobID();
-        org.apache.flink.runtime.executiongraph.ExecutionAttemptID attempt = org.apache.flink.runtime.executiongraph.ExecutionAttemptID.randomId();
-        master.freshStarts().mark(job, attempt.getExecutionVertexId(), attempt.getAttemptNumber());
-
-        assertThat(master.freshStarts().isMarked(job, attempt)).isTrue();
-        assertThat(master.freshStarts().isMarked(new org.apache.flink.api.common.JobID(), attempt)).as("another job").isFalse();
-        assertThat(new ClonosShuffleMaster(null).freshStarts().isMarked(job, attempt)).as("another JobManager").isFalse();
-        master.unregisterJob(job);
-        assertThat(master.freshStarts().isMarked(job, attempt)).as("forgotten with its job").isFalse();
     }
 }

@@ -10,7 +10,7 @@
  * and limitations under the License.
  */
 
-package io.clonos.runtime.network;
+package io.clonos.runtime.causal;
 
 import org.apache.flink.annotation.Internal;
 

@@ -1,0 +1,149 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.structure;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The shape of the project's main code, read from its sources: files small enough to hold one
+ * concern, and packages that depend on each other in one direction only, so that each can be
+ * understood, tested and changed from the bottom up.
+ */
+class SourceStructureTest {
+
+    private static final int MAX_LINES = 600;
+    private static final Pattern PACKAGE = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE);
+    private static final Pattern CLONOS_REFERENCE = Pattern.compile("\\b(io\\.clonos(?:\\.[a-z]\\w*)+)\\.[A-Z]\\w*");
+
+    /** The main sources of every module, read from the checkout this module lies in. */
+    private static List<Path> mainSources() throws IOException {
+        Path root = Paths.get(System.getProperty("user.dir")).getParent();
+        List<Path> sources = new ArrayList<>();
+        try (Stream<Path> modules = Files.list(root)) {
+            for (Path module : modules.filter(m -> Files.isDirectory(m.resolve("src/main/java"))).collect(Collectors.toList())) {
+                try (Stream<Path> files = Files.walk(module.resolve("src/main/java"))) {
+                    files.filter(file -> file.toString().endsWith(".java")).forEach(sources::add);
+                }
+            }
+        }
+        return sources;
+    }
+
+    @Test
+    void noMainSourceFileIsLongerThan600Lines() throws IOException {
+        List<Path> sources = mainSources();
+        assertThat(sources).hasSizeGreaterThan(100);
+        List<String> tooLong = new ArrayList<>();
+        for (Path source : sources) {
+            long lines = Files.readAllLines(source).size();
+            if (lines > MAX_LINES) {
+                tooLong.add(source.getFileName() + " (" + lines + " lines)");
+            }
+        }
+        assertThat(tooLong).isEmpty();
+    }
+
+    @Test
+    void theProjectsPackagesFormNoCycle() throws IOException {
+        assertThat(cycles(packageDependencies(mainSources()))).isEmpty();
+    }
+
+    @Test
+    void aCycleIsFoundWhateverItsLength() {
+        Map<String, Set<String>> graph = Map.of("a", Set.of("b"), "b", Set.of("c"), "c", Set.of("a"), "d", Set.of("a"));
+        assertThat(cycles(graph)).containsExactly("a -> b -> c -> a");
+        assertThat(cycles(Map.of("a", Set.of("b"), "b", Set.of()))).isEmpty();
+    }
+
+    private static Map<String, Set<String>> packageDependencies(List<Path> sources) {
+        Map<String, Set<String>> dependencies = new HashMap<>();
+        for (Path source : sources) {
+            String text;
+            try {
+                text = Files.readString(source);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            Matcher declared = PACKAGE.matcher(text);
+            if (!declared.find()) {
+                continue;
+            }
+            String from = declared.group(1);
+            Set<String> to = dependencies.computeIfAbsent(from, p -> new HashSet<>());
+            Matcher reference = CLONOS_REFERENCE.matcher(text);
+            while (reference.find()) {
+                if (!reference.group(1).equals(from)) {
+                    to.add(reference.group(1));
+                }
+            }
+        }
+        return dependencies;
+    }
+
+    /** One cycle per package that lies on one, as "a -> b -> a", starting at its smallest package. */
+    static List<String> cycles(Map<String, Set<String>> graph) {
+        Set<String> found = new HashSet<>();
+        for (String start : graph.keySet()) {
+            List<String> path = new ArrayList<>();
+            path.add(start);
+            String cycle = cycleBack(graph, start, path, new HashSet<>(Set.of(start)));
+            if (cycle != null) {
+                found.add(cycle);
+            }
+        }
+        return found.stream().sorted().collect(Collectors.toList());
+    }
+
+    private static String cycleBack(Map<String, Set<String>> graph, String start, List<String> path, Set<String> visited) {
+        for (String next : graph.getOrDefault(path.get(path.size() - 1), Set.of()).stream().sorted().collect(Collectors.toList())) {
+            if (next.equals(start)) {
+                return rotated(path);
+            }
+            if (visited.add(next)) {
+                path.add(next);
+                String cycle = cycleBack(graph, start, path, visited);
+                if (cycle != null) {
+                    return cycle;
+                }
+                path.remove(path.size() - 1);
+            }
+        }
+        return null;
+    }
+
+    private static String rotated(List<String> cycle) {
+        int smallest = cycle.indexOf(cycle.stream().min(String::compareTo).orElseThrow());
+        List<String> ordered = new ArrayList<>(cycle.subList(smallest, cycle.size()));
+        ordered.addAll(cycle.subList(0, smallest));
+        ordered.add(ordered.get(0));
+        return String.join(" -> ", ordered);
+    }
+}

@@ -1,0 +1,90 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.network;
+
+import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
+import org.apache.flink.runtime.io.PullingAsyncDataInput.EndOfDataStatus;
+import org.apache.flink.runtime.io.network.api.EndOfData;
+import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
+import org.apache.flink.runtime.io.network.api.StopMode;
+
+import org.junit.jupiter.api.Test;
+
+import static io.clonos.runtime.network.GateItems.barrier;
+import static io.clonos.runtime.network.GateItems.data;
+import static io.clonos.runtime.network.GateItems.event;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What a gate remembers per channel of what the task was handed. */
+class ChannelProgressTest {
+
+    @Test
+    void aBarrierBlocksItsChannelUntilResumedOrAborted() {
+        ChannelProgress progress = new ChannelProgress(2);
+        progress.delivered(data(0, 4));
+        assertThat(progress.isAligning(0)).isFalse();
+
+        progress.delivered(barrier(0, 7));
+        assertThat(progress.isAligning(0)).isTrue();
+        assertThat(progress.isAligning(1)).isFalse();
+        progress.alignmentResumed(0);
+        assertThat(progress.isAligning(0)).isFalse();
+        assertThat(progress.abortAlignment(0)).as("nothing to abort").isEqualTo(-1);
+
+        progress.delivered(barrier(1, 8));
+        assertThat(progress.abortAlignment(1)).isEqualTo(8);
+        assertThat(progress.isAligning(1)).isFalse();
+    }
+
+    @Test
+    void theEndOfDataOfEveryChannelEndsTheGatesData() {
+        ChannelProgress progress = new ChannelProgress(2);
+        progress.delivered(event(0, new EndOfData(StopMode.DRAIN)));
+        assertThat(progress.dataEnded(0)).isTrue();
+        assertThat(progress.dataEnded(1)).isFalse();
+        assertThat(progress.endOfDataStatus()).isEqualTo(EndOfDataStatus.NOT_END_OF_DATA);
+
+        progress.delivered(event(1, new EndOfData(StopMode.DRAIN)));
+        assertThat(progress.endOfDataStatus()).isEqualTo(EndOfDataStatus.DRAINED);
+    }
+
+    @Test
+    void oneChannelStoppedWithoutDrainingStopsTheGate() {
+        ChannelProgress progress = new ChannelProgress(2);
+        progress.delivered(event(0, new EndOfData(StopMode.DRAIN)));
+        progress.delivered(event(1, new EndOfData(StopMode.NO_DRAIN)));
+        assertThat(progress.endOfDataStatus()).isEqualTo(EndOfDataStatus.STOPPED);
+    }
+
+    @Test
+    void theGateIsFinishedWhenEveryPartitionEnded() {
+        ChannelProgress progress = new ChannelProgress(3);
+        progress.delivered(event(1, EndOfPartitionEvent.INSTANCE));
+        assertThat(progress.partitionEnded(1)).isTrue();
+        assertThat(progress.isFinished()).isFalse();
+        assertThat(progress.unfinishedChannels(4)).containsExactly(new InputChannelInfo(4, 0), new InputChannelInfo(4, 2));
+
+        progress.delivered(event(0, EndOfPartitionEvent.INSTANCE));
+        progress.delivered(event(2, EndOfPartitionEvent.INSTANCE));
+        assertThat(progress.isFinished()).isTrue();
+        assertThat(progress.unfinishedChannels(4)).isEmpty();
+    }
+
+    @Test
+    void onlyTheFirstEndOfRecoveredStateOfAChannelCounts() {
+        ChannelProgress progress = new ChannelProgress(2);
+        assertThat(progress.recoveredStateEnded(0)).isTrue();
+        assertThat(progress.recoveredStateEnded(0)).as("a restarted producer's repeat").isFalse();
+        assertThat(progress.recoveredStateEnded(1)).isTrue();
+    }
+}
