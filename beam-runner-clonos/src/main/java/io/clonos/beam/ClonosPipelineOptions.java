@@ -19,18 +19,19 @@ import org.apache.beam.sdk.options.Description;
 import java.util.List;
 
 /**
- * The options of {@link ClonosRunner}: Beam's Flink options (parallelism, checkpointing,
- * streaming, ...) and the Clonos settings of the job. Settings left unset take the cluster's
- * values.
+ * The options of {@link ClonosRunner}: Beam's Flink options (parallelism, checkpointing, streaming,
+ * ...) and the Clonos settings of the job. Settings left unset take the cluster's values.
  */
 public interface ClonosPipelineOptions extends FlinkPipelineOptions {
 
-    @Description("The REST endpoint (host:port) of a running Clonos cluster. Unset: an embedded Clonos cluster in this JVM.")
+    @Description(
+            "The REST endpoint (host:port) of a running Clonos cluster. Unset: an embedded Clonos cluster in this JVM.")
     String getClonosMaster();
 
     void setClonosMaster(String value);
 
-    @Description("clonos.determinant-sharing-depth: how many downstream hops keep a task's determinants; -1 for all.")
+    @Description(
+            "clonos.determinant-sharing-depth: how many downstream hops keep a task's determinants; -1 for all.")
     Integer getDeterminantSharingDepth();
 
     void setDeterminantSharingDepth(Integer value);
@@ -40,12 +41,14 @@ public interface ClonosPipelineOptions extends FlinkPipelineOptions {
 
     void setInFlightLogSpillPolicy(String value);
 
-    @Description("clonos.standby.enabled: idle standby tasks that hold each task's latest checkpointed state.")
+    @Description(
+            "clonos.standby.enabled: idle standby tasks that hold each task's latest checkpointed state.")
     Boolean getStandby();
 
     void setStandby(Boolean value);
 
-    @Description("clonos.recovery.mode: local (only the failed tasks) or global (Flink's restart of the whole job).")
+    @Description(
+            "clonos.recovery.mode: local (only the failed tasks) or global (Flink's restart of the whole job).")
     String getRecoveryMode();
 
     void setRecoveryMode(String value);
@@ -64,7 +67,8 @@ public interface ClonosPipelineOptions extends FlinkPipelineOptions {
 
     void setEmbeddedTaskManagers(Integer value);
 
-    @Description("Slots per TaskManager of the embedded Clonos cluster; unset: the job's parallelism (at least 2, for standbys).")
+    @Description(
+            "Slots per TaskManager of the embedded Clonos cluster; unset: the job's parallelism (at least 2, for standbys).")
     Integer getEmbeddedSlots();
 
     void setEmbeddedSlots(Integer value);

@@ -31,14 +31,14 @@ import java.util.jar.Manifest;
 
 /**
  * {@code --runner=ClonosRunner}: runs an unchanged Beam pipeline on a Clonos cluster. Beam's Flink
- * runner translates the pipeline to a Flink job, as it would for Flink; the Clonos cluster turns
- * it into a causally logged one when it is submitted (Clonos rewrites jobs on the cluster side),
- * so the translation is Beam's own. Without {@code --clonosMaster} the job runs on an embedded
- * Clonos cluster in this JVM, which ends with the job.
+ * runner translates the pipeline to a Flink job, as it would for Flink; the Clonos cluster turns it
+ * into a causally logged one when it is submitted (Clonos rewrites jobs on the cluster side), so
+ * the translation is Beam's own. Without {@code --clonosMaster} the job runs on an embedded Clonos
+ * cluster in this JVM, which ends with the job.
  *
- * <p>The Clonos settings among the options ({@code --determinantSharingDepth},
- * {@code --inFlightLogSpillPolicy}, {@code --standby}, {@code --recoveryMode},
- * {@code --clonosConfiguration=key=value}) go into the job's configuration, and into the embedded
+ * <p>The Clonos settings among the options ({@code --determinantSharingDepth}, {@code
+ * --inFlightLogSpillPolicy}, {@code --standby}, {@code --recoveryMode}, {@code
+ * --clonosConfiguration=key=value}) go into the job's configuration, and into the embedded
  * cluster's; a bad value fails here, naming the key.
  */
 public final class ClonosRunner extends PipelineRunner<PipelineResult> {
@@ -53,7 +53,8 @@ public final class ClonosRunner extends PipelineRunner<PipelineResult> {
 
     /** The runner for {@code options}; Beam calls this for {@code --runner=ClonosRunner}. */
     public static ClonosRunner fromOptions(PipelineOptions options) {
-        return new ClonosRunner(PipelineOptionsValidator.validate(ClonosPipelineOptions.class, options));
+        return new ClonosRunner(
+                PipelineOptionsValidator.validate(ClonosPipelineOptions.class, options));
     }
 
     @Override
@@ -66,16 +67,27 @@ public final class ClonosRunner extends PipelineRunner<PipelineResult> {
                 if (options.getParallelism() <= 0) {
                     options.setParallelism(2);
                 }
-                int slots = options.getEmbeddedSlots() != null ? options.getEmbeddedSlots() : Math.max(2, options.getParallelism());
-                embedded = EmbeddedClonosCluster.start(settings, options.getEmbeddedTaskManagers(), slots);
+                int slots =
+                        options.getEmbeddedSlots() != null
+                                ? options.getEmbeddedSlots()
+                                : Math.max(2, options.getParallelism());
+                embedded =
+                        EmbeddedClonosCluster.start(
+                                settings, options.getEmbeddedTaskManagers(), slots);
                 master = embedded.restAddress();
                 // the pipeline's classes are on the embedded cluster's class path already; Beam
                 // stages the whole class path when it is given no file, so it gets an empty jar
                 options.setFilesToStage(List.of(emptyJar().toString()));
-                LOG.info("Running {} on an embedded Clonos cluster at {} ({} TaskManagers, {} slots each).", options.getJobName(), master, options.getEmbeddedTaskManagers(), slots);
+                LOG.info(
+                        "Running {} on an embedded Clonos cluster at {} ({} TaskManagers, {} slots each).",
+                        options.getJobName(),
+                        master,
+                        options.getEmbeddedTaskManagers(),
+                        slots);
             }
             options.setFlinkMaster(master);
-            options.setFlinkConfDir(FlinkConfDir.write(settings, options.getFlinkConfDir()).toString());
+            options.setFlinkConfDir(
+                    FlinkConfDir.write(settings, options.getFlinkConfDir()).toString());
             PipelineResult result = FlinkRunner.fromOptions(options).run(pipeline);
             return new ClonosPipelineResult(result, embedded);
         } catch (RuntimeException e) {
@@ -94,7 +106,8 @@ public final class ClonosRunner extends PipelineRunner<PipelineResult> {
     public static Path emptyJar() throws IOException {
         Path jar = Files.createTempFile("clonos-beam-nothing-to-stage", ".jar");
         jar.toFile().deleteOnExit();
-        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), new Manifest())) {
+        try (JarOutputStream out =
+                new JarOutputStream(Files.newOutputStream(jar), new Manifest())) {
             out.flush();
         }
         return jar;

@@ -19,7 +19,10 @@ import org.apache.beam.sdk.runners.PipelineRunnerRegistrar;
 
 import java.util.List;
 
-/** Registers {@link ClonosRunner} and its options with Beam: {@code --runner=ClonosRunner} works by name. */
+/**
+ * Registers {@link ClonosRunner} and its options with Beam: {@code --runner=ClonosRunner} works by
+ * name.
+ */
 public final class ClonosRunnerRegistrar {
 
     private ClonosRunnerRegistrar() {}

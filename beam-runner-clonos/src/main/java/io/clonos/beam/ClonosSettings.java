@@ -38,13 +38,22 @@ final class ClonosSettings {
             for (String entry : options.getClonosConfiguration()) {
                 int equals = entry.indexOf('=');
                 if (equals <= 0 || !entry.startsWith("clonos.")) {
-                    throw new IllegalArgumentException("--clonosConfiguration takes key=value with a key under clonos., not '" + entry + "'");
+                    throw new IllegalArgumentException(
+                            "--clonosConfiguration takes key=value with a key under clonos., not '"
+                                    + entry
+                                    + "'");
                 }
                 settings.put(entry.substring(0, equals).trim(), entry.substring(equals + 1).trim());
             }
         }
-        put(settings, ClonosOptions.DETERMINANT_SHARING_DEPTH.key(), options.getDeterminantSharingDepth());
-        put(settings, ClonosOptions.IN_FLIGHT_LOG_SPILL_POLICY.key(), options.getInFlightLogSpillPolicy());
+        put(
+                settings,
+                ClonosOptions.DETERMINANT_SHARING_DEPTH.key(),
+                options.getDeterminantSharingDepth());
+        put(
+                settings,
+                ClonosOptions.IN_FLIGHT_LOG_SPILL_POLICY.key(),
+                options.getInFlightLogSpillPolicy());
         put(settings, ClonosOptions.STANDBY_ENABLED.key(), options.getStandby());
         put(settings, ClonosOptions.RECOVERY_MODE.key(), options.getRecoveryMode());
         validate(settings);
@@ -61,7 +70,8 @@ final class ClonosSettings {
         try {
             ClonosConfiguration.fromConfiguration(Configuration.fromMap(settings));
         } catch (IllegalConfigurationException e) {
-            throw new IllegalArgumentException("Invalid Clonos pipeline option: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "Invalid Clonos pipeline option: " + e.getMessage(), e);
         }
     }
 }

@@ -21,7 +21,9 @@ import org.apache.flink.configuration.RestOptions;
 import java.net.URI;
 import java.util.Map;
 
-/** A Clonos cluster in this JVM for one pipeline, reached through its REST endpoint like any other. */
+/**
+ * A Clonos cluster in this JVM for one pipeline, reached through its REST endpoint like any other.
+ */
 @Internal
 final class EmbeddedClonosCluster implements AutoCloseable {
 
@@ -33,7 +35,8 @@ final class EmbeddedClonosCluster implements AutoCloseable {
         this.restAddress = restAddress;
     }
 
-    static EmbeddedClonosCluster start(Map<String, String> settings, int taskManagers, int slots) throws Exception {
+    static EmbeddedClonosCluster start(Map<String, String> settings, int taskManagers, int slots)
+            throws Exception {
         Configuration config = Configuration.fromMap(settings);
         config.set(RestOptions.BIND_PORT, "0");
         ClonosMiniCluster cluster = ClonosMiniCluster.create(config, taskManagers, slots);

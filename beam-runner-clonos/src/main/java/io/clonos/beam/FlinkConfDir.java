@@ -34,7 +34,8 @@ final class FlinkConfDir {
 
     private FlinkConfDir() {}
 
-    static Path write(Map<String, String> settings, @Nullable String userConfDir) throws IOException {
+    static Path write(Map<String, String> settings, @Nullable String userConfDir)
+            throws IOException {
         Map<String, String> entries = new TreeMap<>();
         if (userConfDir != null && !userConfDir.isBlank()) {
             Configuration user = GlobalConfiguration.loadConfiguration(userConfDir);
@@ -43,9 +44,14 @@ final class FlinkConfDir {
         entries.putAll(settings);
         Path dir = Files.createTempDirectory("clonos-beam-conf");
         dir.toFile().deleteOnExit();
-        StringBuilder yaml = new StringBuilder("# Written by ClonosRunner: the Flink configuration of one pipeline.\n");
+        StringBuilder yaml =
+                new StringBuilder(
+                        "# Written by ClonosRunner: the Flink configuration of one pipeline.\n");
         for (Map.Entry<String, String> entry : entries.entrySet()) {
-            yaml.append(entry.getKey()).append(": '").append(entry.getValue().replace("'", "''")).append("'\n");
+            yaml.append(entry.getKey())
+                    .append(": '")
+                    .append(entry.getValue().replace("'", "''"))
+                    .append("'\n");
         }
         Path file = Files.writeString(dir.resolve("config.yaml"), yaml.toString());
         file.toFile().deleteOnExit();

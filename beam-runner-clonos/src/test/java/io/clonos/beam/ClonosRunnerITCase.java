@@ -15,6 +15,9 @@ package io.clonos.beam;
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.options.PipelineOptions;
@@ -26,8 +29,6 @@ import org.apache.beam.sdk.transforms.FlatMapElements;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.TypeDescriptors;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -44,15 +45,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Beam pipelines with no Clonos code in them, run with {@code --runner=ClonosRunner} on an
- * embedded Clonos cluster and on a running one.
+ * Beam pipelines with no Clonos code in them, run with {@code --runner=ClonosRunner} on an embedded
+ * Clonos cluster and on a running one.
  */
 class ClonosRunnerITCase {
 
-    private static final List<String> LINES = List.of("to be or not to be", "that is the question", "to be is to do");
+    private static final List<String> LINES =
+            List.of("to be or not to be", "that is the question", "to be is to do");
 
     /** What the pipelines' last step saw, in this JVM: "word=count". */
     static final Queue<String> COUNTS = new ConcurrentLinkedQueue<>();
+
     /** The determinant sharing depth of the Clonos tasks the last step ran in; -2 outside one. */
     static final Queue<Integer> SHARING_DEPTHS = new ConcurrentLinkedQueue<>();
 
@@ -64,13 +67,19 @@ class ClonosRunnerITCase {
 
     @Test
     void anUnchangedPipelineRunsOnAnEmbeddedClonosCluster() {
-        PipelineOptions options = PipelineOptionsFactory.fromArgs("--runner=ClonosRunner", "--streaming=true", "--parallelism=2").create();
+        PipelineOptions options =
+                PipelineOptionsFactory.fromArgs(
+                                "--runner=ClonosRunner", "--streaming=true", "--parallelism=2")
+                        .create();
 
         PipelineResult result = wordCount(options).run();
 
         assertThat(result.waitUntilFinish()).isEqualTo(PipelineResult.State.DONE);
         assertThat(COUNTS).containsExactlyInAnyOrderElementsOf(expectedCounts());
-        assertThat(SHARING_DEPTHS).as("the pipeline ran in Clonos tasks (the cluster's default: full depth)").isNotEmpty().containsOnly(-1);
+        assertThat(SHARING_DEPTHS)
+                .as("the pipeline ran in Clonos tasks (the cluster's default: full depth)")
+                .isNotEmpty()
+                .containsOnly(-1);
     }
 
     @Test
@@ -80,10 +89,14 @@ class ClonosRunnerITCase {
         try (ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 2, 2)) {
             cluster.start();
             URI rest = cluster.getRestAddress().get();
-            ClonosPipelineOptions options = PipelineOptionsFactory.fromArgs(
-                            "--runner=ClonosRunner", "--streaming=true", "--parallelism=2",
-                            "--clonosMaster=" + rest.getHost() + ":" + rest.getPort(), "--determinantSharingDepth=1")
-                    .as(ClonosPipelineOptions.class);
+            ClonosPipelineOptions options =
+                    PipelineOptionsFactory.fromArgs(
+                                    "--runner=ClonosRunner",
+                                    "--streaming=true",
+                                    "--parallelism=2",
+                                    "--clonosMaster=" + rest.getHost() + ":" + rest.getPort(),
+                                    "--determinantSharingDepth=1")
+                            .as(ClonosPipelineOptions.class);
             // the pipeline's classes are on this cluster's class path: an empty jar to upload (Beam
             // uploads the whole class path when it is given nothing)
             options.setFilesToStage(List.of(ClonosRunner.emptyJar().toString()));
@@ -92,13 +105,21 @@ class ClonosRunnerITCase {
 
             assertThat(result.waitUntilFinish()).isEqualTo(PipelineResult.State.DONE);
             assertThat(COUNTS).containsExactlyInAnyOrderElementsOf(expectedCounts());
-            assertThat(SHARING_DEPTHS).as("the job's own setting, not the cluster's (full depth)").isNotEmpty().containsOnly(1);
+            assertThat(SHARING_DEPTHS)
+                    .as("the job's own setting, not the cluster's (full depth)")
+                    .isNotEmpty()
+                    .containsOnly(1);
         }
     }
 
     @Test
     void aBadClonosOptionFailsBeforeTheJobIsSubmitted() {
-        PipelineOptions options = PipelineOptionsFactory.fromArgs("--runner=ClonosRunner", "--streaming=true", "--recoveryMode=sometimes").create();
+        PipelineOptions options =
+                PipelineOptionsFactory.fromArgs(
+                                "--runner=ClonosRunner",
+                                "--streaming=true",
+                                "--recoveryMode=sometimes")
+                        .create();
 
         assertThatThrownBy(() -> wordCount(options).run())
                 .hasMessageContaining("clonos.recovery.mode")
@@ -110,20 +131,27 @@ class ClonosRunnerITCase {
     private static Pipeline wordCount(PipelineOptions options) {
         Pipeline pipeline = Pipeline.create(options);
         pipeline.apply(Create.of(LINES))
-                .apply(FlatMapElements.into(TypeDescriptors.strings()).via((String line) -> Arrays.asList(line.split(" "))))
+                .apply(
+                        FlatMapElements.into(TypeDescriptors.strings())
+                                .via((String line) -> Arrays.asList(line.split(" "))))
                 .apply(Count.perElement())
                 .apply(ParDo.of(new Record()));
         return pipeline;
     }
 
     private static List<String> expectedCounts() {
-        Map<String, Long> counts = LINES.stream().flatMap(line -> Arrays.stream(line.split(" "))).collect(Collectors.groupingBy(w -> w, Collectors.counting()));
+        Map<String, Long> counts =
+                LINES.stream()
+                        .flatMap(line -> Arrays.stream(line.split(" ")))
+                        .collect(Collectors.groupingBy(w -> w, Collectors.counting()));
         List<String> expected = new ArrayList<>();
         counts.forEach((word, count) -> expected.add(word + "=" + count));
         return expected;
     }
 
-    /** Records each count, and the sharing depth of the Clonos task it runs in (the test's probe). */
+    /**
+     * Records each count, and the sharing depth of the Clonos task it runs in (the test's probe).
+     */
     static final class Record extends DoFn<KV<String, Long>, Void> {
         @ProcessElement
         public void process(@Element KV<String, Long> count) {

@@ -38,12 +38,12 @@ import java.util.TreeSet;
 import java.util.function.LongFunction;
 
 /**
- * {@code bin/clonos chaos}: generated jobs on a standalone cluster of its own (separate
- * TaskManager JVMs, slots spread), TaskManagers killed with SIGKILL at random times, each run
- * judged by {@link ChaosVerdict}: exactly once, local unless the documented fallback holds, in
- * time. Each run prints its seed, job graph, faults and verdict; the end, a summary. A failed
- * run's seed reproduces it ({@code --seed S --runs 1}). Killed TaskManagers are replaced between
- * runs, as a resource manager would.
+ * {@code bin/clonos chaos}: generated jobs on a standalone cluster of its own (separate TaskManager
+ * JVMs, slots spread), TaskManagers killed with SIGKILL at random times, each run judged by {@link
+ * ChaosVerdict}: exactly once, local unless the documented fallback holds, in time. Each run prints
+ * its seed, job graph, faults and verdict; the end, a summary. A failed run's seed reproduces it
+ * ({@code --seed S --runs 1}). Killed TaskManagers are replaced between runs, as a resource manager
+ * would.
  */
 @Internal
 final class ChaosCommand {
@@ -60,7 +60,12 @@ final class ChaosCommand {
     private final Set<String> alive = new TreeSet<>();
     private int nextTaskManager;
 
-    ChaosCommand(ClonosHome home, Map<String, String> properties, int taskManagers, int slots, PrintStream out) {
+    ChaosCommand(
+            ClonosHome home,
+            Map<String, String> properties,
+            int taskManagers,
+            int slots,
+            PrintStream out) {
         this.home = home;
         this.properties = new LinkedHashMap<>(properties);
         this.properties.putIfAbsent("cluster.evenly-spread-out-slots", "true");
@@ -72,10 +77,12 @@ final class ChaosCommand {
     }
 
     /**
-     * Runs plans until {@code runs} are done or {@code minutes} are over (whichever is given;
-     * both: whichever comes first); returns whether every run passed.
+     * Runs plans until {@code runs} are done or {@code minutes} are over (whichever is given; both:
+     * whichever comes first); returns whether every run passed.
      */
-    boolean run(LongFunction<ChaosPlan> plans, long firstSeed, int runs, double minutes, Path output) throws Exception {
+    boolean run(
+            LongFunction<ChaosPlan> plans, long firstSeed, int runs, double minutes, Path output)
+            throws Exception {
         Files.createDirectories(output);
         cluster.start(properties, taskManagers, slots);
         for (int i = 0; i < taskManagers; i++) {
@@ -85,7 +92,9 @@ final class ChaosCommand {
         Summary summary = new Summary();
         long deadline = minutes > 0 ? System.nanoTime() + (long) (minutes * 60e9) : Long.MAX_VALUE;
         try {
-            for (long seed = firstSeed; (runs <= 0 || summary.runs < runs) && System.nanoTime() < deadline; seed++) {
+            for (long seed = firstSeed;
+                    (runs <= 0 || summary.runs < runs) && System.nanoTime() < deadline;
+                    seed++) {
                 ChaosPlan plan = plans.apply(seed);
                 out.println("run " + (summary.runs + 1) + ": " + plan);
                 ChaosVerdict verdict = runOnce(plan, output.resolve("seed-" + seed));
@@ -105,7 +114,12 @@ final class ChaosCommand {
         Set<String> before = jobIds();
         Map<String, String> jobProperties = new LinkedHashMap<>(properties);
         jobProperties.put("clonos.determinant-sharing-depth", String.valueOf(plan.dsd));
-        ProgramRunner.run(home.loadConfiguration(jobProperties), true, home.examplesJar().toFile(), GeneratedJob.class.getName(), plan.jobArguments(links.toString()).toArray(new String[0]));
+        ProgramRunner.run(
+                home.loadConfiguration(jobProperties),
+                true,
+                home.examplesJar().toFile(),
+                GeneratedJob.class.getName(),
+                plan.jobArguments(links.toString()).toArray(new String[0]));
         String job = awaitNewJob(before);
         long submitted = System.currentTimeMillis();
         awaitFirstCheckpoint(job);
@@ -120,31 +134,56 @@ final class ChaosCommand {
                 break;
             }
             String victim = plan.nextVictim(new ArrayList<>(hosted.keySet()));
-            ProcessHandle process = cluster.process(victim).orElseThrow(() -> new IllegalStateException(victim + " does not run"));
+            ProcessHandle process =
+                    cluster.process(victim)
+                            .orElseThrow(() -> new IllegalStateException(victim + " does not run"));
             process.destroyForcibly();
             lastLoss = System.currentTimeMillis();
             alive.remove(victim);
             lost.add(hosted.get(victim));
-            out.println("  SIGKILL " + victim + " (pid " + process.pid() + ") with " + hosted.get(victim));
+            out.println(
+                    "  SIGKILL "
+                            + victim
+                            + " (pid "
+                            + process.pid()
+                            + ") with "
+                            + hosted.get(victim));
         }
 
         long remaining = plan.plannedMillis() - (lastLoss - submitted);
         long hardLimit = ChaosVerdict.boundAfterLastLoss(plan, remaining, false) + 30_000;
         long after = awaitEnd(job, lastLoss, hardLimit);
         Map<String, Integer> attempts = new TreeMap<>();
-        rest.subtasks(job).forEach((subtask, details) -> attempts.put(subtask, details.path("attempt").asInt()));
-        return ChaosVerdict.judge(plan, attempts, lost, rest.exceptions(job), CommittedLinesSink.committedLines(links), after, remaining);
+        rest.subtasks(job)
+                .forEach(
+                        (subtask, details) ->
+                                attempts.put(subtask, details.path("attempt").asInt()));
+        return ChaosVerdict.judge(
+                plan,
+                attempts,
+                lost,
+                rest.exceptions(job),
+                CommittedLinesSink.committedLines(links),
+                after,
+                remaining);
     }
 
-    /** Milliseconds from the last loss to the job's end, or -1 (and the job cancelled) past the limit. */
+    /**
+     * Milliseconds from the last loss to the job's end, or -1 (and the job cancelled) past the
+     * limit.
+     */
     private long awaitEnd(String job, long lastLoss, long limitMillis) throws Exception {
         long deadline = lastLoss + limitMillis;
         while (System.currentTimeMillis() < deadline) {
             Optional<JsonNode> details = rest.tryGet("/jobs/" + job);
             if (details.isPresent()) {
                 String state = details.get().path("state").asText();
-                if (state.equals("FINISHED") || state.equals("FAILED") || state.equals("CANCELED")) {
-                    return state.equals("FINISHED") ? details.get().path("end-time").asLong() - lastLoss : -1;
+                if (state.equals("FINISHED")
+                        || state.equals("FAILED")
+                        || state.equals("CANCELED")) {
+                    return state.equals("FINISHED")
+                            ? details.get().path("end-time").asLong() - lastLoss
+                            : -1;
                 }
             }
             Thread.sleep(100);
@@ -153,15 +192,24 @@ final class ChaosCommand {
         return -1;
     }
 
-    /** Per running TaskManager that runs subtasks of the job: their names (sorted by TaskManager). */
+    /**
+     * Per running TaskManager that runs subtasks of the job: their names (sorted by TaskManager).
+     */
     private Map<String, Set<String>> hostedSubtasks(String job) throws Exception {
         Map<String, Set<String>> hosted = new TreeMap<>();
-        rest.subtasks(job).forEach((subtask, details) -> {
-            String status = details.path("status").asText();
-            if (status.equals("RUNNING") || status.equals("INITIALIZING") || status.equals("DEPLOYING")) {
-                hosted.computeIfAbsent(details.path("taskmanager-id").asText(), tm -> new TreeSet<>()).add(subtask);
-            }
-        });
+        rest.subtasks(job)
+                .forEach(
+                        (subtask, details) -> {
+                            String status = details.path("status").asText();
+                            if (status.equals("RUNNING")
+                                    || status.equals("INITIALIZING")
+                                    || status.equals("DEPLOYING")) {
+                                hosted.computeIfAbsent(
+                                                details.path("taskmanager-id").asText(),
+                                                tm -> new TreeSet<>())
+                                        .add(subtask);
+                            }
+                        });
         return hosted;
     }
 
@@ -174,7 +222,13 @@ final class ChaosCommand {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (!registeredTaskManagers().equals(alive)) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("The TaskManagers " + alive + " did not register alone within " + START_TIMEOUT.toSeconds() + " s: " + registeredTaskManagers());
+                throw new IllegalStateException(
+                        "The TaskManagers "
+                                + alive
+                                + " did not register alone within "
+                                + START_TIMEOUT.toSeconds()
+                                + " s: "
+                                + registeredTaskManagers());
             }
             Thread.sleep(250);
         }
@@ -206,14 +260,20 @@ final class ChaosCommand {
             }
             Thread.sleep(100);
         }
-        throw new IllegalStateException("The generated job did not show up within " + START_TIMEOUT.toSeconds() + " s");
+        throw new IllegalStateException(
+                "The generated job did not show up within " + START_TIMEOUT.toSeconds() + " s");
     }
 
     private void awaitFirstCheckpoint(String job) throws Exception {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (rest.completedCheckpoints(job) < 1) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("Job " + job + " completed no checkpoint within " + START_TIMEOUT.toSeconds() + " s");
+                throw new IllegalStateException(
+                        "Job "
+                                + job
+                                + " completed no checkpoint within "
+                                + START_TIMEOUT.toSeconds()
+                                + " s");
             }
             Thread.sleep(50);
         }
@@ -240,11 +300,20 @@ final class ChaosCommand {
             if (verdict.local) {
                 local++;
             } else {
-                String reason = verdict.fallbackReasons.stream()
-                        .map(r -> java.util.stream.Stream.concat(ChaosVerdict.DOCUMENTED_FALLBACKS.stream(), ChaosVerdict.DOCUMENTED_GAPS.stream())
-                                .filter(r::contains).findFirst().orElse("other: " + r))
-                        .findFirst()
-                        .orElse("unknown");
+                String reason =
+                        verdict.fallbackReasons.stream()
+                                .map(
+                                        r ->
+                                                java.util.stream.Stream.concat(
+                                                                ChaosVerdict.DOCUMENTED_FALLBACKS
+                                                                        .stream(),
+                                                                ChaosVerdict.DOCUMENTED_GAPS
+                                                                        .stream())
+                                                        .filter(r::contains)
+                                                        .findFirst()
+                                                        .orElse("other: " + r))
+                                .findFirst()
+                                .orElse("unknown");
                 fallbacks.merge(reason, 1, Integer::sum);
             }
             if (!verdict.passed()) {
@@ -254,9 +323,29 @@ final class ChaosCommand {
         }
 
         void print(PrintStream out) {
-            out.println("chaos summary: " + runs + " runs, " + faults + " TaskManagers killed, " + local + " recovered locally, " + (runs - local) + " global fallbacks " + fallbacks);
-            out.println("  records lost " + lost + ", duplicated " + duplicated + ", diverged " + diverged);
-            out.println("  " + (failed == 0 ? "every run passed" : failed + " runs failed, seeds " + failedSeeds));
+            out.println(
+                    "chaos summary: "
+                            + runs
+                            + " runs, "
+                            + faults
+                            + " TaskManagers killed, "
+                            + local
+                            + " recovered locally, "
+                            + (runs - local)
+                            + " global fallbacks "
+                            + fallbacks);
+            out.println(
+                    "  records lost "
+                            + lost
+                            + ", duplicated "
+                            + duplicated
+                            + ", diverged "
+                            + diverged);
+            out.println(
+                    "  "
+                            + (failed == 0
+                                    ? "every run passed"
+                                    : failed + " runs failed, seeds " + failedSeeds));
         }
     }
 }

@@ -137,12 +137,16 @@ public final class ClonosCli {
 
     private static int cluster(Deque<String> args, PrintStream out) throws Exception {
         String action = args.poll();
-        Options options = Options.parse(args, List.of("--taskmanagers", "--slots", "--conf-dir"), List.of());
+        Options options =
+                Options.parse(args, List.of("--taskmanagers", "--slots", "--conf-dir"), List.of());
         options.requireNoPositional();
         ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
         StandaloneCluster cluster = new StandaloneCluster(home, out);
         if ("start".equals(action)) {
-            cluster.start(options.dynamicProperties, options.intValue("--taskmanagers", 2, 1), options.intValue("--slots", 2, 1));
+            cluster.start(
+                    options.dynamicProperties,
+                    options.intValue("--taskmanagers", 2, 1),
+                    options.intValue("--slots", 2, 1));
         } else if ("stop".equals(action)) {
             cluster.stop();
         } else if ("status".equals(action)) {
@@ -154,7 +158,8 @@ public final class ClonosCli {
     }
 
     private static int runJob(Deque<String> args) throws Exception {
-        Options options = Options.parse(args, List.of("--conf-dir", "--class"), List.of("--detached"));
+        Options options =
+                Options.parse(args, List.of("--conf-dir", "--class"), List.of("--detached"));
         if (options.positional.isEmpty()) {
             throw new UsageException("run needs a job jar.");
         }
@@ -170,25 +175,48 @@ public final class ClonosCli {
     }
 
     private static int fail(Deque<String> args, PrintStream out) throws Exception {
-        Options options = Options.parse(args, List.of("--job", "--vertex", "--subtask", "--conf-dir"), List.of());
+        Options options =
+                Options.parse(
+                        args, List.of("--job", "--vertex", "--subtask", "--conf-dir"), List.of());
         options.requireNoPositional();
         String job = options.required("--job");
         String vertex = options.required("--vertex");
         int subtask = options.intValue("--subtask", 0, 0);
         ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
-        out.println(TaskFailer.fail(home.loadConfiguration(options.dynamicProperties), job, vertex, subtask));
+        out.println(
+                TaskFailer.fail(
+                        home.loadConfiguration(options.dynamicProperties), job, vertex, subtask));
         return 0;
     }
 
     private static int chaos(Deque<String> args, PrintStream out) throws Exception {
-        Options options = Options.parse(args, List.of("--seed", "--runs", "--minutes", "--taskmanagers", "--slots", "--output", "--conf-dir",
-                "--shape", "--source-parallelism", "--dsd", "--kills", "--stagger-ms"), List.of());
+        Options options =
+                Options.parse(
+                        args,
+                        List.of(
+                                "--seed",
+                                "--runs",
+                                "--minutes",
+                                "--taskmanagers",
+                                "--slots",
+                                "--output",
+                                "--conf-dir",
+                                "--shape",
+                                "--source-parallelism",
+                                "--dsd",
+                                "--kills",
+                                "--stagger-ms"),
+                        List.of());
         options.requireNoPositional();
         long seed;
         try {
-            seed = options.value("--seed") == null ? new Random().nextInt(1_000_000) : Long.parseLong(options.value("--seed"));
+            seed =
+                    options.value("--seed") == null
+                            ? new Random().nextInt(1_000_000)
+                            : Long.parseLong(options.value("--seed"));
         } catch (NumberFormatException e) {
-            throw new UsageException("--seed needs an integer, got '" + options.value("--seed") + "'.");
+            throw new UsageException(
+                    "--seed needs an integer, got '" + options.value("--seed") + "'.");
         }
         double minutes = 0;
         if (options.value("--minutes") != null) {
@@ -198,7 +226,10 @@ public final class ClonosCli {
                 minutes = -1;
             }
             if (!(minutes > 0)) {
-                throw new UsageException("--minutes needs a positive number, got '" + options.value("--minutes") + "'.");
+                throw new UsageException(
+                        "--minutes needs a positive number, got '"
+                                + options.value("--minutes")
+                                + "'.");
             }
         }
         int runs = options.intValue("--runs", minutes > 0 ? 0 : 1, 1);
@@ -208,7 +239,10 @@ public final class ClonosCli {
         if (options.value("--shape") != null) {
             GeneratedJob.Shape shape;
             try {
-                shape = GeneratedJob.Shape.parse(options.intValue("--source-parallelism", 2, 1), options.value("--shape"));
+                shape =
+                        GeneratedJob.Shape.parse(
+                                options.intValue("--source-parallelism", 2, 1),
+                                options.value("--shape"));
             } catch (IllegalArgumentException e) {
                 throw new UsageException("--shape: " + e.getMessage());
             }
@@ -217,30 +251,55 @@ public final class ClonosCli {
             if (dsdValue.equals("full")) {
                 dsd = -1;
             } else {
-                Options depth = Options.parse(new ArrayDeque<>(List.of("--dsd", dsdValue)), List.of("--dsd"), List.of());
+                Options depth =
+                        Options.parse(
+                                new ArrayDeque<>(List.of("--dsd", dsdValue)),
+                                List.of("--dsd"),
+                                List.of());
                 dsd = depth.intValue("--dsd", -1, 1);
             }
             int kills = options.intValue("--kills", 1, 1);
             if (kills >= taskManagers) {
-                throw new UsageException("--kills must leave a TaskManager running: at most " + (taskManagers - 1) + ", got " + kills + ".");
+                throw new UsageException(
+                        "--kills must leave a TaskManager running: at most "
+                                + (taskManagers - 1)
+                                + ", got "
+                                + kills
+                                + ".");
             }
             int stagger = options.intValue("--stagger-ms", 0, 0);
             plans = s -> ChaosPlan.fixed(s, shape, dsd, kills, stagger);
         } else {
-            for (String fixedOnly : List.of("--source-parallelism", "--dsd", "--kills", "--stagger-ms")) {
+            for (String fixedOnly :
+                    List.of("--source-parallelism", "--dsd", "--kills", "--stagger-ms")) {
                 if (options.value(fixedOnly) != null) {
                     throw new UsageException(fixedOnly + " goes with --shape.");
                 }
             }
             plans = s -> ChaosPlan.of(s, taskManagers, slots);
         }
-        Path output = Paths.get(options.value("--output") == null ? "chaos-" + System.currentTimeMillis() : options.value("--output")).toAbsolutePath();
+        Path output =
+                Paths.get(
+                                options.value("--output") == null
+                                        ? "chaos-" + System.currentTimeMillis()
+                                        : options.value("--output"))
+                        .toAbsolutePath();
         Map<String, String> env = new HashMap<>(System.getenv());
         env.put("CLONOS_RUN_DIR", output.resolve("run").toString());
         env.put("CLONOS_LOG_DIR", output.resolve("log").toString());
         ClonosHome home = ClonosHome.fromEnvironment(env, options.value("--conf-dir"));
-        out.println("chaos: " + taskManagers + " TaskManagers x " + slots + " slots, first seed " + seed + ", output and logs in " + output);
-        boolean passed = new ChaosCommand(home, options.dynamicProperties, taskManagers, slots, out).run(plans, seed, runs, minutes, output);
+        out.println(
+                "chaos: "
+                        + taskManagers
+                        + " TaskManagers x "
+                        + slots
+                        + " slots, first seed "
+                        + seed
+                        + ", output and logs in "
+                        + output);
+        boolean passed =
+                new ChaosCommand(home, options.dynamicProperties, taskManagers, slots, out)
+                        .run(plans, seed, runs, minutes, output);
         return passed ? 0 : 1;
     }
 
@@ -260,21 +319,34 @@ public final class ClonosCli {
     }
 
     /** The options of a benchmark that kills a TaskManager, over its defaults. */
-    private static KillSettings killSettings(Deque<String> args, KillSettings settings, boolean repeatable) throws UsageException {
-        List<String> names = new ArrayList<>(List.of("--records", "--rate", "--keys", "--state-kb", "--checkpoint-interval", "--kill-after", "--output"));
+    private static KillSettings killSettings(
+            Deque<String> args, KillSettings settings, boolean repeatable) throws UsageException {
+        List<String> names =
+                new ArrayList<>(
+                        List.of(
+                                "--records",
+                                "--rate",
+                                "--keys",
+                                "--state-kb",
+                                "--checkpoint-interval",
+                                "--kill-after",
+                                "--output"));
         if (repeatable) {
             names.add("--repetitions");
             names.add("--checkpoint-dir");
         }
         Options options = Options.parse(args, names, List.of());
         options.requireNoPositional();
-        settings.repetitions = repeatable ? options.intValue("--repetitions", settings.repetitions, 1) : 1;
+        settings.repetitions =
+                repeatable ? options.intValue("--repetitions", settings.repetitions, 1) : 1;
         settings.checkpointDir = repeatable ? options.value("--checkpoint-dir") : null;
         settings.records = options.intValue("--records", (int) settings.records, 1000);
         settings.rate = options.intValue("--rate", settings.rate, 1);
         settings.keys = options.intValue("--keys", settings.keys, 2);
-        settings.stateBytesPerKey = options.intValue("--state-kb", settings.stateBytesPerKey / 1024, 1) * 1024;
-        settings.checkpointIntervalMs = options.intValue("--checkpoint-interval", (int) settings.checkpointIntervalMs, 10);
+        settings.stateBytesPerKey =
+                options.intValue("--state-kb", settings.stateBytesPerKey / 1024, 1) * 1024;
+        settings.checkpointIntervalMs =
+                options.intValue("--checkpoint-interval", (int) settings.checkpointIntervalMs, 10);
         settings.killAfterMs = options.intValue("--kill-after", (int) settings.killAfterMs, 1000);
         if (options.value("--output") != null) {
             settings.output = Path.of(options.value("--output"));
@@ -283,7 +355,16 @@ public final class ClonosCli {
     }
 
     private static int benchOverhead(Deque<String> args, PrintStream out) throws Exception {
-        Options options = Options.parse(args, List.of("--records", "--keys", "--state-bytes", "--repetitions", "--output"), List.of());
+        Options options =
+                Options.parse(
+                        args,
+                        List.of(
+                                "--records",
+                                "--keys",
+                                "--state-bytes",
+                                "--repetitions",
+                                "--output"),
+                        List.of());
         options.requireNoPositional();
         OverheadBenchmark.Settings settings = new OverheadBenchmark.Settings();
         settings.records = options.intValue("--records", (int) settings.records, 1000);
@@ -303,7 +384,11 @@ public final class ClonosCli {
     }
 
     private static int demo(Deque<String> args, PrintStream out) throws Exception {
-        Options options = Options.parse(args, List.of("--count", "--rate", "--keys", "--conf-dir"), List.of("--no-failure"));
+        Options options =
+                Options.parse(
+                        args,
+                        List.of("--count", "--rate", "--keys", "--conf-dir"),
+                        List.of("--no-failure"));
         options.requireNoPositional();
         ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
         boolean correct =
@@ -332,7 +417,8 @@ public final class ClonosCli {
         final List<String> flags = new ArrayList<>();
         final List<String> positional = new ArrayList<>();
 
-        static Options parse(Deque<String> args, List<String> valued, List<String> flags) throws UsageException {
+        static Options parse(Deque<String> args, List<String> valued, List<String> flags)
+                throws UsageException {
             Options options = new Options();
             while (!args.isEmpty()) {
                 String arg = args.poll();
@@ -344,7 +430,8 @@ public final class ClonosCli {
                     if (eq <= 0) {
                         throw new UsageException("-D needs key=value, got '" + property + "'.");
                     }
-                    options.dynamicProperties.put(property.substring(0, eq), property.substring(eq + 1));
+                    options.dynamicProperties.put(
+                            property.substring(0, eq), property.substring(eq + 1));
                 } else if (valued.contains(arg)) {
                     String value = args.poll();
                     if (value == null) {
@@ -387,7 +474,8 @@ public final class ClonosCli {
             } catch (NumberFormatException ignored) {
                 // reported below
             }
-            throw new UsageException(name + " needs an integer of at least " + min + ", got '" + value + "'.");
+            throw new UsageException(
+                    name + " needs an integer of at least " + min + ", got '" + value + "'.");
         }
 
         void requireNoPositional() throws UsageException {

@@ -42,14 +42,20 @@ final class ClonosHome {
     }
 
     static ClonosHome fromEnvironment(Map<String, String> env, String confDirOverride) {
-        Path home = Paths.get(System.getProperty("clonos.home", env.getOrDefault("CLONOS_HOME", "."))).toAbsolutePath().normalize();
+        Path home =
+                Paths.get(System.getProperty("clonos.home", env.getOrDefault("CLONOS_HOME", ".")))
+                        .toAbsolutePath()
+                        .normalize();
         Path conf =
                 confDirOverride != null
                         ? Paths.get(confDirOverride)
-                        : Paths.get(env.getOrDefault("CLONOS_CONF_DIR", home.resolve("conf").toString()));
+                        : Paths.get(
+                                env.getOrDefault(
+                                        "CLONOS_CONF_DIR", home.resolve("conf").toString()));
         Path run = Paths.get(env.getOrDefault("CLONOS_RUN_DIR", home.resolve("run").toString()));
         Path log = Paths.get(env.getOrDefault("CLONOS_LOG_DIR", home.resolve("log").toString()));
-        return new ClonosHome(home, conf.toAbsolutePath(), run.toAbsolutePath(), log.toAbsolutePath());
+        return new ClonosHome(
+                home, conf.toAbsolutePath(), run.toAbsolutePath(), log.toAbsolutePath());
     }
 
     /** The configuration in the conf directory, overridden by {@code -D key=value} arguments. */

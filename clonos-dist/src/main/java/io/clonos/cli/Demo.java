@@ -12,8 +12,8 @@
 
 package io.clonos.cli;
 
-import io.clonos.runtime.rest.ClusterRestClient;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
+import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;
@@ -32,8 +32,8 @@ import java.util.Set;
 /**
  * The main demo: an embedded Clonos cluster runs the unchanged example job (submitted over REST
  * exactly as to a standalone cluster) and shows the tasks' epochs advancing with every checkpoint;
- * midway one task fails and is recovered locally; at the end the demo shows that only that task
- * was restarted and checks the job's results.
+ * midway one task fails and is recovered locally; at the end the demo shows that only that task was
+ * restarted and checks the job's results.
  */
 @Internal
 final class Demo {
@@ -54,13 +54,25 @@ final class Demo {
         this.out = out;
     }
 
-    /** Returns whether the job finished with correct results (and, with a failure, recovered locally). */
-    boolean run(ClonosHome home, Map<String, String> dynamicProperties, long count, int rate, int keys, boolean injectFailure) throws Exception {
+    /**
+     * Returns whether the job finished with correct results (and, with a failure, recovered
+     * locally).
+     */
+    boolean run(
+            ClonosHome home,
+            Map<String, String> dynamicProperties,
+            long count,
+            int rate,
+            int keys,
+            boolean injectFailure)
+            throws Exception {
         Configuration config = home.loadConfiguration(dynamicProperties);
         config.set(RestOptions.BIND_PORT, "0");
         Path output = Files.createTempDirectory("clonos-demo-");
 
-        out.printf("Starting an embedded Clonos cluster: %d TaskManagers x %d slots%n", TASK_MANAGERS, SLOTS);
+        out.printf(
+                "Starting an embedded Clonos cluster: %d TaskManagers x %d slots%n",
+                TASK_MANAGERS, SLOTS);
         try (ClonosMiniCluster cluster = ClonosMiniCluster.create(config, TASK_MANAGERS, SLOTS)) {
             cluster.start();
             URI restAddress = cluster.getRestAddress().get();
@@ -69,13 +81,24 @@ final class Demo {
             client.set(RestOptions.PORT, restAddress.getPort());
             ClusterRestClient rest = new ClusterRestClient(restAddress);
 
-            out.printf("Submitting the unchanged Flink job %s over REST (%s)%n", home.examplesJar().getFileName(), restAddress);
+            out.printf(
+                    "Submitting the unchanged Flink job %s over REST (%s)%n",
+                    home.examplesJar().getFileName(), restAddress);
             ProgramRunner.run(
                     client,
                     true,
                     home.examplesJar().toFile(),
                     null,
-                    new String[] {"--count", String.valueOf(count), "--rate", String.valueOf(rate), "--keys", String.valueOf(keys), "--output", output.toString()});
+                    new String[] {
+                        "--count",
+                        String.valueOf(count),
+                        "--rate",
+                        String.valueOf(rate),
+                        "--keys",
+                        String.valueOf(keys),
+                        "--output",
+                        output.toString()
+                    });
 
             String jobId = rest.get("/jobs").path("jobs").get(0).path("id").asText();
             Runnable failure = injectFailure ? () -> fail(client, jobId) : () -> {};
@@ -83,14 +106,24 @@ final class Demo {
             long checkpoints = rest.completedCheckpoints(jobId);
             out.printf("Job %s %s with %d checkpoints completed.%n", jobId, state, checkpoints);
             boolean recoveredLocally = !injectFailure || reportAttempts(rest, jobId);
-            return "FINISHED".equals(state) && checkpoints > 0 && recoveredLocally && report(RunningSumOutput.finalTotals(output), RunningSumOutput.expectedTotals(count, keys));
+            return "FINISHED".equals(state)
+                    && checkpoints > 0
+                    && recoveredLocally
+                    && report(
+                            RunningSumOutput.finalTotals(output),
+                            RunningSumOutput.expectedTotals(count, keys));
         }
     }
 
-    /** Fails the first running-sum subtask through the JobManager, as {@code bin/clonos fail} does. */
+    /**
+     * Fails the first running-sum subtask through the JobManager, as {@code bin/clonos fail} does.
+     */
     private void fail(Configuration client, String jobId) {
         try {
-            out.println("  >>> " + TaskFailer.fail(client, jobId, FAILED_VERTEX, 0) + ": Clonos recovers it alone, the rest of the job keeps running");
+            out.println(
+                    "  >>> "
+                            + TaskFailer.fail(client, jobId, FAILED_VERTEX, 0)
+                            + ": Clonos recovers it alone, the rest of the job keeps running");
         } catch (Exception e) {
             out.println("  >>> could not fail " + FAILED_VERTEX + "[0]: " + e);
         }
@@ -105,12 +138,17 @@ final class Demo {
             boolean failed = name.startsWith(FAILED_VERTEX) && name.endsWith("[0]");
             local &= attempt == (failed ? 1 : 0);
             String vertex = name.substring(0, name.lastIndexOf('['));
-            out.printf("  %-40s attempt %d%s%n", shortName(vertex) + name.substring(name.lastIndexOf('[')), attempt, failed ? "  (failed and recovered locally)" : "");
+            out.printf(
+                    "  %-40s attempt %d%s%n",
+                    shortName(vertex) + name.substring(name.lastIndexOf('[')),
+                    attempt,
+                    failed ? "  (failed and recovered locally)" : "");
         }
         return local;
     }
 
-    private String monitor(ClusterRestClient rest, String jobId, Runnable failure) throws Exception {
+    private String monitor(ClusterRestClient rest, String jobId, Runnable failure)
+            throws Exception {
         long start = System.nanoTime();
         long nextReport = 0;
         boolean failed = false;
@@ -126,7 +164,12 @@ final class Demo {
                 failure.run();
             }
             if (elapsedMs >= nextReport) {
-                out.printf("  %5.1f s  %-9s checkpoints %-3d %s%n", elapsedMs / 1000.0, state, rest.completedCheckpoints(jobId), epochs(rest, jobId, job));
+                out.printf(
+                        "  %5.1f s  %-9s checkpoints %-3d %s%n",
+                        elapsedMs / 1000.0,
+                        state,
+                        rest.completedCheckpoints(jobId),
+                        epochs(rest, jobId, job));
                 nextReport += 1000;
             }
             Thread.sleep(200);
@@ -138,7 +181,9 @@ final class Demo {
         for (JsonNode vertex : job.path("vertices")) {
             List<String> subtasks = new ArrayList<>();
             for (int i = 0; i < vertex.path("parallelism").asInt(); i++) {
-                subtasks.add(rest.subtaskMetric(jobId, vertex.path("id").asText(), i, "clonos.epoch").orElse("-"));
+                subtasks.add(
+                        rest.subtaskMetric(jobId, vertex.path("id").asText(), i, "clonos.epoch")
+                                .orElse("-"));
             }
             parts.add(shortName(vertex.path("name").asText()) + " " + subtasks);
         }
@@ -151,16 +196,28 @@ final class Demo {
         return arrow < 0 ? name : name.substring(0, arrow) + "…";
     }
 
-    private boolean report(Map<Long, RunningSumOutput.KeyTotal> actual, Map<Long, RunningSumOutput.KeyTotal> expected) {
+    private boolean report(
+            Map<Long, RunningSumOutput.KeyTotal> actual,
+            Map<Long, RunningSumOutput.KeyTotal> expected) {
         out.printf("%5s %8s %14s %14s  %s%n", "key", "count", "sum", "expected sum", "");
         boolean correct = actual.keySet().equals(expected.keySet());
         for (Map.Entry<Long, RunningSumOutput.KeyTotal> e : expected.entrySet()) {
             RunningSumOutput.KeyTotal got = actual.get(e.getKey());
-            boolean ok = got != null && got.count == e.getValue().count && got.sum == e.getValue().sum;
+            boolean ok =
+                    got != null && got.count == e.getValue().count && got.sum == e.getValue().sum;
             correct &= ok;
-            out.printf("%5d %8s %14s %14d  %s%n", e.getKey(), got == null ? "-" : got.count, got == null ? "-" : got.sum, e.getValue().sum, ok ? "ok" : "WRONG");
+            out.printf(
+                    "%5d %8s %14s %14d  %s%n",
+                    e.getKey(),
+                    got == null ? "-" : got.count,
+                    got == null ? "-" : got.sum,
+                    e.getValue().sum,
+                    ok ? "ok" : "WRONG");
         }
-        out.println(correct ? "Results correct: every key's running sum is complete." : "Results WRONG.");
+        out.println(
+                correct
+                        ? "Results correct: every key's running sum is complete."
+                        : "Results WRONG.");
         return correct;
     }
 }

@@ -37,7 +37,13 @@ final class ProgramRunner {
     private ProgramRunner() {}
 
     /** Runs the jar's program: its manifest's main class, or {@code entryClass} when given. */
-    static void run(Configuration clusterConfig, boolean detached, File jar, @Nullable String entryClass, String[] args) throws Exception {
+    static void run(
+            Configuration clusterConfig,
+            boolean detached,
+            File jar,
+            @Nullable String entryClass,
+            String[] args)
+            throws Exception {
         if (!jar.isFile()) {
             throw new IllegalArgumentException("No job jar at " + jar);
         }
@@ -54,7 +60,8 @@ final class ProgramRunner {
                         .setConfiguration(config)
                         .build();
         try {
-            ClientUtils.executeProgram(new DefaultExecutorServiceLoader(), config, program, false, false);
+            ClientUtils.executeProgram(
+                    new DefaultExecutorServiceLoader(), config, program, false, false);
         } finally {
             program.close();
         }

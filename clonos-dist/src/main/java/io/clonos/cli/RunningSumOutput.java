@@ -48,7 +48,9 @@ public final class RunningSumOutput {
         Map<Long, KeyTotal> totals = new TreeMap<>();
         List<Path> parts;
         try (Stream<Path> files = Files.list(directory)) {
-            parts = files.filter(f -> f.getFileName().toString().startsWith("part-")).collect(Collectors.toList());
+            parts =
+                    files.filter(f -> f.getFileName().toString().startsWith("part-"))
+                            .collect(Collectors.toList());
         }
         for (Path part : parts) {
             for (String line : Files.readAllLines(part)) {
@@ -64,7 +66,9 @@ public final class RunningSumOutput {
         return totals;
     }
 
-    /** Per key {@code k < keys}, the count and sum of the numbers n in 1..count with n % keys == k. */
+    /**
+     * Per key {@code k < keys}, the count and sum of the numbers n in 1..count with n % keys == k.
+     */
     public static Map<Long, KeyTotal> expectedTotals(long count, int keys) {
         Map<Long, KeyTotal> expected = new TreeMap<>();
         for (long key = 0; key < keys; key++) {

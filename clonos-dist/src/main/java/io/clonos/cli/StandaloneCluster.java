@@ -12,10 +12,10 @@
 
 package io.clonos.cli;
 
-import io.clonos.runtime.rest.ClusterRestClient;
 import io.clonos.runtime.entrypoint.ClonosClusterConfiguration;
 import io.clonos.runtime.entrypoint.ClonosSessionClusterEntrypoint;
 import io.clonos.runtime.entrypoint.ClonosTaskManagerRunner;
+import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;
@@ -50,11 +50,11 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * A standalone Clonos session cluster of separate JVM processes on this machine: one JobManager
- * and N TaskManagers with resource ids {@code tm-0} … {@code tm-(N-1)}. Each process has a pid
- * file in the run directory, so that a TaskManager can be killed (SIGKILL) to test recovery, and a
- * log file in the log directory. JVM memory flags are derived from the configuration with Flink's
- * own process-memory model, as Flink's scripts do.
+ * A standalone Clonos session cluster of separate JVM processes on this machine: one JobManager and
+ * N TaskManagers with resource ids {@code tm-0} … {@code tm-(N-1)}. Each process has a pid file in
+ * the run directory, so that a TaskManager can be killed (SIGKILL) to test recovery, and a log file
+ * in the log directory. JVM memory flags are derived from the configuration with Flink's own
+ * process-memory model, as Flink's scripts do.
  */
 @Internal
 final class StandaloneCluster {
@@ -85,7 +85,8 @@ final class StandaloneCluster {
     }
 
     /** Starts the processes and waits until every TaskManager has registered. */
-    void start(Map<String, String> dynamicProperties, int taskManagers, int slots) throws Exception {
+    void start(Map<String, String> dynamicProperties, int taskManagers, int slots)
+            throws Exception {
         Configuration config = home.loadConfiguration(dynamicProperties);
         config.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
         withDefaultProcessMemory(config);
@@ -96,7 +97,11 @@ final class StandaloneCluster {
         List<String> running = runningProcesses();
         if (!running.isEmpty()) {
             throw new IllegalStateException(
-                    "A cluster is already running from " + home.runDir() + ": " + running + ". Stop it first.");
+                    "A cluster is already running from "
+                            + home.runDir()
+                            + ": "
+                            + running
+                            + ". Stop it first.");
         }
 
         Map<String, String> clusterProperties = new LinkedHashMap<>(dynamicProperties);
@@ -128,7 +133,8 @@ final class StandaloneCluster {
      * Starts one more TaskManager, named {@code name} (its resource id), with the cluster's
      * configuration and {@code slots} slots: a replacement for a lost one.
      */
-    void startTaskManager(Map<String, String> dynamicProperties, int slots, String name) throws IOException {
+    void startTaskManager(Map<String, String> dynamicProperties, int slots, String name)
+            throws IOException {
         Configuration config = home.loadConfiguration(dynamicProperties);
         config.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
         withDefaultProcessMemory(config);
@@ -140,10 +146,14 @@ final class StandaloneCluster {
 
     /** The pid of a process of the cluster (as {@code cluster start} named it), if it runs. */
     Optional<ProcessHandle> process(String name) {
-        return readPid(home.runDir().resolve(name + ".pid")).flatMap(ProcessHandle::of).filter(ProcessHandle::isAlive);
+        return readPid(home.runDir().resolve(name + ".pid"))
+                .flatMap(ProcessHandle::of)
+                .filter(ProcessHandle::isAlive);
     }
 
-    private void launchTaskManager(Configuration config, Map<String, String> clusterProperties, String name) throws IOException {
+    private void launchTaskManager(
+            Configuration config, Map<String, String> clusterProperties, String name)
+            throws IOException {
         TaskExecutorProcessSpec tmSpec = TaskExecutorProcessUtils.processSpecFromConfig(config);
         Map<String, String> tmProperties = new LinkedHashMap<>(clusterProperties);
         tmProperties.put(TaskManagerOptions.TASK_MANAGER_RESOURCE_ID.key(), name);
@@ -155,7 +165,10 @@ final class StandaloneCluster {
                 TaskExecutorProcessUtils.generateDynamicConfigsStr(tmSpec));
     }
 
-    /** Stops every process of the cluster: TaskManagers first, SIGTERM, then SIGKILL after a grace period. */
+    /**
+     * Stops every process of the cluster: TaskManagers first, SIGTERM, then SIGKILL after a grace
+     * period.
+     */
     void stop() throws IOException {
         List<Path> pidFiles = pidFiles();
         if (pidFiles.isEmpty()) {
@@ -190,10 +203,16 @@ final class StandaloneCluster {
         }
         for (Path pidFile : pidFiles) {
             Optional<Long> pid = readPid(pidFile);
-            boolean alive = pid.flatMap(ProcessHandle::of).map(ProcessHandle::isAlive).orElse(false);
-            out.printf("%-12s pid %-8s %s%n", processName(pidFile), pid.map(String::valueOf).orElse("?"), alive ? "running" : "not running");
+            boolean alive =
+                    pid.flatMap(ProcessHandle::of).map(ProcessHandle::isAlive).orElse(false);
+            out.printf(
+                    "%-12s pid %-8s %s%n",
+                    processName(pidFile),
+                    pid.map(String::valueOf).orElse("?"),
+                    alive ? "running" : "not running");
         }
-        ClusterRestClient rest = restClient(withDefaultProcessMemory(home.loadConfiguration(dynamicProperties)));
+        ClusterRestClient rest =
+                restClient(withDefaultProcessMemory(home.loadConfiguration(dynamicProperties)));
         Optional<JsonNode> overview = rest.tryGet("/overview");
         if (overview.isPresent()) {
             JsonNode o = overview.get();
@@ -211,15 +230,22 @@ final class StandaloneCluster {
     }
 
     static ClusterRestClient restClient(Configuration config) {
-        return ClusterRestClient.of(config.get(RestOptions.ADDRESS, "localhost"), config.get(RestOptions.PORT));
+        return ClusterRestClient.of(
+                config.get(RestOptions.ADDRESS, "localhost"), config.get(RestOptions.PORT));
     }
 
     private static Configuration withDefaultProcessMemory(Configuration config) {
-        if (Stream.of(JobManagerOptions.TOTAL_PROCESS_MEMORY, JobManagerOptions.TOTAL_FLINK_MEMORY, JobManagerOptions.JVM_HEAP_MEMORY)
+        if (Stream.of(
+                        JobManagerOptions.TOTAL_PROCESS_MEMORY,
+                        JobManagerOptions.TOTAL_FLINK_MEMORY,
+                        JobManagerOptions.JVM_HEAP_MEMORY)
                 .noneMatch(config::contains)) {
             config.set(JobManagerOptions.TOTAL_PROCESS_MEMORY, MemorySize.parse("1024m"));
         }
-        if (Stream.of(TaskManagerOptions.TOTAL_PROCESS_MEMORY, TaskManagerOptions.TOTAL_FLINK_MEMORY, TaskManagerOptions.TASK_HEAP_MEMORY)
+        if (Stream.of(
+                        TaskManagerOptions.TOTAL_PROCESS_MEMORY,
+                        TaskManagerOptions.TOTAL_FLINK_MEMORY,
+                        TaskManagerOptions.TASK_HEAP_MEMORY)
                 .noneMatch(config::contains)) {
             config.set(TaskManagerOptions.TOTAL_PROCESS_MEMORY, MemorySize.parse("1280m"));
         }
@@ -245,10 +271,11 @@ final class StandaloneCluster {
         command.add(mainClass);
         command.add("--configDir");
         command.add(home.confDir().toString());
-        dynamicProperties.forEach((key, value) -> {
-            command.add("-D");
-            command.add(key + "=" + value);
-        });
+        dynamicProperties.forEach(
+                (key, value) -> {
+                    command.add("-D");
+                    command.add(key + "=" + value);
+                });
         command.addAll(Arrays.asList(memoryDynamicConfigs.trim().split("\\s+")));
 
         Path stdout = home.logDir().resolve(name + ".out");
@@ -258,12 +285,15 @@ final class StandaloneCluster {
                         .redirectOutput(stdout.toFile())
                         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                         .start();
-        Files.writeString(home.runDir().resolve(name + ".pid"), String.valueOf(process.pid()), StandardCharsets.UTF_8);
+        Files.writeString(
+                home.runDir().resolve(name + ".pid"),
+                String.valueOf(process.pid()),
+                StandardCharsets.UTF_8);
     }
 
     /**
-     * The launcher's class path without the example jobs (which {@code chaos} loads to judge
-     * their output): the cluster's processes get jobs as jars, never on their class path.
+     * The launcher's class path without the example jobs (which {@code chaos} loads to judge their
+     * output): the cluster's processes get jobs as jars, never on their class path.
      */
     private String clusterClassPath() {
         Path examples = home.examplesJar().toAbsolutePath().normalize();
@@ -276,16 +306,25 @@ final class StandaloneCluster {
         Instant deadline = Instant.now().plus(START_TIMEOUT);
         while (Instant.now().isBefore(deadline)) {
             for (Path pidFile : pidFiles()) {
-                boolean alive = readPid(pidFile).flatMap(ProcessHandle::of).map(ProcessHandle::isAlive).orElse(false);
+                boolean alive =
+                        readPid(pidFile)
+                                .flatMap(ProcessHandle::of)
+                                .map(ProcessHandle::isAlive)
+                                .orElse(false);
                 if (!alive) {
                     String name = processName(pidFile);
                     Path log = home.logDir().resolve(name + ".out");
                     stop();
                     throw new IllegalStateException(
-                            name + " exited during start-up. Its output (" + log + "):\n" + tail(log));
+                            name
+                                    + " exited during start-up. Its output ("
+                                    + log
+                                    + "):\n"
+                                    + tail(log));
                 }
             }
-            int registered = rest.tryGet("/overview").map(o -> o.path("taskmanagers").asInt()).orElse(-1);
+            int registered =
+                    rest.tryGet("/overview").map(o -> o.path("taskmanagers").asInt()).orElse(-1);
             if (registered >= taskManagers) {
                 return;
             }
@@ -293,12 +332,20 @@ final class StandaloneCluster {
         }
         stop();
         throw new IllegalStateException(
-                "The cluster did not come up within " + START_TIMEOUT.toSeconds() + " s; see the logs in " + home.logDir());
+                "The cluster did not come up within "
+                        + START_TIMEOUT.toSeconds()
+                        + " s; see the logs in "
+                        + home.logDir());
     }
 
     private List<String> runningProcesses() throws IOException {
         return pidFiles().stream()
-                .filter(f -> readPid(f).flatMap(ProcessHandle::of).map(ProcessHandle::isAlive).orElse(false))
+                .filter(
+                        f ->
+                                readPid(f)
+                                        .flatMap(ProcessHandle::of)
+                                        .map(ProcessHandle::isAlive)
+                                        .orElse(false))
                 .map(StandaloneCluster::processName)
                 .collect(Collectors.toList());
     }
@@ -308,7 +355,9 @@ final class StandaloneCluster {
             return new ArrayList<>();
         }
         try (Stream<Path> files = Files.list(home.runDir())) {
-            return files.filter(f -> f.getFileName().toString().endsWith(".pid")).sorted().collect(Collectors.toList());
+            return files.filter(f -> f.getFileName().toString().endsWith(".pid"))
+                    .sorted()
+                    .collect(Collectors.toList());
         }
     }
 

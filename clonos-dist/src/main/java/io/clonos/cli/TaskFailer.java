@@ -23,19 +23,24 @@ import org.apache.flink.configuration.Configuration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code bin/clonos fail}: fails one running task through the JobManager, which then recovers it
- * as it recovers any failed task. Uses Flink's REST API for coordination requests.
+ * {@code bin/clonos fail}: fails one running task through the JobManager, which then recovers it as
+ * it recovers any failed task. Uses Flink's REST API for coordination requests.
  */
 @Internal
 final class TaskFailer {
 
     private TaskFailer() {}
 
-    static String fail(Configuration clusterConfig, String jobId, String vertex, int subtask) throws Exception {
-        try (RestClusterClient<StandaloneClusterId> client = new RestClusterClient<>(clusterConfig, StandaloneClusterId.getInstance())) {
+    static String fail(Configuration clusterConfig, String jobId, String vertex, int subtask)
+            throws Exception {
+        try (RestClusterClient<StandaloneClusterId> client =
+                new RestClusterClient<>(clusterConfig, StandaloneClusterId.getInstance())) {
             FailTaskRequest.Response response =
                     (FailTaskRequest.Response)
-                            client.sendCoordinationRequest(JobID.fromHexString(jobId), FailTaskRequest.TARGET, new FailTaskRequest(vertex, subtask))
+                            client.sendCoordinationRequest(
+                                            JobID.fromHexString(jobId),
+                                            FailTaskRequest.TARGET,
+                                            new FailTaskRequest(vertex, subtask))
                                     .get(1, TimeUnit.MINUTES);
             return response.getMessage();
         }

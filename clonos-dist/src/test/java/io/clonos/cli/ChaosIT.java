@@ -41,31 +41,89 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ChaosIT {
 
-    /** Issue 15's job: source -> keyBy timers -> rebalance map -> keyBy state -> keyBy state -> chain. */
-    private static final String SLICE = "keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2";
+    /**
+     * Issue 15's job: source -> keyBy timers -> rebalance map -> keyBy state -> keyBy state ->
+     * chain.
+     */
+    private static final String SLICE =
+            "keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2";
 
-    /** The same job at parallelism 4: on six TaskManagers, each that runs it holds one slice of six tasks. */
-    private static final String WIDE_SLICE = "keyby:timers:4/rebalance:map:4/keyby:state:4/keyby:state:4";
+    /**
+     * The same job at parallelism 4: on six TaskManagers, each that runs it holds one slice of six
+     * tasks.
+     */
+    private static final String WIDE_SLICE =
+            "keyby:timers:4/rebalance:map:4/keyby:state:4/keyby:state:4";
 
     @TempDir Path work;
 
     @Test
     void aLostSliceRecoversLocally() throws Exception {
-        Result result = chaos("slice", "--shape", SLICE, "--source-parallelism", "2", "--dsd", "full", "--kills", "1", "--seed", "15", "--runs", "2");
+        Result result =
+                chaos(
+                        "slice",
+                        "--shape",
+                        SLICE,
+                        "--source-parallelism",
+                        "2",
+                        "--dsd",
+                        "full",
+                        "--kills",
+                        "1",
+                        "--seed",
+                        "15",
+                        "--runs",
+                        "2");
         assertEveryRunLocal(result, 2);
     }
 
     @Test
     void twoTaskManagersLostAtOnceRecoverLocally() throws Exception {
-        Result result = chaos("two-at-once", "--taskmanagers", "6", "--shape", WIDE_SLICE, "--source-parallelism", "4", "--dsd", "full",
-                "--kills", "2", "--seed", "150", "--runs", "1", "-D", "taskmanager.memory.process.size=1024m");
+        Result result =
+                chaos(
+                        "two-at-once",
+                        "--taskmanagers",
+                        "6",
+                        "--shape",
+                        WIDE_SLICE,
+                        "--source-parallelism",
+                        "4",
+                        "--dsd",
+                        "full",
+                        "--kills",
+                        "2",
+                        "--seed",
+                        "150",
+                        "--runs",
+                        "1",
+                        "-D",
+                        "taskmanager.memory.process.size=1024m");
         assertEveryRunLocal(result, 1);
     }
 
     @Test
     void threeTaskManagersLostTwoSecondsApartRecoverLocally() throws Exception {
-        Result result = chaos("staggered", "--taskmanagers", "6", "--shape", WIDE_SLICE, "--source-parallelism", "4", "--dsd", "full",
-                "--kills", "3", "--stagger-ms", "2000", "--seed", "1500", "--runs", "1", "-D", "taskmanager.memory.process.size=1024m");
+        Result result =
+                chaos(
+                        "staggered",
+                        "--taskmanagers",
+                        "6",
+                        "--shape",
+                        WIDE_SLICE,
+                        "--source-parallelism",
+                        "4",
+                        "--dsd",
+                        "full",
+                        "--kills",
+                        "3",
+                        "--stagger-ms",
+                        "2000",
+                        "--seed",
+                        "1500",
+                        "--runs",
+                        "1",
+                        "-D",
+                        "taskmanager.memory.process.size=1024m");
         assertEveryRunLocal(result, 1);
     }
 
@@ -77,16 +135,32 @@ class ChaosIT {
      */
     @Test
     void aSourceAndTheUnionTaskItFeedsRecoverTogether() throws Exception {
-        Result result = chaos("union", "--shape", "union:timers:4/rebalance:map:4", "--source-parallelism", "4", "--dsd", "full",
-                "--kills", "1", "--seed", "400", "--runs", "1");
+        Result result =
+                chaos(
+                        "union",
+                        "--shape",
+                        "union:timers:4/rebalance:map:4",
+                        "--source-parallelism",
+                        "4",
+                        "--dsd",
+                        "full",
+                        "--kills",
+                        "1",
+                        "--seed",
+                        "400",
+                        "--runs",
+                        "1");
         assertEveryRunLocal(result, 1);
         String logs = taskManagerLogs(work.resolve("union"));
-        assertThat(logs).contains("the consumer recovers too; no fresh epoch starts").contains("the consumer's replay ended");
+        assertThat(logs)
+                .contains("the consumer recovers too; no fresh epoch starts")
+                .contains("the consumer's replay ended");
     }
 
     private static String taskManagerLogs(Path output) throws IOException {
         StringBuilder logs = new StringBuilder();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(output.resolve("log"), "tm-*.log")) {
+        try (DirectoryStream<Path> files =
+                Files.newDirectoryStream(output.resolve("log"), "tm-*.log")) {
             for (Path file : files) {
                 logs.append(Files.readString(file, StandardCharsets.UTF_8));
             }
@@ -98,22 +172,42 @@ class ChaosIT {
     void generatedJobsOfFixedSeedsPass() throws Exception {
         Result result = chaos("seeds", "--seed", "7", "--runs", "3");
         assertThat(result.exitCode).as(result.toString()).isZero();
-        assertThat(result.stdout).contains("3 runs").contains("records lost 0, duplicated 0, diverged 0").contains("every run passed");
+        assertThat(result.stdout)
+                .contains("3 runs")
+                .contains("records lost 0, duplicated 0, diverged 0")
+                .contains("every run passed");
     }
 
     private static void assertEveryRunLocal(Result result, int runs) {
         assertThat(result.exitCode).as(result.toString()).isZero();
-        Matcher summary = Pattern.compile("chaos summary: (\\d+) runs, (\\d+) TaskManagers killed, (\\d+) recovered locally").matcher(result.stdout);
+        Matcher summary =
+                Pattern.compile(
+                                "chaos summary: (\\d+) runs, (\\d+) TaskManagers killed, (\\d+) recovered locally")
+                        .matcher(result.stdout);
         assertThat(summary.find()).as(result.toString()).isTrue();
         assertThat(Integer.parseInt(summary.group(1))).isEqualTo(runs);
-        assertThat(Integer.parseInt(summary.group(3))).as("runs recovered locally\n" + result).isEqualTo(runs);
-        assertThat(result.stdout).contains("records lost 0, duplicated 0, diverged 0").contains("every run passed").doesNotContain("FAIL |");
+        assertThat(Integer.parseInt(summary.group(3)))
+                .as("runs recovered locally\n" + result)
+                .isEqualTo(runs);
+        assertThat(result.stdout)
+                .contains("records lost 0, duplicated 0, diverged 0")
+                .contains("every run passed")
+                .doesNotContain("FAIL |");
     }
 
     private Result chaos(String name, String... args) throws Exception {
         Path dist = Paths.get(System.getProperty("clonos.dist", "target/clonos")).toAbsolutePath();
-        List<String> command = new ArrayList<>(List.of(dist.resolve("bin/clonos").toString(), "chaos", "--output", work.resolve(name).toString(),
-                "-D", "rest.port=" + freePort(), "-D", "jobmanager.rpc.port=" + freePort()));
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
+                                dist.resolve("bin/clonos").toString(),
+                                "chaos",
+                                "--output",
+                                work.resolve(name).toString(),
+                                "-D",
+                                "rest.port=" + freePort(),
+                                "-D",
+                                "jobmanager.rpc.port=" + freePort()));
         command.addAll(Arrays.asList(args));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         process.getOutputStream().close();

@@ -29,19 +29,25 @@ class ClonosCliTest {
     private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
     private int run(String... args) {
-        return ClonosCli.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return ClonosCli.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
     }
 
     @Test
     void unknownCommandIsAUsageError() {
         assertThat(run("deploy")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("Unknown command 'deploy'").contains("Usage: clonos");
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("Unknown command 'deploy'")
+                .contains("Usage: clonos");
     }
 
     @Test
     void badOptionValueIsAUsageError() {
         assertThat(run("cluster", "start", "--taskmanagers", "zero")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--taskmanagers needs an integer of at least 1, got 'zero'");
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--taskmanagers needs an integer of at least 1, got 'zero'");
     }
 
     @Test
@@ -51,8 +57,10 @@ class ClonosCliTest {
     }
 
     @Test
-    void clusterStartWithBadClonosValueFailsBeforeStartingAnything(@TempDir Path conf) throws Exception {
-        Files.writeString(conf.resolve("config.yaml"), "clonos:\n  in-flight-log:\n    spill-trigger: 2.0\n");
+    void clusterStartWithBadClonosValueFailsBeforeStartingAnything(@TempDir Path conf)
+            throws Exception {
+        Files.writeString(
+                conf.resolve("config.yaml"), "clonos:\n  in-flight-log:\n    spill-trigger: 2.0\n");
 
         assertThat(run("cluster", "start", "--conf-dir", conf.toString())).isEqualTo(1);
 

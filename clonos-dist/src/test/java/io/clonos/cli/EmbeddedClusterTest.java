@@ -12,8 +12,8 @@
 
 package io.clonos.cli;
 
-import io.clonos.runtime.rest.ClusterRestClient;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
+import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
@@ -43,7 +43,11 @@ class EmbeddedClusterTest {
     private static final int KEYS = 7;
 
     private static File examplesJar() {
-        File jar = new File(System.getProperty("clonos.examples.jar", "../clonos-examples/target/clonos-examples-0.1.0-SNAPSHOT.jar"));
+        File jar =
+                new File(
+                        System.getProperty(
+                                "clonos.examples.jar",
+                                "../clonos-examples/target/clonos-examples-0.1.0-SNAPSHOT.jar"));
         assertThat(jar).as("the example job jar (built by clonos-examples)").isFile();
         return jar;
     }
@@ -56,7 +60,8 @@ class EmbeddedClusterTest {
     }
 
     @Test
-    void unchangedJobRunsOnClonosTasksCheckpointsAndIsCorrect(@TempDir Path output) throws Exception {
+    void unchangedJobRunsOnClonosTasksCheckpointsAndIsCorrect(@TempDir Path output)
+            throws Exception {
         try (ClonosMiniCluster cluster = ClonosMiniCluster.create(clusterConfiguration(), 2, 2)) {
             cluster.start();
             URI address = cluster.getRestAddress().get();
@@ -66,20 +71,35 @@ class EmbeddedClusterTest {
 
             RunningSumChecks.awaitEpochOnEverySubtask(rest, jobId, Duration.ofSeconds(60));
             String source = rest.get("/jobs/" + jobId).path("vertices").get(0).path("id").asText();
-            assertThat(rest.subtaskMetric(jobId, source, 0, "clonos.inFlightLog.0_0.buffers")).as("in-flight log metric of the source's first subpartition").isPresent();
+            assertThat(rest.subtaskMetric(jobId, source, 0, "clonos.inFlightLog.0_0.buffers"))
+                    .as("in-flight log metric of the source's first subpartition")
+                    .isPresent();
             assertThat(rest.subtaskMetric(jobId, source, 0, "clonos.inFlightLogBytes")).isPresent();
-            assertThat(cluster.requestJobResult(JobID.fromHexString(jobId)).get().isSuccess()).isTrue();
+            assertThat(cluster.requestJobResult(JobID.fromHexString(jobId)).get().isSuccess())
+                    .isTrue();
 
-            AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(JobID.fromHexString(jobId)).get();
-            assertThat(graph.getCheckpointStatsSnapshot().getCounts().getNumberOfCompletedCheckpoints()).isPositive();
-            assertThat(graph.getAllExecutionVertices()).allSatisfy(vertex -> assertThat(vertex.getCurrentExecutionAttempt().getAttemptNumber()).isZero());
+            AccessExecutionGraph graph =
+                    cluster.getArchivedExecutionGraph(JobID.fromHexString(jobId)).get();
+            assertThat(
+                            graph.getCheckpointStatsSnapshot()
+                                    .getCounts()
+                                    .getNumberOfCompletedCheckpoints())
+                    .isPositive();
+            assertThat(graph.getAllExecutionVertices())
+                    .allSatisfy(
+                            vertex ->
+                                    assertThat(
+                                                    vertex.getCurrentExecutionAttempt()
+                                                            .getAttemptNumber())
+                                            .isZero());
             RunningSumChecks.assertComplete(output, COUNT, KEYS);
         }
     }
 
     /** bin/clonos fail: one task fails through the JobManager and only it is restarted. */
     @Test
-    void failCommandRecoversOneTaskLocally(@TempDir Path output, @TempDir Path conf) throws Exception {
+    void failCommandRecoversOneTaskLocally(@TempDir Path output, @TempDir Path conf)
+            throws Exception {
         Files.writeString(conf.resolve("config.yaml"), "");
         try (ClonosMiniCluster cluster = ClonosMiniCluster.create(clusterConfiguration(), 3, 1)) {
             cluster.start();
@@ -88,15 +108,47 @@ class EmbeddedClusterTest {
             String jobId = submitExample(address, output);
             RunningSumChecks.awaitEpochOnEverySubtask(rest, jobId, Duration.ofSeconds(60));
 
-            int exit = ClonosCli.run(new String[] {"fail", "--conf-dir", conf.toString(), "--job", jobId, "--vertex", "running-sum", "--subtask", "1", "-D", "rest.address=" + address.getHost(), "-D", "rest.port=" + address.getPort()}, System.out, System.err);
+            int exit =
+                    ClonosCli.run(
+                            new String[] {
+                                "fail",
+                                "--conf-dir",
+                                conf.toString(),
+                                "--job",
+                                jobId,
+                                "--vertex",
+                                "running-sum",
+                                "--subtask",
+                                "1",
+                                "-D",
+                                "rest.address=" + address.getHost(),
+                                "-D",
+                                "rest.port=" + address.getPort()
+                            },
+                            System.out,
+                            System.err);
 
             assertThat(exit).isZero();
-            assertThat(cluster.requestJobResult(JobID.fromHexString(jobId)).get().isSuccess()).isTrue();
-            AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(JobID.fromHexString(jobId)).get();
+            assertThat(cluster.requestJobResult(JobID.fromHexString(jobId)).get().isSuccess())
+                    .isTrue();
+            AccessExecutionGraph graph =
+                    cluster.getArchivedExecutionGraph(JobID.fromHexString(jobId)).get();
             assertThat(graph.getAllExecutionVertices())
-                    .allSatisfy(vertex -> assertThat(vertex.getCurrentExecutionAttempt().getAttemptNumber())
-                            .as(vertex.getTaskNameWithSubtaskIndex())
-                            .isEqualTo(vertex.getTaskNameWithSubtaskIndex().startsWith("running-sum") && vertex.getParallelSubtaskIndex() == 1 ? 1 : 0));
+                    .allSatisfy(
+                            vertex ->
+                                    assertThat(
+                                                    vertex.getCurrentExecutionAttempt()
+                                                            .getAttemptNumber())
+                                            .as(vertex.getTaskNameWithSubtaskIndex())
+                                            .isEqualTo(
+                                                    vertex.getTaskNameWithSubtaskIndex()
+                                                                            .startsWith(
+                                                                                    "running-sum")
+                                                                    && vertex
+                                                                                    .getParallelSubtaskIndex()
+                                                                            == 1
+                                                            ? 1
+                                                            : 0));
             RunningSumChecks.assertComplete(output, COUNT, KEYS);
         }
     }
@@ -116,9 +168,21 @@ class EmbeddedClusterTest {
     void badClonosValueInTheJobFailsItsSubmission(@TempDir Path output) throws Exception {
         try (ClonosMiniCluster cluster = ClonosMiniCluster.create(clusterConfiguration(), 2, 1)) {
             cluster.start();
-            Configuration client = clientConfiguration(cluster.getRestAddress().get(), Map.of("clonos.recovery.mode", "sometimes"));
+            Configuration client =
+                    clientConfiguration(
+                            cluster.getRestAddress().get(),
+                            Map.of("clonos.recovery.mode", "sometimes"));
 
-            assertThatThrownBy(() -> ProgramRunner.run(client, false, examplesJar(), null, new String[] {"--count", "10", "--output", output.toString()}))
+            assertThatThrownBy(
+                            () ->
+                                    ProgramRunner.run(
+                                            client,
+                                            false,
+                                            examplesJar(),
+                                            null,
+                                            new String[] {
+                                                "--count", "10", "--output", output.toString()
+                                            }))
                     .hasStackTraceContaining("clonos.recovery.mode")
                     .hasStackTraceContaining("sometimes");
         }
@@ -131,7 +195,18 @@ class EmbeddedClusterTest {
                 true,
                 examplesJar(),
                 null,
-                new String[] {"--count", String.valueOf(COUNT), "--rate", "3000", "--keys", String.valueOf(KEYS), "--checkpoint-interval", "300", "--output", output.toString()});
+                new String[] {
+                    "--count",
+                    String.valueOf(COUNT),
+                    "--rate",
+                    "3000",
+                    "--keys",
+                    String.valueOf(KEYS),
+                    "--checkpoint-interval",
+                    "300",
+                    "--output",
+                    output.toString()
+                });
         return new ClusterRestClient(address).get("/jobs").path("jobs").get(0).path("id").asText();
     }
 

@@ -13,6 +13,7 @@
 package io.clonos.cli;
 
 import io.clonos.runtime.rest.ClusterRestClient;
+
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;
@@ -47,27 +48,37 @@ final class RunningSumChecks {
         assertThat(actual.keySet()).isEqualTo(expected.keySet());
         expected.forEach(
                 (key, total) -> {
-                    assertThat(actual.get(key).count).as("count of key %d", key).isEqualTo(total[0]);
+                    assertThat(actual.get(key).count)
+                            .as("count of key %d", key)
+                            .isEqualTo(total[0]);
                     assertThat(actual.get(key).sum).as("sum of key %d", key).isEqualTo(total[1]);
                 });
     }
 
     /**
-     * Waits until every subtask of every vertex of a running job reports a {@code clonos.epoch}
-     * of at least 1, i.e. runs on a Clonos task that has started a checkpoint.
+     * Waits until every subtask of every vertex of a running job reports a {@code clonos.epoch} of
+     * at least 1, i.e. runs on a Clonos task that has started a checkpoint.
      */
-    static void awaitEpochOnEverySubtask(ClusterRestClient rest, String jobId, Duration timeout) throws Exception {
+    static void awaitEpochOnEverySubtask(ClusterRestClient rest, String jobId, Duration timeout)
+            throws Exception {
         Instant deadline = Instant.now().plus(timeout);
         String missing = "no answer";
         while (Instant.now().isBefore(deadline)) {
             JsonNode job = rest.get("/jobs/" + jobId);
             if (!"RUNNING".equals(job.path("state").asText())) {
-                fail("The job left RUNNING (" + job.path("state").asText() + ") before every subtask reported clonos.epoch; last missing: " + missing);
+                fail(
+                        "The job left RUNNING ("
+                                + job.path("state").asText()
+                                + ") before every subtask reported clonos.epoch; last missing: "
+                                + missing);
             }
             missing = null;
             for (JsonNode vertex : job.path("vertices")) {
                 for (int i = 0; i < vertex.path("parallelism").asInt() && missing == null; i++) {
-                    long epoch = rest.subtaskMetric(jobId, vertex.path("id").asText(), i, "clonos.epoch").map(Long::parseLong).orElse(0L);
+                    long epoch =
+                            rest.subtaskMetric(jobId, vertex.path("id").asText(), i, "clonos.epoch")
+                                    .map(Long::parseLong)
+                                    .orElse(0L);
                     if (epoch < 1) {
                         missing = vertex.path("name").asText() + "[" + i + "] epoch " + epoch;
                     }
@@ -81,7 +92,8 @@ final class RunningSumChecks {
         fail("Not every subtask reported clonos.epoch >= 1 in time; missing: " + missing);
     }
 
-    static String awaitTerminal(ClusterRestClient rest, String jobId, Duration timeout) throws Exception {
+    static String awaitTerminal(ClusterRestClient rest, String jobId, Duration timeout)
+            throws Exception {
         Instant deadline = Instant.now().plus(timeout);
         while (Instant.now().isBefore(deadline)) {
             String state = rest.jobState(jobId).orElse("UNKNOWN");

@@ -12,10 +12,10 @@
 
 package io.clonos.cli;
 
-import io.clonos.runtime.rest.ClusterRestClient;
 import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.HashChainJob;
 import io.clonos.examples.HashChains;
+import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
@@ -75,7 +75,24 @@ class StandaloneClusterIT {
         restPort = freePort();
         rpcPort = freePort();
 
-        Result started = clonos("cluster", "start", "--taskmanagers", "4", "--slots", "1", "-D", "rest.port=" + restPort, "-D", "jobmanager.rpc.port=" + rpcPort, "-D", "metrics.fetcher.update-interval=200", "-D", "heartbeat.timeout=8000", "-D", "heartbeat.interval=1000");
+        Result started =
+                clonos(
+                        "cluster",
+                        "start",
+                        "--taskmanagers",
+                        "4",
+                        "--slots",
+                        "1",
+                        "-D",
+                        "rest.port=" + restPort,
+                        "-D",
+                        "jobmanager.rpc.port=" + rpcPort,
+                        "-D",
+                        "metrics.fetcher.update-interval=200",
+                        "-D",
+                        "heartbeat.timeout=8000",
+                        "-D",
+                        "heartbeat.interval=1000");
         assertThat(started.exitCode).as(started.toString()).isZero();
         assertThat(started.stdout).contains("Clonos cluster started").contains(":" + restPort);
     }
@@ -91,33 +108,83 @@ class StandaloneClusterIT {
     @Order(1)
     void unchangedJarSubmittedOverRestRunsOnClonosTasksAcrossTaskManagerJvms() throws Exception {
         File jar = dist.resolve("examples/clonos-examples.jar").toFile();
-        assertThat(classesOf(jar)).as("the job jar has no Clonos runtime in it").noneMatch(c -> c.startsWith("io/clonos/runtime") || c.startsWith("io/clonos/streaming"));
+        assertThat(classesOf(jar))
+                .as("the job jar has no Clonos runtime in it")
+                .noneMatch(
+                        c ->
+                                c.startsWith("io/clonos/runtime")
+                                        || c.startsWith("io/clonos/streaming"));
 
         ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
         assertThat(taskManagerIds(rest)).containsExactlyInAnyOrder("tm-0", "tm-1", "tm-2", "tm-3");
         assertThat(pids()).hasSize(5).doesNotContain(ProcessHandle.current().pid());
 
         Path output = work.resolve("output");
-        Result submitted = clonos("run", "--detached", "-D", "rest.port=" + restPort, jar.toString(), "--count", String.valueOf(COUNT), "--rate", "3000", "--keys", String.valueOf(KEYS), "--checkpoint-interval", "300", "--output", output.toString());
+        Result submitted =
+                clonos(
+                        "run",
+                        "--detached",
+                        "-D",
+                        "rest.port=" + restPort,
+                        jar.toString(),
+                        "--count",
+                        String.valueOf(COUNT),
+                        "--rate",
+                        "3000",
+                        "--keys",
+                        String.valueOf(KEYS),
+                        "--checkpoint-interval",
+                        "300",
+                        "--output",
+                        output.toString());
         assertThat(submitted.exitCode).as(submitted.toString()).isZero();
         Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(submitted.stdout);
         assertThat(jobId.find()).as(submitted.toString()).isTrue();
 
         RunningSumChecks.awaitEpochOnEverySubtask(rest, jobId.group(1), Duration.ofSeconds(90));
-        assertThat(subtaskHosts(rest, jobId.group(1))).as("subtasks run on two TaskManagers").hasSize(2).isSubsetOf("tm-0", "tm-1", "tm-2", "tm-3");
-        assertThat(RunningSumChecks.awaitTerminal(rest, jobId.group(1), Duration.ofMinutes(2))).isEqualTo("FINISHED");
+        assertThat(subtaskHosts(rest, jobId.group(1)))
+                .as("subtasks run on two TaskManagers")
+                .hasSize(2)
+                .isSubsetOf("tm-0", "tm-1", "tm-2", "tm-3");
+        assertThat(RunningSumChecks.awaitTerminal(rest, jobId.group(1), Duration.ofMinutes(2)))
+                .isEqualTo("FINISHED");
         assertThat(rest.completedCheckpoints(jobId.group(1))).isPositive();
         RunningSumChecks.assertComplete(output, COUNT, KEYS);
 
         Result status = clonos("cluster", "status", "-D", "rest.port=" + restPort);
-        assertThat(status.stdout).contains("tm-0").contains("tm-1").contains("tm-2").contains("jobmanager").contains("4 TaskManagers");
+        assertThat(status.stdout)
+                .contains("tm-0")
+                .contains("tm-1")
+                .contains("tm-2")
+                .contains("jobmanager")
+                .contains("4 TaskManagers");
     }
 
     @Test
     @Order(2)
     void flinksOwnCliSubmitsToAClonosCluster() throws Exception {
         Path output = work.resolve("output-flink-cli");
-        List<String> command = new ArrayList<>(List.of(java(), "--add-opens=java.base/java.util=ALL-UNNAMED", "--add-opens=java.base/java.lang=ALL-UNNAMED", "-cp", dist.resolve("lib") + "/*", "org.apache.flink.client.cli.CliFrontend", "run", "-m", "localhost:" + restPort, dist.resolve("examples/clonos-examples.jar").toString(), "--count", "3000", "--rate", "3000", "--keys", "3", "--output", output.toString()));
+        List<String> command =
+                new ArrayList<>(
+                        List.of(
+                                java(),
+                                "--add-opens=java.base/java.util=ALL-UNNAMED",
+                                "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                                "-cp",
+                                dist.resolve("lib") + "/*",
+                                "org.apache.flink.client.cli.CliFrontend",
+                                "run",
+                                "-m",
+                                "localhost:" + restPort,
+                                dist.resolve("examples/clonos-examples.jar").toString(),
+                                "--count",
+                                "3000",
+                                "--rate",
+                                "3000",
+                                "--keys",
+                                "3",
+                                "--output",
+                                output.toString()));
 
         Result result = exec(command, Map.of("FLINK_CONF_DIR", dist.resolve("conf").toString()));
 
@@ -129,11 +196,28 @@ class StandaloneClusterIT {
     @Test
     @Order(3)
     void clusterProcessesRejectABadClonosValueAtStartup() throws Exception {
-        for (String main : List.of("io.clonos.runtime.entrypoint.ClonosTaskManagerRunner", "io.clonos.runtime.entrypoint.ClonosSessionClusterEntrypoint")) {
-            List<String> command = new ArrayList<>(List.of(java(), "-cp", dist.resolve("lib") + "/*", main, "--configDir", dist.resolve("conf").toString(), "-D", "clonos.standby.placement=everywhere"));
+        for (String main :
+                List.of(
+                        "io.clonos.runtime.entrypoint.ClonosTaskManagerRunner",
+                        "io.clonos.runtime.entrypoint.ClonosSessionClusterEntrypoint")) {
+            List<String> command =
+                    new ArrayList<>(
+                            List.of(
+                                    java(),
+                                    "-cp",
+                                    dist.resolve("lib") + "/*",
+                                    main,
+                                    "--configDir",
+                                    dist.resolve("conf").toString(),
+                                    "-D",
+                                    "clonos.standby.placement=everywhere"));
             Result result = exec(command, Map.of());
             assertThat(result.exitCode).as(result.toString()).isNotZero();
-            assertThat(result.stdout).as(main).contains("'clonos.standby.placement'").contains("'everywhere'").contains("spread, pack");
+            assertThat(result.stdout)
+                    .as(main)
+                    .contains("'clonos.standby.placement'")
+                    .contains("'everywhere'")
+                    .contains("spread, pack");
         }
     }
 
@@ -152,47 +236,106 @@ class StandaloneClusterIT {
         String job = submitExample(count, keys, output);
         RunningSumChecks.awaitEpochOnEverySubtask(rest, job, Duration.ofSeconds(90));
 
-        Result failedSource = clonos("fail", "-D", "rest.port=" + restPort, "--job", job, "--vertex", "numbers", "--subtask", "0");
+        Result failedSource =
+                clonos(
+                        "fail",
+                        "-D",
+                        "rest.port=" + restPort,
+                        "--job",
+                        job,
+                        "--vertex",
+                        "numbers",
+                        "--subtask",
+                        "0");
         assertThat(failedSource.exitCode).as(failedSource.toString()).isZero();
         awaitAttempt(rest, job, "numbers", 0, 1);
         // a checkpoint after the restart (the epoch metrics of a restarted job may come late, and
         // the job must not finish before the second failure)
         awaitCheckpointsBeyond(rest, job, rest.completedCheckpoints(job));
-        Result failedMiddle = clonos("fail", "-D", "rest.port=" + restPort, "--job", job, "--vertex", "running-sum", "--subtask", "1");
+        Result failedMiddle =
+                clonos(
+                        "fail",
+                        "-D",
+                        "rest.port=" + restPort,
+                        "--job",
+                        job,
+                        "--vertex",
+                        "running-sum",
+                        "--subtask",
+                        "1");
         assertThat(failedMiddle.exitCode).as(failedMiddle.toString()).isZero();
 
-        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3))).isEqualTo("FINISHED");
-        subtaskAttempts(rest, job).forEach((subtask, attempt) -> assertThat(attempt).as(subtask).isEqualTo(subtask.startsWith("Source: numbers") && subtask.endsWith("[0]") || subtask.startsWith("running-sum") && subtask.endsWith("[1]") ? 1 : 0));
+        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3)))
+                .isEqualTo("FINISHED");
+        subtaskAttempts(rest, job)
+                .forEach(
+                        (subtask, attempt) ->
+                                assertThat(attempt)
+                                        .as(subtask)
+                                        .isEqualTo(
+                                                subtask.startsWith("Source: numbers")
+                                                                        && subtask.endsWith("[0]")
+                                                                || subtask.startsWith("running-sum")
+                                                                        && subtask.endsWith("[1]")
+                                                        ? 1
+                                                        : 0));
         assertAtLeastOnce(output, count, keys);
     }
 
     private String submitExample(long count, int keys, Path output) throws Exception {
-        Result submitted = clonos("run", "--detached", "-D", "rest.port=" + restPort, dist.resolve("examples/clonos-examples.jar").toString(), "--count", String.valueOf(count), "--rate", "2000", "--keys", String.valueOf(keys), "--checkpoint-interval", "300", "--output", output.toString());
+        Result submitted =
+                clonos(
+                        "run",
+                        "--detached",
+                        "-D",
+                        "rest.port=" + restPort,
+                        dist.resolve("examples/clonos-examples.jar").toString(),
+                        "--count",
+                        String.valueOf(count),
+                        "--rate",
+                        "2000",
+                        "--keys",
+                        String.valueOf(keys),
+                        "--checkpoint-interval",
+                        "300",
+                        "--output",
+                        output.toString());
         Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(submitted.stdout);
         assertThat(jobId.find()).as(submitted.toString()).isTrue();
         return jobId.group(1);
     }
 
-    private void awaitAttempt(ClusterRestClient rest, String job, String vertexPrefix, int subtask, int attempt) throws Exception {
+    private void awaitAttempt(
+            ClusterRestClient rest, String job, String vertexPrefix, int subtask, int attempt)
+            throws Exception {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
         while (Instant.now().isBefore(deadline)) {
             for (Map.Entry<String, Integer> e : subtaskAttempts(rest, job).entrySet()) {
-                if (e.getKey().contains(vertexPrefix) && e.getKey().endsWith("[" + subtask + "]") && e.getValue() >= attempt) {
+                if (e.getKey().contains(vertexPrefix)
+                        && e.getKey().endsWith("[" + subtask + "]")
+                        && e.getValue() >= attempt) {
                     return;
                 }
             }
             sleep();
         }
-        throw new AssertionError(vertexPrefix + "[" + subtask + "] did not reach attempt " + attempt);
+        throw new AssertionError(
+                vertexPrefix + "[" + subtask + "] did not reach attempt " + attempt);
     }
 
     /** Every key's final count and sum reach at least what the numbers 1..count give. */
     private static void assertAtLeastOnce(Path output, long count, int keys) throws IOException {
         Map<Long, RunningSumOutput.KeyTotal> totals = RunningSumOutput.finalTotals(output);
-        RunningSumChecks.expected(count, keys).forEach((key, expected) -> {
-            assertThat(totals.get(key).count).as("count of key %d", key).isGreaterThanOrEqualTo(expected[0]);
-            assertThat(totals.get(key).sum).as("sum of key %d", key).isGreaterThanOrEqualTo(expected[1]);
-        });
+        RunningSumChecks.expected(count, keys)
+                .forEach(
+                        (key, expected) -> {
+                            assertThat(totals.get(key).count)
+                                    .as("count of key %d", key)
+                                    .isGreaterThanOrEqualTo(expected[0]);
+                            assertThat(totals.get(key).sum)
+                                    .as("sum of key %d", key)
+                                    .isGreaterThanOrEqualTo(expected[1]);
+                        });
     }
 
     /**
@@ -212,10 +355,13 @@ class StandaloneClusterIT {
 
         Map<String, String> hosts = subtaskTaskManagers(rest, job);
         String victim = hosts.values().iterator().next();
-        long pid = Long.parseLong(Files.readString(work.resolve("run").resolve(victim + ".pid")).trim());
+        long pid =
+                Long.parseLong(
+                        Files.readString(work.resolve("run").resolve(victim + ".pid")).trim());
         ProcessHandle.of(pid).orElseThrow().destroyForcibly();
 
-        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3))).isEqualTo("FINISHED");
+        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3)))
+                .isEqualTo("FINISHED");
         assertOnlyTheKilledTaskManagersTasksRestarted(hosts, subtaskAttempts(rest, job), victim);
         assertAtLeastOnce(output, count, keys);
     }
@@ -232,21 +378,52 @@ class StandaloneClusterIT {
         ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
         long count = 10_000;
         Path output = work.resolve("output-hash-chains");
-        Result submitted = clonos("run", "--detached", "-D", "rest.port=" + restPort, "--class", HashChainJob.class.getName(), dist.resolve("examples/clonos-examples.jar").toString(),
-                "--count", String.valueOf(count), "--rate", "1500", "--keys", "8", "--checkpoint-interval", "300", "--output", output.toString());
+        Result submitted =
+                clonos(
+                        "run",
+                        "--detached",
+                        "-D",
+                        "rest.port=" + restPort,
+                        "--class",
+                        HashChainJob.class.getName(),
+                        dist.resolve("examples/clonos-examples.jar").toString(),
+                        "--count",
+                        String.valueOf(count),
+                        "--rate",
+                        "1500",
+                        "--keys",
+                        "8",
+                        "--checkpoint-interval",
+                        "300",
+                        "--output",
+                        output.toString());
         Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(submitted.stdout);
         assertThat(jobId.find()).as(submitted.toString()).isTrue();
         String job = jobId.group(1);
         awaitCompletedCheckpoint(rest, job);
 
         Map<String, String> hosts = subtaskTaskManagers(rest, job);
-        String victim = hosts.entrySet().stream().filter(e -> e.getKey().startsWith("chain") && e.getKey().endsWith("[0]")).findFirst().orElseThrow().getValue();
-        long pid = Long.parseLong(Files.readString(work.resolve("run").resolve(victim + ".pid")).trim());
+        String victim =
+                hosts.entrySet().stream()
+                        .filter(e -> e.getKey().startsWith("chain") && e.getKey().endsWith("[0]"))
+                        .findFirst()
+                        .orElseThrow()
+                        .getValue();
+        long pid =
+                Long.parseLong(
+                        Files.readString(work.resolve("run").resolve(victim + ".pid")).trim());
         ProcessHandle.of(pid).orElseThrow().destroyForcibly();
 
-        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3))).isEqualTo("FINISHED");
+        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3)))
+                .isEqualTo("FINISHED");
         assertOnlyTheKilledTaskManagersTasksRestarted(hosts, subtaskAttempts(rest, job), victim);
-        assertThat(HashChains.violations(CommittedLinesSink.committedLines(output), HashChainJob.SOURCES, count)).as("broken, lossy or repeated hash chains").isEmpty();
+        assertThat(
+                        HashChains.violations(
+                                CommittedLinesSink.committedLines(output),
+                                HashChainJob.SOURCES,
+                                count))
+                .as("broken, lossy or repeated hash chains")
+                .isEmpty();
         awaitUnregistered(rest, victim);
     }
 
@@ -255,14 +432,22 @@ class StandaloneClusterIT {
      * more than one attempt: until the JobManager misses the dead TaskManager's heartbeats it may
      * deploy the new attempt there.
      */
-    private static void assertOnlyTheKilledTaskManagersTasksRestarted(Map<String, String> hosts, Map<String, Integer> attempts, String victim) {
-        hosts.forEach((subtask, tm) -> {
-            if (tm.equals(victim)) {
-                assertThat(attempts.get(subtask)).as("attempt of %s, which ran on the killed %s", subtask, tm).isPositive();
-            } else {
-                assertThat(attempts.get(subtask)).as("attempt of %s, which ran on %s (killed: %s)", subtask, tm, victim).isZero();
-            }
-        });
+    private static void assertOnlyTheKilledTaskManagersTasksRestarted(
+            Map<String, String> hosts, Map<String, Integer> attempts, String victim) {
+        hosts.forEach(
+                (subtask, tm) -> {
+                    if (tm.equals(victim)) {
+                        assertThat(attempts.get(subtask))
+                                .as("attempt of %s, which ran on the killed %s", subtask, tm)
+                                .isPositive();
+                    } else {
+                        assertThat(attempts.get(subtask))
+                                .as(
+                                        "attempt of %s, which ran on %s (killed: %s)",
+                                        subtask, tm, victim)
+                                .isZero();
+                    }
+                });
     }
 
     /**
@@ -270,55 +455,77 @@ class StandaloneClusterIT {
      * killed. Not by the subtasks' epoch metrics: after an earlier test killed a TaskManager, the
      * JobManager's metric fetcher may stay behind for longer than a job runs.
      */
-    private static void awaitCompletedCheckpoint(ClusterRestClient rest, String job) throws Exception {
+    private static void awaitCompletedCheckpoint(ClusterRestClient rest, String job)
+            throws Exception {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(90));
         while (rest.completedCheckpoints(job) < 1 && Instant.now().isBefore(deadline)) {
-            assertThat(rest.jobState(job)).as("state of job %s before its first checkpoint", job).hasValue("RUNNING");
+            assertThat(rest.jobState(job))
+                    .as("state of job %s before its first checkpoint", job)
+                    .hasValue("RUNNING");
             sleep();
         }
-        assertThat(rest.completedCheckpoints(job)).as("checkpoints completed by job %s", job).isPositive();
+        assertThat(rest.completedCheckpoints(job))
+                .as("checkpoints completed by job %s", job)
+                .isPositive();
     }
 
-    private static void awaitCheckpointsBeyond(ClusterRestClient rest, String job, long completed) throws Exception {
+    private static void awaitCheckpointsBeyond(ClusterRestClient rest, String job, long completed)
+            throws Exception {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(90));
         while (rest.completedCheckpoints(job) <= completed && Instant.now().isBefore(deadline)) {
-            assertThat(rest.jobState(job)).as("state of job %s while it waits for a checkpoint", job).hasValue("RUNNING");
+            assertThat(rest.jobState(job))
+                    .as("state of job %s while it waits for a checkpoint", job)
+                    .hasValue("RUNNING");
             sleep();
         }
-        assertThat(rest.completedCheckpoints(job)).as("checkpoints completed by job %s", job).isGreaterThan(completed);
+        assertThat(rest.completedCheckpoints(job))
+                .as("checkpoints completed by job %s", job)
+                .isGreaterThan(completed);
     }
 
-    /** The JobManager notices a killed TaskManager by its missing heartbeats; until then it offers its slots. */
+    /**
+     * The JobManager notices a killed TaskManager by its missing heartbeats; until then it offers
+     * its slots.
+     */
     private void awaitUnregistered(ClusterRestClient rest, String taskManager) throws Exception {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
         while (taskManagerIds(rest).contains(taskManager) && Instant.now().isBefore(deadline)) {
             sleep();
         }
-        assertThat(taskManagerIds(rest)).as("TaskManagers after %s was killed", taskManager).doesNotContain(taskManager);
+        assertThat(taskManagerIds(rest))
+                .as("TaskManagers after %s was killed", taskManager)
+                .doesNotContain(taskManager);
     }
 
     /**
      * "vertex name[subtask]" -> TaskManager id. The REST API serves a cached execution graph
      * (refreshed every few seconds), so subtasks may show as unassigned for a while.
      */
-    private Map<String, String> subtaskTaskManagers(ClusterRestClient rest, String jobId) throws Exception {
+    private Map<String, String> subtaskTaskManagers(ClusterRestClient rest, String jobId)
+            throws Exception {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
         Map<String, String> hosts;
         do {
             hosts = subtaskField(rest, jobId, "taskmanager-id");
-        } while (hosts.containsValue("(unassigned)") && Instant.now().isBefore(deadline) && sleep());
+        } while (hosts.containsValue("(unassigned)")
+                && Instant.now().isBefore(deadline)
+                && sleep());
         return hosts;
     }
 
-    private Map<String, Integer> subtaskAttempts(ClusterRestClient rest, String jobId) throws Exception {
+    private Map<String, Integer> subtaskAttempts(ClusterRestClient rest, String jobId)
+            throws Exception {
         Map<String, Integer> attempts = new java.util.TreeMap<>();
-        subtaskField(rest, jobId, "attempt").forEach((subtask, attempt) -> attempts.put(subtask, Integer.parseInt(attempt)));
+        subtaskField(rest, jobId, "attempt")
+                .forEach((subtask, attempt) -> attempts.put(subtask, Integer.parseInt(attempt)));
         return attempts;
     }
 
-    private static Map<String, String> subtaskField(ClusterRestClient rest, String jobId, String field) throws Exception {
+    private static Map<String, String> subtaskField(
+            ClusterRestClient rest, String jobId, String field) throws Exception {
         Map<String, String> values = new java.util.TreeMap<>();
-        rest.subtasks(jobId).forEach((subtask, details) -> values.put(subtask, details.path(field).asText()));
+        rest.subtasks(jobId)
+                .forEach((subtask, details) -> values.put(subtask, details.path(field).asText()));
         return values;
     }
 
@@ -342,13 +549,14 @@ class StandaloneClusterIT {
 
     private Set<Long> pids() throws IOException {
         try (var files = Files.list(work.resolve("run"))) {
-            return files.map(f -> {
-                        try {
-                            return Long.parseLong(Files.readString(f).trim());
-                        } catch (IOException e) {
-                            throw new RuntimeException(e);
-                        }
-                    })
+            return files.map(
+                            f -> {
+                                try {
+                                    return Long.parseLong(Files.readString(f).trim());
+                                } catch (IOException e) {
+                                    throw new RuntimeException(e);
+                                }
+                            })
                     .filter(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
                     .collect(Collectors.toSet());
         }
@@ -356,7 +564,10 @@ class StandaloneClusterIT {
 
     private static List<String> classesOf(File jar) throws IOException {
         try (JarFile file = new JarFile(jar)) {
-            return file.stream().map(e -> e.getName()).filter(n -> n.endsWith(".class")).collect(Collectors.toList());
+            return file.stream()
+                    .map(e -> e.getName())
+                    .filter(n -> n.endsWith(".class"))
+                    .collect(Collectors.toList());
         }
     }
 

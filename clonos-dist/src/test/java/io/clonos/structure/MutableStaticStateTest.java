@@ -36,24 +36,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The code Clonos runs inside a user's cluster keeps no mutable state in static fields: what the
- * tasks, gates and partitions of a TaskManager share belongs to that TaskManager's network
- * context, so that TaskManagers sharing a JVM (every embedded cluster) share nothing and tests do
- * not depend on their order. Checked by reflection over the classes of the runtime modules.
+ * tasks, gates and partitions of a TaskManager share belongs to that TaskManager's network context,
+ * so that TaskManagers sharing a JVM (every embedded cluster) share nothing and tests do not depend
+ * on their order. Checked by reflection over the classes of the runtime modules.
  *
- * <p>Mutable means: a static field that is not final, or a final one holding an array, a
- * collection or map that can be changed, an atomic, or an executor. One kind is allowed: a {@link
+ * <p>Mutable means: a static field that is not final, or a final one holding an array, a collection
+ * or map that can be changed, an atomic, or an executor. One kind is allowed: a {@link
  * ThreadLocal}, which holds per-thread state (a task's thread runs one task) and is what a user
  * function without a runtime context finds its task's causal services by.
  */
 class MutableStaticStateTest {
 
     /** The modules whose code runs in the JobManager and TaskManagers of a Clonos cluster. */
-    private static final List<String> RUNTIME_MODULES = List.of("flink-runtime-causal", "flink-streaming-causal", "beam-runner-clonos");
+    private static final List<String> RUNTIME_MODULES =
+            List.of("flink-runtime-causal", "flink-streaming-causal", "beam-runner-clonos");
 
     @Test
     void theRuntimeModulesKeepNoMutableStaticState() throws Exception {
         List<String> classes = runtimeClasses();
-        assertThat(classes).as("the runtime modules' classes are on the test class path").hasSizeGreaterThan(100);
+        assertThat(classes)
+                .as("the runtime modules' classes are on the test class path")
+                .hasSizeGreaterThan(100);
         List<String> violations = new ArrayList<>();
         for (String name : classes) {
             Class<?> type = Class.forName(name, false, getClass().getClassLoader());
@@ -91,7 +94,8 @@ class MutableStaticStateTest {
         if ((value instanceof Collection || value instanceof Map) && !isUnmodifiable(value)) {
             return "a modifiable " + value.getClass().getName();
         }
-        if (value.getClass().getName().startsWith("java.util.concurrent.atomic.") || value instanceof ExecutorService) {
+        if (value.getClass().getName().startsWith("java.util.concurrent.atomic.")
+                || value instanceof ExecutorService) {
             return "a " + value.getClass().getName();
         }
         return null;
@@ -103,16 +107,18 @@ class MutableStaticStateTest {
                 || name.startsWith("java.util.Collections$Unmodifiable")
                 || name.startsWith("java.util.Collections$Empty")
                 || name.startsWith("java.util.Collections$Singleton")
-                || name.startsWith("org.apache.flink.shaded.guava")
-                        && name.contains("Immutable");
+                || name.startsWith("org.apache.flink.shaded.guava") && name.contains("Immutable");
     }
 
     @Test
     void theCheckFindsEachKindOfMutableState() throws Exception {
-        assertThat(violation(Examples.class.getDeclaredField("counter"))).isEqualTo("static and not final");
-        assertThat(violation(Examples.class.getDeclaredField("REGISTRY"))).startsWith("a modifiable java.util.concurrent.ConcurrentHashMap");
+        assertThat(violation(Examples.class.getDeclaredField("counter")))
+                .isEqualTo("static and not final");
+        assertThat(violation(Examples.class.getDeclaredField("REGISTRY")))
+                .startsWith("a modifiable java.util.concurrent.ConcurrentHashMap");
         assertThat(violation(Examples.class.getDeclaredField("SLOTS"))).isEqualTo("an array");
-        assertThat(violation(Examples.class.getDeclaredField("NEXT"))).isEqualTo("a java.util.concurrent.atomic.AtomicLong");
+        assertThat(violation(Examples.class.getDeclaredField("NEXT")))
+                .isEqualTo("a java.util.concurrent.atomic.AtomicLong");
         assertThat(violation(Examples.class.getDeclaredField("NAMES"))).isNull();
         assertThat(violation(Examples.class.getDeclaredField("TASK"))).isNull();
         assertThat(violation(Examples.class.getDeclaredField("LIMIT"))).isNull();
@@ -123,24 +129,38 @@ class MutableStaticStateTest {
         static int counter;
         static final Map<String, String> REGISTRY = new java.util.concurrent.ConcurrentHashMap<>();
         static final int[] SLOTS = new int[4];
-        static final java.util.concurrent.atomic.AtomicLong NEXT = new java.util.concurrent.atomic.AtomicLong();
+        static final java.util.concurrent.atomic.AtomicLong NEXT =
+                new java.util.concurrent.atomic.AtomicLong();
         static final Set<String> NAMES = Set.of("a", "b");
         static final ThreadLocal<Object> TASK = new ThreadLocal<>();
         static final long LIMIT = 10;
     }
 
-    /** The main classes of the runtime modules, found on the class path (their jars or target/classes). */
+    /**
+     * The main classes of the runtime modules, found on the class path (their jars or
+     * target/classes).
+     */
     private static List<String> runtimeClasses() throws IOException {
         List<String> classes = new ArrayList<>();
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            if (RUNTIME_MODULES.stream().noneMatch(entry::contains) || entry.contains("test-classes") || entry.endsWith("-tests.jar")) {
+            if (RUNTIME_MODULES.stream().noneMatch(entry::contains)
+                    || entry.contains("test-classes")
+                    || entry.endsWith("-tests.jar")) {
                 continue;
             }
             Path path = Paths.get(entry);
             if (Files.isDirectory(path)) {
                 try (Stream<Path> files = Files.walk(path)) {
                     files.filter(file -> file.toString().endsWith(".class"))
-                            .forEach(file -> classes.add(className(path.relativize(file).toString().replace(File.separatorChar, '/'))));
+                            .forEach(
+                                    file ->
+                                            classes.add(
+                                                    className(
+                                                            path.relativize(file)
+                                                                    .toString()
+                                                                    .replace(
+                                                                            File.separatorChar,
+                                                                            '/'))));
                 }
             } else if (entry.endsWith(".jar")) {
                 try (JarFile jar = new JarFile(entry)) {

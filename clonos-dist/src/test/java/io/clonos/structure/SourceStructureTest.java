@@ -40,15 +40,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SourceStructureTest {
 
     private static final int MAX_LINES = 600;
-    private static final Pattern PACKAGE = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE);
-    private static final Pattern CLONOS_REFERENCE = Pattern.compile("\\b(io\\.clonos(?:\\.[a-z]\\w*)+)\\.[A-Z]\\w*");
+    private static final Pattern PACKAGE =
+            Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE);
+    private static final Pattern CLONOS_REFERENCE =
+            Pattern.compile("\\b(io\\.clonos(?:\\.[a-z]\\w*)+)\\.[A-Z]\\w*");
 
     /** The main sources of every module, read from the checkout this module lies in. */
     private static List<Path> mainSources() throws IOException {
         Path root = Paths.get(System.getProperty("user.dir")).getParent();
         List<Path> sources = new ArrayList<>();
         try (Stream<Path> modules = Files.list(root)) {
-            for (Path module : modules.filter(m -> Files.isDirectory(m.resolve("src/main/java"))).collect(Collectors.toList())) {
+            for (Path module :
+                    modules.filter(m -> Files.isDirectory(m.resolve("src/main/java")))
+                            .collect(Collectors.toList())) {
                 try (Stream<Path> files = Files.walk(module.resolve("src/main/java"))) {
                     files.filter(file -> file.toString().endsWith(".java")).forEach(sources::add);
                 }
@@ -78,7 +82,8 @@ class SourceStructureTest {
 
     @Test
     void aCycleIsFoundWhateverItsLength() {
-        Map<String, Set<String>> graph = Map.of("a", Set.of("b"), "b", Set.of("c"), "c", Set.of("a"), "d", Set.of("a"));
+        Map<String, Set<String>> graph =
+                Map.of("a", Set.of("b"), "b", Set.of("c"), "c", Set.of("a"), "d", Set.of("a"));
         assertThat(cycles(graph)).containsExactly("a -> b -> c -> a");
         assertThat(cycles(Map.of("a", Set.of("b"), "b", Set.of()))).isEmpty();
     }
@@ -108,7 +113,9 @@ class SourceStructureTest {
         return dependencies;
     }
 
-    /** One cycle per package that lies on one, as "a -> b -> a", starting at its smallest package. */
+    /**
+     * One cycle per package that lies on one, as "a -> b -> a", starting at its smallest package.
+     */
     static List<String> cycles(Map<String, Set<String>> graph) {
         Set<String> found = new HashSet<>();
         for (String start : graph.keySet()) {
@@ -122,8 +129,12 @@ class SourceStructureTest {
         return found.stream().sorted().collect(Collectors.toList());
     }
 
-    private static String cycleBack(Map<String, Set<String>> graph, String start, List<String> path, Set<String> visited) {
-        for (String next : graph.getOrDefault(path.get(path.size() - 1), Set.of()).stream().sorted().collect(Collectors.toList())) {
+    private static String cycleBack(
+            Map<String, Set<String>> graph, String start, List<String> path, Set<String> visited) {
+        for (String next :
+                graph.getOrDefault(path.get(path.size() - 1), Set.of()).stream()
+                        .sorted()
+                        .collect(Collectors.toList())) {
             if (next.equals(start)) {
                 return rotated(path);
             }

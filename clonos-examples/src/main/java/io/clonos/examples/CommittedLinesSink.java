@@ -35,13 +35,14 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Writes the lines it received before a checkpoint to {@code <directory>/commit-<subtask>-<checkpoint>}
- * once that checkpoint completed, like a transactional sink: lines of a checkpoint that never
- * completes are never published, and a checkpoint's file is written once however often its
- * commit is repeated after a restore. Read the files of a subtask in checkpoint order ({@link
- * #committedLines}).
+ * Writes the lines it received before a checkpoint to {@code
+ * <directory>/commit-<subtask>-<checkpoint>} once that checkpoint completed, like a transactional
+ * sink: lines of a checkpoint that never completes are never published, and a checkpoint's file is
+ * written once however often its commit is repeated after a restore. Read the files of a subtask in
+ * checkpoint order ({@link #committedLines}).
  */
-public final class CommittedLinesSink extends RichSinkFunction<String> implements CheckpointedFunction, CheckpointListener {
+public final class CommittedLinesSink extends RichSinkFunction<String>
+        implements CheckpointedFunction, CheckpointListener {
 
     private static final long serialVersionUID = 1L;
 
@@ -64,13 +65,18 @@ public final class CommittedLinesSink extends RichSinkFunction<String> implement
         pending.put(context.getCheckpointId(), current);
         current = new ArrayList<>();
         List<Tuple2<Long, String>> all = new ArrayList<>();
-        pending.forEach((checkpoint, lines) -> lines.forEach(line -> all.add(Tuple2.of(checkpoint, line))));
+        pending.forEach(
+                (checkpoint, lines) -> lines.forEach(line -> all.add(Tuple2.of(checkpoint, line))));
         state.update(all);
     }
 
     @Override
     public void initializeState(FunctionInitializationContext context) throws Exception {
-        state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("pending", Types.TUPLE(Types.LONG, Types.STRING)));
+        state =
+                context.getOperatorStateStore()
+                        .getListState(
+                                new ListStateDescriptor<>(
+                                        "pending", Types.TUPLE(Types.LONG, Types.STRING)));
         pending = new TreeMap<>();
         current = new ArrayList<>();
         for (Tuple2<Long, String> entry : state.get()) {
@@ -91,7 +97,14 @@ public final class CommittedLinesSink extends RichSinkFunction<String> implement
         for (Map.Entry<Long, List<String>> checkpoint : done.entrySet()) {
             Path file = dir.resolve("commit-" + subtask + "-" + checkpoint.getKey());
             if (!Files.exists(file)) {
-                Path temp = dir.resolve(".tmp-" + subtask + "-" + checkpoint.getKey() + "-" + System.nanoTime());
+                Path temp =
+                        dir.resolve(
+                                ".tmp-"
+                                        + subtask
+                                        + "-"
+                                        + checkpoint.getKey()
+                                        + "-"
+                                        + System.nanoTime());
                 Files.write(temp, checkpoint.getValue(), StandardCharsets.UTF_8);
                 Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
             }
@@ -103,13 +116,19 @@ public final class CommittedLinesSink extends RichSinkFunction<String> implement
     public static List<String> committedLines(Path directory) throws IOException {
         List<String> lines = new ArrayList<>();
         try (Stream<Path> files = Files.list(directory)) {
-            List<Path> commits = files.filter(f -> f.getFileName().toString().startsWith("commit-")).collect(Collectors.toList());
-            commits.sort((a, b) -> {
-                String[] x = a.getFileName().toString().split("-");
-                String[] y = b.getFileName().toString().split("-");
-                int bySubtask = Integer.compare(Integer.parseInt(x[1]), Integer.parseInt(y[1]));
-                return bySubtask != 0 ? bySubtask : Long.compare(Long.parseLong(x[2]), Long.parseLong(y[2]));
-            });
+            List<Path> commits =
+                    files.filter(f -> f.getFileName().toString().startsWith("commit-"))
+                            .collect(Collectors.toList());
+            commits.sort(
+                    (a, b) -> {
+                        String[] x = a.getFileName().toString().split("-");
+                        String[] y = b.getFileName().toString().split("-");
+                        int bySubtask =
+                                Integer.compare(Integer.parseInt(x[1]), Integer.parseInt(y[1]));
+                        return bySubtask != 0
+                                ? bySubtask
+                                : Long.compare(Long.parseLong(x[2]), Long.parseLong(y[2]));
+                    });
             for (Path commit : commits) {
                 lines.addAll(Files.readAllLines(commit, StandardCharsets.UTF_8));
             }

@@ -12,8 +12,8 @@
 
 package io.clonos.examples;
 
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.TaskInfo;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichFilterFunction;
 import org.apache.flink.api.common.state.ValueState;
@@ -25,9 +25,9 @@ import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.api.java.utils.ParameterTool;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
@@ -43,19 +43,18 @@ import java.util.stream.Collectors;
  * shows whether every record took effect exactly once and every task reproduced its predecessor's
  * choices: a rate-limited FLIP-27 source with event time, then stages joined by forward, keyBy,
  * rebalance, rescale, broadcast, union (two input gates) or connect (a two-input operator) edges,
- * each stage either stateful (a keyed digest per key, optionally with processing-time or
- * event-time timers that emit records of their own) or stateless, and a last keyed stage that
- * extends each key's hash chain ({@link HashChains}) and commits it with {@link
- * CommittedLinesSink}. Every stateful stage mixes the processing time into its digest, so a
- * recovered task that does not replay its predecessor's time, input order or timer firings
- * breaks the chain.
+ * each stage either stateful (a keyed digest per key, optionally with processing-time or event-time
+ * timers that emit records of their own) or stateless, and a last keyed stage that extends each
+ * key's hash chain ({@link HashChains}) and commits it with {@link CommittedLinesSink}. Every
+ * stateful stage mixes the processing time into its digest, so a recovered task that does not
+ * replay its predecessor's time, input order or timer firings breaks the chain.
  *
- * <p>A shape is written as stages separated by {@code /}, each {@code edge:kind:parallelism},
- * e.g. {@code keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2}; the source comes
- * first ({@code --source-parallelism}, default 2) and the hash chain last ({@code
- * --chain-parallelism}, default the last stage's). Arguments: {@code --shape} or {@code --seed},
- * {@code --count} numbers (default 20000), {@code --rate} per second per source subtask (default
- * 1000), {@code --checkpoint-interval} ms (default 500), {@code --output}.
+ * <p>A shape is written as stages separated by {@code /}, each {@code edge:kind:parallelism}, e.g.
+ * {@code keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2}; the source comes first
+ * ({@code --source-parallelism}, default 2) and the hash chain last ({@code --chain-parallelism},
+ * default the last stage's). Arguments: {@code --shape} or {@code --seed}, {@code --count} numbers
+ * (default 20000), {@code --rate} per second per source subtask (default 1000), {@code
+ * --checkpoint-interval} ms (default 500), {@code --output}.
  */
 public final class GeneratedJob {
 
@@ -70,25 +69,53 @@ public final class GeneratedJob {
         ParameterTool params = ParameterTool.fromArgs(args);
         Shape shape;
         if (params.has("shape")) {
-            Shape parsed = Shape.parse(params.getInt("source-parallelism", 2), params.get("shape", ""));
-            shape = new Shape(parsed.sourceParallelism, parsed.stages, params.getInt("chain-parallelism", parsed.chainParallelism));
+            Shape parsed =
+                    Shape.parse(params.getInt("source-parallelism", 2), params.get("shape", ""));
+            shape =
+                    new Shape(
+                            parsed.sourceParallelism,
+                            parsed.stages,
+                            params.getInt("chain-parallelism", parsed.chainParallelism));
         } else {
-            shape = Shape.random(params.getLong("seed"), params.getInt("max-depth", 7), params.getInt("max-parallelism", 4));
+            shape =
+                    Shape.random(
+                            params.getLong("seed"),
+                            params.getInt("max-depth", 7),
+                            params.getInt("max-parallelism", 4));
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        build(env, shape, params.getLong("count", 20_000), params.getInt("rate", 1_000), params.getLong("checkpoint-interval", 500), params.getRequired("output"));
+        build(
+                env,
+                shape,
+                params.getLong("count", 20_000),
+                params.getInt("rate", 1_000),
+                params.getLong("checkpoint-interval", 500),
+                params.getRequired("output"));
         env.execute("generated " + shape);
     }
 
     /** Adds the job of {@code shape} to {@code env}. */
-    public static void build(StreamExecutionEnvironment env, Shape shape, long count, int ratePerSubtask, long checkpointInterval, String output) {
+    public static void build(
+            StreamExecutionEnvironment env,
+            Shape shape,
+            long count,
+            int ratePerSubtask,
+            long checkpointInterval,
+            String output) {
         env.enableCheckpointing(checkpointInterval);
-        TypeInformation<Tuple3<Long, String, Long>> type = Types.TUPLE(Types.LONG, Types.STRING, Types.LONG);
+        TypeInformation<Tuple3<Long, String, Long>> type =
+                Types.TUPLE(Types.LONG, Types.STRING, Types.LONG);
         DataStream<Tuple3<Long, String, Long>> stream =
                 env.fromSource(
-                                new DataGeneratorSource<>(index -> index + 1, count, RateLimiterStrategy.perSecond(ratePerSubtask * shape.sourceParallelism), Types.LONG),
+                                new DataGeneratorSource<>(
+                                        index -> index + 1,
+                                        count,
+                                        RateLimiterStrategy.perSecond(
+                                                ratePerSubtask * shape.sourceParallelism),
+                                        Types.LONG),
                                 // each subtask reads its numbers in order: event time is the number
-                                WatermarkStrategy.<Long>forMonotonousTimestamps().withTimestampAssigner((n, previous) -> n),
+                                WatermarkStrategy.<Long>forMonotonousTimestamps()
+                                        .withTimestampAssigner((n, previous) -> n),
                                 "source")
                         .setParallelism(shape.sourceParallelism)
                         .map(n -> Tuple3.of(n % KEYS, SOURCES[0] + ":" + n, n))
@@ -103,24 +130,55 @@ public final class GeneratedJob {
                 case FORWARD:
                 case REBALANCE:
                 case RESCALE:
-                    stream = partitioned(stream, stage.edge).map(t -> Tuple3.of(t.f0, t.f1, HashChains.mix(t.f2, salt))).returns(type).name(name).setParallelism(stage.parallelism);
+                    stream =
+                            partitioned(stream, stage.edge)
+                                    .map(t -> Tuple3.of(t.f0, t.f1, HashChains.mix(t.f2, salt)))
+                                    .returns(type)
+                                    .name(name)
+                                    .setParallelism(stage.parallelism);
                     break;
                 case BROADCAST:
-                    // every subtask reads every record and keeps its share: each still takes effect once
-                    stream = stream.broadcast().filter(new Share()).name(name + "-share").setParallelism(stage.parallelism)
-                            .map(t -> Tuple3.of(t.f0, t.f1, HashChains.mix(t.f2, salt))).returns(type).name(name).setParallelism(stage.parallelism);
+                    // every subtask reads every record and keeps its share: each still takes effect
+                    // once
+                    stream =
+                            stream.broadcast()
+                                    .filter(new Share())
+                                    .name(name + "-share")
+                                    .setParallelism(stage.parallelism)
+                                    .map(t -> Tuple3.of(t.f0, t.f1, HashChains.mix(t.f2, salt)))
+                                    .returns(type)
+                                    .name(name)
+                                    .setParallelism(stage.parallelism);
                     break;
                 case KEYBY:
-                    stream = stream.keyBy(t -> t.f0).process(new Digest(name, stage.kind)).returns(type).name(name).setParallelism(stage.parallelism);
+                    stream =
+                            stream.keyBy(t -> t.f0)
+                                    .process(new Digest(name, stage.kind))
+                                    .returns(type)
+                                    .name(name)
+                                    .setParallelism(stage.parallelism);
                     break;
                 case UNION:
                     // two edges into one keyed stage: its input gates interleave
-                    stream = even(stream, name).union(odd(stream, name)).keyBy(t -> t.f0).process(new Digest(name, stage.kind)).returns(type).name(name).setParallelism(stage.parallelism);
+                    stream =
+                            even(stream, name)
+                                    .union(odd(stream, name))
+                                    .keyBy(t -> t.f0)
+                                    .process(new Digest(name, stage.kind))
+                                    .returns(type)
+                                    .name(name)
+                                    .setParallelism(stage.parallelism);
                     break;
                 case CONNECT:
                     // a two-input operator over the two halves
-                    stream = even(stream, name).connect(odd(stream, name)).keyBy(t -> t.f0, t -> t.f0).process(new TwoInputDigest(name, stage.kind)).returns(type).name(name)
-                            .setParallelism(stage.parallelism);
+                    stream =
+                            even(stream, name)
+                                    .connect(odd(stream, name))
+                                    .keyBy(t -> t.f0, t -> t.f0)
+                                    .process(new TwoInputDigest(name, stage.kind))
+                                    .returns(type)
+                                    .name(name)
+                                    .setParallelism(stage.parallelism);
                     break;
                 default:
                     throw new IllegalArgumentException("No edge " + stage.edge);
@@ -135,7 +193,8 @@ public final class GeneratedJob {
                 .setParallelism(shape.chainParallelism);
     }
 
-    private static DataStream<Tuple3<Long, String, Long>> partitioned(DataStream<Tuple3<Long, String, Long>> stream, Edge edge) {
+    private static DataStream<Tuple3<Long, String, Long>> partitioned(
+            DataStream<Tuple3<Long, String, Long>> stream, Edge edge) {
         switch (edge) {
             case REBALANCE:
                 return stream.rebalance();
@@ -146,12 +205,18 @@ public final class GeneratedJob {
         }
     }
 
-    private static DataStream<Tuple3<Long, String, Long>> even(DataStream<Tuple3<Long, String, Long>> stream, String stage) {
-        return stream.filter(t -> (t.f2 & 1) == 0).name(stage + "-even").setParallelism(stream.getParallelism());
+    private static DataStream<Tuple3<Long, String, Long>> even(
+            DataStream<Tuple3<Long, String, Long>> stream, String stage) {
+        return stream.filter(t -> (t.f2 & 1) == 0)
+                .name(stage + "-even")
+                .setParallelism(stream.getParallelism());
     }
 
-    private static DataStream<Tuple3<Long, String, Long>> odd(DataStream<Tuple3<Long, String, Long>> stream, String stage) {
-        return stream.filter(t -> (t.f2 & 1) == 1).name(stage + "-odd").setParallelism(stream.getParallelism());
+    private static DataStream<Tuple3<Long, String, Long>> odd(
+            DataStream<Tuple3<Long, String, Long>> stream, String stage) {
+        return stream.filter(t -> (t.f2 & 1) == 1)
+                .name(stage + "-odd")
+                .setParallelism(stream.getParallelism());
     }
 
     /** How a stage reads its predecessor's output. */
@@ -178,9 +243,14 @@ public final class GeneratedJob {
         MAP,
         /** Keyed state: a digest per key over the records and the processing time. */
         STATE,
-        /** As {@link #STATE}, and a processing-time timer per key every 50 ms that emits a record. */
+        /**
+         * As {@link #STATE}, and a processing-time timer per key every 50 ms that emits a record.
+         */
         TIMERS,
-        /** As {@link #STATE}, and an event-time timer per key every 100 of event time that emits a record. */
+        /**
+         * As {@link #STATE}, and an event-time timer per key every 100 of event time that emits a
+         * record.
+         */
         EVENT_TIMERS
     }
 
@@ -193,10 +263,12 @@ public final class GeneratedJob {
 
         public Stage(Edge edge, Kind kind, int parallelism) {
             if (edge.keyed() != (kind != Kind.MAP)) {
-                throw new IllegalArgumentException("stateful stages are keyed, stateless ones are not: " + edge + ":" + kind);
+                throw new IllegalArgumentException(
+                        "stateful stages are keyed, stateless ones are not: " + edge + ":" + kind);
             }
             if (parallelism < 1) {
-                throw new IllegalArgumentException("parallelism must be at least 1, not " + parallelism);
+                throw new IllegalArgumentException(
+                        "parallelism must be at least 1, not " + parallelism);
             }
             this.edge = edge;
             this.kind = kind;
@@ -209,7 +281,9 @@ public final class GeneratedJob {
         }
     }
 
-    /** A generated job's shape: the source's parallelism, the stages, the hash chain's parallelism. */
+    /**
+     * A generated job's shape: the source's parallelism, the stages, the hash chain's parallelism.
+     */
     public static final class Shape implements Serializable {
         private static final long serialVersionUID = 1L;
         public final int sourceParallelism;
@@ -223,7 +297,11 @@ public final class GeneratedJob {
             int upstream = sourceParallelism;
             for (Stage stage : stages) {
                 if (stage.edge == Edge.FORWARD && stage.parallelism != upstream) {
-                    throw new IllegalArgumentException("a forward edge joins stages of one parallelism, not " + upstream + " and " + stage.parallelism);
+                    throw new IllegalArgumentException(
+                            "a forward edge joins stages of one parallelism, not "
+                                    + upstream
+                                    + " and "
+                                    + stage.parallelism);
                 }
                 upstream = stage.parallelism;
             }
@@ -238,11 +316,21 @@ public final class GeneratedJob {
             for (String stage : stages.isBlank() ? new String[0] : stages.split("/")) {
                 String[] parts = stage.trim().split(":");
                 if (parts.length != 3) {
-                    throw new IllegalArgumentException("a stage is edge:kind:parallelism, not '" + stage + "'");
+                    throw new IllegalArgumentException(
+                            "a stage is edge:kind:parallelism, not '" + stage + "'");
                 }
-                parsed.add(new Stage(Edge.valueOf(parts[0].toUpperCase()), Kind.valueOf(parts[1].toUpperCase()), Integer.parseInt(parts[2])));
+                parsed.add(
+                        new Stage(
+                                Edge.valueOf(parts[0].toUpperCase()),
+                                Kind.valueOf(parts[1].toUpperCase()),
+                                Integer.parseInt(parts[2])));
             }
-            return new Shape(sourceParallelism, parsed, parsed.isEmpty() ? sourceParallelism : parsed.get(parsed.size() - 1).parallelism);
+            return new Shape(
+                    sourceParallelism,
+                    parsed,
+                    parsed.isEmpty()
+                            ? sourceParallelism
+                            : parsed.get(parsed.size() - 1).parallelism);
         }
 
         /**
@@ -260,9 +348,13 @@ public final class GeneratedJob {
                 Edge edge;
                 int parallelism = 1 + random.nextInt(maxParallelism);
                 if (kind != Kind.MAP) {
-                    edge = new Edge[] {Edge.KEYBY, Edge.KEYBY, Edge.UNION, Edge.CONNECT}[random.nextInt(4)];
+                    edge =
+                            new Edge[] {Edge.KEYBY, Edge.KEYBY, Edge.UNION, Edge.CONNECT}
+                                    [random.nextInt(4)];
                 } else {
-                    edge = new Edge[] {Edge.FORWARD, Edge.REBALANCE, Edge.RESCALE, Edge.BROADCAST}[random.nextInt(4)];
+                    edge =
+                            new Edge[] {Edge.FORWARD, Edge.REBALANCE, Edge.RESCALE, Edge.BROADCAST}
+                                    [random.nextInt(4)];
                     if (edge == Edge.FORWARD) {
                         parallelism = upstream;
                     }
@@ -298,7 +390,9 @@ public final class GeneratedJob {
 
         /** The parallelism of stage {@code stage} (0 the source, the last the chain). */
         public int parallelism(int stage) {
-            return stage == 0 ? sourceParallelism : stage > stages.size() ? chainParallelism : stages.get(stage - 1).parallelism;
+            return stage == 0
+                    ? sourceParallelism
+                    : stage > stages.size() ? chainParallelism : stages.get(stage - 1).parallelism;
         }
 
         /** The index in {@link #vertices()} of the Flink vertex named {@code name}. */
@@ -312,7 +406,8 @@ public final class GeneratedJob {
             } else if (first.startsWith("stage")) {
                 stage = Integer.parseInt(first.substring("stage".length(), first.indexOf('-')));
             } else {
-                throw new IllegalArgumentException("No stage of " + this + " starts vertex '" + name + "'");
+                throw new IllegalArgumentException(
+                        "No stage of " + this + " starts vertex '" + name + "'");
             }
             List<int[]> vertices = vertices();
             for (int v = 0; v < vertices.size(); v++) {
@@ -320,7 +415,8 @@ public final class GeneratedJob {
                     return v;
                 }
             }
-            throw new IllegalArgumentException("No vertex of " + this + " starts with stage " + stage + " ('" + name + "')");
+            throw new IllegalArgumentException(
+                    "No vertex of " + this + " starts with stage " + stage + " ('" + name + "')");
         }
 
         /**
@@ -349,7 +445,9 @@ public final class GeneratedJob {
                     }
                 }
             } else {
-                for (int t = (subtask * targets + sources - 1) / sources; t < ((subtask + 1) * targets + sources - 1) / sources; t++) {
+                for (int t = (subtask * targets + sources - 1) / sources;
+                        t < ((subtask + 1) * targets + sources - 1) / sources;
+                        t++) {
                     consumers.add(t);
                 }
             }
@@ -358,7 +456,13 @@ public final class GeneratedJob {
 
         @Override
         public String toString() {
-            return "source:" + sourceParallelism + "/" + stages.stream().map(Stage::toString).collect(Collectors.joining("/")) + (stages.isEmpty() ? "" : "/") + "chain:" + chainParallelism;
+            return "source:"
+                    + sourceParallelism
+                    + "/"
+                    + stages.stream().map(Stage::toString).collect(Collectors.joining("/"))
+                    + (stages.isEmpty() ? "" : "/")
+                    + "chain:"
+                    + chainParallelism;
         }
     }
 
@@ -368,7 +472,9 @@ public final class GeneratedJob {
      * instants) that emits a record of its own; with event-time timers, one per key every 100 of
      * event time.
      */
-    static final class Digest extends KeyedProcessFunction<Long, Tuple3<Long, String, Long>, Tuple3<Long, String, Long>> {
+    static final class Digest
+            extends KeyedProcessFunction<
+                    Long, Tuple3<Long, String, Long>, Tuple3<Long, String, Long>> {
         private final DigestState state;
 
         Digest(String name, Kind kind) {
@@ -381,18 +487,29 @@ public final class GeneratedJob {
         }
 
         @Override
-        public void processElement(Tuple3<Long, String, Long> in, Context ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
+        public void processElement(
+                Tuple3<Long, String, Long> in,
+                Context ctx,
+                Collector<Tuple3<Long, String, Long>> out)
+                throws Exception {
             out.collect(state.record(in, ctx.timestamp(), ctx.timerService()));
         }
 
         @Override
-        public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
+        public void onTimer(
+                long timestamp, OnTimerContext ctx, Collector<Tuple3<Long, String, Long>> out)
+                throws Exception {
             out.collect(state.timer(ctx.getCurrentKey(), timestamp, ctx.timerService()));
         }
     }
 
     /** {@link Digest} over two inputs: both halves extend the same digest per key. */
-    static final class TwoInputDigest extends KeyedCoProcessFunction<Long, Tuple3<Long, String, Long>, Tuple3<Long, String, Long>, Tuple3<Long, String, Long>> {
+    static final class TwoInputDigest
+            extends KeyedCoProcessFunction<
+                    Long,
+                    Tuple3<Long, String, Long>,
+                    Tuple3<Long, String, Long>,
+                    Tuple3<Long, String, Long>> {
         private final DigestState state;
 
         TwoInputDigest(String name, Kind kind) {
@@ -405,17 +522,27 @@ public final class GeneratedJob {
         }
 
         @Override
-        public void processElement1(Tuple3<Long, String, Long> in, Context ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
+        public void processElement1(
+                Tuple3<Long, String, Long> in,
+                Context ctx,
+                Collector<Tuple3<Long, String, Long>> out)
+                throws Exception {
             out.collect(state.record(in, ctx.timestamp(), ctx.timerService()));
         }
 
         @Override
-        public void processElement2(Tuple3<Long, String, Long> in, Context ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
+        public void processElement2(
+                Tuple3<Long, String, Long> in,
+                Context ctx,
+                Collector<Tuple3<Long, String, Long>> out)
+                throws Exception {
             out.collect(state.record(in, ctx.timestamp(), ctx.timerService()));
         }
 
         @Override
-        public void onTimer(long timestamp, OnTimerContext ctx, Collector<Tuple3<Long, String, Long>> out) throws Exception {
+        public void onTimer(
+                long timestamp, OnTimerContext ctx, Collector<Tuple3<Long, String, Long>> out)
+                throws Exception {
             out.collect(state.timer(ctx.getCurrentKey(), timestamp, ctx.timerService()));
         }
     }
@@ -436,7 +563,9 @@ public final class GeneratedJob {
             digest = context.getState(new ValueStateDescriptor<>("digest", Types.LONG));
         }
 
-        Tuple3<Long, String, Long> record(Tuple3<Long, String, Long> in, Long timestamp, TimerService timers) throws Exception {
+        Tuple3<Long, String, Long> record(
+                Tuple3<Long, String, Long> in, Long timestamp, TimerService timers)
+                throws Exception {
             long now = timers.currentProcessingTime();
             if (kind == Kind.TIMERS) {
                 timers.registerProcessingTimeTimer(now - now % 50 + 50);
@@ -447,9 +576,13 @@ public final class GeneratedJob {
             return Tuple3.of(in.f0, in.f1, update(HashChains.mix(in.f2, now)));
         }
 
-        Tuple3<Long, String, Long> timer(long key, long timestamp, TimerService timers) throws Exception {
+        Tuple3<Long, String, Long> timer(long key, long timestamp, TimerService timers)
+                throws Exception {
             long now = timers.currentProcessingTime();
-            return Tuple3.of(key, name + ":" + key + ":" + timestamp, update(HashChains.mix(timestamp, now)));
+            return Tuple3.of(
+                    key,
+                    name + ":" + key + ":" + timestamp,
+                    update(HashChains.mix(timestamp, now)));
         }
 
         private long update(long value) throws Exception {
@@ -465,21 +598,29 @@ public final class GeneratedJob {
         @Override
         public boolean filter(Tuple3<Long, String, Long> record) {
             TaskInfo task = getRuntimeContext().getTaskInfo();
-            return Math.floorMod(record.f1.hashCode(), task.getNumberOfParallelSubtasks()) == task.getIndexOfThisSubtask();
+            return Math.floorMod(record.f1.hashCode(), task.getNumberOfParallelSubtasks())
+                    == task.getIndexOfThisSubtask();
         }
     }
 
     /** The last stage: extends each key's hash chain by every record's value. */
-    static final class Chain extends KeyedProcessFunction<Long, Tuple3<Long, String, Long>, String> {
+    static final class Chain
+            extends KeyedProcessFunction<Long, Tuple3<Long, String, Long>, String> {
         private transient ValueState<Tuple2<Long, Long>> chain;
 
         @Override
         public void open(OpenContext openContext) {
-            chain = getRuntimeContext().getState(new ValueStateDescriptor<>("seq-and-digest", Types.TUPLE(Types.LONG, Types.LONG)));
+            chain =
+                    getRuntimeContext()
+                            .getState(
+                                    new ValueStateDescriptor<>(
+                                            "seq-and-digest", Types.TUPLE(Types.LONG, Types.LONG)));
         }
 
         @Override
-        public void processElement(Tuple3<Long, String, Long> in, Context ctx, Collector<String> out) throws Exception {
+        public void processElement(
+                Tuple3<Long, String, Long> in, Context ctx, Collector<String> out)
+                throws Exception {
             out.collect(HashChains.link(chain, in.f0, in.f2, in.f1));
         }
     }

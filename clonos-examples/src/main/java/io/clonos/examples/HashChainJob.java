@@ -33,14 +33,14 @@ import org.apache.flink.util.Collector;
 import java.time.Duration;
 
 /**
- * An ordinary Flink job, with no Clonos code in it, whose output depends on every
- * nondeterministic choice a task makes: two sources feed one keyed operator (the order in which
- * it reads them differs on every run), which reads the processing time for every record and fires
- * processing-time timers of all keys at the same instants; processing-time windows chained to it
- * summarize each key's links. Every effect (a record, a timer or a window) extends its key's hash
- * chain, written as a line {@code key,sequence,previous digest,digest,input}; see {@link
- * HashChains} for what a correct output is. The sink commits a checkpoint's lines only when the
- * checkpoint completes ({@link CommittedLinesSink}).
+ * An ordinary Flink job, with no Clonos code in it, whose output depends on every nondeterministic
+ * choice a task makes: two sources feed one keyed operator (the order in which it reads them
+ * differs on every run), which reads the processing time for every record and fires processing-time
+ * timers of all keys at the same instants; processing-time windows chained to it summarize each
+ * key's links. Every effect (a record, a timer or a window) extends its key's hash chain, written
+ * as a line {@code key,sequence,previous digest,digest,input}; see {@link HashChains} for what a
+ * correct output is. The sink commits a checkpoint's lines only when the checkpoint completes
+ * ({@link CommittedLinesSink}).
  *
  * <p>Arguments: {@code --count} numbers per source (default 20000), {@code --rate} numbers per
  * second per source (default 2000), {@code --keys} (default 8), {@code --checkpoint-interval} ms
@@ -48,8 +48,11 @@ import java.time.Duration;
  */
 public final class HashChainJob {
 
-    /** Window links carry their key plus this, to keep their chains apart from the records' ones. */
+    /**
+     * Window links carry their key plus this, to keep their chains apart from the records' ones.
+     */
     public static final long WINDOW_KEYS = 1000;
+
     public static final String[] SOURCES = {"left", "right"};
 
     public static void main(String[] args) throws Exception {
@@ -66,7 +69,11 @@ public final class HashChainJob {
         for (String source : SOURCES) {
             DataStream<Tuple3<Long, String, Long>> numbers =
                     env.fromSource(
-                                    new DataGeneratorSource<>(index -> index + 1, count, RateLimiterStrategy.perSecond(rate), Types.LONG),
+                                    new DataGeneratorSource<>(
+                                            index -> index + 1,
+                                            count,
+                                            RateLimiterStrategy.perSecond(rate),
+                                            Types.LONG),
                                     WatermarkStrategy.noWatermarks(),
                                     source)
                             .map(n -> Tuple3.of(n % keys, source + ":" + n, n))
@@ -80,44 +87,81 @@ public final class HashChainJob {
                         .window(TumblingProcessingTimeWindows.of(Duration.ofMillis(100)))
                         .process(new WindowChain())
                         .name("window");
-        links.union(windows).addSink(new CommittedLinesSink(output)).name("sink").setParallelism(1).disableChaining();
+        links.union(windows)
+                .addSink(new CommittedLinesSink(output))
+                .name("sink")
+                .setParallelism(1)
+                .disableChaining();
         env.execute("hash-chains");
     }
 
-    /** Extends each key's chain with every record and every timer; digests cover the processing time. */
-    static final class HashChain extends KeyedProcessFunction<Long, Tuple3<Long, String, Long>, String> {
+    /**
+     * Extends each key's chain with every record and every timer; digests cover the processing
+     * time.
+     */
+    static final class HashChain
+            extends KeyedProcessFunction<Long, Tuple3<Long, String, Long>, String> {
         private transient ValueState<Tuple2<Long, Long>> chain;
 
         @Override
         public void open(Configuration parameters) {
-            chain = getRuntimeContext().getState(new ValueStateDescriptor<>("seq-and-digest", Types.TUPLE(Types.LONG, Types.LONG)));
+            chain =
+                    getRuntimeContext()
+                            .getState(
+                                    new ValueStateDescriptor<>(
+                                            "seq-and-digest", Types.TUPLE(Types.LONG, Types.LONG)));
         }
 
         @Override
-        public void processElement(Tuple3<Long, String, Long> in, Context ctx, Collector<String> out) throws Exception {
+        public void processElement(
+                Tuple3<Long, String, Long> in, Context ctx, Collector<String> out)
+                throws Exception {
             long now = ctx.timerService().currentProcessingTime();
             // the timers of all keys are due at the same instants
             ctx.timerService().registerProcessingTimeTimer(now - now % 50 + 50);
-            out.collect(HashChains.link(chain, in.f0, HashChains.mix(HashChains.mix(in.f2, in.f1.hashCode()), now), in.f1));
+            out.collect(
+                    HashChains.link(
+                            chain,
+                            in.f0,
+                            HashChains.mix(HashChains.mix(in.f2, in.f1.hashCode()), now),
+                            in.f1));
         }
 
         @Override
-        public void onTimer(long timestamp, OnTimerContext ctx, Collector<String> out) throws Exception {
+        public void onTimer(long timestamp, OnTimerContext ctx, Collector<String> out)
+                throws Exception {
             long now = ctx.timerService().currentProcessingTime();
-            out.collect(HashChains.link(chain, ctx.getCurrentKey(), HashChains.mix(timestamp, now), "timer:" + ctx.getCurrentKey() + ":" + timestamp));
+            out.collect(
+                    HashChains.link(
+                            chain,
+                            ctx.getCurrentKey(),
+                            HashChains.mix(timestamp, now),
+                            "timer:" + ctx.getCurrentKey() + ":" + timestamp));
         }
     }
 
     /** Per key and window: a link of the key's window chain over the links the window received. */
-    public static final class WindowChain extends ProcessWindowFunction<String, String, Long, TimeWindow> {
+    public static final class WindowChain
+            extends ProcessWindowFunction<String, String, Long, TimeWindow> {
         @Override
-        public void process(Long key, Context context, Iterable<String> links, Collector<String> out) throws Exception {
+        public void process(
+                Long key, Context context, Iterable<String> links, Collector<String> out)
+                throws Exception {
             long value = context.window().getEnd();
             for (String link : links) {
                 value = HashChains.mix(value, HashChains.digestOf(link));
             }
-            ValueState<Tuple2<Long, Long>> chain = context.globalState().getState(new ValueStateDescriptor<>("window-chain", Types.TUPLE(Types.LONG, Types.LONG)));
-            out.collect(HashChains.link(chain, WINDOW_KEYS + key, value, "window:" + key + ":" + context.window().getEnd()));
+            ValueState<Tuple2<Long, Long>> chain =
+                    context.globalState()
+                            .getState(
+                                    new ValueStateDescriptor<>(
+                                            "window-chain", Types.TUPLE(Types.LONG, Types.LONG)));
+            out.collect(
+                    HashChains.link(
+                            chain,
+                            WINDOW_KEYS + key,
+                            value,
+                            "window:" + key + ":" + context.window().getEnd()));
         }
     }
 

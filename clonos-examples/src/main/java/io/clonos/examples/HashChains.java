@@ -35,7 +35,9 @@ public final class HashChains {
     private HashChains() {}
 
     /** Extends the key's chain in {@code state} by {@code value}; returns the link. */
-    public static String link(ValueState<Tuple2<Long, Long>> state, long key, long value, String input) throws IOException {
+    public static String link(
+            ValueState<Tuple2<Long, Long>> state, long key, long value, String input)
+            throws IOException {
         Tuple2<Long, Long> previous = state.value();
         long seq = previous == null ? 1 : previous.f0 + 1;
         long prevDigest = previous == null ? 0 : previous.f1;
@@ -71,8 +73,8 @@ public final class HashChains {
 
     /**
      * The links checked and counted: inputs lost (never took effect, or a gap in a chain),
-     * duplicated (an input, or a link's place in its chain, seen twice) and diverged (a link
-     * that does not continue its chain's digest).
+     * duplicated (an input, or a link's place in its chain, seen twice) and diverged (a link that
+     * does not continue its chain's digest).
      */
     public static Audit audit(Iterable<String> links, String[] sources, long count) {
         List<String> findings = new ArrayList<>();
@@ -98,7 +100,8 @@ public final class HashChains {
                     gaps += seq - expectedSeq;
                 }
             } else if (prev != lastDigest.getOrDefault(key, 0L)) {
-                findings.add("key " + key + ": link " + seq + " does not continue the chain (diverged)");
+                findings.add(
+                        "key " + key + ": link " + seq + " does not continue the chain (diverged)");
                 diverged++;
             }
             lastSeq.put(key, seq);
@@ -118,13 +121,17 @@ public final class HashChains {
     }
 
     /** What {@link #audit} found. */
-    public record Audit(long links, long lost, long duplicated, long diverged, List<String> findings) {
+    public record Audit(
+            long links, long lost, long duplicated, long diverged, List<String> findings) {
         public boolean exactlyOnce() {
             return findings.isEmpty();
         }
     }
 
-    /** The inputs {@code source:1} to {@code source:count} of each source that no link took in (at-least-once). */
+    /**
+     * The inputs {@code source:1} to {@code source:count} of each source that no link took in
+     * (at-least-once).
+     */
     public static List<String> lostInputs(Iterable<String> links, String[] sources, long count) {
         Set<String> inputs = new HashSet<>();
         for (String line : links) {

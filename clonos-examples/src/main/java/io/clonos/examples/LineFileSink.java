@@ -25,8 +25,8 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * Writes each record as a line to {@code <directory>/part-<subtask>-<attempt>}, flushed at every
- * checkpoint. Appends only, with no transactions: enough for examples whose directory is read
- * after the job, not an exactly-once sink.
+ * checkpoint. Appends only, with no transactions: enough for examples whose directory is read after
+ * the job, not an exactly-once sink.
  */
 final class LineFileSink implements Sink<String> {
 
@@ -44,8 +44,7 @@ final class LineFileSink implements Sink<String> {
         Path dir = Paths.get(directory);
         Files.createDirectories(dir);
         Path file =
-                dir.resolve(
-                        "part-" + context.getSubtaskId() + "-" + context.getAttemptNumber());
+                dir.resolve("part-" + context.getSubtaskId() + "-" + context.getAttemptNumber());
         return new LineWriter(
                 Files.newBufferedWriter(
                         file,

@@ -33,9 +33,9 @@ import org.apache.flink.util.Collector;
  * sum of that key's numbers; the job checkpoints while it runs, so its keyed state is in every
  * checkpoint.
  *
- * <p>Arguments: {@code --count} numbers (default 20000), {@code --rate} numbers per second
- * (default 4000), {@code --keys} (default 8), {@code --checkpoint-interval} ms (default 500),
- * {@code --output} directory (default: print to the TaskManagers' standard output).
+ * <p>Arguments: {@code --count} numbers (default 20000), {@code --rate} numbers per second (default
+ * 4000), {@code --keys} (default 8), {@code --checkpoint-interval} ms (default 500), {@code
+ * --output} directory (default: print to the TaskManagers' standard output).
  */
 public final class RunningSumJob {
 

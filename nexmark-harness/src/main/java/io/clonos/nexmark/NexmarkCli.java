@@ -32,25 +32,27 @@ import java.util.function.Consumer;
  */
 public final class NexmarkCli {
 
-    static final String USAGE = String.join("\n",
-            "Usage: clonos nexmark <experiment> [options]",
-            "  overhead [--events N] [--queries Q,Q,...] [--parallelism P] [--repetitions R] [--output DIR]",
-            "        Every Nexmark query but Q10, without failures, on Flink and on Clonos at",
-            "        determinant sharing depth 1 and full, after a warm-up run on each; throughput",
-            "        and end-to-end latency (p50, p99) per query and relative to Flink,",
-            "        as CSV, JSON and an HTML chart; R runs per query and system, medians. Defaults:",
-            "        100000 events, all queries, parallelism 2, 3 repetitions,",
-            "        bench-results/nexmark-overhead.",
-            "  failure --query 3|8 [--rate N] [--seconds S] [--kill-after S] [--parallelism P]",
-            "          [--checkpoint-interval MS] [--checkpoint-dir URI] [--bootstrap-servers HOST:PORT]",
-            "          [--standby true|false] [--output DIR]",
-            "        The query between Kafka topics (a broker in this JVM unless --bootstrap-servers),",
-            "        exactly-once Kafka sink, RocksDB incremental checkpoints to URI; the TaskManager",
-            "        running the query's first subtask is terminated after S seconds, on Clonos and on",
-            "        Flink in one run; output checked against a failure-free run; throughput and",
-            "        latency over time, recovery times, as CSV, JSON and an HTML page. Defaults:",
-            "        10000 events/s for 60 s, kill after 30 s, parallelism 2, checkpoint every 1000 ms,",
-            "        a temporary checkpoint directory, standby true, bench-results/nexmark-failure.");
+    static final String USAGE =
+            String.join(
+                    "\n",
+                    "Usage: clonos nexmark <experiment> [options]",
+                    "  overhead [--events N] [--queries Q,Q,...] [--parallelism P] [--repetitions R] [--output DIR]",
+                    "        Every Nexmark query but Q10, without failures, on Flink and on Clonos at",
+                    "        determinant sharing depth 1 and full, after a warm-up run on each; throughput",
+                    "        and end-to-end latency (p50, p99) per query and relative to Flink,",
+                    "        as CSV, JSON and an HTML chart; R runs per query and system, medians. Defaults:",
+                    "        100000 events, all queries, parallelism 2, 3 repetitions,",
+                    "        bench-results/nexmark-overhead.",
+                    "  failure --query 3|8 [--rate N] [--seconds S] [--kill-after S] [--parallelism P]",
+                    "          [--checkpoint-interval MS] [--checkpoint-dir URI] [--bootstrap-servers HOST:PORT]",
+                    "          [--standby true|false] [--output DIR]",
+                    "        The query between Kafka topics (a broker in this JVM unless --bootstrap-servers),",
+                    "        exactly-once Kafka sink, RocksDB incremental checkpoints to URI; the TaskManager",
+                    "        running the query's first subtask is terminated after S seconds, on Clonos and on",
+                    "        Flink in one run; output checked against a failure-free run; throughput and",
+                    "        latency over time, recovery times, as CSV, JSON and an HTML page. Defaults:",
+                    "        10000 events/s for 60 s, kill after 30 s, parallelism 2, checkpoint every 1000 ms,",
+                    "        a temporary checkpoint directory, standby true, bench-results/nexmark-failure.");
 
     private NexmarkCli() {}
 
@@ -66,8 +68,16 @@ public final class NexmarkCli {
         if ("overhead".equals(experiment)) {
             NexmarkOverhead.Settings settings = new NexmarkOverhead.Settings();
             options.put("--events", v -> settings.events = positive("--events", Long.parseLong(v)));
-            options.put("--parallelism", v -> settings.parallelism = (int) positive("--parallelism", Integer.parseInt(v)));
-            options.put("--repetitions", v -> settings.repetitions = (int) positive("--repetitions", Integer.parseInt(v)));
+            options.put(
+                    "--parallelism",
+                    v ->
+                            settings.parallelism =
+                                    (int) positive("--parallelism", Integer.parseInt(v)));
+            options.put(
+                    "--repetitions",
+                    v ->
+                            settings.repetitions =
+                                    (int) positive("--repetitions", Integer.parseInt(v)));
             options.put("--output", v -> settings.output = Path.of(v));
             options.put("--queries", v -> settings.queries = queries(v));
             run = () -> new NexmarkOverhead(settings, System.out).run();
@@ -75,21 +85,38 @@ public final class NexmarkCli {
             NexmarkFailure.Settings settings = new NexmarkFailure.Settings();
             settings.query = -1;
             options.put("--query", v -> settings.query = failureQuery(v));
-            options.put("--rate", v -> settings.rate = (int) positive("--rate", Integer.parseInt(v)));
-            options.put("--seconds", v -> settings.seconds = (int) positive("--seconds", Integer.parseInt(v)));
-            options.put("--kill-after", v -> settings.killAfterSeconds = (int) positive("--kill-after", Integer.parseInt(v)));
-            options.put("--parallelism", v -> settings.parallelism = (int) positive("--parallelism", Integer.parseInt(v)));
-            options.put("--checkpoint-interval", v -> settings.checkpointIntervalMs = positive("--checkpoint-interval", Long.parseLong(v)));
+            options.put(
+                    "--rate", v -> settings.rate = (int) positive("--rate", Integer.parseInt(v)));
+            options.put(
+                    "--seconds",
+                    v -> settings.seconds = (int) positive("--seconds", Integer.parseInt(v)));
+            options.put(
+                    "--kill-after",
+                    v ->
+                            settings.killAfterSeconds =
+                                    (int) positive("--kill-after", Integer.parseInt(v)));
+            options.put(
+                    "--parallelism",
+                    v ->
+                            settings.parallelism =
+                                    (int) positive("--parallelism", Integer.parseInt(v)));
+            options.put(
+                    "--checkpoint-interval",
+                    v ->
+                            settings.checkpointIntervalMs =
+                                    positive("--checkpoint-interval", Long.parseLong(v)));
             options.put("--checkpoint-dir", v -> settings.checkpointDir = v);
             options.put("--bootstrap-servers", v -> settings.bootstrapServers = v);
             options.put("--standby", v -> settings.standby = bool("--standby", v));
             options.put("--output", v -> settings.output = Path.of(v));
-            run = () -> {
-                if (settings.query < 0) {
-                    throw new IllegalArgumentException("failure needs --query 3 or --query 8.");
-                }
-                return new NexmarkFailure(settings, System.out).run();
-            };
+            run =
+                    () -> {
+                        if (settings.query < 0) {
+                            throw new IllegalArgumentException(
+                                    "failure needs --query 3 or --query 8.");
+                        }
+                        return new NexmarkFailure(settings, System.out).run();
+                    };
         } else {
             System.err.println(USAGE);
             return 2;
@@ -100,7 +127,8 @@ public final class NexmarkCli {
                 String value = rest.poll();
                 Consumer<String> setter = options.get(option);
                 if (setter == null) {
-                    throw new IllegalArgumentException("Unknown option " + option + " for " + experiment + ".");
+                    throw new IllegalArgumentException(
+                            "Unknown option " + option + " for " + experiment + ".");
                 }
                 if (value == null) {
                     throw new IllegalArgumentException("Option " + option + " needs a value.");
@@ -118,7 +146,8 @@ public final class NexmarkCli {
     private static int failureQuery(String value) {
         int query = Integer.parseInt(value.trim());
         if (!FailureJob.QUERIES.contains(query)) {
-            throw new IllegalArgumentException("--query takes 3 or 8 (the paper's failure experiments), not " + value + ".");
+            throw new IllegalArgumentException(
+                    "--query takes 3 or 8 (the paper's failure experiments), not " + value + ".");
         }
         return query;
     }
@@ -132,7 +161,8 @@ public final class NexmarkCli {
 
     private static long positive(String option, long value) {
         if (value <= 0) {
-            throw new IllegalArgumentException(option + " takes a positive number, not " + value + ".");
+            throw new IllegalArgumentException(
+                    option + " takes a positive number, not " + value + ".");
         }
         return value;
     }
@@ -142,7 +172,12 @@ public final class NexmarkCli {
         for (String query : value.split(",")) {
             int number = Integer.parseInt(query.trim());
             if (!NexmarkQueries.QUERIES.contains(number)) {
-                throw new IllegalArgumentException("--queries takes queries of " + NexmarkQueries.QUERIES + ", not " + number + ".");
+                throw new IllegalArgumentException(
+                        "--queries takes queries of "
+                                + NexmarkQueries.QUERIES
+                                + ", not "
+                                + number
+                                + ".");
             }
             queries.add(number);
         }

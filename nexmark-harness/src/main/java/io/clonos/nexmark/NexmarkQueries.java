@@ -52,17 +52,18 @@ import java.util.regex.Pattern;
 
 /**
  * Beam's Nexmark queries as the harness runs them: a bounded, deterministic event generator, one
- * query, and its results as text lines. The queries are Beam's own ({@link NexmarkLauncher}
- * builds the same ones); the harness only picks and wires them.
+ * query, and its results as text lines. The queries are Beam's own ({@link NexmarkLauncher} builds
+ * the same ones); the harness only picks and wires them.
  */
 public final class NexmarkQueries {
 
     /**
      * The queries the harness runs, by number: all but 10, which writes sharded files to cloud
-     * storage. 13 and 14 are the side-input joins, 15 and 16 Beam's portability-batch and
-     * reshuffle queries.
+     * storage. 13 and 14 are the side-input joins, 15 and 16 Beam's portability-batch and reshuffle
+     * queries.
      */
-    public static final List<Integer> QUERIES = List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16);
+    public static final List<Integer> QUERIES =
+            List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16);
 
     /**
      * The queries that need a bounded input: 15 (Beam's Query13) groups in the global window
@@ -87,7 +88,8 @@ public final class NexmarkQueries {
      * Adds the events of Beam's bounded generator and query {@code query} to {@code pipeline};
      * returns its results as lines.
      */
-    public static PCollection<String> apply(Pipeline pipeline, NexmarkConfiguration config, int query) {
+    public static PCollection<String> apply(
+            Pipeline pipeline, NexmarkConfiguration config, int query) {
         return apply(pipeline, config, query, NexmarkUtils.batchEventsSource(config), null);
     }
 
@@ -96,7 +98,11 @@ public final class NexmarkQueries {
      * and {@code tap} (if not null) between the events and the query: a pass-through step that
      * observes the events.
      */
-    public static PCollection<String> apply(Pipeline pipeline, NexmarkConfiguration config, int query, PTransform<PBegin, PCollection<Event>> source,
+    public static PCollection<String> apply(
+            Pipeline pipeline,
+            NexmarkConfiguration config,
+            int query,
+            PTransform<PBegin, PCollection<Event>> source,
             @Nullable PTransform<? super PCollection<Event>, PCollection<Event>> tap) {
         NexmarkUtils.setupPipeline(config.coderStrategy, pipeline);
         NexmarkQueryTransform<?> transform = transform(config, query);
@@ -110,22 +116,31 @@ public final class NexmarkQueries {
             events = events.apply("Tap", tap);
         }
         return events.apply(nexmark)
-                .apply("Lines", MapElements.into(TypeDescriptors.strings()).via(result -> String.valueOf(result.getValue())));
+                .apply(
+                        "Lines",
+                        MapElements.into(TypeDescriptors.strings())
+                                .via(result -> String.valueOf(result.getValue())));
     }
 
     /**
      * The results of query {@code query} in the form two runs are compared in: sorted, except for
-     * two queries whose results depend on when, not only on what, records arrive (on Flink as
-     * much as on Clonos). Query 12 counts bids in processing-time panes, whose boundaries no two
-     * runs share: it compares as each bidder's total. Query 6 emits, on every auction a seller
-     * closes, the average of the seller's last ten prices in the order the closings arrive from
-     * parallel upstream tasks: it compares as the number of results per seller.
+     * two queries whose results depend on when, not only on what, records arrive (on Flink as much
+     * as on Clonos). Query 12 counts bids in processing-time panes, whose boundaries no two runs
+     * share: it compares as each bidder's total. Query 6 emits, on every auction a seller closes,
+     * the average of the seller's last ten prices in the order the closings arrive from parallel
+     * upstream tasks: it compares as the number of results per seller.
      */
     public static List<String> canonical(int query, List<String> lines) {
         switch (query) {
-            case 12: return totals(lines, Pattern.compile("\"personId\":(\\d+),\"bidsPerSession\":(\\d+)"), true);
-            case 6: return totals(lines, Pattern.compile("\"seller\":(\\d+)"), false);
-            default: return lines.stream().sorted().toList();
+            case 12:
+                return totals(
+                        lines,
+                        Pattern.compile("\"personId\":(\\d+),\"bidsPerSession\":(\\d+)"),
+                        true);
+            case 6:
+                return totals(lines, Pattern.compile("\"seller\":(\\d+)"), false);
+            default:
+                return lines.stream().sorted().toList();
         }
     }
 
@@ -137,30 +152,51 @@ public final class NexmarkQueries {
             if (!matcher.find()) {
                 throw new IllegalArgumentException("Not a result of this query: " + line);
             }
-            totals.merge(Long.parseLong(matcher.group(1)), sum ? Long.parseLong(matcher.group(2)) : 1L, Long::sum);
+            totals.merge(
+                    Long.parseLong(matcher.group(1)),
+                    sum ? Long.parseLong(matcher.group(2)) : 1L,
+                    Long::sum);
         }
         return totals.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
     }
 
     private static NexmarkQueryTransform<?> transform(NexmarkConfiguration config, int query) {
         switch (query) {
-            case 0: return new Query0();
-            case 1: return new Query1(config);
-            case 2: return new Query2(config);
-            case 3: return new Query3(config);
-            case 4: return new Query4(config);
-            case 5: return new Query5(config);
-            case 6: return new Query6(config);
-            case 7: return new Query7(config);
-            case 8: return new Query8(config);
-            case 9: return new Query9(config);
-            case 11: return new Query11(config);
-            case 12: return new Query12(config);
-            case 13: return new BoundedSideInputJoin(config);
-            case 14: return new SessionSideInputJoin(config);
-            case 15: return new Query13(config);
-            case 16: return new Query14(config);
-            default: throw new IllegalArgumentException("No Nexmark query " + query + " in the harness; it runs " + QUERIES);
+            case 0:
+                return new Query0();
+            case 1:
+                return new Query1(config);
+            case 2:
+                return new Query2(config);
+            case 3:
+                return new Query3(config);
+            case 4:
+                return new Query4(config);
+            case 5:
+                return new Query5(config);
+            case 6:
+                return new Query6(config);
+            case 7:
+                return new Query7(config);
+            case 8:
+                return new Query8(config);
+            case 9:
+                return new Query9(config);
+            case 11:
+                return new Query11(config);
+            case 12:
+                return new Query12(config);
+            case 13:
+                return new BoundedSideInputJoin(config);
+            case 14:
+                return new SessionSideInputJoin(config);
+            case 15:
+                return new Query13(config);
+            case 16:
+                return new Query14(config);
+            default:
+                throw new IllegalArgumentException(
+                        "No Nexmark query " + query + " in the harness; it runs " + QUERIES);
         }
     }
 }

@@ -19,19 +19,32 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The overhead experiment's results as a person reads them: CSV and JSON for tools, a table for
- * the terminal, and a self-contained HTML page with the throughput of each Clonos variant relative
- * to Flink's, per query.
+ * The overhead experiment's results as a person reads them: CSV and JSON for tools, a table for the
+ * terminal, and a self-contained HTML page with the throughput of each Clonos variant relative to
+ * Flink's, per query.
  */
 final class NexmarkReport {
 
     private NexmarkReport() {}
 
     static String csv(List<NexmarkOverhead.Run> runs) {
-        StringBuilder csv = new StringBuilder("query,system,events,millis,events_per_second,results,relative_to_flink,latency_p50_ms,latency_p99_ms\n");
+        StringBuilder csv =
+                new StringBuilder(
+                        "query,system,events,millis,events_per_second,results,relative_to_flink,latency_p50_ms,latency_p99_ms\n");
         for (NexmarkOverhead.Run run : runs) {
-            csv.append(String.format(Locale.ROOT, "%d,%s,%d,%d,%.0f,%d,%.3f,%d,%d%n",
-                    run.query(), run.system(), run.events(), run.millis(), run.eventsPerSecond(), run.results(), relative(runs, run), run.p50Ms(), run.p99Ms()));
+            csv.append(
+                    String.format(
+                            Locale.ROOT,
+                            "%d,%s,%d,%d,%.0f,%d,%.3f,%d,%d%n",
+                            run.query(),
+                            run.system(),
+                            run.events(),
+                            run.millis(),
+                            run.eventsPerSecond(),
+                            run.results(),
+                            relative(runs, run),
+                            run.p50Ms(),
+                            run.p99Ms()));
         }
         return csv.toString();
     }
@@ -39,9 +52,19 @@ final class NexmarkReport {
     static String json(List<NexmarkOverhead.Run> runs) {
         List<String> entries = new ArrayList<>();
         for (NexmarkOverhead.Run run : runs) {
-            entries.add(String.format(Locale.ROOT,
-                    "{\"query\":%d,\"system\":\"%s\",\"events\":%d,\"millis\":%d,\"eventsPerSecond\":%.0f,\"results\":%d,\"relativeToFlink\":%.3f,\"latencyP50Ms\":%d,\"latencyP99Ms\":%d}",
-                    run.query(), run.system(), run.events(), run.millis(), run.eventsPerSecond(), run.results(), relative(runs, run), run.p50Ms(), run.p99Ms()));
+            entries.add(
+                    String.format(
+                            Locale.ROOT,
+                            "{\"query\":%d,\"system\":\"%s\",\"events\":%d,\"millis\":%d,\"eventsPerSecond\":%.0f,\"results\":%d,\"relativeToFlink\":%.3f,\"latencyP50Ms\":%d,\"latencyP99Ms\":%d}",
+                            run.query(),
+                            run.system(),
+                            run.events(),
+                            run.millis(),
+                            run.eventsPerSecond(),
+                            run.results(),
+                            relative(runs, run),
+                            run.p50Ms(),
+                            run.p99Ms()));
         }
         return "{\"benchmark\":\"nexmark-overhead\",\"runs\":[" + String.join(",", entries) + "]}";
     }
@@ -52,25 +75,40 @@ final class NexmarkReport {
             table.append(String.format(Locale.ROOT, " %22s", system + " (ev/s)"));
         }
         table.append(String.format(Locale.ROOT, " %12s %12s%n", "dsd-1/flink", "full/flink"));
-        for (Map.Entry<Integer, Map<String, NexmarkOverhead.Run>> query : byQuery(runs).entrySet()) {
+        for (Map.Entry<Integer, Map<String, NexmarkOverhead.Run>> query :
+                byQuery(runs).entrySet()) {
             table.append(String.format(Locale.ROOT, "Q%-5d", query.getKey()));
             for (String system : NexmarkOverhead.SYSTEMS) {
                 NexmarkOverhead.Run run = query.getValue().get(system);
-                table.append(String.format(Locale.ROOT, " %22.0f", run == null ? 0 : run.eventsPerSecond()));
+                table.append(
+                        String.format(
+                                Locale.ROOT, " %22.0f", run == null ? 0 : run.eventsPerSecond()));
             }
-            table.append(String.format(Locale.ROOT, " %12.2f %12.2f%n",
-                    relative(runs, query.getValue().get("clonos-dsd-1")), relative(runs, query.getValue().get("clonos-dsd-full"))));
+            table.append(
+                    String.format(
+                            Locale.ROOT,
+                            " %12.2f %12.2f%n",
+                            relative(runs, query.getValue().get("clonos-dsd-1")),
+                            relative(runs, query.getValue().get("clonos-dsd-full"))));
         }
-        table.append(String.format(Locale.ROOT, "%nEnd-to-end latency, p50 / p99 (ms)%n%-6s", "query"));
+        table.append(
+                String.format(Locale.ROOT, "%nEnd-to-end latency, p50 / p99 (ms)%n%-6s", "query"));
         for (String system : NexmarkOverhead.SYSTEMS) {
             table.append(String.format(Locale.ROOT, " %22s", system));
         }
         table.append('\n');
-        for (Map.Entry<Integer, Map<String, NexmarkOverhead.Run>> query : byQuery(runs).entrySet()) {
+        for (Map.Entry<Integer, Map<String, NexmarkOverhead.Run>> query :
+                byQuery(runs).entrySet()) {
             table.append(String.format(Locale.ROOT, "Q%-5d", query.getKey()));
             for (String system : NexmarkOverhead.SYSTEMS) {
                 NexmarkOverhead.Run run = query.getValue().get(system);
-                table.append(String.format(Locale.ROOT, " %22s", run == null || run.p50Ms() < 0 ? "n/a" : run.p50Ms() + " / " + run.p99Ms()));
+                table.append(
+                        String.format(
+                                Locale.ROOT,
+                                " %22s",
+                                run == null || run.p50Ms() < 0
+                                        ? "n/a"
+                                        : run.p50Ms() + " / " + run.p99Ms()));
             }
             table.append('\n');
         }
@@ -90,11 +128,24 @@ final class NexmarkReport {
         }
         int width = 60 + queries.size() * groupWidth;
         StringBuilder svg = new StringBuilder();
-        svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"11\">%n", width, height + 70));
+        svg.append(
+                String.format(
+                        Locale.ROOT,
+                        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" font-size=\"11\">%n",
+                        width,
+                        height + 70));
         for (double tick = 0; tick <= max + 1e-9; tick += 0.2) {
             double y = top + height - tick / max * height;
-            svg.append(String.format(Locale.ROOT, "<line x1=\"50\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/><text x=\"45\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>%n",
-                    width, y, y, Math.abs(tick - 1.0) < 1e-9 ? "#444" : "#ddd", y + 4, tick));
+            svg.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<line x1=\"50\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/><text x=\"45\" y=\"%.1f\" text-anchor=\"end\">%.1f</text>%n",
+                            width,
+                            y,
+                            y,
+                            Math.abs(tick - 1.0) < 1e-9 ? "#444" : "#ddd",
+                            y + 4,
+                            tick));
         }
         String[] colors = {"#999999", "#1f77b4", "#ff7f0e"};
         int x = 60;
@@ -103,22 +154,52 @@ final class NexmarkReport {
                 NexmarkOverhead.Run run = query.getValue().get(NexmarkOverhead.SYSTEMS.get(i));
                 double value = run == null ? 0 : relative(runs, run);
                 double barHeight = value / max * height;
-                svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"><title>Q%d %s: %.2f of Flink's throughput</title></rect>%n",
-                        x + i * barWidth, top + height - barHeight, barWidth - 2, barHeight, colors[i], query.getKey(), NexmarkOverhead.SYSTEMS.get(i), value));
+                svg.append(
+                        String.format(
+                                Locale.ROOT,
+                                "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"%s\"><title>Q%d %s: %.2f of Flink's throughput</title></rect>%n",
+                                x + i * barWidth,
+                                top + height - barHeight,
+                                barWidth - 2,
+                                barHeight,
+                                colors[i],
+                                query.getKey(),
+                                NexmarkOverhead.SYSTEMS.get(i),
+                                value));
             }
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">Q%d</text>%n", x + 3 * barWidth / 2, top + height + 16, query.getKey()));
+            svg.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">Q%d</text>%n",
+                            x + 3 * barWidth / 2,
+                            top + height + 16,
+                            query.getKey()));
             x += groupWidth;
         }
         for (int i = 0; i < NexmarkOverhead.SYSTEMS.size(); i++) {
-            svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>%n",
-                    60 + i * 140, top + height + 32, colors[i], 60 + i * 140 + 16, top + height + 42, NexmarkOverhead.SYSTEMS.get(i)));
+            svg.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>%n",
+                            60 + i * 140,
+                            top + height + 32,
+                            colors[i],
+                            60 + i * 140 + 16,
+                            top + height + 42,
+                            NexmarkOverhead.SYSTEMS.get(i)));
         }
         svg.append("</svg>\n");
         return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Nexmark: Clonos against Flink</title></head><body>\n"
                 + "<h1>Nexmark throughput relative to Flink 1.20.5</h1>\n"
-                + String.format(Locale.ROOT, "<p>%d events per query, parallelism %d, streaming; 1.0 is Flink's throughput. Hover a bar for its value.</p>%n", events, parallelism)
+                + String.format(
+                        Locale.ROOT,
+                        "<p>%d events per query, parallelism %d, streaming; 1.0 is Flink's throughput. Hover a bar for its value.</p>%n",
+                        events,
+                        parallelism)
                 + svg
-                + "<pre>" + table(runs) + "</pre>\n</body></html>\n";
+                + "<pre>"
+                + table(runs)
+                + "</pre>\n</body></html>\n";
     }
 
     private static double relative(List<NexmarkOverhead.Run> runs, NexmarkOverhead.Run run) {
@@ -127,13 +208,16 @@ final class NexmarkReport {
         }
         for (NexmarkOverhead.Run flink : runs) {
             if (flink.query() == run.query() && flink.system().equals("flink")) {
-                return flink.eventsPerSecond() == 0 ? 0 : run.eventsPerSecond() / flink.eventsPerSecond();
+                return flink.eventsPerSecond() == 0
+                        ? 0
+                        : run.eventsPerSecond() / flink.eventsPerSecond();
             }
         }
         return 0;
     }
 
-    private static Map<Integer, Map<String, NexmarkOverhead.Run>> byQuery(List<NexmarkOverhead.Run> runs) {
+    private static Map<Integer, Map<String, NexmarkOverhead.Run>> byQuery(
+            List<NexmarkOverhead.Run> runs) {
         Map<Integer, Map<String, NexmarkOverhead.Run>> queries = new LinkedHashMap<>();
         for (NexmarkOverhead.Run run : runs) {
             queries.computeIfAbsent(run.query(), q -> new LinkedHashMap<>()).put(run.system(), run);

@@ -42,31 +42,60 @@ class NexmarkCliTest {
     @Test
     void failureTakesQuery3Or8Only() throws Exception {
         assertThat(NexmarkCli.run(new String[] {"failure", "--query", "5"})).isEqualTo(2);
-        assertThat(errors.toString(StandardCharsets.UTF_8)).contains("--query takes 3 or 8").contains("not 5").contains("Usage:");
+        assertThat(errors.toString(StandardCharsets.UTF_8))
+                .contains("--query takes 3 or 8")
+                .contains("not 5")
+                .contains("Usage:");
     }
 
     @Test
     void failureNeedsAQuery() throws Exception {
         assertThat(NexmarkCli.run(new String[] {"failure", "--rate", "100"})).isEqualTo(2);
-        assertThat(errors.toString(StandardCharsets.UTF_8)).contains("failure needs --query 3 or --query 8");
+        assertThat(errors.toString(StandardCharsets.UTF_8))
+                .contains("failure needs --query 3 or --query 8");
     }
 
     @Test
     void theFailureMustComeBeforeTheEnd() throws Exception {
-        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--seconds", "10", "--kill-after", "10"})).isEqualTo(2);
-        assertThat(errors.toString(StandardCharsets.UTF_8)).contains("--kill-after (10 s) must be less than --seconds (10)");
+        assertThat(
+                        NexmarkCli.run(
+                                new String[] {
+                                    "failure",
+                                    "--query",
+                                    "3",
+                                    "--seconds",
+                                    "10",
+                                    "--kill-after",
+                                    "10"
+                                }))
+                .isEqualTo(2);
+        assertThat(errors.toString(StandardCharsets.UTF_8))
+                .contains("--kill-after (10 s) must be less than --seconds (10)");
     }
 
     @Test
     void aCheckpointDirectoryFlinkCannotWriteToIsNamed() throws Exception {
-        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--checkpoint-dir", "nosuchfs://somewhere/checkpoints"})).isEqualTo(2);
-        assertThat(errors.toString(StandardCharsets.UTF_8)).contains("--checkpoint-dir nosuchfs://somewhere/checkpoints is not a file system Flink can write checkpoints to");
+        assertThat(
+                        NexmarkCli.run(
+                                new String[] {
+                                    "failure",
+                                    "--query",
+                                    "3",
+                                    "--checkpoint-dir",
+                                    "nosuchfs://somewhere/checkpoints"
+                                }))
+                .isEqualTo(2);
+        assertThat(errors.toString(StandardCharsets.UTF_8))
+                .contains(
+                        "--checkpoint-dir nosuchfs://somewhere/checkpoints is not a file system Flink can write checkpoints to");
     }
 
     @Test
     void badValuesAndUnknownOptionsAreNamed() throws Exception {
-        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--standby", "yes"})).isEqualTo(2);
-        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--rate", "-5"})).isEqualTo(2);
+        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--standby", "yes"}))
+                .isEqualTo(2);
+        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--rate", "-5"}))
+                .isEqualTo(2);
         assertThat(NexmarkCli.run(new String[] {"overhead", "--kill-after", "5"})).isEqualTo(2);
         assertThat(errors.toString(StandardCharsets.UTF_8))
                 .contains("--standby takes true or false, not yes")

@@ -37,9 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every Nexmark query of the harness gives the same results on Clonos ({@code ClonosRunner}, an
- * embedded Clonos cluster) as on vanilla Flink 1.20.5 (Beam's {@code FlinkRunner} on a local
- * Flink cluster), for the same bounded, deterministic events, both in streaming mode. Queries 3 and
- * 8 (the failure experiments' queries) run by default; the others are tagged slow.
+ * embedded Clonos cluster) as on vanilla Flink 1.20.5 (Beam's {@code FlinkRunner} on a local Flink
+ * cluster), for the same bounded, deterministic events, both in streaming mode. Queries 3 and 8
+ * (the failure experiments' queries) run by default; the others are tagged slow.
  */
 class NexmarkEquivalenceITCase {
 
@@ -70,14 +70,17 @@ class NexmarkEquivalenceITCase {
         List<String> clonos = run(query, "--runner=ClonosRunner");
 
         assertThat(flink).as("query %d gives results at all", query).isNotEmpty();
-        assertThat(NexmarkQueries.canonical(query, clonos)).as("query %d on Clonos", query).isEqualTo(NexmarkQueries.canonical(query, flink));
+        assertThat(NexmarkQueries.canonical(query, clonos))
+                .as("query %d on Clonos", query)
+                .isEqualTo(NexmarkQueries.canonical(query, flink));
     }
 
     private static List<String> run(int query, String... runner) {
         List<String> args = new ArrayList<>(List.of(runner));
         args.add("--streaming=true");
         args.add("--parallelism=2");
-        PipelineOptions options = PipelineOptionsFactory.fromArgs(args.toArray(new String[0])).create();
+        PipelineOptions options =
+                PipelineOptionsFactory.fromArgs(args.toArray(new String[0])).create();
         NexmarkConfiguration config = NexmarkQueries.configuration(EVENTS);
         Pipeline pipeline = Pipeline.create(options);
         String id = UUID.randomUUID().toString();
@@ -86,7 +89,9 @@ class NexmarkEquivalenceITCase {
 
         PipelineResult result = pipeline.run();
 
-        assertThat(result.waitUntilFinish()).as("query %d with %s", query, runner[0]).isEqualTo(PipelineResult.State.DONE);
+        assertThat(result.waitUntilFinish())
+                .as("query %d with %s", query, runner[0])
+                .isEqualTo(PipelineResult.State.DONE);
         return new ArrayList<>(RESULTS.remove(id));
     }
 

@@ -34,8 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The failure experiment, small, on a Kafka broker in this JVM: Q3 and Q8 lose a TaskManager on
  * Clonos and on Flink. Clonos recovers only the lost subtasks, and its committed Kafka output (read
- * committed) equals the output of a failure-free run; the experiment reports both systems'
- * recovery times from the same run.
+ * committed) equals the output of a failure-free run; the experiment reports both systems' recovery
+ * times from the same run.
  */
 class NexmarkFailureITCase {
 
@@ -55,7 +55,9 @@ class NexmarkFailureITCase {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
 
         // the progress lines go to the test's output as they come, and are checked at the end
-        PrintStream both = new PrintStream(new TeeOutputStream(printed, System.out), true, StandardCharsets.UTF_8);
+        PrintStream both =
+                new PrintStream(
+                        new TeeOutputStream(printed, System.out), true, StandardCharsets.UTF_8);
         List<NexmarkFailure.Run> runs = new NexmarkFailure(settings, both).run();
 
         NexmarkFailure.Run clonos = runs.get(0);
@@ -65,16 +67,35 @@ class NexmarkFailureITCase {
         assertThat(clonos.figures().results).as("results").isPositive();
         assertThat(clonos.missing()).as("results missing on Clonos").isZero();
         assertThat(clonos.duplicated()).as("results duplicated on Clonos").isZero();
-        assertThat(clonos.local()).as("Clonos restarted only the lost TaskManager's subtasks (%d of %d restarted)", clonos.restartedSubtasks(), clonos.subtasks()).isTrue();
-        assertThat(flink.restartedSubtasks()).as("Flink restarts the whole job").isEqualTo(flink.subtasks());
-        assertThat(flink.exactlyOnce()).as("Flink, exactly once with the transactional sink as well").isTrue();
+        assertThat(clonos.local())
+                .as(
+                        "Clonos restarted only the lost TaskManager's subtasks (%d of %d restarted)",
+                        clonos.restartedSubtasks(), clonos.subtasks())
+                .isTrue();
+        assertThat(flink.restartedSubtasks())
+                .as("Flink restarts the whole job")
+                .isEqualTo(flink.subtasks());
+        assertThat(flink.exactlyOnce())
+                .as("Flink, exactly once with the transactional sink as well")
+                .isTrue();
         assertThat(runs).allMatch(run -> run.recoveryMs() >= 0);
 
         String prefix = "q" + query + "-";
-        assertThat(Files.readString(output.resolve(prefix + "summary.json"))).contains("\"clonos\":{").contains("\"flink\":{").contains("\"recoveryMs\":");
-        assertThat(Files.readAllLines(output.resolve(prefix + "timeline.csv"))).first().asString().startsWith("system,ms_since_kill");
-        assertThat(Files.readString(output.resolve(prefix + "failure.html"))).contains("<svg").contains("clonos").contains("flink");
-        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("terminated TaskManager").contains("recovery time");
+        assertThat(Files.readString(output.resolve(prefix + "summary.json")))
+                .contains("\"clonos\":{")
+                .contains("\"flink\":{")
+                .contains("\"recoveryMs\":");
+        assertThat(Files.readAllLines(output.resolve(prefix + "timeline.csv")))
+                .first()
+                .asString()
+                .startsWith("system,ms_since_kill");
+        assertThat(Files.readString(output.resolve(prefix + "failure.html")))
+                .contains("<svg")
+                .contains("clonos")
+                .contains("flink");
+        assertThat(printed.toString(StandardCharsets.UTF_8))
+                .contains("terminated TaskManager")
+                .contains("recovery time");
     }
 
     /** Writes to two streams. */

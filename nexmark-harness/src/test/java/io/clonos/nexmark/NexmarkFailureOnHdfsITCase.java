@@ -29,8 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The failure experiment with its checkpoints on HDFS (an in-process MiniDFSCluster): Q3 loses a
- * TaskManager, Clonos restores the lost subtasks from checkpoints and standby copies of
- * {@code hdfs://} and stays exactly once.
+ * TaskManager, Clonos restores the lost subtasks from checkpoints and standby copies of {@code
+ * hdfs://} and stays exactly once.
  */
 class NexmarkFailureOnHdfsITCase {
 
@@ -43,7 +43,8 @@ class NexmarkFailureOnHdfsITCase {
         hadoop.set(MiniDFSCluster.HDFS_MINIDFS_BASEDIR, work.resolve("hdfs").toString());
         MiniDFSCluster hdfs = new MiniDFSCluster.Builder(hadoop).numDataNodes(1).build();
         try {
-            String checkpoints = "hdfs://localhost:" + hdfs.getNameNodePort() + "/nexmark-checkpoints";
+            String checkpoints =
+                    "hdfs://localhost:" + hdfs.getNameNodePort() + "/nexmark-checkpoints";
             NexmarkFailure.Settings settings = new NexmarkFailure.Settings();
             settings.query = 3;
             settings.rate = 2_000;
@@ -56,11 +57,16 @@ class NexmarkFailureOnHdfsITCase {
 
             NexmarkFailure.Run clonos = runs.get(0);
             assertThat(clonos.system()).isEqualTo("clonos");
-            assertThat(clonos.exactlyOnce()).as("Clonos, exactly once (missing %d, duplicated %d)", clonos.missing(), clonos.duplicated()).isTrue();
+            assertThat(clonos.exactlyOnce())
+                    .as(
+                            "Clonos, exactly once (missing %d, duplicated %d)",
+                            clonos.missing(), clonos.duplicated())
+                    .isTrue();
             assertThat(clonos.local()).as("Clonos restarted only the lost subtasks").isTrue();
             // the runs' checkpoints went to HDFS
             FileSystem fs = FileSystem.get(URI.create(checkpoints), hadoop);
-            assertThat(fs.listStatus(new org.apache.hadoop.fs.Path(checkpoints))).extracting(status -> status.getPath().getName())
+            assertThat(fs.listStatus(new org.apache.hadoop.fs.Path(checkpoints)))
+                    .extracting(status -> status.getPath().getName())
                     .anyMatch(name -> name.startsWith("nexmark-q3-clonos-"))
                     .anyMatch(name -> name.startsWith("nexmark-q3-flink-"));
         } finally {

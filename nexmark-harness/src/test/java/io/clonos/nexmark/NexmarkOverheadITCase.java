@@ -24,7 +24,9 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The overhead experiment, small: one query on the three systems, twice, and the files it writes. */
+/**
+ * The overhead experiment, small: one query on the three systems, twice, and the files it writes.
+ */
 class NexmarkOverheadITCase {
 
     @TempDir Path output;
@@ -38,17 +40,37 @@ class NexmarkOverheadITCase {
         settings.output = output;
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
 
-        List<NexmarkOverhead.Run> runs = new NexmarkOverhead(settings, new PrintStream(printed, true, StandardCharsets.UTF_8)).run();
+        List<NexmarkOverhead.Run> runs =
+                new NexmarkOverhead(
+                                settings, new PrintStream(printed, true, StandardCharsets.UTF_8))
+                        .run();
 
-        assertThat(runs).extracting(NexmarkOverhead.Run::system).containsExactlyElementsOf(NexmarkOverhead.SYSTEMS);
+        assertThat(runs)
+                .extracting(NexmarkOverhead.Run::system)
+                .containsExactlyElementsOf(NexmarkOverhead.SYSTEMS);
         // Q1 converts every bid: as many results on every system
-        assertThat(runs).extracting(NexmarkOverhead.Run::results).allMatch(results -> results > 0).containsOnly(runs.get(0).results());
+        assertThat(runs)
+                .extracting(NexmarkOverhead.Run::results)
+                .allMatch(results -> results > 0)
+                .containsOnly(runs.get(0).results());
         assertThat(runs).allMatch(run -> run.eventsPerSecond() > 0);
         // every Q1 result is a converted bid: each has a latency
         assertThat(runs).allMatch(run -> run.p50Ms() >= 0 && run.p99Ms() >= run.p50Ms());
-        assertThat(Files.readAllLines(output.resolve("overhead.csv"))).hasSize(4).first().asString().startsWith("query,system").endsWith("latency_p50_ms,latency_p99_ms");
-        assertThat(Files.readString(output.resolve("overhead.json"))).contains("\"system\":\"clonos-dsd-1\"");
-        assertThat(Files.readString(output.resolve("overhead.html"))).contains("<svg").contains("Q1");
-        assertThat(printed.toString(StandardCharsets.UTF_8)).contains("Q1").contains("dsd-1/flink").contains("run 2/2").contains("p50 / p99");
+        assertThat(Files.readAllLines(output.resolve("overhead.csv")))
+                .hasSize(4)
+                .first()
+                .asString()
+                .startsWith("query,system")
+                .endsWith("latency_p50_ms,latency_p99_ms");
+        assertThat(Files.readString(output.resolve("overhead.json")))
+                .contains("\"system\":\"clonos-dsd-1\"");
+        assertThat(Files.readString(output.resolve("overhead.html")))
+                .contains("<svg")
+                .contains("Q1");
+        assertThat(printed.toString(StandardCharsets.UTF_8))
+                .contains("Q1")
+                .contains("dsd-1/flink")
+                .contains("run 2/2")
+                .contains("p50 / p99");
     }
 }

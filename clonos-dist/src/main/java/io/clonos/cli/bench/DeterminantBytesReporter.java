@@ -40,7 +40,8 @@ public final class DeterminantBytesReporter implements MetricReporter {
 
     /** Sets an embedded cluster's configuration up to report to this reporter. */
     static void configure(Configuration config) {
-        config.setString("metrics.reporter.clonos-determinant-bytes.factory.class", Factory.class.getName());
+        config.setString(
+                "metrics.reporter.clonos-determinant-bytes.factory.class", Factory.class.getName());
     }
 
     /** The determinant bytes of every task that ended in this JVM so far. */
@@ -59,7 +60,9 @@ public final class DeterminantBytesReporter implements MetricReporter {
 
     @Override
     public void notifyOfRemovedMetric(Metric metric, String metricName, MetricGroup group) {
-        if ("determinantBytes".equals(metricName) && metric instanceof Gauge && ((Gauge<?>) metric).getValue() instanceof Long) {
+        if ("determinantBytes".equals(metricName)
+                && metric instanceof Gauge
+                && ((Gauge<?>) metric).getValue() instanceof Long) {
             ENDED_TASKS_BYTES.add((Long) ((Gauge<?>) metric).getValue());
         }
     }

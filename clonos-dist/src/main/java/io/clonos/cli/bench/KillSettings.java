@@ -17,8 +17,8 @@ import org.apache.flink.annotation.Internal;
 import java.nio.file.Path;
 
 /**
- * The knobs of a benchmark that runs the synthetic job and kills a TaskManager under it
- * ({@code bench recovery}, {@code bench standby}); each benchmark has its own defaults.
+ * The knobs of a benchmark that runs the synthetic job and kills a TaskManager under it ({@code
+ * bench recovery}, {@code bench standby}); each benchmark has its own defaults.
  */
 @Internal
 public final class KillSettings {
@@ -29,16 +29,26 @@ public final class KillSettings {
     public int stateBytesPerKey;
     public long checkpointIntervalMs;
     public long killAfterMs;
+
     /**
      * Where checkpoints go (bench standby): a file system URI, each run in a directory of its own
      * under it; null for a local temporary directory.
      */
     public String checkpointDir;
+
     /** How often each variant runs (bench standby; bench recovery runs each once). */
     public int repetitions = 1;
+
     public Path output;
 
-    KillSettings(long records, int rate, int keys, int stateBytesPerKey, long checkpointIntervalMs, long killAfterMs, Path output) {
+    KillSettings(
+            long records,
+            int rate,
+            int keys,
+            int stateBytesPerKey,
+            long checkpointIntervalMs,
+            long killAfterMs,
+            Path output) {
         this.records = records;
         this.rate = rate;
         this.keys = keys;

@@ -12,7 +12,6 @@
 
 package io.clonos.cli.bench;
 
-
 import io.clonos.runtime.minicluster.EmbeddedClusters;
 
 import org.apache.flink.annotation.Internal;
@@ -33,8 +32,8 @@ import java.util.concurrent.TimeUnit;
  * {@code bin/clonos bench overhead}: the synthetic job with an unthrottled source, on vanilla Flink
  * 1.20.5 and on Clonos at determinant sharing depth 0, 1 and full in the same run, without
  * failures: throughput, end-to-end latency and determinant bytes per record, so that the cost of
- * Clonos in failure-free operation shows. Each system first runs once to warm up
- * the JVM (not counted), then {@code repetitions} times, alternating; the median run counts.
+ * Clonos in failure-free operation shows. Each system first runs once to warm up the JVM (not
+ * counted), then {@code repetitions} times, alternating; the median run counts.
  */
 @Internal
 public final class OverheadBenchmark {
@@ -58,7 +57,9 @@ public final class OverheadBenchmark {
         this.out = out;
     }
 
-    /** One system the benchmark measures: vanilla Flink, or Clonos at one determinant sharing depth. */
+    /**
+     * One system the benchmark measures: vanilla Flink, or Clonos at one determinant sharing depth.
+     */
     enum Variant {
         FLINK("Flink", null),
         DSD_0("DSD 0", "0"),
@@ -92,7 +93,12 @@ public final class OverheadBenchmark {
     public String run() throws Exception {
         out.printf(
                 "Overhead benchmark: %d records over %d keys, parallelism %d, %d B of state per key, checkpoint every %d ms, %d runs each%n",
-                settings.records, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs, settings.repetitions);
+                settings.records,
+                settings.keys,
+                settings.parallelism,
+                settings.stateBytesPerKey,
+                settings.checkpointIntervalMs,
+                settings.repetitions);
         Variant[] variants = Variant.values();
         Run[][] runs = new Run[variants.length][settings.repetitions];
         out.println("Warming up (not counted):");
@@ -109,17 +115,37 @@ public final class OverheadBenchmark {
         }
         Run flink = median(runs[0]);
         out.println();
-        out.printf("%-12s %14s %8s %8s %10s %16s%n", "", "records/s", "p50 ms", "p99 ms", "vs Flink", "det. B/record");
-        StringBuilder json = new StringBuilder("{\"benchmark\":\"overhead\",\"records\":" + settings.records + ",\"variants\":[");
+        out.printf(
+                "%-12s %14s %8s %8s %10s %16s%n",
+                "", "records/s", "p50 ms", "p99 ms", "vs Flink", "det. B/record");
+        StringBuilder json =
+                new StringBuilder(
+                        "{\"benchmark\":\"overhead\",\"records\":"
+                                + settings.records
+                                + ",\"variants\":[");
         for (int v = 0; v < variants.length; v++) {
             Run m = median(runs[v]);
             double ratio = m.recordsPerSecond / flink.recordsPerSecond;
-            out.printf(Locale.ROOT, "%-12s %14.0f %8d %8d %10.3f %16.2f%n", variants[v].label, m.recordsPerSecond, m.p50, m.p99, ratio, m.determinantBytesPerRecord);
+            out.printf(
+                    Locale.ROOT,
+                    "%-12s %14.0f %8d %8d %10.3f %16.2f%n",
+                    variants[v].label,
+                    m.recordsPerSecond,
+                    m.p50,
+                    m.p99,
+                    ratio,
+                    m.determinantBytesPerRecord);
             json.append(v == 0 ? "" : ",")
-                    .append(String.format(
-                            Locale.ROOT,
-                            "{\"system\":\"%s\",\"records_per_s\":%.0f,\"latency_p50_ms\":%d,\"latency_p99_ms\":%d,\"throughput_ratio\":%.3f,\"determinant_bytes_per_record\":%.2f}",
-                            variants[v].label, m.recordsPerSecond, m.p50, m.p99, ratio, m.determinantBytesPerRecord));
+                    .append(
+                            String.format(
+                                    Locale.ROOT,
+                                    "{\"system\":\"%s\",\"records_per_s\":%.0f,\"latency_p50_ms\":%d,\"latency_p99_ms\":%d,\"throughput_ratio\":%.3f,\"determinant_bytes_per_record\":%.2f}",
+                                    variants[v].label,
+                                    m.recordsPerSecond,
+                                    m.p50,
+                                    m.p99,
+                                    ratio,
+                                    m.determinantBytesPerRecord));
         }
         json.append("]}");
         Files.createDirectories(settings.output);
@@ -142,9 +168,18 @@ public final class OverheadBenchmark {
         }
         DeterminantBytesReporter.configure(config);
         long determinantBytesBefore = DeterminantBytesReporter.endedTasksBytes();
-        try (MiniCluster cluster = EmbeddedClusters.start(variant != Variant.FLINK, config, 2, settings.parallelism)) {
+        try (MiniCluster cluster =
+                EmbeddedClusters.start(variant != Variant.FLINK, config, 2, settings.parallelism)) {
             JobID job =
-                    cluster.submitJob(SyntheticJob.build(settings.records, 0, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs, false))
+                    cluster.submitJob(
+                                    SyntheticJob.build(
+                                            settings.records,
+                                            0,
+                                            settings.keys,
+                                            settings.parallelism,
+                                            settings.stateBytesPerKey,
+                                            settings.checkpointIntervalMs,
+                                            false))
                             .get()
                             .getJobID();
             if (!cluster.requestJobResult(job).get(30, TimeUnit.MINUTES).isSuccess()) {
@@ -153,7 +188,8 @@ public final class OverheadBenchmark {
         }
         // the cluster is closed: every task ended and reported
         long determinantBytes = DeterminantBytesReporter.endedTasksBytes() - determinantBytesBefore;
-        long[] latencies = SyntheticJob.RECEIVED.stream().mapToLong(r -> r[3] - r[2]).sorted().toArray();
+        long[] latencies =
+                SyntheticJob.RECEIVED.stream().mapToLong(r -> r[3] - r[2]).sorted().toArray();
         long first = SyntheticJob.RECEIVED.stream().mapToLong(r -> r[2]).min().orElse(0);
         long last = SyntheticJob.RECEIVED.stream().mapToLong(r -> r[3]).max().orElse(1);
         Run run =
@@ -162,8 +198,14 @@ public final class OverheadBenchmark {
                         latencies[latencies.length / 2],
                         latencies[(int) (latencies.length * 0.99)],
                         determinantBytes / (double) Math.max(1, latencies.length));
-        out.printf(Locale.ROOT, "[%s] %.0f records/s, latency p50 %d ms, p99 %d ms, %.2f determinant bytes per record%n",
-                variant.label, run.recordsPerSecond, run.p50, run.p99, run.determinantBytesPerRecord);
+        out.printf(
+                Locale.ROOT,
+                "[%s] %.0f records/s, latency p50 %d ms, p99 %d ms, %.2f determinant bytes per record%n",
+                variant.label,
+                run.recordsPerSecond,
+                run.p50,
+                run.p99,
+                run.determinantBytesPerRecord);
         return run;
     }
 }

@@ -45,7 +45,8 @@ public final class RecoveryBenchmark {
 
     /** The benchmark's defaults. */
     public static KillSettings defaults() {
-        return new KillSettings(60_000, 3_000, 64, 16 * 1024, 1_000, 8_000, Path.of("bench-results", "recovery"));
+        return new KillSettings(
+                60_000, 3_000, 64, 16 * 1024, 1_000, 8_000, Path.of("bench-results", "recovery"));
     }
 
     private final KillSettings settings;
@@ -60,27 +61,48 @@ public final class RecoveryBenchmark {
     public String run() throws Exception {
         out.printf(
                 "Recovery benchmark: %d records at %d/s over %d keys, parallelism %d, %d KB of state per key, checkpoint every %d ms, TaskManager killed after %d ms%n",
-                settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey / 1024, settings.checkpointIntervalMs, settings.killAfterMs);
+                settings.records,
+                settings.rate,
+                settings.keys,
+                settings.parallelism,
+                settings.stateBytesPerKey / 1024,
+                settings.checkpointIntervalMs,
+                settings.killAfterMs);
         RecoveryFigures clonos = runOnce(true);
         RecoveryFigures flink = runOnce(false);
 
         out.println();
         out.printf("%-38s %12s %12s%n", "", "Clonos", "Flink");
         row("latency before the failure (ms)", clonos.baselineLatencyMs, flink.baselineLatencyMs);
-        row("recovered task emits again after (ms)", clonos.recoveredTaskEmitsAfterMs, flink.recoveredTaskEmitsAfterMs);
+        row(
+                "recovered task emits again after (ms)",
+                clonos.recoveredTaskEmitsAfterMs,
+                flink.recoveredTaskEmitsAfterMs);
         row("recovery time, latency within 10% (ms)", clonos.recoveryMs, flink.recoveryMs);
-        row("  same, unaffected keys only (ms)", clonos.unaffectedRecoveryMs, flink.unaffectedRecoveryMs);
-        row("longest stall of unaffected keys (ms)", clonos.unaffectedMaxStallMs, flink.unaffectedMaxStallMs);
+        row(
+                "  same, unaffected keys only (ms)",
+                clonos.unaffectedRecoveryMs,
+                flink.unaffectedRecoveryMs);
+        row(
+                "longest stall of unaffected keys (ms)",
+                clonos.unaffectedMaxStallMs,
+                flink.unaffectedMaxStallMs);
         row("records lost", clonos.lost, flink.lost);
         row("records duplicated", clonos.duplicated, flink.duplicated);
 
         Files.createDirectories(settings.output);
         List<String> timeline = new ArrayList<>();
-        timeline.add("mode,ms_since_kill,records,mean_latency_ms,affected_latency_ms,unaffected_latency_ms");
+        timeline.add(
+                "mode,ms_since_kill,records,mean_latency_ms,affected_latency_ms,unaffected_latency_ms");
         timeline.addAll(clonos.timeline);
         timeline.addAll(flink.timeline);
         Files.write(settings.output.resolve("timeline.csv"), timeline);
-        String json = "{\"benchmark\":\"recovery\",\"clonos\":" + clonos.json() + ",\"flink\":" + flink.json() + "}";
+        String json =
+                "{\"benchmark\":\"recovery\",\"clonos\":"
+                        + clonos.json()
+                        + ",\"flink\":"
+                        + flink.json()
+                        + "}";
         Files.writeString(settings.output.resolve("summary.json"), json + "\n");
         out.println("Timeline: " + settings.output.resolve("timeline.csv"));
         out.println(json);
@@ -95,9 +117,18 @@ public final class RecoveryBenchmark {
         String mode = onClonos ? "clonos" : "flink";
         SyntheticJob.RECEIVED.clear();
         Configuration config = EmbeddedClusters.killConfiguration();
-        try (MiniCluster cluster = EmbeddedClusters.start(onClonos, config, 3, settings.parallelism)) {
+        try (MiniCluster cluster =
+                EmbeddedClusters.start(onClonos, config, 3, settings.parallelism)) {
             JobID job =
-                    cluster.submitJob(SyntheticJob.build(settings.records, settings.rate, settings.keys, settings.parallelism, settings.stateBytesPerKey, settings.checkpointIntervalMs, true))
+                    cluster.submitJob(
+                                    SyntheticJob.build(
+                                            settings.records,
+                                            settings.rate,
+                                            settings.keys,
+                                            settings.parallelism,
+                                            settings.stateBytesPerKey,
+                                            settings.checkpointIntervalMs,
+                                            true))
                             .get()
                             .getJobID();
             long started = System.currentTimeMillis();
@@ -111,7 +142,9 @@ public final class RecoveryBenchmark {
             int index = EmbeddedTaskManagers.indexOf(cluster, victim);
             long killedAt = System.currentTimeMillis();
             cluster.terminateTaskManager(index).get();
-            out.printf("[%s] terminated TaskManager %d (%s); waiting for the job to finish%n", mode, index, victim);
+            out.printf(
+                    "[%s] terminated TaskManager %d (%s); waiting for the job to finish%n",
+                    mode, index, victim);
             if (!cluster.requestJobResult(job).get(10, TimeUnit.MINUTES).isSuccess()) {
                 throw new IllegalStateException("The " + mode + " run failed");
             }
@@ -119,20 +152,32 @@ public final class RecoveryBenchmark {
                     mode,
                     new ArrayList<>(SyntheticJob.RECEIVED),
                     settings.records,
-                    seq -> SyntheticJob.mustArrive(seq, settings.records, settings.parallelism, settings.rate),
+                    seq ->
+                            SyntheticJob.mustArrive(
+                                    seq, settings.records, settings.parallelism, settings.rate),
                     killedAt,
-                    key -> affectedWindows.contains(KeyGroupRangeAssignment.assignKeyToParallelOperator(key, KeyGroupRangeAssignment.computeDefaultMaxParallelism(settings.parallelism), settings.parallelism)));
+                    key ->
+                            affectedWindows.contains(
+                                    KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                                            key,
+                                            KeyGroupRangeAssignment.computeDefaultMaxParallelism(
+                                                    settings.parallelism),
+                                            settings.parallelism)));
         }
     }
 
-    private static Set<Integer> subtasksOn(AccessExecutionGraph graph, String vertexName, String taskManager) {
+    private static Set<Integer> subtasksOn(
+            AccessExecutionGraph graph, String vertexName, String taskManager) {
         Set<Integer> subtasks = new HashSet<>();
-        for (AccessExecutionVertex v : EmbeddedClusters.vertex(graph, vertexName).getTaskVertices()) {
-            if (v.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString().equals(taskManager)) {
+        for (AccessExecutionVertex v :
+                EmbeddedClusters.vertex(graph, vertexName).getTaskVertices()) {
+            if (v.getCurrentAssignedResourceLocation()
+                    .getResourceID()
+                    .getResourceIdString()
+                    .equals(taskManager)) {
                 subtasks.add(v.getParallelSubtaskIndex());
             }
         }
         return subtasks;
     }
-
 }

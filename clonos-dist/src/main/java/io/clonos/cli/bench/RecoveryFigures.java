@@ -46,7 +46,13 @@ final class RecoveryFigures {
      *     subtask may sit in a processing-time window that never fires, since Flink does not fire
      *     processing-time timers when the input ends
      */
-    RecoveryFigures(String mode, List<long[]> received, long records, LongPredicate mustArrive, long killedAt, LongPredicate affectedKey) {
+    RecoveryFigures(
+            String mode,
+            List<long[]> received,
+            long records,
+            LongPredicate mustArrive,
+            long killedAt,
+            LongPredicate affectedKey) {
         this.mode = mode;
         Set<Long> distinct = new HashSet<>();
         for (long[] r : received) {
@@ -56,12 +62,14 @@ final class RecoveryFigures {
         long expected = java.util.stream.LongStream.range(0, records).filter(mustArrive).count();
         this.lost = expected - distinct.stream().filter(mustArrive::test).count();
 
-        this.baselineLatencyMs = meanLatency(received, killedAt - BASELINE_MS, killedAt, key -> true);
+        this.baselineLatencyMs =
+                meanLatency(received, killedAt - BASELINE_MS, killedAt, key -> true);
         long end = received.stream().mapToLong(r -> r[3]).max().orElse(killedAt);
         this.recoveryMs = recovery(received, killedAt, end, key -> true);
         this.unaffectedRecoveryMs = recovery(received, killedAt, end, affectedKey.negate());
         this.unaffectedMaxStallMs = longestGap(received, killedAt, end, affectedKey.negate());
-        this.recoveredTaskEmitsAfterMs = endOfLongestGap(received, killedAt, end, affectedKey) - killedAt;
+        this.recoveredTaskEmitsAfterMs =
+                endOfLongestGap(received, killedAt, end, affectedKey) - killedAt;
 
         for (long from = killedAt - BASELINE_MS; from < end; from += BUCKET_MS) {
             long to = from + BUCKET_MS;
@@ -78,7 +86,9 @@ final class RecoveryFigures {
         }
     }
 
-    /** Paper's definition: from the failure until latency is back within 10% of its level before. */
+    /**
+     * Paper's definition: from the failure until latency is back within 10% of its level before.
+     */
     private long recovery(List<long[]> received, long killedAt, long end, LongPredicate keys) {
         long baseline = meanLatency(received, killedAt - BASELINE_MS, killedAt, keys);
         long recoveredAt = killedAt;
@@ -101,7 +111,8 @@ final class RecoveryFigures {
         return longest;
     }
 
-    private static long endOfLongestGap(List<long[]> received, long from, long to, LongPredicate keys) {
+    private static long endOfLongestGap(
+            List<long[]> received, long from, long to, LongPredicate keys) {
         long previous = from;
         long longest = -1;
         long end = from;
@@ -116,7 +127,11 @@ final class RecoveryFigures {
     }
 
     private static long[] arrivals(List<long[]> received, long from, long to, LongPredicate keys) {
-        return received.stream().filter(r -> keys.test(r[0]) && r[3] >= from && r[3] <= to).mapToLong(r -> r[3]).sorted().toArray();
+        return received.stream()
+                .filter(r -> keys.test(r[0]) && r[3] >= from && r[3] <= to)
+                .mapToLong(r -> r[3])
+                .sorted()
+                .toArray();
     }
 
     private static long count(List<long[]> received, long from, long to, LongPredicate keys) {
@@ -125,13 +140,24 @@ final class RecoveryFigures {
 
     /** Mean end-to-end latency of what arrived in [from, to), -1 if nothing arrived. */
     private static long meanLatency(List<long[]> received, long from, long to, LongPredicate keys) {
-        return Math.round(received.stream().filter(r -> keys.test(r[0]) && r[3] >= from && r[3] < to).mapToLong(r -> r[3] - r[2]).average().orElse(-1));
+        return Math.round(
+                received.stream()
+                        .filter(r -> keys.test(r[0]) && r[3] >= from && r[3] < to)
+                        .mapToLong(r -> r[3] - r[2])
+                        .average()
+                        .orElse(-1));
     }
 
     String json() {
         return String.format(
                 Locale.ROOT,
                 "{\"baseline_latency_ms\":%d,\"recovered_task_emits_after_ms\":%d,\"recovery_ms\":%d,\"unaffected_recovery_ms\":%d,\"unaffected_max_stall_ms\":%d,\"lost\":%d,\"duplicated\":%d}",
-                baselineLatencyMs, recoveredTaskEmitsAfterMs, recoveryMs, unaffectedRecoveryMs, unaffectedMaxStallMs, lost, duplicated);
+                baselineLatencyMs,
+                recoveredTaskEmitsAfterMs,
+                recoveryMs,
+                unaffectedRecoveryMs,
+                unaffectedMaxStallMs,
+                lost,
+                duplicated);
     }
 }

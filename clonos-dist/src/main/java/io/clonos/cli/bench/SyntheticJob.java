@@ -40,10 +40,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * The benchmarks' job: a source (rate-limited unless the rate is 0) of (key, sequence number, creation time),
- * a keyed stateful map holding {@code stateBytesPerKey} of state per key, a keyed tumbling
- * processing-time window that re-emits its elements, and a sink that records when each element
- * arrived. Every stage is its own task.
+ * The benchmarks' job: a source (rate-limited unless the rate is 0) of (key, sequence number,
+ * creation time), a keyed stateful map holding {@code stateBytesPerKey} of state per key, a keyed
+ * tumbling processing-time window that re-emits its elements, and a sink that records when each
+ * element arrived. Every stage is its own task.
  */
 @Internal
 final class SyntheticJob {
@@ -60,7 +60,14 @@ final class SyntheticJob {
      * divergence and rolls back globally). The overhead benchmark reads it directly, as the same
      * job on vanilla Flink does.
      */
-    static JobGraph build(long records, int rate, int keys, int parallelism, int stateBytesPerKey, long checkpointIntervalMs, boolean reproducibleClock) {
+    static JobGraph build(
+            long records,
+            int rate,
+            int keys,
+            int parallelism,
+            int stateBytesPerKey,
+            long checkpointIntervalMs,
+            boolean reproducibleClock) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         env.enableCheckpointing(checkpointIntervalMs);
@@ -69,7 +76,9 @@ final class SyntheticJob {
                         new DataGeneratorSource<>(
                                 new Generate(keys, reproducibleClock),
                                 records,
-                                rate > 0 ? RateLimiterStrategy.perSecond(rate) : RateLimiterStrategy.noOp(),
+                                rate > 0
+                                        ? RateLimiterStrategy.perSecond(rate)
+                                        : RateLimiterStrategy.noOp(),
                                 Types.TUPLE(Types.LONG, Types.LONG, Types.LONG)),
                         WatermarkStrategy.noWatermarks(),
                         "source")
@@ -114,13 +123,20 @@ final class SyntheticJob {
                 // here, on the task thread: open() may run before the task processes
                 causal = CausalServices.ofTaskThread();
             }
-            return Tuple3.of(seq % keys, seq, reproducibleClock ? causal.currentTimeMillis() : System.currentTimeMillis());
+            return Tuple3.of(
+                    seq % keys,
+                    seq,
+                    reproducibleClock ? causal.currentTimeMillis() : System.currentTimeMillis());
         }
     }
 
     /** Keeps {@code bytes} of state per key and updates it with every event. */
-    static final class StatefulMap extends RichMapFunction<Tuple3<Long, Long, Long>, Tuple3<Long, Long, Long>> {
-        /** When each attempt of each subtask processed its first record: "subtask#attempt" to millis. */
+    static final class StatefulMap
+            extends RichMapFunction<Tuple3<Long, Long, Long>, Tuple3<Long, Long, Long>> {
+        /**
+         * When each attempt of each subtask processed its first record: "subtask#attempt" to
+         * millis.
+         */
         static final Map<String, Long> FIRST_PROCESSED = new ConcurrentHashMap<>();
 
         private final int bytes;
@@ -133,14 +149,19 @@ final class SyntheticJob {
 
         @Override
         public void open(Configuration parameters) {
-            payload = getRuntimeContext().getState(new ValueStateDescriptor<>("payload", byte[].class));
+            payload =
+                    getRuntimeContext()
+                            .getState(new ValueStateDescriptor<>("payload", byte[].class));
         }
 
         @Override
         public Tuple3<Long, Long, Long> map(Tuple3<Long, Long, Long> event) throws Exception {
             if (!processed) {
                 processed = true;
-                FIRST_PROCESSED.putIfAbsent(firstProcessedKey(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), getRuntimeContext().getTaskInfo().getAttemptNumber()),
+                FIRST_PROCESSED.putIfAbsent(
+                        firstProcessedKey(
+                                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                                getRuntimeContext().getTaskInfo().getAttemptNumber()),
                         System.currentTimeMillis());
             }
             byte[] state = payload.value();
@@ -159,9 +180,15 @@ final class SyntheticJob {
         }
     }
 
-    static final class ReEmit extends ProcessWindowFunction<Tuple3<Long, Long, Long>, Tuple3<Long, Long, Long>, Long, TimeWindow> {
+    static final class ReEmit
+            extends ProcessWindowFunction<
+                    Tuple3<Long, Long, Long>, Tuple3<Long, Long, Long>, Long, TimeWindow> {
         @Override
-        public void process(Long key, Context context, Iterable<Tuple3<Long, Long, Long>> events, Collector<Tuple3<Long, Long, Long>> out) {
+        public void process(
+                Long key,
+                Context context,
+                Iterable<Tuple3<Long, Long, Long>> events,
+                Collector<Tuple3<Long, Long, Long>> out) {
             events.forEach(out::collect);
         }
     }

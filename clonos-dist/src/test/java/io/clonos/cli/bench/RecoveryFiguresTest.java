@@ -51,7 +51,9 @@ class RecoveryFiguresTest {
             received.add(new long[] {1, seq, seq * 5, seq * 5 + 50});
         }
 
-        RecoveryFigures figures = new RecoveryFigures("test", received, 4_000, seq -> true, killedAt, key -> key == 1);
+        RecoveryFigures figures =
+                new RecoveryFigures(
+                        "test", received, 4_000, seq -> true, killedAt, key -> key == 1);
 
         assertThat(figures.baselineLatencyMs).isEqualTo(50);
         assertThat(figures.lost).as("seq 2001 never arrived").isEqualTo(1);
@@ -59,6 +61,8 @@ class RecoveryFiguresTest {
         assertThat(figures.recoveredTaskEmitsAfterMs).isBetween(1_950L, 2_050L);
         assertThat(figures.unaffectedRecoveryMs).isZero();
         assertThat(figures.unaffectedMaxStallMs).isLessThanOrEqualTo(10);
-        assertThat(figures.recoveryMs).as("key 1's latency is high until 3.5 s after the failure").isBetween(3_000L, 4_000L);
+        assertThat(figures.recoveryMs)
+                .as("key 1's latency is high until 3.5 s after the failure")
+                .isBetween(3_000L, 4_000L);
     }
 }

@@ -26,9 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code bin/clonos bench standby} with its checkpoints on HDFS (an in-process MiniDFSCluster),
  * where a replacement without a standby downloads its state: the benchmark's figures for remote
- * checkpoint storage. Slow (several minutes); not in the default run:
- * {@code ./mvnw -pl clonos-dist verify -Dit.test=StandbyBenchmarkOnHdfsIT -Dclonos.excludedGroups=}.
- * Prints the figures and writes them to {@code target/bench-standby-hdfs/summary.json}.
+ * checkpoint storage. Slow (several minutes); not in the default run: {@code ./mvnw -pl clonos-dist
+ * verify -Dit.test=StandbyBenchmarkOnHdfsIT -Dclonos.excludedGroups=}. Prints the figures and
+ * writes them to {@code target/bench-standby-hdfs/summary.json}.
  */
 @Tag("slow")
 class StandbyBenchmarkOnHdfsIT {
@@ -48,7 +48,10 @@ class StandbyBenchmarkOnHdfsIT {
 
             String json = new StandbyBenchmark(settings, System.out).run();
 
-            assertThat(json).contains("\"checkpoints\":\"hdfs://").contains("\"standby\":{").contains("\"withoutStandby\":{");
+            assertThat(json)
+                    .contains("\"checkpoints\":\"hdfs://")
+                    .contains("\"standby\":{")
+                    .contains("\"withoutStandby\":{");
         } finally {
             hdfs.shutdown();
         }

@@ -20,6 +20,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,23 +58,51 @@ class StandbyHdfsIT {
             Configuration config = EmbeddedClusters.killConfiguration();
             config.setString("state.backend.type", "rocksdb");
             config.setString("state.backend.incremental", "true");
-            config.setString("state.checkpoints.dir", "hdfs://localhost:" + hdfs.getNameNodePort() + "/checkpoints");
+            config.setString(
+                    "state.checkpoints.dir",
+                    "hdfs://localhost:" + hdfs.getNameNodePort() + "/checkpoints");
             config.setString("io.tmp.dirs", tmp.toString());
             config.setString("clonos.standby.enabled", "true");
             SyntheticJob.RECEIVED.clear();
             try (MiniCluster cluster = EmbeddedClusters.start(true, config, 3, PARALLELISM)) {
-                JobID job = cluster.submitJob(SyntheticJob.build(RECORDS, RATE, 64, PARALLELISM, 4 * 1024, 500, true)).get().getJobID();
+                JobID job =
+                        cluster.submitJob(
+                                        SyntheticJob.build(
+                                                RECORDS,
+                                                RATE,
+                                                64,
+                                                PARALLELISM,
+                                                4 * 1024,
+                                                500,
+                                                true))
+                                .get()
+                                .getJobID();
                 awaitCopies(tmp.resolve("clonos-standby").resolve(job.toHexString()));
                 int subtask = StandbyBenchmark.subtaskWithStandbyElsewhere(cluster, job);
                 AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-                String victim = location(EmbeddedClusters.vertex(graph, "stateful-map").getTaskVertices()[subtask]);
-                String standby = location(EmbeddedClusters.vertex(graph, "Standby: stateful-map").getTaskVertices()[subtask]);
+                String victim =
+                        location(
+                                EmbeddedClusters.vertex(graph, "stateful-map")
+                                        .getTaskVertices()[subtask]);
+                String standby =
+                        location(
+                                EmbeddedClusters.vertex(graph, "Standby: stateful-map")
+                                        .getTaskVertices()[subtask]);
                 cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, victim)).get();
 
-                assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
-                AccessExecutionVertex replaced = EmbeddedClusters.vertex(cluster.getArchivedExecutionGraph(job).get(), "stateful-map").getTaskVertices()[subtask];
-                assertThat(replaced.getCurrentExecutionAttempt().getAttemptNumber()).as("replaced once, restored at the first try").isEqualTo(1);
-                assertThat(location(replaced)).as("where its standby held the copies").isEqualTo(standby);
+                assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess())
+                        .isTrue();
+                AccessExecutionVertex replaced =
+                        EmbeddedClusters.vertex(
+                                        cluster.getArchivedExecutionGraph(job).get(),
+                                        "stateful-map")
+                                .getTaskVertices()[subtask];
+                assertThat(replaced.getCurrentExecutionAttempt().getAttemptNumber())
+                        .as("replaced once, restored at the first try")
+                        .isEqualTo(1);
+                assertThat(location(replaced))
+                        .as("where its standby held the copies")
+                        .isEqualTo(standby);
             }
             assertThat(lost()).as("records that never reached the sink").isEmpty();
         } finally {
@@ -87,7 +116,14 @@ class StandbyHdfsIT {
         while (System.nanoTime() < deadline) {
             if (Files.isDirectory(standbys)) {
                 try (Stream<Path> files = Files.walk(standbys)) {
-                    if (files.anyMatch(f -> Files.isRegularFile(f) && !f.getFileName().toString().endsWith(".partial") && !f.getParent().getFileName().toString().startsWith("db-"))) {
+                    if (files.anyMatch(
+                            f ->
+                                    Files.isRegularFile(f)
+                                            && !f.getFileName().toString().endsWith(".partial")
+                                            && !f.getParent()
+                                                    .getFileName()
+                                                    .toString()
+                                                    .startsWith("db-"))) {
                         return;
                     }
                 }
@@ -109,7 +145,8 @@ class StandbyHdfsIT {
         }
         Set<Long> lost = new HashSet<>();
         for (long seq = 0; seq < RECORDS; seq++) {
-            if (SyntheticJob.mustArrive(seq, RECORDS, PARALLELISM, RATE) && !arrived.contains(seq)) {
+            if (SyntheticJob.mustArrive(seq, RECORDS, PARALLELISM, RATE)
+                    && !arrived.contains(seq)) {
                 lost.add(seq);
             }
         }

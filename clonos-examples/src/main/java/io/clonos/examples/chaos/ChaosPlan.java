@@ -20,31 +20,42 @@ import java.util.Random;
 
 /**
  * One chaos run, drawn from a seed: a generated job ({@link GeneratedJob.Shape}), the determinant
- * sharing depth it runs with, and the TaskManagers it loses: one to three, at once or a few
- * seconds apart (a failure during another's recovery; one loss half the time), the first at a
- * random time after the job's first completed checkpoint. The same seed draws the same plan; which TaskManagers die is drawn
- * at each kill from the ones that run the job, in the order of their names, so that a seed that
- * failed reproduces the failure on a cluster of the same size.
+ * sharing depth it runs with, and the TaskManagers it loses: one to three, at once or a few seconds
+ * apart (a failure during another's recovery; one loss half the time), the first at a random time
+ * after the job's first completed checkpoint. The same seed draws the same plan; which TaskManagers
+ * die is drawn at each kill from the ones that run the job, in the order of their names, so that a
+ * seed that failed reproduces the failure on a cluster of the same size.
  */
 public final class ChaosPlan {
 
     /** Records per second per source subtask. */
     public static final int RATE = 400;
+
     /** How long the job runs without failures. */
     public static final int SECONDS = 14;
 
     public final long seed;
     public final GeneratedJob.Shape shape;
+
     /** {@code clonos.determinant-sharing-depth}: 1, 2 or -1 (full). */
     public final int dsd;
+
     /** Per kill: milliseconds after the previous one (the first: after the first checkpoint). */
     public final List<Long> killDelays;
+
     /** Whether the kills are staggered (1-5 s apart) rather than at once. */
     public final boolean staggered;
+
     public final long count;
     private final Random victims;
 
-    private ChaosPlan(long seed, GeneratedJob.Shape shape, int dsd, List<Long> killDelays, boolean staggered, Random victims) {
+    private ChaosPlan(
+            long seed,
+            GeneratedJob.Shape shape,
+            int dsd,
+            List<Long> killDelays,
+            boolean staggered,
+            Random victims) {
         this.seed = seed;
         this.shape = shape;
         this.dsd = dsd;
@@ -56,14 +67,15 @@ public final class ChaosPlan {
 
     /**
      * The plan of seed {@code seed} for a cluster of {@code taskManagers} TaskManagers with {@code
-     * slots} slots each: the job's parallelism leaves room for its restarted tasks when up to
-     * three TaskManagers are gone, and at least one TaskManager survives.
+     * slots} slots each: the job's parallelism leaves room for its restarted tasks when up to three
+     * TaskManagers are gone, and at least one TaskManager survives.
      */
     public static ChaosPlan of(long seed, int taskManagers, int slots) {
         Random random = new Random(seed);
         int maxKills = Math.min(3, taskManagers - 1);
         if (maxKills < 1) {
-            throw new IllegalArgumentException("Chaos needs at least two TaskManagers, not " + taskManagers);
+            throw new IllegalArgumentException(
+                    "Chaos needs at least two TaskManagers, not " + taskManagers);
         }
         // one loss half the time, two or three otherwise: small jobs lose every task to three
         int kills = Math.min(maxKills, new int[] {1, 1, 1, 2, 2, 3}[random.nextInt(6)]);
@@ -84,14 +96,21 @@ public final class ChaosPlan {
      * A plan of a given job and failure: {@code kills} TaskManagers lost {@code staggerMillis}
      * apart (0: at once), the first 1-6 s after the first checkpoint as the seed draws it.
      */
-    public static ChaosPlan fixed(long seed, GeneratedJob.Shape shape, int dsd, int kills, long staggerMillis) {
+    public static ChaosPlan fixed(
+            long seed, GeneratedJob.Shape shape, int dsd, int kills, long staggerMillis) {
         Random random = new Random(seed);
         List<Long> delays = new ArrayList<>();
         delays.add(1_000L + random.nextInt(5_000));
         for (int i = 1; i < kills; i++) {
             delays.add(staggerMillis);
         }
-        return new ChaosPlan(seed, shape, dsd, delays, kills > 1 && staggerMillis > 0, new Random(random.nextLong()));
+        return new ChaosPlan(
+                seed,
+                shape,
+                dsd,
+                delays,
+                kills > 1 && staggerMillis > 0,
+                new Random(random.nextLong()));
     }
 
     /** Picks the next TaskManager to lose among {@code candidates} (sorted by the caller). */
@@ -106,8 +125,21 @@ public final class ChaosPlan {
 
     /** The arguments of {@link GeneratedJob#main} for this plan. */
     public List<String> jobArguments(String output) {
-        return List.of("--shape", stagesOnly(), "--source-parallelism", String.valueOf(shape.sourceParallelism), "--chain-parallelism", String.valueOf(shape.chainParallelism),
-                "--count", String.valueOf(count), "--rate", String.valueOf(RATE), "--checkpoint-interval", "500", "--output", output);
+        return List.of(
+                "--shape",
+                stagesOnly(),
+                "--source-parallelism",
+                String.valueOf(shape.sourceParallelism),
+                "--chain-parallelism",
+                String.valueOf(shape.chainParallelism),
+                "--count",
+                String.valueOf(count),
+                "--rate",
+                String.valueOf(RATE),
+                "--checkpoint-interval",
+                "500",
+                "--output",
+                output);
     }
 
     private String stagesOnly() {
@@ -124,6 +156,18 @@ public final class ChaosPlan {
 
     @Override
     public String toString() {
-        return "seed " + seed + ": " + shape + ", DSD " + dsdName() + ", " + killDelays.size() + " TaskManager(s) lost " + (staggered ? "staggered " : "at once ") + "after " + killDelays + " ms";
+        return "seed "
+                + seed
+                + ": "
+                + shape
+                + ", DSD "
+                + dsdName()
+                + ", "
+                + killDelays.size()
+                + " TaskManager(s) lost "
+                + (staggered ? "staggered " : "at once ")
+                + "after "
+                + killDelays
+                + " ms";
     }
 }

@@ -30,28 +30,29 @@ import java.util.TreeSet;
  * <ul>
  *   <li>Exactly once: no input lost or repeated, no hash chain diverged.
  *   <li>Local: a subtask that did not run on a lost TaskManager keeps attempt 0, and every one that
- *       did restarted; unless the documented fallback holds for the tasks that were down
- *       together, and then the job's exceptions name it (an orphan beyond the determinant sharing
- *       depth, or no task survived).
+ *       did restarted; unless the documented fallback holds for the tasks that were down together,
+ *       and then the job's exceptions name it (an orphan beyond the determinant sharing depth, or
+ *       no task survived).
  *   <li>In time: the job ended within its bound after the last loss.
  * </ul>
  *
- * <p>The fallback condition is computed here from the job's shape, independently of the
- * scheduler: a task down is an orphan when a path from it through tasks down reaches a surviving
- * task in more hops than the depth. For staggered losses the tasks of earlier losses may or may
- * not have finished recovering when the next one comes, so a fallback is then allowed, not
- * required, when the condition holds for all the tasks lost.
+ * <p>The fallback condition is computed here from the job's shape, independently of the scheduler:
+ * a task down is an orphan when a path from it through tasks down reaches a surviving task in more
+ * hops than the depth. For staggered losses the tasks of earlier losses may or may not have
+ * finished recovering when the next one comes, so a fallback is then allowed, not required, when
+ * the condition holds for all the tasks lost.
  */
 public final class ChaosVerdict {
 
     /** Words by which the job's exceptions name the documented fallback. */
-    public static final List<String> DOCUMENTED_FALLBACKS = List.of("is an orphan", "every task of the job is down");
+    public static final List<String> DOCUMENTED_FALLBACKS =
+            List.of("is an orphan", "every task of the job is down");
 
     /**
      * Words by which the job's exceptions name a documented gap that no shape predicts, as it
-     * depends on timing: a consumer that fails after its producer finished cannot be replayed
-     * (the finished producer released its partition and in-flight log). A fallback for it is
-     * allowed, never required.
+     * depends on timing: a consumer that fails after its producer finished cannot be replayed (the
+     * finished producer released its partition and in-flight log). A fallback for it is allowed,
+     * never required.
      */
     public static final List<String> DOCUMENTED_GAPS = List.of("the producer finished");
 
@@ -61,16 +62,28 @@ public final class ChaosVerdict {
     public final ChaosPlan plan;
     public final HashChains.Audit audit;
     public final boolean local;
+
     /** Why the documented fallback holds, if it does. */
     public final Optional<String> fallbackCondition;
+
     public final List<String> fallbackReasons;
     public final List<String> problems = new ArrayList<>();
+
     /** How long the job ran after the last loss, -1 if it did not end. */
     public long millisAfterLastLoss = -1;
-    /** How many TaskManagers the run lost (a plan's later losses are skipped once nothing runs the job). */
+
+    /**
+     * How many TaskManagers the run lost (a plan's later losses are skipped once nothing runs the
+     * job).
+     */
     public int taskManagersLost;
 
-    private ChaosVerdict(ChaosPlan plan, HashChains.Audit audit, boolean local, Optional<String> fallbackCondition, List<String> fallbackReasons) {
+    private ChaosVerdict(
+            ChaosPlan plan,
+            HashChains.Audit audit,
+            boolean local,
+            Optional<String> fallbackCondition,
+            List<String> fallbackReasons) {
         this.plan = plan;
         this.audit = audit;
         this.local = local;
@@ -87,24 +100,33 @@ public final class ChaosVerdict {
      * @param millisAfterLastLoss how long the job ran after the last loss, or -1 if it did not end
      * @param remainingMillis how long the job had left to run at the last loss, without failures
      */
-    public static ChaosVerdict judge(ChaosPlan plan, Map<String, Integer> attempts, List<Set<String>> lost, List<String> exceptions, List<String> links,
-            long millisAfterLastLoss, long remainingMillis) {
+    public static ChaosVerdict judge(
+            ChaosPlan plan,
+            Map<String, Integer> attempts,
+            List<Set<String>> lost,
+            List<String> exceptions,
+            List<String> links,
+            long millisAfterLastLoss,
+            long remainingMillis) {
         HashChains.Audit audit = HashChains.audit(links, GeneratedJob.SOURCES, plan.count);
         Set<String> down = new TreeSet<>();
         lost.forEach(down::addAll);
         Optional<String> condition = fallbackCondition(plan, attempts.keySet(), down);
         List<String> survivorsRestarted = new ArrayList<>();
         List<String> notRestarted = new ArrayList<>();
-        attempts.forEach((subtask, attempt) -> {
-            if (!down.contains(subtask) && attempt > 0) {
-                survivorsRestarted.add(subtask + "#" + attempt);
-            } else if (down.contains(subtask) && attempt == 0) {
-                notRestarted.add(subtask);
-            }
-        });
+        attempts.forEach(
+                (subtask, attempt) -> {
+                    if (!down.contains(subtask) && attempt > 0) {
+                        survivorsRestarted.add(subtask + "#" + attempt);
+                    } else if (down.contains(subtask) && attempt == 0) {
+                        notRestarted.add(subtask);
+                    }
+                });
         List<String> reasons = new ArrayList<>();
         for (String exception : exceptions) {
-            if (exception.contains("locally") || exception.contains("LocalRecoveryImpossible") || exception.contains("cannot reproduce")) {
+            if (exception.contains("locally")
+                    || exception.contains("LocalRecoveryImpossible")
+                    || exception.contains("cannot reproduce")) {
                 reasons.add(exception);
             }
         }
@@ -114,8 +136,15 @@ public final class ChaosVerdict {
         verdict.millisAfterLastLoss = millisAfterLastLoss;
         verdict.taskManagersLost = lost.size();
         if (!audit.exactlyOnce()) {
-            verdict.problems.add("not exactly once: " + audit.lost() + " lost, " + audit.duplicated() + " duplicated, " + audit.diverged() + " diverged, e.g. "
-                    + audit.findings().subList(0, Math.min(3, audit.findings().size())));
+            verdict.problems.add(
+                    "not exactly once: "
+                            + audit.lost()
+                            + " lost, "
+                            + audit.duplicated()
+                            + " duplicated, "
+                            + audit.diverged()
+                            + " diverged, e.g. "
+                            + audit.findings().subList(0, Math.min(3, audit.findings().size())));
         }
         if (!notRestarted.isEmpty()) {
             verdict.problems.add("subtasks of lost TaskManagers kept attempt 0: " + notRestarted);
@@ -123,43 +152,71 @@ public final class ChaosVerdict {
         // With every task lost, a local recovery restarts all of them from the checkpoint, as the
         // rollback does: both are right, and which one a run gets depends on whether the
         // JobManager learnt of the losses at once (one batch) or one after the other.
-        boolean required = condition.isPresent() && !plan.staggered && !down.containsAll(attempts.keySet());
+        boolean required =
+                condition.isPresent() && !plan.staggered && !down.containsAll(attempts.keySet());
         if (local && required) {
-            verdict.problems.add("recovered locally where the fallback condition holds (" + condition.get() + ")");
+            verdict.problems.add(
+                    "recovered locally where the fallback condition holds ("
+                            + condition.get()
+                            + ")");
         }
-        boolean documentedGap = reasons.stream().anyMatch(r -> DOCUMENTED_GAPS.stream().anyMatch(r::contains));
+        boolean documentedGap =
+                reasons.stream().anyMatch(r -> DOCUMENTED_GAPS.stream().anyMatch(r::contains));
         if (!local && !documentedGap) {
             if (condition.isEmpty()) {
-                verdict.problems.add("fell back to a global rollback (surviving subtasks restarted: " + survivorsRestarted + ") where no fallback condition holds; reasons: " + reasons);
-            } else if (reasons.stream().noneMatch(r -> DOCUMENTED_FALLBACKS.stream().anyMatch(r::contains))) {
-                verdict.problems.add("fell back (" + condition.get() + "), but the exceptions do not name the documented reason: " + reasons);
+                verdict.problems.add(
+                        "fell back to a global rollback (surviving subtasks restarted: "
+                                + survivorsRestarted
+                                + ") where no fallback condition holds; reasons: "
+                                + reasons);
+            } else if (reasons.stream()
+                    .noneMatch(r -> DOCUMENTED_FALLBACKS.stream().anyMatch(r::contains))) {
+                verdict.problems.add(
+                        "fell back ("
+                                + condition.get()
+                                + "), but the exceptions do not name the documented reason: "
+                                + reasons);
             }
         }
         long boundMillis = boundAfterLastLoss(plan, remainingMillis, local);
         if (millisAfterLastLoss < 0) {
-            verdict.problems.add("the job did not end within " + boundMillis + " ms after the last loss");
+            verdict.problems.add(
+                    "the job did not end within " + boundMillis + " ms after the last loss");
         } else if (millisAfterLastLoss > boundMillis) {
-            verdict.problems.add("the job ended " + millisAfterLastLoss + " ms after the last loss, beyond its bound of " + boundMillis + " ms");
+            verdict.problems.add(
+                    "the job ended "
+                            + millisAfterLastLoss
+                            + " ms after the last loss, beyond its bound of "
+                            + boundMillis
+                            + " ms");
         }
         return verdict;
     }
 
     /**
-     * How long a job may take after its last loss: what it had left, and {@link #RECOVERY_BOUND_MILLIS}
-     * for the recovery; after a global rollback, the whole run again on top (the rollback
-     * reprocesses from the last checkpoint at the sources' rate).
+     * How long a job may take after its last loss: what it had left, and {@link
+     * #RECOVERY_BOUND_MILLIS} for the recovery; after a global rollback, the whole run again on top
+     * (the rollback reprocesses from the last checkpoint at the sources' rate).
      */
     public static long boundAfterLastLoss(ChaosPlan plan, long remainingMillis, boolean local) {
-        return Math.max(0, remainingMillis) + RECOVERY_BOUND_MILLIS + (local ? 0 : plan.plannedMillis());
+        return Math.max(0, remainingMillis)
+                + RECOVERY_BOUND_MILLIS
+                + (local ? 0 : plan.plannedMillis());
     }
 
-    /** Why the tasks {@code down} cannot be recovered locally, by the shape's topology, if they cannot. */
-    static Optional<String> fallbackCondition(ChaosPlan plan, Set<String> subtasks, Set<String> down) {
+    /**
+     * Why the tasks {@code down} cannot be recovered locally, by the shape's topology, if they
+     * cannot.
+     */
+    static Optional<String> fallbackCondition(
+            ChaosPlan plan, Set<String> subtasks, Set<String> down) {
         GeneratedJob.Shape shape = plan.shape;
         Map<String, int[]> index = new HashMap<>();
         for (String subtask : subtasks) {
             String vertexName = subtask.substring(0, subtask.lastIndexOf('['));
-            int i = Integer.parseInt(subtask.substring(subtask.lastIndexOf('[') + 1, subtask.length() - 1));
+            int i =
+                    Integer.parseInt(
+                            subtask.substring(subtask.lastIndexOf('[') + 1, subtask.length() - 1));
             index.put(subtask, new int[] {shape.vertexOf(vertexName), i});
         }
         if (down.containsAll(subtasks)) {
@@ -174,14 +231,25 @@ public final class ChaosVerdict {
         for (String task : down) {
             int hops = hops(task, shape, index, byPosition, down, memo);
             if (hops > plan.dsd) {
-                return Optional.of(task + " reaches a surviving task " + hops + " hops downstream through lost tasks, beyond DSD " + plan.dsd);
+                return Optional.of(
+                        task
+                                + " reaches a surviving task "
+                                + hops
+                                + " hops downstream through lost tasks, beyond DSD "
+                                + plan.dsd);
             }
         }
         return Optional.empty();
     }
 
     /** The most hops from {@code task} through lost tasks to a surviving one; 0 if none. */
-    private static int hops(String task, GeneratedJob.Shape shape, Map<String, int[]> index, Map<String, String> byPosition, Set<String> down, Map<String, Integer> memo) {
+    private static int hops(
+            String task,
+            GeneratedJob.Shape shape,
+            Map<String, int[]> index,
+            Map<String, String> byPosition,
+            Set<String> down,
+            Map<String, Integer> memo) {
         Integer known = memo.get(task);
         if (known != null) {
             return known;
@@ -207,9 +275,22 @@ public final class ChaosVerdict {
 
     /** One line: the verdict, local or the fallback's reason, and what the output shows. */
     public String summary() {
-        return (passed() ? "PASS" : "FAIL") + " | " + (local ? "local" : "global fallback" + fallbackCondition.map(c -> " (" + c + ")").orElse(""))
-                + " | ended " + (millisAfterLastLoss < 0 ? "never" : millisAfterLastLoss + " ms") + " after the last loss"
-                + " | links " + audit.links() + ", lost " + audit.lost() + ", duplicated " + audit.duplicated() + ", diverged " + audit.diverged()
+        return (passed() ? "PASS" : "FAIL")
+                + " | "
+                + (local
+                        ? "local"
+                        : "global fallback" + fallbackCondition.map(c -> " (" + c + ")").orElse(""))
+                + " | ended "
+                + (millisAfterLastLoss < 0 ? "never" : millisAfterLastLoss + " ms")
+                + " after the last loss"
+                + " | links "
+                + audit.links()
+                + ", lost "
+                + audit.lost()
+                + ", duplicated "
+                + audit.duplicated()
+                + ", diverged "
+                + audit.diverged()
                 + (passed() ? "" : " | " + String.join("; ", problems));
     }
 }

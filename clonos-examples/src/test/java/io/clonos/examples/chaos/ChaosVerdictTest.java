@@ -24,15 +24,28 @@ import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The chaos oracle on written-out runs: the shapes' topology, the fallback condition, the verdict. */
+/**
+ * The chaos oracle on written-out runs: the shapes' topology, the fallback condition, the verdict.
+ */
 class ChaosVerdictTest {
 
-    private static final GeneratedJob.Shape SLICE = GeneratedJob.Shape.parse(2, "keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2");
-    private static final String[] VERTICES = {"Source: source -> tag", "stage1-timers", "stage2-map", "stage3-state", "stage4-state", "chain -> Sink: sink"};
+    private static final GeneratedJob.Shape SLICE =
+            GeneratedJob.Shape.parse(
+                    2, "keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2");
+    private static final String[] VERTICES = {
+        "Source: source -> tag",
+        "stage1-timers",
+        "stage2-map",
+        "stage3-state",
+        "stage4-state",
+        "chain -> Sink: sink"
+    };
 
     @Test
     void shapesChainForwardStagesAndConnectSubtasksAsFlinkDoes() {
-        GeneratedJob.Shape shape = GeneratedJob.Shape.parse(4, "forward:map:4/rescale:map:2/rescale:map:4/keyby:state:3");
+        GeneratedJob.Shape shape =
+                GeneratedJob.Shape.parse(
+                        4, "forward:map:4/rescale:map:2/rescale:map:4/keyby:state:3");
         assertThat(shape.vertices()).hasSize(5);
         assertThat(shape.vertexOf("Source: source -> tag -> stage1-map")).isZero();
         assertThat(shape.vertexOf("stage2-map")).isEqualTo(1);
@@ -43,22 +56,39 @@ class ChaosVerdictTest {
         assertThat(shape.consumers(1, 1)).containsExactly(2, 3);
         assertThat(shape.consumers(2, 0)).containsExactly(0, 1, 2);
         assertThat(shape.consumers(4, 0)).isEmpty();
-        assertThat(GeneratedJob.Shape.random(42, 7, 4).toString()).isEqualTo(GeneratedJob.Shape.random(42, 7, 4).toString());
+        assertThat(GeneratedJob.Shape.random(42, 7, 4).toString())
+                .isEqualTo(GeneratedJob.Shape.random(42, 7, 4).toString());
     }
 
     @Test
     void aLostSliceNeedsTheFullDepth() {
         Set<String> subtasks = subtasks();
-        Set<String> slice = Set.of("Source: source -> tag[0]", "stage1-timers[0]", "stage2-map[0]", "stage3-state[0]", "stage4-state[0]", "chain -> Sink: sink[0]");
+        Set<String> slice =
+                Set.of(
+                        "Source: source -> tag[0]",
+                        "stage1-timers[0]",
+                        "stage2-map[0]",
+                        "stage3-state[0]",
+                        "stage4-state[0]",
+                        "chain -> Sink: sink[0]");
         assertThat(ChaosVerdict.fallbackCondition(plan(-1), subtasks, slice)).isEmpty();
         assertThat(ChaosVerdict.fallbackCondition(plan(2), subtasks, slice)).isPresent();
-        assertThat(ChaosVerdict.fallbackCondition(plan(-1), subtasks, subtasks)).hasValueSatisfying(why -> assertThat(why).contains("every task"));
+        assertThat(ChaosVerdict.fallbackCondition(plan(-1), subtasks, subtasks))
+                .hasValueSatisfying(why -> assertThat(why).contains("every task"));
     }
 
     @Test
     void aLocalRecoveryThatWasExactlyOnceAndInTimePasses() {
         Map<String, Integer> attempts = attempts(Set.of("stage2-map[0]"));
-        ChaosVerdict verdict = ChaosVerdict.judge(plan(-1), attempts, List.of(Set.of("stage2-map[0]")), List.of(), links(), 3_000, 5_000);
+        ChaosVerdict verdict =
+                ChaosVerdict.judge(
+                        plan(-1),
+                        attempts,
+                        List.of(Set.of("stage2-map[0]")),
+                        List.of(),
+                        links(),
+                        3_000,
+                        5_000);
         assertThat(verdict.problems).isEmpty();
         assertThat(verdict.local).isTrue();
         assertThat(verdict.taskManagersLost).isEqualTo(1);
@@ -69,8 +99,16 @@ class ChaosVerdictTest {
         Map<String, Integer> attempts = attempts(Set.of("stage2-map[0]", "stage3-state[1]"));
         List<String> links = new ArrayList<>(links());
         links.remove(0);
-        ChaosVerdict verdict = ChaosVerdict.judge(plan(-1), attempts, List.of(Set.of("stage2-map[0]")),
-                List.of("stage2-map (1/2): LocalRecoveryImpossibleException: cannot reproduce its predecessor"), links, 60_000, 5_000);
+        ChaosVerdict verdict =
+                ChaosVerdict.judge(
+                        plan(-1),
+                        attempts,
+                        List.of(Set.of("stage2-map[0]")),
+                        List.of(
+                                "stage2-map (1/2): LocalRecoveryImpossibleException: cannot reproduce its predecessor"),
+                        links,
+                        60_000,
+                        5_000);
         assertThat(verdict.local).isFalse();
         assertThat(verdict.problems).hasSize(3);
         assertThat(verdict.problems.get(0)).contains("1 lost");
@@ -80,20 +118,54 @@ class ChaosVerdictTest {
 
     @Test
     void aRequiredFallbackMustHappenAndNameItsReason() {
-        Set<String> slice = Set.of("Source: source -> tag[0]", "stage1-timers[0]", "stage2-map[0]", "stage3-state[0]", "stage4-state[0]", "chain -> Sink: sink[0]");
-        ChaosVerdict local = ChaosVerdict.judge(plan(1), attempts(slice), List.of(slice), List.of(), links(), 1_000, 5_000);
-        assertThat(local.problems).anySatisfy(p -> assertThat(p).contains("recovered locally where the fallback condition holds"));
-        ChaosVerdict named = ChaosVerdict.judge(plan(1), attempts(subtasks()), List.of(slice), List.of("Clonos cannot recover [...] locally: X is an orphan: ..."), links(), 1_000, 5_000);
+        Set<String> slice =
+                Set.of(
+                        "Source: source -> tag[0]",
+                        "stage1-timers[0]",
+                        "stage2-map[0]",
+                        "stage3-state[0]",
+                        "stage4-state[0]",
+                        "chain -> Sink: sink[0]");
+        ChaosVerdict local =
+                ChaosVerdict.judge(
+                        plan(1), attempts(slice), List.of(slice), List.of(), links(), 1_000, 5_000);
+        assertThat(local.problems)
+                .anySatisfy(
+                        p ->
+                                assertThat(p)
+                                        .contains(
+                                                "recovered locally where the fallback condition holds"));
+        ChaosVerdict named =
+                ChaosVerdict.judge(
+                        plan(1),
+                        attempts(subtasks()),
+                        List.of(slice),
+                        List.of("Clonos cannot recover [...] locally: X is an orphan: ..."),
+                        links(),
+                        1_000,
+                        5_000);
         assertThat(named.problems).isEmpty();
-        ChaosVerdict unnamed = ChaosVerdict.judge(plan(1), attempts(subtasks()), List.of(slice), List.of("X: LocalRecoveryImpossibleException: its replay made no progress"), links(), 1_000, 5_000);
-        assertThat(unnamed.problems).anySatisfy(p -> assertThat(p).contains("do not name the documented reason"));
+        ChaosVerdict unnamed =
+                ChaosVerdict.judge(
+                        plan(1),
+                        attempts(subtasks()),
+                        List.of(slice),
+                        List.of("X: LocalRecoveryImpossibleException: its replay made no progress"),
+                        links(),
+                        1_000,
+                        5_000);
+        assertThat(unnamed.problems)
+                .anySatisfy(p -> assertThat(p).contains("do not name the documented reason"));
     }
 
     @Test
     void withEveryTaskLostALocalRecoveryIsAsGoodAsTheRollback() {
         Set<String> all = subtasks();
-        ChaosVerdict local = ChaosVerdict.judge(plan(-1), attempts(all), List.of(all), List.of(), links(), 1_000, 5_000);
-        assertThat(local.fallbackCondition).hasValueSatisfying(why -> assertThat(why).contains("every task"));
+        ChaosVerdict local =
+                ChaosVerdict.judge(
+                        plan(-1), attempts(all), List.of(all), List.of(), links(), 1_000, 5_000);
+        assertThat(local.fallbackCondition)
+                .hasValueSatisfying(why -> assertThat(why).contains("every task"));
         assertThat(local.local).isTrue();
         assertThat(local.problems).isEmpty();
     }
@@ -101,9 +173,16 @@ class ChaosVerdictTest {
     @Test
     void aFallbackForTheDocumentedFinishedProducerGapIsAllowed() {
         Map<String, Integer> attempts = attempts(subtasks());
-        ChaosVerdict verdict = ChaosVerdict.judge(plan(-1), attempts, List.of(Set.of("stage2-map[0]")),
-                List.of("stage2-map (1/2): LocalRecoveryImpossibleException: Channel 1 cannot be replayed: the partition of its producer p is gone (the producer finished, or its partition was released)"),
-                links(), 1_000, 5_000);
+        ChaosVerdict verdict =
+                ChaosVerdict.judge(
+                        plan(-1),
+                        attempts,
+                        List.of(Set.of("stage2-map[0]")),
+                        List.of(
+                                "stage2-map (1/2): LocalRecoveryImpossibleException: Channel 1 cannot be replayed: the partition of its producer p is gone (the producer finished, or its partition was released)"),
+                        links(),
+                        1_000,
+                        5_000);
         assertThat(verdict.local).isFalse();
         assertThat(verdict.problems).isEmpty();
     }

@@ -42,10 +42,13 @@ public final class CausalLog {
      *     contradicts it
      */
     public synchronized int merge(CausalLogDelta delta) throws CorruptCausalLogException {
-        LogSegment epoch = logs.computeIfAbsent(delta.log(), id -> new TreeMap<>()).computeIfAbsent(delta.epoch(), e -> new LogSegment());
+        LogSegment epoch =
+                logs.computeIfAbsent(delta.log(), id -> new TreeMap<>())
+                        .computeIfAbsent(delta.epoch(), e -> new LogSegment());
         long have = epoch.size();
         if (delta.offset() > have) {
-            throw new CorruptCausalLogException(delta + " leaves a gap: the log has " + have + " bytes");
+            throw new CorruptCausalLogException(
+                    delta + " leaves a gap: the log has " + have + " bytes");
         }
         byte[] bytes = delta.bytes();
         int overlap = (int) Math.min(have - delta.offset(), bytes.length);
@@ -57,7 +60,8 @@ public final class CausalLog {
     }
 
     /** Everything the log has of one epoch of one log, from byte {@code offset} on, as a delta. */
-    public synchronized Optional<CausalLogDelta> deltaSince(CausalLogId log, long epoch, long offset) {
+    public synchronized Optional<CausalLogDelta> deltaSince(
+            CausalLogId log, long epoch, long offset) {
         TreeMap<Long, LogSegment> epochs = logs.get(log);
         LogSegment bytes = epochs == null ? null : epochs.get(epoch);
         if (bytes == null || bytes.size() <= offset) {
@@ -116,7 +120,8 @@ public final class CausalLog {
     }
 
     /** The determinants of one epoch of one log. */
-    public synchronized List<Determinant> determinants(CausalLogId log, long epoch) throws CorruptCausalLogException {
+    public synchronized List<Determinant> determinants(CausalLogId log, long epoch)
+            throws CorruptCausalLogException {
         Optional<CausalLogDelta> all = deltaSince(log, epoch, 0);
         return all.isPresent() ? DeterminantEncoding.decode(all.get().bytes()) : List.of();
     }

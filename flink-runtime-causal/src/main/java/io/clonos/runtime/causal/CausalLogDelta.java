@@ -73,7 +73,8 @@ public record CausalLogDelta(CausalLogId log, long epoch, long offset, byte[] by
 
     public static CausalLogDelta deserialize(byte[] serialized) throws CorruptCausalLogException {
         if (serialized.length < 5) {
-            throw new CorruptCausalLogException("A causal log delta of " + serialized.length + " bytes is too short");
+            throw new CorruptCausalLogException(
+                    "A causal log delta of " + serialized.length + " bytes is too short");
         }
         CRC32 crc = new CRC32();
         crc.update(serialized, 0, serialized.length - 4);
@@ -82,7 +83,8 @@ public record CausalLogDelta(CausalLogId log, long epoch, long offset, byte[] by
             throw new CorruptCausalLogException("Checksum mismatch in a causal log delta");
         }
         if (serialized[0] != VERSION) {
-            throw new CorruptCausalLogException("Unknown causal log delta version " + serialized[0]);
+            throw new CorruptCausalLogException(
+                    "Unknown causal log delta version " + serialized[0]);
         }
         VarInts.Reader in = new VarInts.Reader(serialized, 1, serialized.length - 4);
         String vertex = new String(in.readBytes(in.readUnsignedInt()), StandardCharsets.UTF_8);
@@ -94,10 +96,13 @@ public record CausalLogDelta(CausalLogId log, long epoch, long offset, byte[] by
         if (in.hasMore()) {
             throw new CorruptCausalLogException("Trailing bytes in a causal log delta");
         }
-        if (vertex.isEmpty() || subpartition < CausalLogId.MAIN || subpartition > Integer.MAX_VALUE) {
+        if (vertex.isEmpty()
+                || subpartition < CausalLogId.MAIN
+                || subpartition > Integer.MAX_VALUE) {
             throw new CorruptCausalLogException("Bad log id in a causal log delta");
         }
-        return new CausalLogDelta(new CausalLogId(vertex, subtask, (int) subpartition), epoch, offset, bytes);
+        return new CausalLogDelta(
+                new CausalLogId(vertex, subtask, (int) subpartition), epoch, offset, bytes);
     }
 
     @Override
@@ -111,11 +116,20 @@ public record CausalLogDelta(CausalLogId log, long epoch, long offset, byte[] by
 
     @Override
     public int hashCode() {
-        return 31 * (31 * (31 * log.hashCode() + Long.hashCode(epoch)) + Long.hashCode(offset)) + Arrays.hashCode(bytes);
+        return 31 * (31 * (31 * log.hashCode() + Long.hashCode(epoch)) + Long.hashCode(offset))
+                + Arrays.hashCode(bytes);
     }
 
     @Override
     public String toString() {
-        return "CausalLogDelta{" + log + ", epoch " + epoch + ", bytes " + offset + ".." + end() + '}';
+        return "CausalLogDelta{"
+                + log
+                + ", epoch "
+                + epoch
+                + ", bytes "
+                + offset
+                + ".."
+                + end()
+                + '}';
     }
 }

@@ -28,7 +28,8 @@ public record CausalLogId(String vertex, int subtask, int subpartition) {
             throw new IllegalArgumentException("vertex must be named");
         }
         if (subtask < 0 || subpartition < MAIN) {
-            throw new IllegalArgumentException("bad subtask " + subtask + " or subpartition " + subpartition);
+            throw new IllegalArgumentException(
+                    "bad subtask " + subtask + " or subpartition " + subpartition);
         }
     }
 

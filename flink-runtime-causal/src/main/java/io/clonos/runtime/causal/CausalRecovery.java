@@ -12,7 +12,6 @@
 
 package io.clonos.runtime.causal;
 
-
 import org.apache.flink.annotation.Internal;
 
 import org.slf4j.Logger;
@@ -68,8 +67,8 @@ public final class CausalRecovery {
         RUNNING;
 
         /**
-         * Whether a recovery in this state may go on to {@code next}: forward, skipping states
-         * (all answers in before the last connection; no determinants to replay), never back.
+         * Whether a recovery in this state may go on to {@code next}: forward, skipping states (all
+         * answers in before the last connection; no determinants to replay), never back.
          */
         public boolean canBecome(State next) {
             return next.ordinal() > ordinal();
@@ -81,8 +80,10 @@ public final class CausalRecovery {
     private final long restoredEpoch;
     private final int consumers;
     private final long deadlineNanos;
+
     /** Wakes the task when a deadline passes; null for a task that does not recover. */
     @Nullable private final RecoveryDeadlines deadlines;
+
     private final long timeoutNanos;
 
     /** When the replay last moved on; a replay stuck for the timeout falls back. */
@@ -112,8 +113,8 @@ public final class CausalRecovery {
     /**
      * What a transition must signal: futures to complete and actions to run. They run after the
      * monitor is released, because completing an availability future runs the input gate's
-     * callbacks, which take the gate's locks; under this monitor that deadlocks with a task
-     * thread that holds a gate lock and asks {@link #changed()}.
+     * callbacks, which take the gate's locks; under this monitor that deadlocks with a task thread
+     * that holds a gate lock and asks {@link #changed()}.
      */
     @GuardedBy("this")
     private final List<Runnable> signals = new ArrayList<>();
@@ -135,7 +136,13 @@ public final class CausalRecovery {
     @Nullable private volatile Determinant lastReplayed;
 
     private CausalRecovery(
-            String taskName, CausalLogId logId, long restoredEpoch, int consumers, Duration timeout, @Nullable RecoveryDeadlines deadlines, State initial) {
+            String taskName,
+            CausalLogId logId,
+            long restoredEpoch,
+            int consumers,
+            Duration timeout,
+            @Nullable RecoveryDeadlines deadlines,
+            State initial) {
         this.taskName = taskName;
         this.logId = logId;
         this.restoredEpoch = restoredEpoch;
@@ -158,8 +165,21 @@ public final class CausalRecovery {
      * deadlines} wakes it when the time is up.
      */
     public static CausalRecovery recovering(
-            String taskName, CausalLogId logId, long restoredEpoch, int consumers, Duration timeout, RecoveryDeadlines deadlines) {
-        CausalRecovery recovery = new CausalRecovery(taskName, logId, restoredEpoch, consumers, timeout, deadlines, State.WAITING_FOR_CONNECTIONS);
+            String taskName,
+            CausalLogId logId,
+            long restoredEpoch,
+            int consumers,
+            Duration timeout,
+            RecoveryDeadlines deadlines) {
+        CausalRecovery recovery =
+                new CausalRecovery(
+                        taskName,
+                        logId,
+                        restoredEpoch,
+                        consumers,
+                        timeout,
+                        deadlines,
+                        State.WAITING_FOR_CONNECTIONS);
         if (consumers == 0) {
             // a sink: nobody downstream holds its determinants; it replays its input in any order
             recovery.state = State.RUNNING;
@@ -182,7 +202,8 @@ public final class CausalRecovery {
     /** Whether the task must not process anything yet. */
     public boolean isWaiting() {
         State current = state;
-        return current == State.WAITING_FOR_CONNECTIONS || current == State.WAITING_FOR_DETERMINANTS;
+        return current == State.WAITING_FOR_CONNECTIONS
+                || current == State.WAITING_FOR_DETERMINANTS;
     }
 
     public long restoredEpoch() {
@@ -198,7 +219,9 @@ public final class CausalRecovery {
     //  Waiting (network threads)
     // ------------------------------------------------------------------------------------------
 
-    /** A consumer connected to subpartition {@code index} (a flat index over the task's outputs). */
+    /**
+     * A consumer connected to subpartition {@code index} (a flat index over the task's outputs).
+     */
     public void consumerConnected(int index) {
         synchronized (this) {
             connected.set(index);
@@ -210,8 +233,8 @@ public final class CausalRecovery {
     }
 
     /**
-     * A consumer's answer. When the task recovers with it, {@code onAccepted} runs before the
-     * task may replay (it makes the producer skip what that consumer already has).
+     * A consumer's answer. When the task recovers with it, {@code onAccepted} runs before the task
+     * may replay (it makes the producer skip what that consumer already has).
      *
      * @return whether the answer was accepted
      */
@@ -263,7 +286,10 @@ public final class CausalRecovery {
                 List<Determinant> decoded = DeterminantEncoding.decode(epoch.bytes());
                 if (decoded.stream().anyMatch(d -> d instanceof Determinant.Overflow)) {
                     replay = null;
-                    impossible = "its causal log of epoch " + epoch.epoch() + " is incomplete: it, or a consumer's copy of it, outgrew clonos.determinant.memory";
+                    impossible =
+                            "its causal log of epoch "
+                                    + epoch.epoch()
+                                    + " is incomplete: it, or a consumer's copy of it, outgrew clonos.determinant.memory";
                     LOG.warn("{}: {}; falling back to a global rollback.", taskName, impossible);
                     transition(State.REPLAYING);
                     return;
@@ -273,7 +299,10 @@ public final class CausalRecovery {
             replay = determinants;
         } catch (CorruptCausalLogException e) {
             replay = null;
-            LOG.warn("{}: the determinants its consumers hold do not agree or cannot be read.", taskName, e);
+            LOG.warn(
+                    "{}: the determinants its consumers hold do not agree or cannot be read.",
+                    taskName,
+                    e);
             transition(State.REPLAYING);
             return;
         }
@@ -282,7 +311,12 @@ public final class CausalRecovery {
         // choice of it that reached a surviving task is held by one (ConnectedFailures), so a
         // task whose consumers hold none of its epochs made no choice anybody depends on.
         replaysDeterminants = count > 0;
-        LOG.info("{}: recovering from epoch {} with {} determinants from {} consumers.", taskName, restoredEpoch, count, answers.size());
+        LOG.info(
+                "{}: recovering from epoch {} with {} determinants from {} consumers.",
+                taskName,
+                restoredEpoch,
+                count,
+                answers.size());
         answers.clear();
         transition(count == 0 ? State.RUNNING : State.REPLAYING);
     }
@@ -290,7 +324,8 @@ public final class CausalRecovery {
     @GuardedBy("this")
     private void transition(State next) {
         if (!state.canBecome(next)) {
-            throw new IllegalStateException(taskName + ": the recovery cannot go from " + state + " to " + next);
+            throw new IllegalStateException(
+                    taskName + ": the recovery cannot go from " + state + " to " + next);
         }
         LOG.debug("{}: recovery {} -> {}", taskName, state, next);
         state = next;
@@ -338,7 +373,10 @@ public final class CausalRecovery {
         if (state != State.RUNNING && timeoutNanos > 0 && deadlines != null && !watchScheduled) {
             watchScheduled = true;
             long deadline = isWaiting() ? deadlineNanos : progressNanos + timeoutNanos;
-            deadlines.wakeAfter(Math.max(0, deadline - System.nanoTime()) + 1_000_000, TimeUnit.NANOSECONDS, this::wake);
+            deadlines.wakeAfter(
+                    Math.max(0, deadline - System.nanoTime()) + 1_000_000,
+                    TimeUnit.NANOSECONDS,
+                    this::wake);
         }
         return stateChanged;
     }
@@ -364,9 +402,17 @@ public final class CausalRecovery {
 
     /** Fails the task when its consumers did not answer in time. Task thread. */
     public void checkDeadline() {
-        if (state == State.REPLAYING && replay != null && System.nanoTime() - progressNanos - timeoutNanos > 0) {
-            throw diverged("its replay made no progress for " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                    + " ms (clonos.recovery.reconnect-timeout); at " + position() + " (" + replayedDeterminants + " replayed in all)");
+        if (state == State.REPLAYING
+                && replay != null
+                && System.nanoTime() - progressNanos - timeoutNanos > 0) {
+            throw diverged(
+                    "its replay made no progress for "
+                            + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
+                            + " ms (clonos.recovery.reconnect-timeout); at "
+                            + position()
+                            + " ("
+                            + replayedDeterminants
+                            + " replayed in all)");
         }
         if (isWaiting() && System.nanoTime() - deadlineNanos > 0) {
             int connections;
@@ -376,8 +422,14 @@ public final class CausalRecovery {
                 answers = answered.cardinality();
             }
             throw new LocalRecoveryImpossibleException(
-                    taskName + " waited in vain for its consumers' determinants (" + connections + " of " + consumers + " connected, "
-                            + answers + " answered; clonos.recovery.reconnect-timeout)");
+                    taskName
+                            + " waited in vain for its consumers' determinants ("
+                            + connections
+                            + " of "
+                            + consumers
+                            + " connected, "
+                            + answers
+                            + " answered; clonos.recovery.reconnect-timeout)");
         }
     }
 
@@ -409,11 +461,26 @@ public final class CausalRecovery {
         }
         Determinant next = head();
         if (next == null) {
-            throw diverged("the task asked for " + kind.getSimpleName() + " after its predecessor's determinants of epoch " + replayEpoch + " were used up");
+            throw diverged(
+                    "the task asked for "
+                            + kind.getSimpleName()
+                            + " after its predecessor's determinants of epoch "
+                            + replayEpoch
+                            + " were used up");
         }
         if (!kind.isInstance(next)) {
-            throw diverged("the task asked for " + kind.getSimpleName() + " where its predecessor logged " + next
-                    + " (determinant " + replayIndex + " of epoch " + replayEpoch + ", after " + recentlyReplayed() + ")");
+            throw diverged(
+                    "the task asked for "
+                            + kind.getSimpleName()
+                            + " where its predecessor logged "
+                            + next
+                            + " (determinant "
+                            + replayIndex
+                            + " of epoch "
+                            + replayEpoch
+                            + ", after "
+                            + recentlyReplayed()
+                            + ")");
         }
         lastReplayed = next;
         advance();
@@ -430,7 +497,14 @@ public final class CausalRecovery {
         }
         List<Determinant> current = replay.get(replayEpoch);
         if (current != null && replayIndex < current.size()) {
-            throw diverged("it took checkpoint " + epoch + " with " + (current.size() - replayIndex) + " determinants of epoch " + replayEpoch + " unused");
+            throw diverged(
+                    "it took checkpoint "
+                            + epoch
+                            + " with "
+                            + (current.size() - replayIndex)
+                            + " determinants of epoch "
+                            + replayEpoch
+                            + " unused");
         }
         replay.headMap(epoch, false).clear();
         replayEpoch = epoch;
@@ -444,7 +518,9 @@ public final class CausalRecovery {
      * triggered during the recovery) has no place in the replay.
      */
     public long lastReplayedEpoch() {
-        return replay == null || replay.isEmpty() ? replayEpoch : Math.max(replayEpoch, replay.lastKey());
+        return replay == null || replay.isEmpty()
+                ? replayEpoch
+                : Math.max(replayEpoch, replay.lastKey());
     }
 
     public long replayedDeterminants() {
@@ -454,7 +530,10 @@ public final class CausalRecovery {
     @Nullable
     private Determinant head() {
         if (replay == null) {
-            throw diverged(impossible != null ? impossible : "its consumers' determinants do not agree or cannot be read");
+            throw diverged(
+                    impossible != null
+                            ? impossible
+                            : "its consumers' determinants do not agree or cannot be read");
         }
         List<Determinant> current = replay.get(replayEpoch);
         return current != null && replayIndex < current.size() ? current.get(replayIndex) : null;
@@ -473,7 +552,10 @@ public final class CausalRecovery {
         List<Determinant> current = replay.get(replayEpoch);
         boolean epochDone = current == null || replayIndex >= current.size();
         if (epochDone && replay.tailMap(replayEpoch, false).isEmpty()) {
-            LOG.info("{}: replayed {} determinants; running normally.", taskName, replayedDeterminants);
+            LOG.info(
+                    "{}: replayed {} determinants; running normally.",
+                    taskName,
+                    replayedDeterminants);
             replay = new TreeMap<>(Collections.emptyMap());
             synchronized (this) {
                 transition(State.RUNNING);
@@ -488,31 +570,55 @@ public final class CausalRecovery {
         if (current == null) {
             return "no determinants left";
         }
-        return "determinant " + replayIndex + " of epoch " + replayEpoch + ", after " + recentlyReplayed()
-                + ", before " + current.subList(Math.min(replayIndex, current.size()), Math.min(replayIndex + 3, current.size()));
+        return "determinant "
+                + replayIndex
+                + " of epoch "
+                + replayEpoch
+                + ", after "
+                + recentlyReplayed()
+                + ", before "
+                + current.subList(
+                        Math.min(replayIndex, current.size()),
+                        Math.min(replayIndex + 3, current.size()));
     }
 
     /** The last few determinants the replay used, for a divergence's diagnosis. */
     private List<Determinant> recentlyReplayed() {
         List<Determinant> current = replay.get(replayEpoch);
-        return current == null ? List.of() : current.subList(Math.max(0, replayIndex - 8), Math.min(replayIndex, current.size()));
+        return current == null
+                ? List.of()
+                : current.subList(
+                        Math.max(0, replayIndex - 8), Math.min(replayIndex, current.size()));
     }
 
     private LocalRecoveryImpossibleException diverged(String why) {
-        return new LocalRecoveryImpossibleException(taskName + " cannot reproduce its predecessor: " + why);
+        return new LocalRecoveryImpossibleException(
+                taskName + " cannot reproduce its predecessor: " + why);
     }
 
     private record Answer(int index, List<CausalLogDelta> deltas) {}
 
     @Override
     public String toString() {
-        return "CausalRecovery{" + taskName + ", " + state + ", restored=" + restoredEpoch + ", consumers=" + consumers + '}';
+        return "CausalRecovery{"
+                + taskName
+                + ", "
+                + state
+                + ", restored="
+                + restoredEpoch
+                + ", consumers="
+                + consumers
+                + '}';
     }
 
     /** For tests: the determinants still to replay, per epoch. */
     synchronized Map<Long, Integer> remaining() {
         TreeMap<Long, Integer> remaining = new TreeMap<>();
-        replay.forEach((epoch, list) -> remaining.put(epoch, epoch == replayEpoch ? list.size() - replayIndex : list.size()));
+        replay.forEach(
+                (epoch, list) ->
+                        remaining.put(
+                                epoch,
+                                epoch == replayEpoch ? list.size() - replayIndex : list.size()));
         return remaining;
     }
 }

@@ -12,7 +12,6 @@
 
 package io.clonos.runtime.causal;
 
-
 import org.apache.flink.annotation.Internal;
 
 import javax.annotation.Nullable;
@@ -22,8 +21,8 @@ import java.util.function.Supplier;
 
 /**
  * The causal side of one running task, shared by the parts of the task that make nondeterministic
- * choices: its input gates (order), its timer services (timer firings, processing time), the
- * causal services of its user functions (time, random numbers, external results) and its output
+ * choices: its input gates (order), its timer services (timer firings, processing time), the causal
+ * services of its user functions (time, random numbers, external results) and its output
  * subpartitions (which piggyback the log). Each choice goes through {@link #decide}: while the task
  * replays, the choice is the logged one; otherwise it is made fresh. Either way it is logged, so a
  * recovered task rebuilds the log its predecessor had.
@@ -41,59 +40,96 @@ public final class CausalTask {
     private final long timeServiceGranularityMillis;
     private final int sharingDepth;
     private final HeldCausalLogs held;
+
     /** Upstream logs this recovering task was handed back by its consumers. */
-    private final java.util.Set<CausalLogId> handedBack = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final java.util.Set<CausalLogId> handedBack =
+            java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private static final ThreadLocal<CausalTask> ON_TASK_THREAD = new ThreadLocal<>();
 
     private volatile boolean processing;
+
     /** The last checkpoint the task took, and the last completed and aborted ones it heard of. */
     private volatile long epoch;
+
     private volatile long completedUpTo;
     private volatile long abortedUpTo = Long.MIN_VALUE;
-
 
     @Nullable private volatile Thread taskThread;
     private volatile java.util.function.Consumer<Throwable> failure = t -> {};
     private long elementsInEpoch;
+
     /** The task's clock, and whether it ticked for the current element. */
     private long clockMillis;
+
     private boolean ticked;
-    private final java.util.List<AsyncCompletionReplayer> asyncOperators = new java.util.ArrayList<>();
+    private final java.util.List<AsyncCompletionReplayer> asyncOperators =
+            new java.util.ArrayList<>();
     private volatile java.util.function.BooleanSupplier regeneratesPredecessorStream = () -> false;
+
     /** Latched once the regenerated output passed what consumers received (task thread). */
     private boolean regenerated;
+
     /** What each input last handed its operators: watermark and idleness (task thread). */
     private long[] inputWatermarks = new long[0];
+
     private boolean[] inputIdle = new boolean[0];
-    private WatermarkEmitter watermarkEmitter = new WatermarkEmitter() {
-        @Override
-        public void watermark(int input, long timestamp) {
-            throw new LocalRecoveryImpossibleException("The task has no input to replay watermark " + timestamp + " of input " + input);
-        }
+    private WatermarkEmitter watermarkEmitter =
+            new WatermarkEmitter() {
+                @Override
+                public void watermark(int input, long timestamp) {
+                    throw new LocalRecoveryImpossibleException(
+                            "The task has no input to replay watermark "
+                                    + timestamp
+                                    + " of input "
+                                    + input);
+                }
 
-        @Override
-        public void status(int input, boolean idle) {
-            throw new LocalRecoveryImpossibleException("The task has no input to replay a watermark status of input " + input);
-        }
+                @Override
+                public void status(int input, boolean idle) {
+                    throw new LocalRecoveryImpossibleException(
+                            "The task has no input to replay a watermark status of input " + input);
+                }
 
-        @Override
-        public void combined(long[] watermarks, boolean[] idle) {
-            throw new LocalRecoveryImpossibleException("The task has no operator to restore input watermarks to");
-        }
-    };
+                @Override
+                public void combined(long[] watermarks, boolean[] idle) {
+                    throw new LocalRecoveryImpossibleException(
+                            "The task has no operator to restore input watermarks to");
+                }
+            };
+
     /** Without a source's own replayer (a task that cannot emit a barrier): the epoch moves on. */
     private CheckpointReplayer checkpoints = checkpoint -> epochStarted(checkpoint.checkpointId());
-    private TimerReplayer timers = timer -> {
-        throw new LocalRecoveryImpossibleException("The task has no timer service to replay " + timer);
-    };
 
-    public CausalTask(TaskCausalLog log, CausalRecovery recovery, int inputChannels, long timeServiceGranularityMillis, int sharingDepth) {
-        this(log, new HeldCausalLogs(), recovery, inputChannels, timeServiceGranularityMillis, sharingDepth);
+    private TimerReplayer timers =
+            timer -> {
+                throw new LocalRecoveryImpossibleException(
+                        "The task has no timer service to replay " + timer);
+            };
+
+    public CausalTask(
+            TaskCausalLog log,
+            CausalRecovery recovery,
+            int inputChannels,
+            long timeServiceGranularityMillis,
+            int sharingDepth) {
+        this(
+                log,
+                new HeldCausalLogs(),
+                recovery,
+                inputChannels,
+                timeServiceGranularityMillis,
+                sharingDepth);
     }
 
     /** A task whose own log and held logs share one {@link DeterminantMemory}. */
-    public CausalTask(TaskCausalLog log, HeldCausalLogs held, CausalRecovery recovery, int inputChannels, long timeServiceGranularityMillis, int sharingDepth) {
+    public CausalTask(
+            TaskCausalLog log,
+            HeldCausalLogs held,
+            CausalRecovery recovery,
+            int inputChannels,
+            long timeServiceGranularityMillis,
+            int sharingDepth) {
         this.held = held;
         this.sharingDepth = sharingDepth;
         this.log = log;
@@ -116,7 +152,10 @@ public final class CausalTask {
      */
     private boolean mayWaitForMemory() {
         long pending = epoch;
-        return isProcessing() && recovery.isRunning() && pending > completedUpTo && pending > abortedUpTo;
+        return isProcessing()
+                && recovery.isRunning()
+                && pending > completedUpTo
+                && pending > abortedUpTo;
     }
 
     /** Checkpoint {@code checkpointId} completed and its truncations are done. */
@@ -141,7 +180,8 @@ public final class CausalTask {
      * the logs of its upstream tasks are held, one hop closer to their owners, for the task's own
      * answers to its producers.
      */
-    public boolean answered(int consumer, java.util.List<SharedDelta> deltas, Runnable onAccepted) throws CorruptCausalLogException {
+    public boolean answered(int consumer, java.util.List<SharedDelta> deltas, Runnable onAccepted)
+            throws CorruptCausalLogException {
         for (SharedDelta shared : deltas) {
             CausalLogId owner = shared.delta().log();
             if (!owner.equals(log.id()) && shared.distance() > 1) {
@@ -157,7 +197,10 @@ public final class CausalTask {
         return handedBack;
     }
 
-    /** {@code clonos.determinant-sharing-depth}: how far downstream logs travel; negative for any distance. */
+    /**
+     * {@code clonos.determinant-sharing-depth}: how far downstream logs travel; negative for any
+     * distance.
+     */
     public int sharingDepth() {
         return sharingDepth;
     }
@@ -228,7 +271,10 @@ public final class CausalTask {
         this.checkpoints = checkpoints;
     }
 
-    /** The task's inputs hand on watermarks through {@link #watermark}; a replay hands them on with {@code emitter}. */
+    /**
+     * The task's inputs hand on watermarks through {@link #watermark}; a replay hands them on with
+     * {@code emitter}.
+     */
     public void setWatermarkInputs(int inputs, WatermarkEmitter emitter) {
         this.inputWatermarks = new long[inputs];
         java.util.Arrays.fill(inputWatermarks, Long.MIN_VALUE);
@@ -243,10 +289,10 @@ public final class CausalTask {
     /**
      * Input {@code input} is about to hand its operators watermark {@code timestamp} (task thread):
      * whether it may. Running normally it may, if the watermark advances, and it is logged. While
-     * the task recovers it may not: the watermarks a recovered input computes depend on what it
-     * saw before the checkpoint, which Flink does not restore; the replay hands on the logged ones
-     * instead, at their places ({@link #fireNextDue}); nor may it while its output regenerates
-     * what consumers received ({@link #choosesFreely}).
+     * the task recovers it may not: the watermarks a recovered input computes depend on what it saw
+     * before the checkpoint, which Flink does not restore; the replay hands on the logged ones
+     * instead, at their places ({@link #fireNextDue}); nor may it while its output regenerates what
+     * consumers received ({@link #choosesFreely}).
      */
     public boolean watermark(int input, long timestamp) {
         if (!isProcessing()) {
@@ -260,7 +306,9 @@ public final class CausalTask {
         return true;
     }
 
-    /** As {@link #watermark}, for a watermark status: whether input {@code input} may hand it on. */
+    /**
+     * As {@link #watermark}, for a watermark status: whether input {@code input} may hand it on.
+     */
     public boolean watermarkStatus(int input, boolean idle) {
         if (!isProcessing()) {
             return true;
@@ -288,10 +336,16 @@ public final class CausalTask {
         if (!any) {
             return;
         }
-        Determinant.InputWatermarks current = new Determinant.InputWatermarks(inputWatermarks, inputIdle);
-        Determinant.InputWatermarks logged = decide(Determinant.InputWatermarks.class, () -> current);
+        Determinant.InputWatermarks current =
+                new Determinant.InputWatermarks(inputWatermarks, inputIdle);
+        Determinant.InputWatermarks logged =
+                decide(Determinant.InputWatermarks.class, () -> current);
         if (!logged.equals(current)) {
-            throw new LocalRecoveryImpossibleException("The recovered task's inputs reached " + current + " where its predecessor's had " + logged);
+            throw new LocalRecoveryImpossibleException(
+                    "The recovered task's inputs reached "
+                            + current
+                            + " where its predecessor's had "
+                            + logged);
         }
     }
 
@@ -314,10 +368,10 @@ public final class CausalTask {
     }
 
     /**
-     * Whether choices made now are the task's: it processes, and the caller is the task thread.
-     * A choice made on another thread (a flusher, a checkpoint thread, a user's own thread) has
-     * no place in the main thread's order; logging it, or replaying a determinant for it, would
-     * put the replay out of step, so it is neither.
+     * Whether choices made now are the task's: it processes, and the caller is the task thread. A
+     * choice made on another thread (a flusher, a checkpoint thread, a user's own thread) has no
+     * place in the main thread's order; logging it, or replaying a determinant for it, would put
+     * the replay out of step, so it is neither.
      */
     public boolean isProcessing() {
         return processing && Thread.currentThread() == taskThread;
@@ -356,10 +410,22 @@ public final class CausalTask {
         }
         if (!ticked) {
             long previous = clockMillis;
-            Determinant.Timestamp tick = decide(Determinant.Timestamp.class, () -> new Determinant.Timestamp(elementsInEpoch, Math.max(previous, clock.getAsLong())));
+            Determinant.Timestamp tick =
+                    decide(
+                            Determinant.Timestamp.class,
+                            () ->
+                                    new Determinant.Timestamp(
+                                            elementsInEpoch,
+                                            Math.max(previous, clock.getAsLong())));
             if (tick.recordCount() != elementsInEpoch) {
-                throw new LocalRecoveryImpossibleException("The recovered task reads the time at element " + elementsInEpoch + " where its predecessor read it at element " + tick.recordCount()
-                        + " (" + recovery.position() + ")");
+                throw new LocalRecoveryImpossibleException(
+                        "The recovered task reads the time at element "
+                                + elementsInEpoch
+                                + " where its predecessor read it at element "
+                                + tick.recordCount()
+                                + " ("
+                                + recovery.position()
+                                + ")");
             }
             clockMillis = tick.millis();
             ticked = true;
@@ -367,7 +433,9 @@ public final class CausalTask {
         return clockMillis;
     }
 
-    /** Logs a choice that was made outside of {@link #decide} (the input order of a running task). */
+    /**
+     * Logs a choice that was made outside of {@link #decide} (the input order of a running task).
+     */
     public void logged(Determinant determinant) {
         if (isProcessing()) {
             log.append(determinant);
@@ -384,7 +452,9 @@ public final class CausalTask {
         countElement();
     }
 
-    /** An element the replay itself hands on (a source's logged watermark): counted, nothing fired. */
+    /**
+     * An element the replay itself hands on (a source's logged watermark): counted, nothing fired.
+     */
     public void countElement() {
         elementsInEpoch++;
         ticked = false;
@@ -401,9 +471,9 @@ public final class CausalTask {
     }
 
     /**
-     * While replaying, fires the next timer, checkpoint or async result its predecessor had at
-     * this point, if one is due; for code that waited in its predecessor until a mailbox action
-     * freed it (an async operator at capacity), and must now wait for exactly the logged ones.
+     * While replaying, fires the next timer, checkpoint or async result its predecessor had at this
+     * point, if one is due; for code that waited in its predecessor until a mailbox action freed it
+     * (an async operator at capacity), and must now wait for exactly the logged ones.
      */
     public boolean fireNextDue() {
         Determinant action = nextMailboxAction();
@@ -433,14 +503,18 @@ public final class CausalTask {
             Determinant.AsyncCompletion completion = (Determinant.AsyncCompletion) action;
             Determinant.ExternalResult result = recovery.next(Determinant.ExternalResult.class);
             if (result == null) {
-                throw new LocalRecoveryImpossibleException("The log has no result for " + completion);
+                throw new LocalRecoveryImpossibleException(
+                        "The log has no result for " + completion);
             }
             log.append(result);
             ticked = false;
             if (completion.callbackId() >= asyncOperators.size()) {
-                throw new LocalRecoveryImpossibleException("The recovered task has no async operator for " + completion);
+                throw new LocalRecoveryImpossibleException(
+                        "The recovered task has no async operator for " + completion);
             }
-            asyncOperators.get(completion.callbackId()).complete(completion.entry(), result.bytes());
+            asyncOperators
+                    .get(completion.callbackId())
+                    .complete(completion.entry(), result.bytes());
         }
         return true;
     }
@@ -480,12 +554,16 @@ public final class CausalTask {
 
     private boolean isDue(Determinant determinant, long recordCount) {
         if (recordCount < elementsInEpoch) {
-            throw new LocalRecoveryImpossibleException("The replay passed " + determinant + " (at element " + elementsInEpoch + ")");
+            throw new LocalRecoveryImpossibleException(
+                    "The replay passed " + determinant + " (at element " + elementsInEpoch + ")");
         }
         return recordCount == elementsInEpoch;
     }
 
-    /** Whether a logged mailbox action (timer, checkpoint, async result) is due now (the task should poll its input to fire it). */
+    /**
+     * Whether a logged mailbox action (timer, checkpoint, async result) is due now (the task should
+     * poll its input to fire it).
+     */
     public boolean timerDue() {
         Determinant action = nextMailboxAction();
         return action != null && recordCountOf(action) == elementsInEpoch;
@@ -541,7 +619,8 @@ public final class CausalTask {
         log.startEpoch(epoch);
         recovery.epochStarted(epoch);
         elementsInEpoch = 0;
-        // the epoch's first reading is logged in it: a task recovering from its checkpoint starts there
+        // the epoch's first reading is logged in it: a task recovering from its checkpoint starts
+        // there
         ticked = false;
         logInputWatermarks();
     }
@@ -568,7 +647,10 @@ public final class CausalTask {
 
         void status(int input, boolean idle);
 
-        /** The restored epoch began with these per-input watermarks: the operators combine from them. */
+        /**
+         * The restored epoch began with these per-input watermarks: the operators combine from
+         * them.
+         */
         void combined(long[] watermarks, boolean[] idle);
     }
 

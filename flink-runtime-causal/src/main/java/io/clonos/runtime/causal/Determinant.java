@@ -39,9 +39,9 @@ public sealed interface Determinant
 
     /**
      * What the task read next from its input (only with several channels): {@code dataBytes} bytes
-     * of data from {@code channel}, or, with {@code dataBytes == 0}, the channel's next event. Bytes
-     * rather than buffers, so that the order stays valid when a recovered producer cuts its output
-     * into buffers of other sizes: records span buffers freely, and a replay splits or joins
+     * of data from {@code channel}, or, with {@code dataBytes == 0}, the channel's next event.
+     * Bytes rather than buffers, so that the order stays valid when a recovered producer cuts its
+     * output into buffers of other sizes: records span buffers freely, and a replay splits or joins
      * buffers to deliver exactly these bytes.
      */
     record Order(int channel, int dataBytes) implements Determinant {
@@ -70,7 +70,9 @@ public sealed interface Determinant
     /** The seed of an epoch's random numbers. */
     record RandomSeed(long seed) implements Determinant {}
 
-    /** The serialized result of an external call or of a user-registered nondeterministic function. */
+    /**
+     * The serialized result of an external call or of a user-registered nondeterministic function.
+     */
     record ExternalResult(byte[] bytes) implements Determinant {
         public ExternalResult {
             bytes = bytes.clone();
@@ -105,8 +107,11 @@ public sealed interface Determinant
         }
     }
 
-    /** A source took checkpoint {@code checkpointId} after {@code recordCount} records of the epoch. */
-    record SourceCheckpoint(long recordCount, long checkpointId, long timestamp) implements Determinant {
+    /**
+     * A source took checkpoint {@code checkpointId} after {@code recordCount} records of the epoch.
+     */
+    record SourceCheckpoint(long recordCount, long checkpointId, long timestamp)
+            implements Determinant {
         public SourceCheckpoint {
             requireNonNegative(recordCount, "recordCount");
             requireNonNegative(checkpointId, "checkpointId");
@@ -162,7 +167,8 @@ public sealed interface Determinant
     record InputWatermarks(long[] watermarks, boolean[] idle) implements Determinant {
         public InputWatermarks {
             if (watermarks.length != idle.length) {
-                throw new IllegalArgumentException(watermarks.length + " watermarks but " + idle.length + " statuses");
+                throw new IllegalArgumentException(
+                        watermarks.length + " watermarks but " + idle.length + " statuses");
             }
             watermarks = watermarks.clone();
             idle = idle.clone();
@@ -180,7 +186,9 @@ public sealed interface Determinant
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof InputWatermarks other && Arrays.equals(watermarks, other.watermarks) && Arrays.equals(idle, other.idle);
+            return o instanceof InputWatermarks other
+                    && Arrays.equals(watermarks, other.watermarks)
+                    && Arrays.equals(idle, other.idle);
         }
 
         @Override
@@ -197,10 +205,9 @@ public sealed interface Determinant
     /**
      * The task's alignment of checkpoint {@code checkpointId} was cancelled here because the
      * producer of {@code channel} was lost after sending its barrier (its successor's data would
-     * overtake the barrier). When it happened depends on the failure, not on the input: a
-     * recovered task cancels the alignment at the same point, or it would stay blocked on the
-     * channels whose barriers it already read, waiting for data its predecessor read after the
-     * cancellation.
+     * overtake the barrier). When it happened depends on the failure, not on the input: a recovered
+     * task cancels the alignment at the same point, or it would stay blocked on the channels whose
+     * barriers it already read, waiting for data its predecessor read after the cancellation.
      */
     record AlignmentCancelled(int channel, long checkpointId) implements Determinant {
         public AlignmentCancelled {
@@ -210,8 +217,8 @@ public sealed interface Determinant
     }
 
     /**
-     * The log's memory ({@code clonos.determinant.memory}) ran out here: what follows in the
-     * epoch is missing, and a task cannot be recovered by determinants from this epoch.
+     * The log's memory ({@code clonos.determinant.memory}) ran out here: what follows in the epoch
+     * is missing, and a task cannot be recovered by determinants from this epoch.
      */
     record Overflow() implements Determinant {}
 

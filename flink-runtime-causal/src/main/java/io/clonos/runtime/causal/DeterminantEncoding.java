@@ -44,10 +44,13 @@ public final class DeterminantEncoding {
     static final byte SOURCE_CHECKPOINT = 6;
     static final byte ASYNC_COMPLETION = 7;
     static final byte BUFFER_BUILT = 8;
+
     /** A tick at the element after the previous tick's: the difference in milliseconds only. */
     static final byte TICK_NEXT = 9;
+
     /** A tick at the element after the previous tick's, in the same millisecond: the tag alone. */
     static final byte TICK_NEXT_SAME_MILLIS = 10;
+
     static final byte OVERFLOW = 11;
     static final byte WATERMARK = 12;
     static final byte WATERMARK_STATUS = 13;
@@ -168,7 +171,8 @@ public final class DeterminantEncoding {
         return determinants;
     }
 
-    private static Determinant decodeOne(VarInts.Reader in, Determinant.Timestamp lastTick) throws CorruptCausalLogException {
+    private static Determinant decodeOne(VarInts.Reader in, Determinant.Timestamp lastTick)
+            throws CorruptCausalLogException {
         int position = in.position();
         byte tag = in.readByte();
         switch (tag) {
@@ -185,40 +189,53 @@ public final class DeterminantEncoding {
             case EXTERNAL_RESULT:
                 return new Determinant.ExternalResult(in.readBytes(in.readUnsignedInt()));
             case TIMER_FIRED:
-                return new Determinant.TimerFired(in.readUnsigned(), in.readUnsignedInt(), in.readSigned());
+                return new Determinant.TimerFired(
+                        in.readUnsigned(), in.readUnsignedInt(), in.readSigned());
             case SOURCE_CHECKPOINT:
-                return new Determinant.SourceCheckpoint(in.readUnsigned(), in.readUnsigned(), in.readSigned());
+                return new Determinant.SourceCheckpoint(
+                        in.readUnsigned(), in.readUnsigned(), in.readSigned());
             case ASYNC_COMPLETION:
-                return new Determinant.AsyncCompletion(in.readUnsigned(), in.readUnsignedInt(), in.readUnsigned());
+                return new Determinant.AsyncCompletion(
+                        in.readUnsigned(), in.readUnsignedInt(), in.readUnsigned());
             case BUFFER_BUILT:
                 return new Determinant.BufferBuilt(in.readUnsignedInt());
             case OVERFLOW:
                 return new Determinant.Overflow();
             case WATERMARK:
-                return new Determinant.Watermark(in.readUnsigned(), in.readUnsignedInt(), in.readSigned());
+                return new Determinant.Watermark(
+                        in.readUnsigned(), in.readUnsignedInt(), in.readSigned());
             case WATERMARK_STATUS:
-                return new Determinant.WatermarkStatus(in.readUnsigned(), in.readUnsignedInt(), readFlag(in, position));
-            case INPUT_WATERMARKS: {
-                int inputs = in.readUnsignedInt();
-                if (inputs > in.remaining()) {
-                    throw new CorruptCausalLogException("Input watermarks of " + inputs + " inputs at byte " + position + " exceed the log");
+                return new Determinant.WatermarkStatus(
+                        in.readUnsigned(), in.readUnsignedInt(), readFlag(in, position));
+            case INPUT_WATERMARKS:
+                {
+                    int inputs = in.readUnsignedInt();
+                    if (inputs > in.remaining()) {
+                        throw new CorruptCausalLogException(
+                                "Input watermarks of "
+                                        + inputs
+                                        + " inputs at byte "
+                                        + position
+                                        + " exceed the log");
+                    }
+                    long[] watermarks = new long[inputs];
+                    boolean[] idle = new boolean[inputs];
+                    for (int i = 0; i < inputs; i++) {
+                        watermarks[i] = in.readSigned();
+                        idle[i] = readFlag(in, position);
+                    }
+                    return new Determinant.InputWatermarks(watermarks, idle);
                 }
-                long[] watermarks = new long[inputs];
-                boolean[] idle = new boolean[inputs];
-                for (int i = 0; i < inputs; i++) {
-                    watermarks[i] = in.readSigned();
-                    idle[i] = readFlag(in, position);
-                }
-                return new Determinant.InputWatermarks(watermarks, idle);
-            }
             case ALIGNMENT_CANCELLED:
                 return new Determinant.AlignmentCancelled(in.readUnsignedInt(), in.readUnsigned());
             default:
-                throw new CorruptCausalLogException("Unknown determinant tag " + tag + " at byte " + position);
+                throw new CorruptCausalLogException(
+                        "Unknown determinant tag " + tag + " at byte " + position);
         }
     }
 
-    private static boolean readFlag(VarInts.Reader in, int position) throws CorruptCausalLogException {
+    private static boolean readFlag(VarInts.Reader in, int position)
+            throws CorruptCausalLogException {
         byte flag = in.readByte();
         if (flag != 0 && flag != 1) {
             throw new CorruptCausalLogException("A flag of " + flag + " at byte " + position);
@@ -226,10 +243,13 @@ public final class DeterminantEncoding {
         return flag == 1;
     }
 
-    private static Determinant.Timestamp tick(Determinant.Timestamp last, long elements, long millis, int position) throws CorruptCausalLogException {
+    private static Determinant.Timestamp tick(
+            Determinant.Timestamp last, long elements, long millis, int position)
+            throws CorruptCausalLogException {
         long element = last.recordCount() + elements;
         if (element < 0) {
-            throw new CorruptCausalLogException("A tick at a negative element (" + element + ") at byte " + position);
+            throw new CorruptCausalLogException(
+                    "A tick at a negative element (" + element + ") at byte " + position);
         }
         return new Determinant.Timestamp(element, last.millis() + millis);
     }

@@ -18,23 +18,25 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 /**
- * The memory a task's causal logs may take, its own and those it holds for upstream tasks
- * ({@code clonos.determinant.memory}). Bytes are reserved when appended or merged and released
- * when a completed checkpoint truncates them.
+ * The memory a task's causal logs may take, its own and those it holds for upstream tasks ({@code
+ * clonos.determinant.memory}). Bytes are reserved when appended or merged and released when a
+ * completed checkpoint truncates them.
  *
- * <p>When the memory is full, the task thread waits (backpressure) as long as a checkpoint the
- * task already took is still pending: its completion truncates every older epoch
- * ({@link #setWaitCondition}). Waiting is safe then: the task has passed that checkpoint's
- * barrier, so the checkpoint does not need the task to go on. When no such checkpoint is pending
- * (the current epoch alone outgrew the memory, a checkpoint was aborted, the task replays or the
- * caller is not the task thread), the log that cannot reserve does not grow: it ends the epoch
- * with an overflow marker ({@link Determinant.Overflow}), so that memory stays bounded and a
- * recovery from that epoch rolls back globally instead of replaying an incomplete log.
+ * <p>When the memory is full, the task thread waits (backpressure) as long as a checkpoint the task
+ * already took is still pending: its completion truncates every older epoch ({@link
+ * #setWaitCondition}). Waiting is safe then: the task has passed that checkpoint's barrier, so the
+ * checkpoint does not need the task to go on. When no such checkpoint is pending (the current epoch
+ * alone outgrew the memory, a checkpoint was aborted, the task replays or the caller is not the
+ * task thread), the log that cannot reserve does not grow: it ends the epoch with an overflow
+ * marker ({@link Determinant.Overflow}), so that memory stays bounded and a recovery from that
+ * epoch rolls back globally instead of replaying an incomplete log.
  */
 @Internal
 public final class DeterminantMemory {
 
-    /** How often a waiting task re-checks whether waiting still helps (aborts do not free memory). */
+    /**
+     * How often a waiting task re-checks whether waiting still helps (aborts do not free memory).
+     */
     private static final long WAIT_SLICE_MILLIS = 50;
 
     private final long limitBytes;
@@ -45,7 +47,8 @@ public final class DeterminantMemory {
 
     public DeterminantMemory(long limitBytes) {
         if (limitBytes <= 0) {
-            throw new IllegalArgumentException("clonos.determinant.memory must be positive, was " + limitBytes + " bytes");
+            throw new IllegalArgumentException(
+                    "clonos.determinant.memory must be positive, was " + limitBytes + " bytes");
         }
         this.limitBytes = limitBytes;
     }
@@ -68,8 +71,8 @@ public final class DeterminantMemory {
     }
 
     /**
-     * When reserving may wait for a checkpoint to free memory; must not take locks of the logs
-     * (it is asked while a thread may be releasing).
+     * When reserving may wait for a checkpoint to free memory; must not take locks of the logs (it
+     * is asked while a thread may be releasing).
      */
     public void setWaitCondition(BooleanSupplier mayWait) {
         this.mayWait = mayWait;

@@ -42,7 +42,11 @@ public final class EpochRandom extends Random {
             long epoch = task.log().currentEpoch();
             if (epoch != seededEpoch) {
                 seededEpoch = epoch;
-                setSeed(task.decide(Determinant.RandomSeed.class, () -> new Determinant.RandomSeed(seeds.nextLong())).seed());
+                setSeed(
+                        task.decide(
+                                        Determinant.RandomSeed.class,
+                                        () -> new Determinant.RandomSeed(seeds.nextLong()))
+                                .seed());
             }
         }
         return super.next(bits);

@@ -23,11 +23,11 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The causal logs of upstream tasks that a task holds (paper section 4.3): received piggybacked
- * on its input, or handed over from downstream while it recovered. Each log is kept with its
- * distance from this task; the task forwards a log downstream while the next distance is within
- * the determinant sharing depth, so that a task's determinants survive as many consecutive
- * failures downstream of it as the depth says.
+ * The causal logs of upstream tasks that a task holds (paper section 4.3): received piggybacked on
+ * its input, or handed over from downstream while it recovered. Each log is kept with its distance
+ * from this task; the task forwards a log downstream while the next distance is within the
+ * determinant sharing depth, so that a task's determinants survive as many consecutive failures
+ * downstream of it as the depth says.
  */
 @Internal
 public final class HeldCausalLogs {
@@ -84,7 +84,10 @@ public final class HeldCausalLogs {
                 return;
             }
             if (!memory.mayWait()) {
-                endWithMarker(shared.delta().log(), shared.delta().epoch(), logs.length(shared.delta().log(), shared.delta().epoch()));
+                endWithMarker(
+                        shared.delta().log(),
+                        shared.delta().epoch(),
+                        logs.length(shared.delta().log(), shared.delta().epoch()));
                 return;
             }
         }
@@ -94,7 +97,8 @@ public final class HeldCausalLogs {
             long now = newBytes(shared);
             if (!fits) {
                 if (now > 0) {
-                    endWithMarker(delta.log(), delta.epoch(), logs.length(delta.log(), delta.epoch()));
+                    endWithMarker(
+                            delta.log(), delta.epoch(), logs.length(delta.log(), delta.epoch()));
                 }
                 return;
             }
@@ -125,7 +129,8 @@ public final class HeldCausalLogs {
         }
         long held = logs.length(delta.log(), delta.epoch());
         if (delta.offset() > held) {
-            throw new CorruptCausalLogException(delta + " leaves a gap: " + held + " bytes of its epoch are held");
+            throw new CorruptCausalLogException(
+                    delta + " leaves a gap: " + held + " bytes of its epoch are held");
         }
         return Math.max(0, delta.end() - held);
     }
@@ -147,7 +152,8 @@ public final class HeldCausalLogs {
     }
 
     @GuardedBy("this")
-    private void endWithMarker(CausalLogId log, long epoch, long held) throws CorruptCausalLogException {
+    private void endWithMarker(CausalLogId log, long epoch, long held)
+            throws CorruptCausalLogException {
         byte[] marker = DeterminantEncoding.overflowMarker();
         memory.forceReserve(marker.length);
         logs.merge(new CausalLogDelta(log, epoch, held, marker));

@@ -15,8 +15,8 @@ package io.clonos.runtime.causal;
 import org.apache.flink.annotation.Internal;
 
 /**
- * A task cannot be recovered locally without losing or corrupting data: its upstream cannot
- * replay what it needs. The JobManager answers a failure with this cause by a global rollback.
+ * A task cannot be recovered locally without losing or corrupting data: its upstream cannot replay
+ * what it needs. The JobManager answers a failure with this cause by a global rollback.
  */
 @Internal
 public class LocalRecoveryImpossibleException extends RuntimeException {

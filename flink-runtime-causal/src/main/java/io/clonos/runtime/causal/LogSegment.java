@@ -43,8 +43,11 @@ final class LogSegment {
         return Arrays.copyOfRange(bytes, from, size);
     }
 
-    /** Whether {@code length} bytes at {@code offset} equal {@code other} from {@code otherOffset}. */
+    /**
+     * Whether {@code length} bytes at {@code offset} equal {@code other} from {@code otherOffset}.
+     */
     boolean regionEquals(int offset, byte[] other, int otherOffset, int length) {
-        return Arrays.equals(bytes, offset, offset + length, other, otherOffset, otherOffset + length);
+        return Arrays.equals(
+                bytes, offset, offset + length, other, otherOffset, otherOffset + length);
     }
 }

@@ -31,7 +31,9 @@ public final class RecoveryDeadlines implements AutoCloseable {
     private ScheduledExecutorService timer;
     private boolean closed;
 
-    /** @param owner names the thread, e.g. the TaskManager's */
+    /**
+     * @param owner names the thread, e.g. the TaskManager's
+     */
     public RecoveryDeadlines(String owner) {
         this.owner = owner;
     }
@@ -45,11 +47,16 @@ public final class RecoveryDeadlines implements AutoCloseable {
                 return;
             }
             if (timer == null) {
-                timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
-                    Thread thread = new Thread(runnable, "clonos-recovery-deadlines (" + owner + ")");
-                    thread.setDaemon(true);
-                    return thread;
-                });
+                timer =
+                        Executors.newSingleThreadScheduledExecutor(
+                                runnable -> {
+                                    Thread thread =
+                                            new Thread(
+                                                    runnable,
+                                                    "clonos-recovery-deadlines (" + owner + ")");
+                                    thread.setDaemon(true);
+                                    return thread;
+                                });
             }
             current = timer;
         }

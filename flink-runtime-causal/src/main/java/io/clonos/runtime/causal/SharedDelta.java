@@ -24,7 +24,8 @@ public record SharedDelta(CausalLogDelta delta, int distance) {
 
     public SharedDelta {
         if (distance < 1) {
-            throw new IllegalArgumentException("A shared delta is at least one hop from its log's task, was " + distance);
+            throw new IllegalArgumentException(
+                    "A shared delta is at least one hop from its log's task, was " + distance);
         }
     }
 }

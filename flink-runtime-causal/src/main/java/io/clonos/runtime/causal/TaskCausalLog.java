@@ -23,15 +23,16 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The causal log of a task's main thread: the determinants of everything nondeterministic the
- * task did, in the order it did it, segmented by epoch. The task thread appends; the network
- * threads read the tail that each consumer connection has not been sent yet, to piggyback it on
- * the next buffer ({@link Position}).
+ * The causal log of a task's main thread: the determinants of everything nondeterministic the task
+ * did, in the order it did it, segmented by epoch. The task thread appends; the network threads
+ * read the tail that each consumer connection has not been sent yet, to piggyback it on the next
+ * buffer ({@link Position}).
  */
 @Internal
 public final class TaskCausalLog {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(TaskCausalLog.class);
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(TaskCausalLog.class);
 
     private final CausalLogId id;
 
@@ -102,9 +103,13 @@ public final class TaskCausalLog {
                 overflowedEpoch = currentEpoch;
                 encoded = DeterminantEncoding.overflowMarker();
                 memory.forceReserve(encoded.length);
-                LOG.warn("The causal logs of {} hold {} bytes and reached clonos.determinant.memory ({} bytes): the task cannot be "
-                        + "recovered by determinants from epoch {} (a failure rolls the job back globally); checkpoints free the memory.",
-                        id, memory.usedBytes(), memory.limitBytes(), currentEpoch);
+                LOG.warn(
+                        "The causal logs of {} hold {} bytes and reached clonos.determinant.memory ({} bytes): the task cannot be "
+                                + "recovered by determinants from epoch {} (a failure rolls the job back globally); checkpoints free the memory.",
+                        id,
+                        memory.usedBytes(),
+                        memory.limitBytes(),
+                        currentEpoch);
             }
             epochs.get(currentEpoch).append(encoded, 0, encoded.length);
             totalBytes += encoded.length;

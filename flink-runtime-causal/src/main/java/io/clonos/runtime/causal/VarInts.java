@@ -88,7 +88,8 @@ final class VarInts {
                     return value;
                 }
             }
-            throw new CorruptCausalLogException("Variable-length integer too long at byte " + position);
+            throw new CorruptCausalLogException(
+                    "Variable-length integer too long at byte " + position);
         }
 
         long readUnsigned() throws CorruptCausalLogException {
@@ -102,7 +103,8 @@ final class VarInts {
         int readUnsignedInt() throws CorruptCausalLogException {
             long value = readUnsigned();
             if (value > Integer.MAX_VALUE) {
-                throw new CorruptCausalLogException("Value " + value + " out of range at byte " + position);
+                throw new CorruptCausalLogException(
+                        "Value " + value + " out of range at byte " + position);
             }
             return (int) value;
         }
@@ -114,7 +116,8 @@ final class VarInts {
 
         byte[] readBytes(int length) throws CorruptCausalLogException {
             if (length > end - position) {
-                throw new CorruptCausalLogException("Truncated byte array of " + length + " bytes at byte " + position);
+                throw new CorruptCausalLogException(
+                        "Truncated byte array of " + length + " bytes at byte " + position);
             }
             byte[] result = Arrays.copyOfRange(bytes, position, position + length);
             position += length;

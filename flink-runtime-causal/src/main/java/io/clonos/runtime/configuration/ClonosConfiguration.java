@@ -24,7 +24,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
 
-
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Map;
@@ -45,7 +44,9 @@ public final class ClonosConfiguration implements Serializable {
     private static final long serialVersionUID = 1L;
 
     private static final Set<String> KNOWN_KEYS =
-            ClonosOptions.all().stream().map(ConfigOption::key).collect(Collectors.toUnmodifiableSet());
+            ClonosOptions.all().stream()
+                    .map(ConfigOption::key)
+                    .collect(Collectors.toUnmodifiableSet());
 
     private final int determinantSharingDepth;
     private final MemorySize determinantMemory;
@@ -72,7 +73,11 @@ public final class ClonosConfiguration implements Serializable {
                         dsd -> dsd >= ClonosOptions.FULL_DETERMINANT_SHARING_DEPTH,
                         "-1 (full depth), 0 (causal logging off) or a positive depth");
         determinantMemory =
-                read(config, ClonosOptions.DETERMINANT_MEMORY, ClonosConfiguration::positive, "a positive memory size such as 32mb");
+                read(
+                        config,
+                        ClonosOptions.DETERMINANT_MEMORY,
+                        ClonosConfiguration::positive,
+                        "a positive memory size such as 32mb");
         timeServiceGranularity =
                 read(
                         config,
@@ -81,7 +86,11 @@ public final class ClonosConfiguration implements Serializable {
                         "a duration of 0 or more, such as 1 ms");
         inFlightLogType = readEnum(config, ClonosOptions.IN_FLIGHT_LOG_TYPE, InFlightLogType.class);
         inFlightLogMemory =
-                read(config, ClonosOptions.IN_FLIGHT_LOG_MEMORY, ClonosConfiguration::positive, "a positive memory size such as 64mb");
+                read(
+                        config,
+                        ClonosOptions.IN_FLIGHT_LOG_MEMORY,
+                        ClonosConfiguration::positive,
+                        "a positive memory size such as 64mb");
         spillPolicy = readEnum(config, ClonosOptions.IN_FLIGHT_LOG_SPILL_POLICY, SpillPolicy.class);
         spillTrigger =
                 read(
@@ -90,15 +99,31 @@ public final class ClonosConfiguration implements Serializable {
                         t -> t > 0.0 && t <= 1.0,
                         "a fraction greater than 0 and at most 1");
         prefetchBuffers =
-                read(config, ClonosOptions.IN_FLIGHT_LOG_PREFETCH_BUFFERS, n -> n >= 1, "an integer of at least 1");
+                read(
+                        config,
+                        ClonosOptions.IN_FLIGHT_LOG_PREFETCH_BUFFERS,
+                        n -> n >= 1,
+                        "an integer of at least 1");
         recoveryMode = readEnum(config, ClonosOptions.RECOVERY_MODE, RecoveryMode.class);
-        orphanFallback = readEnum(config, ClonosOptions.RECOVERY_ORPHAN_FALLBACK, OrphanFallback.class);
+        orphanFallback =
+                readEnum(config, ClonosOptions.RECOVERY_ORPHAN_FALLBACK, OrphanFallback.class);
         reconnectTimeout =
-                read(config, ClonosOptions.RECOVERY_RECONNECT_TIMEOUT, d -> !d.isNegative() && !d.isZero(), "a positive duration such as 60 s");
+                read(
+                        config,
+                        ClonosOptions.RECOVERY_RECONNECT_TIMEOUT,
+                        d -> !d.isNegative() && !d.isZero(),
+                        "a positive duration such as 60 s");
         standbyEnabled = read(config, ClonosOptions.STANDBY_ENABLED, b -> true, "true or false");
-        standbyCount = read(config, ClonosOptions.STANDBY_COUNT, n -> n >= 1, "an integer of at least 1");
-        standbyPlacement = readEnum(config, ClonosOptions.STANDBY_PLACEMENT, StandbyPlacement.class);
-        standbyTransferWait = read(config, ClonosOptions.STANDBY_TRANSFER_WAIT, d -> !d.isNegative(), "a duration of 0 ms or more such as 2 s");
+        standbyCount =
+                read(config, ClonosOptions.STANDBY_COUNT, n -> n >= 1, "an integer of at least 1");
+        standbyPlacement =
+                readEnum(config, ClonosOptions.STANDBY_PLACEMENT, StandbyPlacement.class);
+        standbyTransferWait =
+                read(
+                        config,
+                        ClonosOptions.STANDBY_TRANSFER_WAIT,
+                        d -> !d.isNegative(),
+                        "a duration of 0 ms or more such as 2 s");
     }
 
     /**
@@ -128,7 +153,9 @@ public final class ClonosConfiguration implements Serializable {
                 throw new IllegalConfigurationException(
                         String.format(
                                 "Unknown configuration key '%s' (value '%s'). Clonos knows: %s.",
-                                key, entry.getValue(), String.join(", ", new TreeSet<>(KNOWN_KEYS))));
+                                key,
+                                entry.getValue(),
+                                String.join(", ", new TreeSet<>(KNOWN_KEYS))));
             }
         }
     }

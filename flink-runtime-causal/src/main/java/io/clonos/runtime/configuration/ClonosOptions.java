@@ -32,7 +32,10 @@ public final class ClonosOptions {
     /** The prefix of every Clonos key. */
     public static final String PREFIX = "clonos.";
 
-    /** Value of {@link #DETERMINANT_SHARING_DEPTH} that replicates determinants to every task downstream. */
+    /**
+     * Value of {@link #DETERMINANT_SHARING_DEPTH} that replicates determinants to every task
+     * downstream.
+     */
     public static final int FULL_DETERMINANT_SHARING_DEPTH = -1;
 
     // ------------------------------------------------------------------------------------------
@@ -286,7 +289,9 @@ public final class ClonosOptions {
     public enum StandbyPlacement {
         /** A standby never shares a TaskManager with its primary. */
         SPREAD,
-        /** Standbys may share TaskManagers with their primaries: fewer TaskManagers, less safety. */
+        /**
+         * Standbys may share TaskManagers with their primaries: fewer TaskManagers, less safety.
+         */
         PACK;
 
         @Override

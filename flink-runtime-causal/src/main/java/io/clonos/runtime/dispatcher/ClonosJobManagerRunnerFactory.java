@@ -70,7 +70,10 @@ public final class ClonosJobManagerRunnerFactory implements JobManagerRunnerFact
             throws Exception {
 
         if (jobGraph.getJobType() != JobType.STREAMING || jobGraph.getNumberOfVertices() == 0) {
-            LOG.info("Job {} ({}) is not a streaming job; Flink runs it as it is.", jobGraph.getName(), jobGraph.getJobID());
+            LOG.info(
+                    "Job {} ({}) is not a streaming job; Flink runs it as it is.",
+                    jobGraph.getName(),
+                    jobGraph.getJobID());
             return JobMasterServiceLeadershipRunnerFactory.INSTANCE.createJobManagerRunner(
                     jobGraph,
                     configuration,
@@ -88,17 +91,21 @@ public final class ClonosJobManagerRunnerFactory implements JobManagerRunnerFact
                 ClonosConfiguration.forJob(configuration, jobGraph.getJobConfiguration());
 
         LibraryCacheManager.ClassLoaderLease classLoaderLease =
-                jobManagerServices.getLibraryCacheManager().registerClassLoaderLease(jobGraph.getJobID());
+                jobManagerServices
+                        .getLibraryCacheManager()
+                        .registerClassLoaderLease(jobGraph.getJobID());
         try {
             ClassLoader userCodeClassLoader =
                     classLoaderLease
-                            .getOrResolveClassLoader(jobGraph.getUserJarBlobKeys(), jobGraph.getClasspaths())
+                            .getOrResolveClassLoader(
+                                    jobGraph.getUserJarBlobKeys(), jobGraph.getClasspaths())
                             .asClassLoader();
             rewriters.rewrite(jobGraph, clonos, userCodeClassLoader);
 
             DefaultJobMasterServiceFactory jobMasterServiceFactory =
                     new DefaultJobMasterServiceFactory(
-                            MdcUtils.scopeToJob(jobGraph.getJobID(), jobManagerServices.getIoExecutor()),
+                            MdcUtils.scopeToJob(
+                                    jobGraph.getJobID(), jobManagerServices.getIoExecutor()),
                             rpcService,
                             JobMasterConfiguration.fromConfiguration(configuration),
                             jobGraph,

@@ -12,11 +12,9 @@
 
 package io.clonos.runtime.dispatcher;
 
-import io.clonos.runtime.jobgraph.JobGraphRewriter;
-
-import io.clonos.runtime.jobgraph.AlignedCheckpointsRewriter;
-
 import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.jobgraph.AlignedCheckpointsRewriter;
+import io.clonos.runtime.jobgraph.JobGraphRewriter;
 import io.clonos.runtime.standby.StandbyVertices;
 
 import org.apache.flink.annotation.Internal;
@@ -46,7 +44,9 @@ public final class JobGraphRewriters {
                 .forEach(discovered::add);
         if (discovered.isEmpty()) {
             throw new IllegalStateException(
-                    "No " + JobGraphRewriter.class.getSimpleName() + " on the class path: the Clonos"
+                    "No "
+                            + JobGraphRewriter.class.getSimpleName()
+                            + " on the class path: the Clonos"
                             + " JobManager needs flink-streaming-causal in its lib/ directory.");
         }
         List<JobGraphRewriter> all = new ArrayList<>();
@@ -57,7 +57,8 @@ public final class JobGraphRewriters {
         return new JobGraphRewriters(all);
     }
 
-    public void rewrite(JobGraph jobGraph, ClonosConfiguration clonos, ClassLoader userCodeClassLoader)
+    public void rewrite(
+            JobGraph jobGraph, ClonosConfiguration clonos, ClassLoader userCodeClassLoader)
             throws Exception {
         for (JobGraphRewriter rewriter : rewriters) {
             rewriter.rewrite(jobGraph, clonos, userCodeClassLoader);

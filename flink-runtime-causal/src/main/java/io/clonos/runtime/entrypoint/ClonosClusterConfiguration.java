@@ -13,7 +13,6 @@
 package io.clonos.runtime.entrypoint;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
-
 import io.clonos.runtime.shuffle.ClonosShuffleServiceFactory;
 
 import org.apache.flink.annotation.Internal;
@@ -27,8 +26,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Turns a user's Flink configuration into the configuration of a Clonos cluster process. Every
- * process (embedded cluster, JobManager, TaskManager) goes through here, so the Flink settings
- * that Clonos depends on are set in one place and cannot differ between processes.
+ * process (embedded cluster, JobManager, TaskManager) goes through here, so the Flink settings that
+ * Clonos depends on are set in one place and cannot differ between processes.
  */
 @Internal
 public final class ClonosClusterConfiguration {
@@ -37,8 +36,8 @@ public final class ClonosClusterConfiguration {
 
     /**
      * Validates the {@code clonos.} keys and returns a copy with Clonos's shuffle service and
-     * without buffer debloating, whose buffer sizes would be one more source of nondeterminism
-     * to log for nothing.
+     * without buffer debloating, whose buffer sizes would be one more source of nondeterminism to
+     * log for nothing.
      *
      * @throws IllegalConfigurationException on a bad {@code clonos.} value or a shuffle service
      *     that is not Clonos's
@@ -50,14 +49,18 @@ public final class ClonosClusterConfiguration {
         String shuffle = ClonosShuffleServiceFactory.class.getName();
         config.getOptional(ShuffleServiceOptions.SHUFFLE_SERVICE_FACTORY_CLASS)
                 .filter(configured -> !configured.equals(shuffle))
-                .filter(configured -> !configured.equals(ShuffleServiceOptions.NETTY_SHUFFLE_SERVICE_FACTORY_CLASS))
+                .filter(
+                        configured ->
+                                !configured.equals(
+                                        ShuffleServiceOptions.NETTY_SHUFFLE_SERVICE_FACTORY_CLASS))
                 .ifPresent(
                         configured -> {
                             throw new IllegalConfigurationException(
                                     String.format(
                                             "Invalid value '%s' for configuration key '%s': a Clonos cluster needs %s.",
                                             configured,
-                                            ShuffleServiceOptions.SHUFFLE_SERVICE_FACTORY_CLASS.key(),
+                                            ShuffleServiceOptions.SHUFFLE_SERVICE_FACTORY_CLASS
+                                                    .key(),
                                             shuffle));
                         });
         config.set(ShuffleServiceOptions.SHUFFLE_SERVICE_FACTORY_CLASS, shuffle);

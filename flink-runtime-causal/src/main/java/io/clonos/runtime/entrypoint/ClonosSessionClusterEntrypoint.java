@@ -12,7 +12,6 @@
 
 package io.clonos.runtime.entrypoint;
 
-
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -43,8 +42,8 @@ public class ClonosSessionClusterEntrypoint extends SessionClusterEntrypoint {
     }
 
     @Override
-    protected DispatcherResourceManagerComponentFactory createDispatcherResourceManagerComponentFactory(
-            Configuration configuration) {
+    protected DispatcherResourceManagerComponentFactory
+            createDispatcherResourceManagerComponentFactory(Configuration configuration) {
         return ClonosClusterComponents.sessionComponentFactory();
     }
 

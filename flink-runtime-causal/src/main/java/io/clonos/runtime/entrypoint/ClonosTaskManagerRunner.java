@@ -12,7 +12,6 @@
 
 package io.clonos.runtime.entrypoint;
 
-
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -26,8 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The TaskManager process of a standalone Clonos cluster: Flink's TaskManager, started with the
- * Clonos cluster configuration. Takes the same arguments as Flink's ({@code --configDir}, {@code
- * -D key=value}).
+ * Clonos cluster configuration. Takes the same arguments as Flink's ({@code --configDir}, {@code -D
+ * key=value}).
  */
 @Internal
 public final class ClonosTaskManagerRunner {
@@ -41,7 +40,8 @@ public final class ClonosTaskManagerRunner {
 
         Configuration configuration;
         try {
-            configuration = ClonosClusterConfiguration.prepare(TaskManagerRunner.loadConfiguration(args));
+            configuration =
+                    ClonosClusterConfiguration.prepare(TaskManagerRunner.loadConfiguration(args));
         } catch (IllegalConfigurationException e) {
             LOG.error("Invalid configuration: {}", e.getMessage());
             System.err.println("Invalid configuration: " + e.getMessage());

@@ -23,9 +23,9 @@ import javax.annotation.Nullable;
  * barrier {@code c}. Storage is behind this interface so that in-memory and spilling logs are
  * interchangeable.
  *
- * <p>Epoch {@code e} holds what was sent after barrier {@code e} up to and including barrier
- * {@code e+1}'s buffer. What was sent before the first barrier the log sees is held in the epoch
- * the log was created with.
+ * <p>Epoch {@code e} holds what was sent after barrier {@code e} up to and including barrier {@code
+ * e+1}'s buffer. What was sent before the first barrier the log sees is held in the epoch the log
+ * was created with.
  *
  * <p>Implementations are thread-safe: the producer's sending thread appends while a reconnected
  * consumer's replay reads, and checkpoint completion truncates from yet another thread.
@@ -69,7 +69,9 @@ public interface InFlightLog extends AutoCloseable {
     /** A position in the log; not thread-safe, used by one reader. */
     interface Cursor {
 
-        /** The next logged buffer as a fresh network buffer the caller owns, or null if caught up. */
+        /**
+         * The next logged buffer as a fresh network buffer the caller owns, or null if caught up.
+         */
         @Nullable
         Buffer next() throws InFlightLogUnavailableException;
 

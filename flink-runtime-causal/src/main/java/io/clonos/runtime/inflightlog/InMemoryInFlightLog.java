@@ -82,7 +82,8 @@ public final class InMemoryInFlightLog implements InFlightLog {
         }
         byte[] copy = new byte[size];
         buffer.getNioBufferReadable().get(copy);
-        epochs.get(currentEpoch).add(new LoggedBuffer(copy, buffer.getDataType(), buffer.isCompressed()));
+        epochs.get(currentEpoch)
+                .add(new LoggedBuffer(copy, buffer.getDataType(), buffer.isCompressed()));
         sizeInBytes += size;
         numberOfBuffers++;
     }
@@ -102,7 +103,8 @@ public final class InMemoryInFlightLog implements InFlightLog {
     @Override
     public synchronized void startEpoch(long epoch) {
         if (epoch <= currentEpoch) {
-            throw new IllegalStateException("Epoch " + epoch + " does not follow epoch " + currentEpoch);
+            throw new IllegalStateException(
+                    "Epoch " + epoch + " does not follow epoch " + currentEpoch);
         }
         currentEpoch = epoch;
         epochs.put(epoch, new ArrayList<>());
@@ -169,7 +171,8 @@ public final class InMemoryInFlightLog implements InFlightLog {
 
     /** The buffer at an absolute position (counting every buffer ever logged), or null. */
     @Nullable
-    private synchronized LoggedBuffer bufferAt(long position) throws InFlightLogUnavailableException {
+    private synchronized LoggedBuffer bufferAt(long position)
+            throws InFlightLogUnavailableException {
         if (position < truncatedBuffers) {
             throw new InFlightLogUnavailableException(
                     "The in-flight log dropped buffers a replay had not sent yet (truncated or overflowed)");

@@ -34,10 +34,12 @@ public final class AlignedCheckpointsRewriter implements JobGraphRewriter {
     private static final Logger LOG = LoggerFactory.getLogger(AlignedCheckpointsRewriter.class);
 
     @Override
-    public void rewrite(JobGraph jobGraph, ClonosConfiguration clonos, ClassLoader userCodeClassLoader) {
+    public void rewrite(
+            JobGraph jobGraph, ClonosConfiguration clonos, ClassLoader userCodeClassLoader) {
         JobCheckpointingSettings settings = jobGraph.getCheckpointingSettings();
         if (settings == null
-                || !settings.getCheckpointCoordinatorConfiguration().isUnalignedCheckpointsEnabled()) {
+                || !settings.getCheckpointCoordinatorConfiguration()
+                        .isUnalignedCheckpointsEnabled()) {
             return;
         }
         LOG.warn(
@@ -54,11 +56,14 @@ public final class AlignedCheckpointsRewriter implements JobGraphRewriter {
                         .setMaxConcurrentCheckpoints(c.getMaxConcurrentCheckpoints())
                         .setCheckpointRetentionPolicy(c.getCheckpointRetentionPolicy())
                         .setExactlyOnce(c.isExactlyOnce())
-                        .setTolerableCheckpointFailureNumber(c.getTolerableCheckpointFailureNumber())
+                        .setTolerableCheckpointFailureNumber(
+                                c.getTolerableCheckpointFailureNumber())
                         .setUnalignedCheckpointsEnabled(false)
                         .setAlignedCheckpointTimeout(0)
-                        .setCheckpointIdOfIgnoredInFlightData(c.getCheckpointIdOfIgnoredInFlightData())
-                        .setEnableCheckpointsAfterTasksFinish(c.isEnableCheckpointsAfterTasksFinish())
+                        .setCheckpointIdOfIgnoredInFlightData(
+                                c.getCheckpointIdOfIgnoredInFlightData())
+                        .setEnableCheckpointsAfterTasksFinish(
+                                c.isEnableCheckpointsAfterTasksFinish())
                         .build();
         jobGraph.setSnapshotSettings(
                 new JobCheckpointingSettings(

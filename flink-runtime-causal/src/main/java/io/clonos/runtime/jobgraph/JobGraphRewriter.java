@@ -23,8 +23,8 @@ import org.apache.flink.runtime.jobgraph.JobGraph;
  * mode) submits jobs unchanged.
  *
  * <p>Implementations are found with {@link java.util.ServiceLoader}; the task side ({@code
- * flink-streaming-causal}) contributes the rewriter that swaps Flink's stream tasks for Clonos's.
- * A rewriter must be idempotent: a recovered JobManager rewrites the stored job again.
+ * flink-streaming-causal}) contributes the rewriter that swaps Flink's stream tasks for Clonos's. A
+ * rewriter must be idempotent: a recovered JobManager rewrites the stored job again.
  */
 @Internal
 public interface JobGraphRewriter {

@@ -20,9 +20,9 @@ import java.util.Optional;
 
 /**
  * Whether a vertex's tasks can be recovered by determinants, as the cluster-side rewriting of the
- * job found out (it knows the tasks and operators; the scheduler that acts on a failure does
- * not). A task that cannot replay would, restarted alone, redo its work with other choices than
- * its predecessor made and that its consumers already saw: the scheduler rolls back globally.
+ * job found out (it knows the tasks and operators; the scheduler that acts on a failure does not).
+ * A task that cannot replay would, restarted alone, redo its work with other choices than its
+ * predecessor made and that its consumers already saw: the scheduler rolls back globally.
  *
  * <p>Carried in the vertex configuration under an internal key, which users do not set.
  */
@@ -33,7 +33,8 @@ public final class VertexReplay {
             ConfigOptions.key("clonos.internal.not-replayable-because")
                     .stringType()
                     .noDefaultValue()
-                    .withDescription("Internal: why the vertex's tasks cannot be recovered by determinants.");
+                    .withDescription(
+                            "Internal: why the vertex's tasks cannot be recovered by determinants.");
 
     private VertexReplay() {}
 

@@ -12,8 +12,8 @@
 
 package io.clonos.runtime.minicluster;
 
-import io.clonos.runtime.entrypoint.ClonosClusterConfiguration;
 import io.clonos.runtime.entrypoint.ClonosClusterComponents;
+import io.clonos.runtime.entrypoint.ClonosClusterConfiguration;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.Configuration;
@@ -33,7 +33,8 @@ public class ClonosMiniCluster extends MiniCluster {
     }
 
     /** A cluster of {@code taskManagers} TaskManagers with {@code slots} slots each. */
-    public static ClonosMiniCluster create(Configuration configuration, int taskManagers, int slots) {
+    public static ClonosMiniCluster create(
+            Configuration configuration, int taskManagers, int slots) {
         return new ClonosMiniCluster(
                 new MiniClusterConfiguration.Builder()
                         .setConfiguration(configuration)
@@ -57,7 +58,8 @@ public class ClonosMiniCluster extends MiniCluster {
     }
 
     @Override
-    protected DispatcherResourceManagerComponentFactory createDispatcherResourceManagerComponentFactory() {
+    protected DispatcherResourceManagerComponentFactory
+            createDispatcherResourceManagerComponentFactory() {
         return ClonosClusterComponents.sessionComponentFactory();
     }
 }

@@ -42,17 +42,27 @@ public final class EmbeddedClusters {
         config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        config.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
         return config;
     }
 
-    /** Starts a cluster of {@code taskManagers} TaskManagers with {@code slots} slots each, its REST endpoint on a free port. */
-    public static MiniCluster start(boolean onClonos, Configuration config, int taskManagers, int slots) throws Exception {
+    /**
+     * Starts a cluster of {@code taskManagers} TaskManagers with {@code slots} slots each, its REST
+     * endpoint on a free port.
+     */
+    public static MiniCluster start(
+            boolean onClonos, Configuration config, int taskManagers, int slots) throws Exception {
         Configuration withRandomPort = new Configuration(config);
         withRandomPort.set(RestOptions.BIND_PORT, "0");
         MiniClusterConfiguration clusterConfig =
-                new MiniClusterConfiguration.Builder().setConfiguration(withRandomPort).setNumTaskManagers(taskManagers).setNumSlotsPerTaskManager(slots).build();
-        MiniCluster cluster = onClonos ? new ClonosMiniCluster(clusterConfig) : new MiniCluster(clusterConfig);
+                new MiniClusterConfiguration.Builder()
+                        .setConfiguration(withRandomPort)
+                        .setNumTaskManagers(taskManagers)
+                        .setNumSlotsPerTaskManager(slots)
+                        .build();
+        MiniCluster cluster =
+                onClonos ? new ClonosMiniCluster(clusterConfig) : new MiniCluster(clusterConfig);
         cluster.start();
         return cluster;
     }
@@ -67,8 +77,14 @@ public final class EmbeddedClusters {
         throw new IllegalStateException("No vertex " + name);
     }
 
-    /** The resource id of the TaskManager that runs subtask {@code subtask} of vertex {@code name}. */
+    /**
+     * The resource id of the TaskManager that runs subtask {@code subtask} of vertex {@code name}.
+     */
     public static String location(AccessExecutionGraph graph, String name, int subtask) {
-        return vertex(graph, name).getTaskVertices()[subtask].getCurrentAssignedResourceLocation().getResourceID().getResourceIdString();
+        return vertex(graph, name)
+                .getTaskVertices()[subtask]
+                .getCurrentAssignedResourceLocation()
+                .getResourceID()
+                .getResourceIdString();
     }
 }

@@ -27,8 +27,8 @@ import java.util.TreeMap;
 
 /**
  * Finds the TaskManagers of an embedded cluster, for failure experiments. The cluster terminates
- * TaskManagers by start index but names them by random resource ids; the REST API shows each
- * one's RPC path, whose number grows with the start order.
+ * TaskManagers by start index but names them by random resource ids; the REST API shows each one's
+ * RPC path, whose number grows with the start order.
  */
 @Internal
 public final class EmbeddedTaskManagers {
@@ -37,13 +37,14 @@ public final class EmbeddedTaskManagers {
 
     /**
      * The start index of the TaskManager with this resource id, for {@link
-     * MiniCluster#terminateTaskManager}. Only while every TaskManager the cluster started runs:
-     * the cluster keeps a terminated one's index, the REST API forgets it ({@link #indexes} first).
+     * MiniCluster#terminateTaskManager}. Only while every TaskManager the cluster started runs: the
+     * cluster keeps a terminated one's index, the REST API forgets it ({@link #indexes} first).
      */
     public static int indexOf(MiniCluster cluster, String resourceId) throws Exception {
         Integer index = indexes(cluster).get(resourceId);
         if (index == null) {
-            throw new IllegalArgumentException("No running TaskManager " + resourceId + " in " + indexes(cluster).keySet());
+            throw new IllegalArgumentException(
+                    "No running TaskManager " + resourceId + " in " + indexes(cluster).keySet());
         }
         return index;
     }
@@ -54,11 +55,17 @@ public final class EmbeddedTaskManagers {
      */
     public static Map<String, Integer> indexes(MiniCluster cluster) throws Exception {
         URI taskManagers = cluster.getRestAddress().get().resolve("/taskmanagers");
-        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(taskManagers).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response =
+                HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(taskManagers).build(),
+                                HttpResponse.BodyHandlers.ofString());
         TreeMap<Integer, String> byStartOrder = new TreeMap<>();
         for (JsonNode tm : new ObjectMapper().readTree(response.body()).path("taskmanagers")) {
             String path = tm.path("path").asText();
-            byStartOrder.put(Integer.parseInt(path.substring(path.lastIndexOf('_') + 1)), tm.path("id").asText());
+            byStartOrder.put(
+                    Integer.parseInt(path.substring(path.lastIndexOf('_') + 1)),
+                    tm.path("id").asText());
         }
         Map<String, Integer> indexes = new LinkedHashMap<>();
         for (String id : byStartOrder.values()) {

@@ -12,11 +12,10 @@
 
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
-
 import io.clonos.runtime.causal.CausalLogId;
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.CorruptCausalLogException;
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 import io.clonos.runtime.causal.SharedDelta;
 
 import org.apache.flink.annotation.Internal;
@@ -38,11 +37,11 @@ import java.util.TreeMap;
 import java.util.function.IntConsumer;
 
 /**
- * A gate's role as a consumer in the causal protocol (paper section 4.2): it holds the causal
- * logs its producers piggyback ahead of their data and counts the data bytes it received per
- * channel and epoch, and it answers every new connection with both ({@link
- * DeterminantResponseEvent}), so that a recovered producer replays its predecessor's choices and
- * continues its stream exactly where this consumer stopped receiving it.
+ * A gate's role as a consumer in the causal protocol (paper section 4.2): it holds the causal logs
+ * its producers piggyback ahead of their data and counts the data bytes it received per channel and
+ * epoch, and it answers every new connection with both ({@link DeterminantResponseEvent}), so that
+ * a recovered producer replays its predecessor's choices and continues its stream exactly where
+ * this consumer stopped receiving it.
  *
  * <p>Task thread, but for {@link #truncateBefore}.
  */
@@ -62,27 +61,40 @@ final class CausalConsumer {
     private final CausalTask task;
     private final String taskName;
     private final Producers producers;
-    /** Called when a channel's producer restarted with a stream that does not continue the old one. */
+
+    /**
+     * Called when a channel's producer restarted with a stream that does not continue the old one.
+     */
     private final IntConsumer streamRestarts;
 
     private final List<Set<CausalLogId>> logsPerChannel = new ArrayList<>();
     private final List<TreeMap<Long, EpochBytes>> receivedPerEpoch = new ArrayList<>();
+
     /** Per channel: the epoch of the data arriving now. */
     private final long[] streamEpoch;
+
     /** Channels whose producer died and whose next stream may restart at a record boundary. */
     private final BitSet mayRestart = new BitSet();
+
     /** Channels whose producer waits for this recovering consumer's answer. */
     private final BitSet unanswered = new BitSet();
+
     private volatile long completedCheckpoint;
     private long truncatedBefore;
 
     /**
      * @param restoredCheckpoint the checkpoint the task was restored from: the epoch of the first
      *     data on every channel
-     * @param streamRestarts told, before the first data of a channel's restarted stream reaches
-     *     the task, that what the task holds of the old stream's last record must be dropped
+     * @param streamRestarts told, before the first data of a channel's restarted stream reaches the
+     *     task, that what the task holds of the old stream's last record must be dropped
      */
-    CausalConsumer(CausalTask task, String taskName, int numberOfChannels, long restoredCheckpoint, Producers producers, IntConsumer streamRestarts) {
+    CausalConsumer(
+            CausalTask task,
+            String taskName,
+            int numberOfChannels,
+            long restoredCheckpoint,
+            Producers producers,
+            IntConsumer streamRestarts) {
         this.task = task;
         this.taskName = taskName;
         this.producers = producers;
@@ -99,7 +111,10 @@ final class CausalConsumer {
     boolean accept(BufferOrEvent boe, int channel) throws IOException {
         truncateReceived();
         if (boe.isBuffer()) {
-            receivedPerEpoch.get(channel).computeIfAbsent(streamEpoch[channel], e -> new EpochBytes()).add(boe.getBuffer());
+            receivedPerEpoch
+                    .get(channel)
+                    .computeIfAbsent(streamEpoch[channel], e -> new EpochBytes())
+                    .add(boe.getBuffer());
             if (mayRestart.get(channel)) {
                 // a restarted producer's stream that does not continue the old one
                 mayRestart.clear(channel);
@@ -117,7 +132,11 @@ final class CausalConsumer {
             if (continued.isFresh()) {
                 freshStream(channel);
             } else {
-                LOG.info("Channel {} of {} continues its stream after {} bytes its new producer skipped.", channel, taskName, continued.skippedBytes());
+                LOG.info(
+                        "Channel {} of {} continues its stream after {} bytes its new producer skipped.",
+                        channel,
+                        taskName,
+                        continued.skippedBytes());
                 mayRestart.clear(channel);
             }
             return false;
@@ -125,7 +144,8 @@ final class CausalConsumer {
         if (event instanceof ReplayStartEvent) {
             answer(channel);
         } else if (event instanceof CheckpointBarrier) {
-            streamEpoch[channel] = Math.max(streamEpoch[channel], ((CheckpointBarrier) event).getId());
+            streamEpoch[channel] =
+                    Math.max(streamEpoch[channel], ((CheckpointBarrier) event).getId());
         }
         return true;
     }
@@ -137,7 +157,13 @@ final class CausalConsumer {
                 logsPerChannel.get(channel).add(shared.delta().log());
             }
         } catch (CorruptCausalLogException e) {
-            throw new LocalRecoveryImpossibleException("The causal log received on channel " + channel + " of " + taskName + " is corrupt", e);
+            throw new LocalRecoveryImpossibleException(
+                    "The causal log received on channel "
+                            + channel
+                            + " of "
+                            + taskName
+                            + " is corrupt",
+                    e);
         }
     }
 
@@ -148,7 +174,11 @@ final class CausalConsumer {
      */
     private void answer(int channel) throws IOException {
         if (task.recovery().isWaiting()) {
-            LOG.debug("{} answers the producer of channel {} once it has its own determinants ({}).", taskName, channel, task.recovery().state());
+            LOG.debug(
+                    "{} answers the producer of channel {} once it has its own determinants ({}).",
+                    taskName,
+                    channel,
+                    task.recovery().state());
             unanswered.set(channel);
             return;
         }
@@ -161,8 +191,16 @@ final class CausalConsumer {
         }
         int subpartition = producers.subpartition(channel);
         boolean replays = task.recovery().isReplaying();
-        if (producers.send(channel, new DeterminantResponseEvent(subpartition, receivedPerEpoch.get(channel), deltas, replays))) {
-            LOG.debug("{} answered the producer of channel {} with {} deltas{}.", taskName, channel, deltas.size(), replays ? " (replaying)" : "");
+        if (producers.send(
+                channel,
+                new DeterminantResponseEvent(
+                        subpartition, receivedPerEpoch.get(channel), deltas, replays))) {
+            LOG.debug(
+                    "{} answered the producer of channel {} with {} deltas{}.",
+                    taskName,
+                    channel,
+                    deltas.size(),
+                    replays ? " (replaying)" : "");
             if (replays) {
                 // task thread: the replay ends on it, after this answer went out
                 task.recovery().whenRunning(() -> replayEnded(channel, subpartition));
@@ -179,11 +217,18 @@ final class CausalConsumer {
             producers.send(channel, new ReplayEndEvent(subpartition));
         } catch (IOException e) {
             // the producer is gone again; its next attempt is answered anew
-            LOG.info("{} cannot tell the producer of channel {} that its replay ended: {}", taskName, channel, e.getMessage());
+            LOG.info(
+                    "{} cannot tell the producer of channel {} that its replay ended: {}",
+                    taskName,
+                    channel,
+                    e.getMessage());
         }
     }
 
-    /** Whether a producer waits for this consumer's answer, which it sends once it has its determinants. */
+    /**
+     * Whether a producer waits for this consumer's answer, which it sends once it has its
+     * determinants.
+     */
     boolean hasUnanswered() {
         return !unanswered.isEmpty();
     }
@@ -191,7 +236,9 @@ final class CausalConsumer {
     /** Answers the producers that waited for this task's own determinants, once it has them. */
     void answerWaitingProducers() throws IOException {
         if (!unanswered.isEmpty() && !task.recovery().isWaiting()) {
-            for (int channel = unanswered.nextSetBit(0); channel >= 0; channel = unanswered.nextSetBit(channel + 1)) {
+            for (int channel = unanswered.nextSetBit(0);
+                    channel >= 0;
+                    channel = unanswered.nextSetBit(channel + 1)) {
                 answer(channel);
             }
         }

@@ -12,8 +12,8 @@
 
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.causal.SharedDelta;
 import io.clonos.runtime.causal.CorruptCausalLogException;
+import io.clonos.runtime.causal.SharedDelta;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.memory.DataInputView;

@@ -70,8 +70,11 @@ public final class CausalTasks {
      * restoredEpoch}; its subpartition {@code i} is consumer {@code firstConsumer + i} of the
      * task's recovery. Hands it what arrived for the partition before.
      */
-    public void register(ResultPartitionID partition, CausalTask task, int firstConsumer, long restoredEpoch) {
-        partitions.computeIfAbsent(partition, p -> new Slot()).attach(new Producer(partition, task, firstConsumer, restoredEpoch));
+    public void register(
+            ResultPartitionID partition, CausalTask task, int firstConsumer, long restoredEpoch) {
+        partitions
+                .computeIfAbsent(partition, p -> new Slot())
+                .attach(new Producer(partition, task, firstConsumer, restoredEpoch));
     }
 
     public void unregister(ResultPartitionID partition) {
@@ -87,10 +90,19 @@ public final class CausalTasks {
 
     /** A consumer connected to a subpartition of {@code partition}. */
     void consumerConnected(ResultPartitionID partition, int subpartition) {
-        deliver(partition, producer -> producer.task.recovery().consumerConnected(producer.firstConsumer + subpartition), "a connection");
+        deliver(
+                partition,
+                producer ->
+                        producer.task
+                                .recovery()
+                                .consumerConnected(producer.firstConsumer + subpartition),
+                "a connection");
     }
 
-    /** A consumer answered a recovering producer: it replays with its determinants and skips what the consumer has. */
+    /**
+     * A consumer answered a recovering producer: it replays with its determinants and skips what
+     * the consumer has.
+     */
     void answered(ResultPartitionID partition, DeterminantResponseEvent answer) {
         deliver(partition, producer -> producer.answered(answer, subpartitionLogs), "an answer");
     }
@@ -100,13 +112,17 @@ public final class CausalTasks {
      * it. In order after the consumer's answer, which this undoes.
      */
     void replayEnded(ResultPartitionID partition, ReplayEndEvent end) {
-        deliver(partition, producer -> subpartitionLogs.consumerReplayEnded(partition, end.subpartition()), "the end of a consumer's replay");
+        deliver(
+                partition,
+                producer -> subpartitionLogs.consumerReplayEnded(partition, end.subpartition()),
+                "the end of a consumer's replay");
     }
 
     private void deliver(ResultPartitionID partition, Consumer<Producer> action, String what) {
         Slot slot = partitions.get(partition);
         if (slot == null) {
-            LOG.debug("Dropped {} for {}: no task of this TaskManager produces it.", what, partition);
+            LOG.debug(
+                    "Dropped {} for {}: no task of this TaskManager produces it.", what, partition);
             return;
         }
         slot.deliver(action);
@@ -120,7 +136,8 @@ public final class CausalTasks {
         return (partition, event) -> publish(flink, partition, event);
     }
 
-    private boolean publish(TaskEventPublisher flink, ResultPartitionID partition, TaskEvent event) {
+    private boolean publish(
+            TaskEventPublisher flink, ResultPartitionID partition, TaskEvent event) {
         if (event instanceof DeterminantResponseEvent) {
             answered(partition, (DeterminantResponseEvent) event);
             return true;
@@ -132,16 +149,22 @@ public final class CausalTasks {
         return flink.publish(partition, event);
     }
 
-    private record Producer(ResultPartitionID partition, CausalTask task, int firstConsumer, long restoredEpoch) {
+    private record Producer(
+            ResultPartitionID partition, CausalTask task, int firstConsumer, long restoredEpoch) {
 
         void answered(DeterminantResponseEvent answer, SubpartitionLogs subpartitionLogs) {
             try {
                 task.answered(
                         firstConsumer + answer.subpartition(),
                         answer.deltas(),
-                        () -> subpartitionLogs.continueAfter(partition, answer.subpartition(), restoredEpoch, answer));
+                        () ->
+                                subpartitionLogs.continueAfter(
+                                        partition, answer.subpartition(), restoredEpoch, answer));
             } catch (Exception e) {
-                LOG.warn("A consumer's answer to {} cannot be read; the recovery will time out and fall back.", partition, e);
+                LOG.warn(
+                        "A consumer's answer to {} cannot be read; the recovery will time out and fall back.",
+                        partition,
+                        e);
             }
         }
     }
@@ -150,7 +173,9 @@ public final class CausalTasks {
     private static final class Slot {
 
         @Nullable private volatile Producer producer;
-        @GuardedBy("this") private List<Consumer<Producer>> pending = new ArrayList<>();
+
+        @GuardedBy("this")
+        private List<Consumer<Producer>> pending = new ArrayList<>();
 
         synchronized void attach(Producer registered) {
             producer = registered;

@@ -13,7 +13,6 @@
 package io.clonos.runtime.network;
 
 import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
-
 import io.clonos.runtime.causal.RecoveryDeadlines;
 
 import org.apache.flink.annotation.Internal;
@@ -53,8 +52,8 @@ import java.util.function.IntPredicate;
  * <p>A producer that dies makes Flink's gate throw without saying which channel failed; the
  * channels whose producer is gone are retired ({@link Listener#retired}) and wait until the
  * JobManager announces the producer's new attempt ({@link #producerRestarted}, any thread). A
- * producer that does not come back within the reconnect timeout was not restarted locally: the
- * task fails, and its own restart reconnects it to everything.
+ * producer that does not come back within the reconnect timeout was not restarted locally: the task
+ * fails, and its own restart reconnects it to everything.
  *
  * <p>Everything but {@link #producerRestarted} runs on the task thread.
  */
@@ -74,10 +73,14 @@ final class ChannelConnections {
 
     /** Connects a channel to a new producer attempt. */
     interface Connector {
-        IndexedInputGate connect(NettyShuffleDescriptor producer, int subpartition) throws IOException;
+        IndexedInputGate connect(NettyShuffleDescriptor producer, int subpartition)
+                throws IOException;
     }
 
-    /** How the connections reach into a channel of a gate: Flink's channels, or scripted ones in tests. */
+    /**
+     * How the connections reach into a channel of a gate: Flink's channels, or scripted ones in
+     * tests.
+     */
     interface Probe {
         /** Why the channel's producer is gone; null while it is there. */
         @Nullable
@@ -85,24 +88,28 @@ final class ChannelConnections {
 
         void sendTaskEvent(IndexedInputGate gate, int channel, TaskEvent event) throws IOException;
 
-        Probe FLINK = new Probe() {
-            @Override
-            public Throwable producerFailure(IndexedInputGate gate, int channel) {
-                return ClonosChannelProbe.producerFailure(gate.getChannel(channel));
-            }
+        Probe FLINK =
+                new Probe() {
+                    @Override
+                    public Throwable producerFailure(IndexedInputGate gate, int channel) {
+                        return ClonosChannelProbe.producerFailure(gate.getChannel(channel));
+                    }
 
-            @Override
-            public void sendTaskEvent(IndexedInputGate gate, int channel, TaskEvent event) throws IOException {
-                ClonosChannelProbe.sendTaskEvent(gate.getChannel(channel), event);
-            }
-        };
+                    @Override
+                    public void sendTaskEvent(IndexedInputGate gate, int channel, TaskEvent event)
+                            throws IOException {
+                        ClonosChannelProbe.sendTaskEvent(gate.getChannel(channel), event);
+                    }
+                };
     }
 
     private final IndexedInputGate original;
     private final String taskName;
     private final int numberOfChannels;
+
     /** Per channel: the subpartition it consumes; the same of every attempt of its producer. */
     private final int[] subpartition;
+
     private final Connector connector;
     private final Probe probe;
     private final Duration reconnectTimeout;
@@ -112,12 +119,18 @@ final class ChannelConnections {
 
     /** Per channel: the gate that serves it now (null while it waits for a new producer). */
     private final IndexedInputGate[] owner;
+
     /** Per channel: the channel index within its owner. */
     private final int[] ownerChannel;
+
     /** Per channel: the producer attempt it reads from. */
     private final ResultPartitionID[] producer;
-    /** Per channel: System.nanoTime() when it started waiting for a new producer, 0 if it does not. */
+
+    /**
+     * Per channel: System.nanoTime() when it started waiting for a new producer, 0 if it does not.
+     */
     private final long[] waitingSince;
+
     private int waitingChannels;
 
     private final List<IndexedInputGate> replacementGates = new ArrayList<>();
@@ -171,7 +184,9 @@ final class ChannelConnections {
      */
     boolean producerRestarted(NettyShuffleDescriptor descriptor) {
         for (int i = 0; i < numberOfChannels; i++) {
-            if (producer[i].getPartitionId().equals(descriptor.getResultPartitionID().getPartitionId())) {
+            if (producer[i]
+                    .getPartitionId()
+                    .equals(descriptor.getResultPartitionID().getPartitionId())) {
                 restartedProducers.add(descriptor);
                 producerRestartedFuture.complete(null);
                 return true;
@@ -210,23 +225,58 @@ final class ChannelConnections {
         if (gate == null) {
             return false;
         }
-        probe.sendTaskEvent(gate, ownerChannel[channel], event);
-        return true;
+        try {
+            probe.sendTaskEvent(gate, ownerChannel[channel], event);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return !retireIfProducerGone(channel, e);
+        }
     }
 
     /** Resumes the channel's current connection after a barrier or the end of recovered state. */
     void resume(int channel) throws IOException {
         IndexedInputGate gate = owner[channel];
         if (gate != null) {
-            gate.resumeConsumption(new InputChannelInfo(gate.getGateIndex(), ownerChannel[channel]));
+            try {
+                gate.resumeConsumption(
+                        new InputChannelInfo(gate.getGateIndex(), ownerChannel[channel]));
+            } catch (IOException | RuntimeException e) {
+                retireIfProducerGone(channel, e);
+            }
         }
     }
 
     void acknowledgeAllRecordsProcessed(int channel) throws IOException {
         IndexedInputGate gate = owner[channel];
         if (gate != null) {
-            gate.acknowledgeAllRecordsProcessed(new InputChannelInfo(gate.getGateIndex(), ownerChannel[channel]));
+            try {
+                gate.acknowledgeAllRecordsProcessed(
+                        new InputChannelInfo(gate.getGateIndex(), ownerChannel[channel]));
+            } catch (IOException | RuntimeException e) {
+                retireIfProducerGone(channel, e);
+            }
         }
+    }
+
+    /**
+     * A call on a channel's connection failed. Flink's remote channel throws its producer's failure
+     * from every call, not only from a read: a task that resumes or answers a channel whose
+     * producer died a moment ago, before the gate read the failure, must not fail for it. Retires
+     * the channel if its producer is gone; rethrows {@code failure} if not.
+     */
+    private boolean retireIfProducerGone(int channel, Exception failure) throws IOException {
+        if (!retireIfGone(channel)) {
+            if (failure instanceof IOException) {
+                throw (IOException) failure;
+            }
+            throw (RuntimeException) failure;
+        }
+        LOG.debug(
+                "A call on channel {} of {} failed because its producer is gone.",
+                channel,
+                taskName,
+                failure);
+        return true;
     }
 
     // ------------------------------------------------------------------------------------------
@@ -251,7 +301,8 @@ final class ChannelConnections {
                     if (gate == original && replacedChannelFailed()) {
                         // the old connection of a channel that reads from a new producer now:
                         // what it throws is of no concern any more
-                        LOG.debug("The replaced connection of a channel of {} failed.", taskName, e);
+                        LOG.debug(
+                                "The replaced connection of a channel of {} failed.", taskName, e);
                         return Optional.empty();
                     }
                     throw e;
@@ -262,7 +313,10 @@ final class ChannelConnections {
             if (next.isPresent()) {
                 nextSource = (source + 1) % sources;
                 int gateChannel = next.get().getChannelInfo().getInputChannelIdx();
-                int channel = gate == original ? (owner[gateChannel] == original ? gateChannel : -1) : replacedChannelOf(gate);
+                int channel =
+                        gate == original
+                                ? (owner[gateChannel] == original ? gateChannel : -1)
+                                : replacedChannelOf(gate);
                 if (channel < 0) {
                     // data from a retired channel (its producer is gone): drop it
                     if (next.get().isBuffer()) {
@@ -271,7 +325,8 @@ final class ChannelConnections {
                     return Optional.empty();
                 }
                 if (gate != original) {
-                    next.get().setChannelInfo(new InputChannelInfo(original.getGateIndex(), channel));
+                    next.get()
+                            .setChannelInfo(new InputChannelInfo(original.getGateIndex(), channel));
                 }
                 return next;
             }
@@ -310,29 +365,51 @@ final class ChannelConnections {
     private boolean retireFailedChannels(Exception pollFailure) {
         boolean any = false;
         for (int i = 0; i < numberOfChannels; i++) {
-            if (owner[i] == null || partitionEnded.test(i)) {
-                continue;
-            }
-            Throwable failure = probe.producerFailure(owner[i], ownerChannel[i]);
-            if (failure != null) {
-                if (LocalRecoveryImpossibleException.isCauseOf(failure)) {
-                    throw new LocalRecoveryImpossibleException("Channel " + i + " cannot be replayed", failure);
-                }
-                if (ExceptionUtils.findThrowable(failure, PartitionNotFoundException.class).isPresent()) {
-                    // A producer that failed is announced by the JobManager and reconnected; one
-                    // whose partition is not there at all finished (its partition, and with it the
-                    // in-flight log, was released) or never came up. No new attempt will come.
-                    throw new LocalRecoveryImpossibleException(
-                            "Channel " + i + " of " + taskName + " cannot be replayed: the partition of its producer "
-                                    + producer[i] + " is gone (the producer finished, or its partition was released)",
-                            failure);
-                }
-                LOG.info("Producer {} of channel {} of {} is gone; waiting for its new attempt.", producer[i], i, taskName, failure);
-                retire(i);
-                any = true;
-            }
+            any |= retireIfGone(i);
         }
         return any;
+    }
+
+    /**
+     * Retires a channel whose producer is gone; false if it is there (or the channel is retired or
+     * done already).
+     *
+     * @throws LocalRecoveryImpossibleException if the producer's partition is gone for good
+     */
+    private boolean retireIfGone(int i) {
+        if (owner[i] == null || partitionEnded.test(i)) {
+            return false;
+        }
+        Throwable failure = probe.producerFailure(owner[i], ownerChannel[i]);
+        if (failure == null) {
+            return false;
+        }
+        if (LocalRecoveryImpossibleException.isCauseOf(failure)) {
+            throw new LocalRecoveryImpossibleException(
+                    "Channel " + i + " cannot be replayed", failure);
+        }
+        if (ExceptionUtils.findThrowable(failure, PartitionNotFoundException.class).isPresent()) {
+            // A producer that failed is announced by the JobManager and reconnected; one whose
+            // partition is not there at all finished (its partition, and with it the in-flight
+            // log, was released) or never came up. No new attempt will come.
+            throw new LocalRecoveryImpossibleException(
+                    "Channel "
+                            + i
+                            + " of "
+                            + taskName
+                            + " cannot be replayed: the partition of its producer "
+                            + producer[i]
+                            + " is gone (the producer finished, or its partition was released)",
+                    failure);
+        }
+        LOG.info(
+                "Producer {} of channel {} of {} is gone; waiting for its new attempt.",
+                producer[i],
+                i,
+                taskName,
+                failure);
+        retire(i);
+        return true;
     }
 
     /** Whether the original connection of a channel that was retired or replaced since failed. */
@@ -347,8 +424,8 @@ final class ChannelConnections {
 
     /**
      * A producer that does not come back in time was not restarted (a network failure, or the
-     * JobManager fell back to a global restart): the task fails, and its own recovery reconnects
-     * it to every producer.
+     * JobManager fell back to a global restart): the task fails, and its own recovery reconnects it
+     * to every producer.
      */
     void checkReconnectDeadlines() throws IOException {
         if (waitingChannels == 0) {
@@ -357,8 +434,14 @@ final class ChannelConnections {
         long now = System.nanoTime();
         for (int i = 0; i < numberOfChannels; i++) {
             if (waitingSince[i] != 0 && now - waitingSince[i] >= reconnectTimeout.toNanos()) {
-                throw new IOException("The producer of channel " + i + " of " + taskName + " did not come back within "
-                        + reconnectTimeout.toMillis() + " ms (clonos.recovery.reconnect-timeout)");
+                throw new IOException(
+                        "The producer of channel "
+                                + i
+                                + " of "
+                                + taskName
+                                + " did not come back within "
+                                + reconnectTimeout.toMillis()
+                                + " ms (clonos.recovery.reconnect-timeout)");
             }
         }
     }
@@ -372,7 +455,8 @@ final class ChannelConnections {
         }
         waitingSince[channel] = System.nanoTime();
         CompletableFuture<?> wake = producerRestartedFuture;
-        deadlines.wakeAfter(reconnectTimeout.toMillis() + 1, TimeUnit.MILLISECONDS, () -> wake.complete(null));
+        deadlines.wakeAfter(
+                reconnectTimeout.toMillis() + 1, TimeUnit.MILLISECONDS, () -> wake.complete(null));
         if (gate != original && gate != null) {
             replacementGates.remove(gate);
             try {
@@ -389,13 +473,19 @@ final class ChannelConnections {
         NettyShuffleDescriptor descriptor;
         while ((descriptor = restartedProducers.poll()) != null) {
             for (int i = 0; i < numberOfChannels; i++) {
-                if (!producer[i].getPartitionId().equals(descriptor.getResultPartitionID().getPartitionId())
+                if (!producer[i]
+                                .getPartitionId()
+                                .equals(descriptor.getResultPartitionID().getPartitionId())
                         || producer[i].equals(descriptor.getResultPartitionID())
                         || partitionEnded.test(i)) {
                     continue;
                 }
                 if (owner[i] != null) {
-                    LOG.info("Producer {} of channel {} of {} was restarted.", producer[i], i, taskName);
+                    LOG.info(
+                            "Producer {} of channel {} of {} was restarted.",
+                            producer[i],
+                            i,
+                            taskName);
                     retire(i);
                 }
                 IndexedInputGate gate = connector.connect(descriptor, subpartition[i]);

@@ -15,12 +15,12 @@ package io.clonos.runtime.network;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.event.AbstractEvent;
+import org.apache.flink.runtime.io.PullingAsyncDataInput.EndOfDataStatus;
 import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.EndOfData;
 import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
 import org.apache.flink.runtime.io.network.api.StopMode;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
-import org.apache.flink.runtime.io.PullingAsyncDataInput.EndOfDataStatus;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,23 +28,27 @@ import java.util.BitSet;
 import java.util.List;
 
 /**
- * Per channel of a gate, how far the task got with it: the barrier of an alignment in progress,
- * end of recovered state, end of data, end of partition. Flink's gate keeps these for its own
- * channels; a channel whose producer died is read through a replacement gate, and its history
- * must stay with the channel the task knows.
+ * Per channel of a gate, how far the task got with it: the barrier of an alignment in progress, end
+ * of recovered state, end of data, end of partition. Flink's gate keeps these for its own channels;
+ * a channel whose producer died is read through a replacement gate, and its history must stay with
+ * the channel the task knows.
  */
 @Internal
 final class ChannelProgress {
 
     private final int numberOfChannels;
+
     /** Per channel: the barrier the task was handed and has not resumed yet, -1 if none. */
     private final long[] alignedBarrier;
+
     private final BitSet endOfPartition = new BitSet();
+
     /**
      * Channels whose end of recovered state the task was handed: Flink resumes a restored task's
      * channels once each announced it, and counts a second announcement on a channel as a bug.
      */
     private final BitSet recoveredStateEnded = new BitSet();
+
     private final StopMode[] endOfData;
 
     ChannelProgress(int numberOfChannels) {
@@ -120,7 +124,9 @@ final class ChannelProgress {
         if (Arrays.stream(endOfData).anyMatch(mode -> mode == null)) {
             return EndOfDataStatus.NOT_END_OF_DATA;
         }
-        return Arrays.stream(endOfData).allMatch(mode -> mode == StopMode.DRAIN) ? EndOfDataStatus.DRAINED : EndOfDataStatus.STOPPED;
+        return Arrays.stream(endOfData).allMatch(mode -> mode == StopMode.DRAIN)
+                ? EndOfDataStatus.DRAINED
+                : EndOfDataStatus.STOPPED;
     }
 
     List<InputChannelInfo> unfinishedChannels(int gateIndex) {

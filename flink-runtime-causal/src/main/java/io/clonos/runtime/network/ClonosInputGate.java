@@ -12,9 +12,8 @@
 
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
-
 import io.clonos.runtime.causal.CausalTask;
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
@@ -55,10 +54,10 @@ import java.util.function.IntConsumer;
  * <ul>
  *   <li>A channel whose producer died does not fail the task: the channel is retired and waits
  *       until the JobManager announces the producer's new attempt ({@link #producerRestarted}),
- *       then a replacement channel connects to it. The partial record the dead producer left in
- *       the task's deserializer is dropped ({@link #setChannelResetListener}); an alignment the
- *       channel was part of is cancelled, since the new producer's data would otherwise overtake
- *       the barrier.
+ *       then a replacement channel connects to it. The partial record the dead producer left in the
+ *       task's deserializer is dropped ({@link #setChannelResetListener}); an alignment the channel
+ *       was part of is cancelled, since the new producer's data would otherwise overtake the
+ *       barrier.
  *   <li>Every connection starts with a {@link ReplayStartEvent}. A task restored from checkpoint
  *       {@code c} skips what its producers replay from before barrier {@code c}; a replay that
  *       starts after {@code c} cannot be used and fails the task with {@link
@@ -77,8 +76,8 @@ import java.util.function.IntConsumer;
  *
  * <p>The gate composes one part per concern: {@link ChannelConnections} (which connection serves
  * each channel), {@link RestoredCheckpointFilter} (what a connection lets through), {@link
- * ChannelProgress} (alignment and ends per channel), {@link CausalConsumer} (the consumer's role
- * in the protocol) and {@link InputOrder} (the logged order of the task's input).
+ * ChannelProgress} (alignment and ends per channel), {@link CausalConsumer} (the consumer's role in
+ * the protocol) and {@link InputOrder} (the logged order of the task's input).
  */
 @Internal
 public final class ClonosInputGate extends IndexedInputGate {
@@ -91,8 +90,10 @@ public final class ClonosInputGate extends IndexedInputGate {
     private final int numberOfChannels;
     private final ChannelConnections connections;
     private final ChannelProgress progress;
+
     /** Per channel: what its current connection lets through. */
     private final RestoredCheckpointFilter[] filters;
+
     /** Items the gate made itself, handed to the task before anything else. */
     private final Queue<BufferOrEvent> injected = new ArrayDeque<>();
 
@@ -103,12 +104,17 @@ public final class ClonosInputGate extends IndexedInputGate {
 
     /** Both null without causal logging. */
     @Nullable private CausalConsumer consumer;
+
     @Nullable private InputOrder order;
     @Nullable private CausalTask causalTask;
     private IntConsumer channelResetListener = channel -> {};
     private ChannelStateWriter channelStateWriter = ChannelStateWriter.NO_OP;
 
-    ClonosInputGate(ClonosNetworkContext context, SingleInputGate original, ReplacementGateFactory replacements, Duration reconnectTimeout) {
+    ClonosInputGate(
+            ClonosNetworkContext context,
+            SingleInputGate original,
+            ReplacementGateFactory replacements,
+            Duration reconnectTimeout) {
         this.context = context;
         this.original = original;
         this.taskName = original.getOwningTaskName();
@@ -119,7 +125,8 @@ public final class ClonosInputGate extends IndexedInputGate {
         int[] subpartitions = new int[numberOfChannels];
         for (int i = 0; i < numberOfChannels; i++) {
             producers[i] = original.getChannel(i).getPartitionId();
-            subpartitions[i] = original.getChannel(i).getConsumedSubpartitionIndexSet().getStartIndex();
+            subpartitions[i] =
+                    original.getChannel(i).getConsumedSubpartitionIndexSet().getStartIndex();
             filters[i] = new RestoredCheckpointFilter(taskName, i, false);
         }
         this.connections =
@@ -128,7 +135,12 @@ public final class ClonosInputGate extends IndexedInputGate {
                         taskName,
                         producers,
                         subpartitions,
-                        (producer, subpartition) -> replacements.connect(original.getGateIndex(), producer, subpartition, channelStateWriter),
+                        (producer, subpartition) ->
+                                replacements.connect(
+                                        original.getGateIndex(),
+                                        producer,
+                                        subpartition,
+                                        channelStateWriter),
                         ChannelConnections.Probe.FLINK,
                         reconnectTimeout,
                         context.deadlines(),
@@ -141,7 +153,8 @@ public final class ClonosInputGate extends IndexedInputGate {
 
                             @Override
                             public void reconnected(int channel) {
-                                filters[channel] = new RestoredCheckpointFilter(taskName, channel, true);
+                                filters[channel] =
+                                        new RestoredCheckpointFilter(taskName, channel, true);
                             }
                         });
     }
@@ -170,7 +183,8 @@ public final class ClonosInputGate extends IndexedInputGate {
                         firstChannel,
                         new InputOrder.Input() {
                             @Override
-                            public Optional<BufferOrEvent> pull() throws IOException, InterruptedException {
+                            public Optional<BufferOrEvent> pull()
+                                    throws IOException, InterruptedException {
                                 return ClonosInputGate.this.pull();
                             }
 
@@ -196,7 +210,14 @@ public final class ClonosInputGate extends IndexedInputGate {
                         return connections.subpartition(channel);
                     }
                 };
-        this.consumer = new CausalConsumer(task, taskName, numberOfChannels, restoredCheckpointId, producers, inputOrder::streamRestarts);
+        this.consumer =
+                new CausalConsumer(
+                        task,
+                        taskName,
+                        numberOfChannels,
+                        restoredCheckpointId,
+                        producers,
+                        inputOrder::streamRestarts);
         this.order = inputOrder;
         this.causalTask = task;
     }
@@ -279,7 +300,9 @@ public final class ClonosInputGate extends IndexedInputGate {
         }
     }
 
-    /** Applies the per-connection filter and handles connection-level events; false drops the item. */
+    /**
+     * Applies the per-connection filter and handles connection-level events; false drops the item.
+     */
     private boolean accept(BufferOrEvent boe) throws IOException {
         int channel = boe.getChannelInfo().getInputChannelIdx();
         RestoredCheckpointFilter filter = filters[channel];
@@ -293,7 +316,8 @@ public final class ClonosInputGate extends IndexedInputGate {
                 // A restored task waits for every upstream to announce the end of its recovered
                 // state before it resumes them all. A producer that kept running announced it long
                 // ago, in an epoch its log no longer has: announce it on its behalf.
-                injected.add(new BufferOrEvent(EndOfChannelStateEvent.INSTANCE, boe.getChannelInfo()));
+                injected.add(
+                        new BufferOrEvent(EndOfChannelStateEvent.INSTANCE, boe.getChannelInfo()));
                 progress.recoveredStateEnded(channel);
             }
             return false;
@@ -330,11 +354,12 @@ public final class ClonosInputGate extends IndexedInputGate {
      * handed the first announcement of each channel; a restarted producer's repeats it for a task
      * that counted the channel already, so it is only resumed. Where the channel's first producer
      * died before it announced anything (lost while this task started), its replacement's
-     * announcement is the one the task still waits for to resume all its channels; that
-     * replacement is resumed at once, since the task's later resumption of a replaced channel
-     * does not reach it ({@link #resumeConsumption}).
+     * announcement is the one the task still waits for to resume all its channels; that replacement
+     * is resumed at once, since the task's later resumption of a replaced channel does not reach it
+     * ({@link #resumeConsumption}).
      */
-    private boolean endOfRecoveredState(int channel, RestoredCheckpointFilter filter) throws IOException {
+    private boolean endOfRecoveredState(int channel, RestoredCheckpointFilter filter)
+            throws IOException {
         boolean first = progress.recoveredStateEnded(channel);
         if (!first || filter.isReplacement()) {
             connections.resume(channel);
@@ -355,7 +380,10 @@ public final class ClonosInputGate extends IndexedInputGate {
     private void channelRetired(int channel) {
         long barrier = progress.abortAlignment(channel);
         if (barrier >= 0) {
-            injected.add(new BufferOrEvent(new CancelCheckpointMarker(barrier), new InputChannelInfo(original.getGateIndex(), channel)));
+            injected.add(
+                    new BufferOrEvent(
+                            new CancelCheckpointMarker(barrier),
+                            new InputChannelInfo(original.getGateIndex(), channel)));
         }
         if (consumer != null) {
             consumer.producerLost(channel);
@@ -375,7 +403,8 @@ public final class ClonosInputGate extends IndexedInputGate {
         }
         // the future first, then the check: a change in between completes the future, instead
         // of being missed by a future asked for after it
-        CompletableFuture<?> recoveryChanged = causalTask == null ? null : causalTask.recovery().changed();
+        CompletableFuture<?> recoveryChanged =
+                causalTask == null ? null : causalTask.recovery().changed();
         if (causalTask != null && canDeliver()) {
             return AVAILABLE;
         }

@@ -21,8 +21,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The Clonos input gates of the tasks running on this TaskManager, by task attempt: how a
- * partition update from the JobManager reaches the gate that must reconnect.
+ * The Clonos input gates of the tasks running on this TaskManager, by task attempt: how a partition
+ * update from the JobManager reaches the gate that must reconnect.
  */
 @Internal
 public final class ClonosInputGates {
@@ -40,10 +40,12 @@ public final class ClonosInputGates {
     void unregister(ClonosInputGate gate) {
         ExecutionAttemptID task = owners.remove(gate);
         if (task != null) {
-            gates.computeIfPresent(task, (t, gates) -> {
-                gates.remove(gate);
-                return gates.isEmpty() ? null : gates;
-            });
+            gates.computeIfPresent(
+                    task,
+                    (t, gates) -> {
+                        gates.remove(gate);
+                        return gates.isEmpty() ? null : gates;
+                    });
         }
     }
 

@@ -32,9 +32,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * What the Clonos parts of one TaskManager share: the causal sides of its producing tasks, its
  * in-flight logs, its input gates and the partitions of attempts that start afresh. Created and
- * closed by the TaskManager's {@link ClonosShuffleEnvironment}, the way Flink's shuffle
- * environment owns its partition manager and task event dispatcher, so that TaskManagers sharing
- * a JVM (every embedded cluster) share nothing.
+ * closed by the TaskManager's {@link ClonosShuffleEnvironment}, the way Flink's shuffle environment
+ * owns its partition manager and task event dispatcher, so that TaskManagers sharing a JVM (every
+ * embedded cluster) share nothing.
  *
  * <p>A task finds the context through what its TaskManager's network made for it: its input gates
  * and its result partitions ({@link #of}).
@@ -50,7 +50,9 @@ public final class ClonosNetworkContext {
     /** Partitions deployed here whose producing attempt starts afresh, until its task asks. */
     private final Set<ResultPartitionID> freshPartitions = ConcurrentHashMap.newKeySet();
 
-    /** @param owner names the TaskManager, for the names of its threads */
+    /**
+     * @param owner names the TaskManager, for the names of its threads
+     */
     public ClonosNetworkContext(String owner) {
         this.deadlines = new RecoveryDeadlines(owner);
     }
@@ -100,7 +102,8 @@ public final class ClonosNetworkContext {
      * hands them to the task); empty for a task with neither, and where the TaskManager does not
      * run Clonos's shuffle service.
      */
-    public static Optional<ClonosNetworkContext> of(IndexedInputGate[] gates, ResultPartitionWriter[] writers) {
+    public static Optional<ClonosNetworkContext> of(
+            IndexedInputGate[] gates, ResultPartitionWriter[] writers) {
         for (ClonosInputGate gate : clonosGates(gates)) {
             return Optional.of(gate.context());
         }

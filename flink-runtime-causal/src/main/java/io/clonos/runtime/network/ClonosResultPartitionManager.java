@@ -16,8 +16,8 @@ import io.clonos.runtime.inflightlog.InMemoryInFlightLog;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
-import org.apache.flink.runtime.io.network.partition.PartitionRequestListener;
 import org.apache.flink.runtime.io.network.partition.PartitionNotFoundException;
+import org.apache.flink.runtime.io.network.partition.PartitionRequestListener;
 import org.apache.flink.runtime.io.network.partition.ResultPartition;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionManager;
@@ -52,7 +52,8 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
     private final ClonosNetworkContext context;
     private final long inFlightLogCapacityBytes;
 
-    public ClonosResultPartitionManager(ClonosNetworkContext context, long inFlightLogCapacityBytes) {
+    public ClonosResultPartitionManager(
+            ClonosNetworkContext context, long inFlightLogCapacityBytes) {
         this.context = context;
         this.inFlightLogCapacityBytes = inFlightLogCapacityBytes;
     }
@@ -75,8 +76,12 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
             BufferAvailabilityListener availabilityListener)
             throws IOException {
         if (subpartitionIndexSet.size() != 1) {
-            LOG.warn("{} requests subpartitions {} at once; they are served without an in-flight log.", partitionId, subpartitionIndexSet);
-            return super.createSubpartitionView(partitionId, subpartitionIndexSet, availabilityListener);
+            LOG.warn(
+                    "{} requests subpartitions {} at once; they are served without an in-flight log.",
+                    partitionId,
+                    subpartitionIndexSet);
+            return super.createSubpartitionView(
+                    partitionId, subpartitionIndexSet, availabilityListener);
         }
         int subpartition = subpartitionIndexSet.getStartIndex();
         return open(partitionId, subpartition).attach(availabilityListener);
@@ -90,7 +95,11 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
             PartitionRequestListener partitionRequestListener)
             throws IOException {
         if (subpartitionIndexSet.size() != 1) {
-            return super.createSubpartitionViewOrRegisterListener(partitionId, subpartitionIndexSet, availabilityListener, partitionRequestListener);
+            return super.createSubpartitionViewOrRegisterListener(
+                    partitionId,
+                    subpartitionIndexSet,
+                    availabilityListener,
+                    partitionRequestListener);
         }
         // A consumer may ask before the producer registered its partition (both are deployed at
         // once, and after a restart the consumer is often first). Flink would park the request in
@@ -101,24 +110,35 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
         long deadline = System.nanoTime() + REGISTRATION_WAIT.toNanos();
         while (true) {
             try {
-                return Optional.of(createSubpartitionView(partitionId, subpartitionIndexSet, availabilityListener));
+                return Optional.of(
+                        createSubpartitionView(
+                                partitionId, subpartitionIndexSet, availabilityListener));
             } catch (PartitionNotFoundException notYet) {
                 if (System.nanoTime() - deadline > 0) {
-                    LOG.warn("{} was not registered within {} ms of its request; if it registers later, subpartition {} is served without an in-flight log.",
-                            partitionId, REGISTRATION_WAIT.toMillis(), subpartitionIndexSet.getStartIndex());
-                    return super.createSubpartitionViewOrRegisterListener(partitionId, subpartitionIndexSet, availabilityListener, partitionRequestListener);
+                    LOG.warn(
+                            "{} was not registered within {} ms of its request; if it registers later, subpartition {} is served without an in-flight log.",
+                            partitionId,
+                            REGISTRATION_WAIT.toMillis(),
+                            subpartitionIndexSet.getStartIndex());
+                    return super.createSubpartitionViewOrRegisterListener(
+                            partitionId,
+                            subpartitionIndexSet,
+                            availabilityListener,
+                            partitionRequestListener);
                 }
                 try {
                     Thread.sleep(5);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new IOException("Interrupted while waiting for " + partitionId + " to register", e);
+                    throw new IOException(
+                            "Interrupted while waiting for " + partitionId + " to register", e);
                 }
             }
         }
     }
 
-    private synchronized LoggingSubpartition open(ResultPartitionID partitionId, int subpartition) throws IOException {
+    private synchronized LoggingSubpartition open(ResultPartitionID partitionId, int subpartition)
+            throws IOException {
         LoggingSubpartition existing = context.subpartitionLogs().get(partitionId, subpartition);
         if (existing != null) {
             return existing;
@@ -128,9 +148,12 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
                         context,
                         partitionId,
                         subpartition,
-                        new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, inFlightLogCapacityBytes),
+                        new InMemoryInFlightLog(
+                                ReplayStartEvent.FROM_PRODUCER_START, inFlightLogCapacityBytes),
                         context.subpartitionLogs().metrics(partitionId, subpartition));
-        created.setSource(super.createSubpartitionView(partitionId, new ResultSubpartitionIndexSet(subpartition), created));
+        created.setSource(
+                super.createSubpartitionView(
+                        partitionId, new ResultSubpartitionIndexSet(subpartition), created));
         context.subpartitionLogs().register(partitionId, subpartition, created);
         return created;
     }

@@ -12,7 +12,6 @@
 
 package io.clonos.runtime.network;
 
-
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.deployment.InputGateDeploymentDescriptor;
@@ -48,7 +47,8 @@ import java.util.Optional;
  * producer to the running consumer that must reconnect. Everything else is Flink's.
  */
 @Internal
-public final class ClonosShuffleEnvironment implements ShuffleEnvironment<ResultPartition, ClonosInputGate> {
+public final class ClonosShuffleEnvironment
+        implements ShuffleEnvironment<ResultPartition, ClonosInputGate> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClonosShuffleEnvironment.class);
 
@@ -57,7 +57,11 @@ public final class ClonosShuffleEnvironment implements ShuffleEnvironment<Result
     private final SingleInputGateFactory gateFactory;
     private final Duration reconnectTimeout;
 
-    public ClonosShuffleEnvironment(ClonosNetworkContext context, NettyShuffleEnvironment netty, SingleInputGateFactory gateFactory, Duration reconnectTimeout) {
+    public ClonosShuffleEnvironment(
+            ClonosNetworkContext context,
+            NettyShuffleEnvironment netty,
+            SingleInputGateFactory gateFactory,
+            Duration reconnectTimeout) {
         this.context = context;
         this.netty = netty;
         this.gateFactory = gateFactory;
@@ -70,15 +74,19 @@ public final class ClonosShuffleEnvironment implements ShuffleEnvironment<Result
     }
 
     @Override
-    public ShuffleIOOwnerContext createShuffleIOOwnerContext(String ownerName, ExecutionAttemptID executionAttemptID, MetricGroup parentGroup) {
+    public ShuffleIOOwnerContext createShuffleIOOwnerContext(
+            String ownerName, ExecutionAttemptID executionAttemptID, MetricGroup parentGroup) {
         return netty.createShuffleIOOwnerContext(ownerName, executionAttemptID, parentGroup);
     }
 
     @Override
-    public List<ResultPartition> createResultPartitionWriters(ShuffleIOOwnerContext ownerContext, List<ResultPartitionDeploymentDescriptor> descriptors) {
+    public List<ResultPartition> createResultPartitionWriters(
+            ShuffleIOOwnerContext ownerContext,
+            List<ResultPartitionDeploymentDescriptor> descriptors) {
         for (ResultPartitionDeploymentDescriptor descriptor : descriptors) {
             if (FreshStartShuffleDescriptor.isMarked(descriptor.getShuffleDescriptor())) {
-                context.partitionStartsFresh(descriptor.getShuffleDescriptor().getResultPartitionID());
+                context.partitionStartsFresh(
+                        descriptor.getShuffleDescriptor().getResultPartitionID());
             }
         }
         return netty.createResultPartitionWriters(ownerContext, descriptors);
@@ -95,7 +103,8 @@ public final class ClonosShuffleEnvironment implements ShuffleEnvironment<Result
     }
 
     @Override
-    public Optional<ShuffleMetrics> getMetricsIfPartitionOccupyingLocalResource(ResultPartitionID partitionId) {
+    public Optional<ShuffleMetrics> getMetricsIfPartitionOccupyingLocalResource(
+            ResultPartitionID partitionId) {
         return netty.getMetricsIfPartitionOccupyingLocalResource(partitionId);
     }
 
@@ -104,11 +113,20 @@ public final class ClonosShuffleEnvironment implements ShuffleEnvironment<Result
             ShuffleIOOwnerContext ownerContext,
             PartitionProducerStateProvider producerStateProvider,
             List<InputGateDeploymentDescriptor> descriptors) {
-        List<SingleInputGate> gates = netty.createInputGates(ownerContext, producerStateProvider, descriptors);
+        List<SingleInputGate> gates =
+                netty.createInputGates(ownerContext, producerStateProvider, descriptors);
         List<ClonosInputGate> wrapped = new ArrayList<>(gates.size());
         for (int i = 0; i < gates.size(); i++) {
             ClonosInputGate gate =
-                    new ClonosInputGate(context, gates.get(i), new ReplacementGateFactory(gateFactory, ownerContext, producerStateProvider, descriptors.get(i)), reconnectTimeout);
+                    new ClonosInputGate(
+                            context,
+                            gates.get(i),
+                            new ReplacementGateFactory(
+                                    gateFactory,
+                                    ownerContext,
+                                    producerStateProvider,
+                                    descriptors.get(i)),
+                            reconnectTimeout);
             context.inputGates().register(ownerContext.getExecutionAttemptID(), gate);
             wrapped.add(gate);
         }
@@ -121,7 +139,8 @@ public final class ClonosShuffleEnvironment implements ShuffleEnvironment<Result
      * news and its task thread reconnects.
      */
     @Override
-    public boolean updatePartitionInfo(ExecutionAttemptID consumerID, PartitionInfo partitionInfo) throws IOException, InterruptedException {
+    public boolean updatePartitionInfo(ExecutionAttemptID consumerID, PartitionInfo partitionInfo)
+            throws IOException, InterruptedException {
         ShuffleDescriptor descriptor = partitionInfo.getShuffleDescriptor();
         if (descriptor instanceof NettyShuffleDescriptor) {
             for (ClonosInputGate gate : context.inputGates().of(consumerID)) {
@@ -130,7 +149,10 @@ public final class ClonosShuffleEnvironment implements ShuffleEnvironment<Result
                 }
             }
         }
-        LOG.debug("No Clonos gate of {} reads {}; handing the update to Flink.", consumerID, partitionInfo.getIntermediateDataSetID());
+        LOG.debug(
+                "No Clonos gate of {} reads {}; handing the update to Flink.",
+                consumerID,
+                partitionInfo.getIntermediateDataSetID());
         return netty.updatePartitionInfo(consumerID, partitionInfo);
     }
 

@@ -20,12 +20,12 @@ import org.apache.flink.runtime.event.RuntimeEvent;
 import java.io.IOException;
 
 /**
- * Sent by a producer with causal logging before its first data on every connection, saying how
- * the stream relates to what the consumer received from the producer's predecessor. A producer
- * recovered with determinants continues the stream exactly where the consumer's previous
- * connection left off, the bytes the consumer already had being skipped. Any other producer starts
- * afresh ({@link #FRESH}): at a record boundary, with a causal log of its own, so the consumer
- * drops the partial record the dead producer left behind and what it held of its log.
+ * Sent by a producer with causal logging before its first data on every connection, saying how the
+ * stream relates to what the consumer received from the producer's predecessor. A producer
+ * recovered with determinants continues the stream exactly where the consumer's previous connection
+ * left off, the bytes the consumer already had being skipped. Any other producer starts afresh
+ * ({@link #FRESH}): at a record boundary, with a causal log of its own, so the consumer drops the
+ * partial record the dead producer left behind and what it held of its log.
  */
 @Internal
 public final class ContinuedStreamEvent extends RuntimeEvent {
@@ -62,7 +62,8 @@ public final class ContinuedStreamEvent extends RuntimeEvent {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ContinuedStreamEvent && ((ContinuedStreamEvent) o).skippedBytes == skippedBytes;
+        return o instanceof ContinuedStreamEvent
+                && ((ContinuedStreamEvent) o).skippedBytes == skippedBytes;
     }
 
     @Override
@@ -72,6 +73,8 @@ public final class ContinuedStreamEvent extends RuntimeEvent {
 
     @Override
     public String toString() {
-        return isFresh() ? "ContinuedStreamEvent{fresh}" : "ContinuedStreamEvent{skipped=" + skippedBytes + '}';
+        return isFresh()
+                ? "ContinuedStreamEvent{fresh}"
+                : "ContinuedStreamEvent{skipped=" + skippedBytes + '}';
     }
 }

@@ -35,8 +35,10 @@ import java.util.zip.CRC32C;
 final class Deduplication {
 
     private final String name;
+
     /** Per segment (an epoch the consumer received data in): bytes and checksum. */
     private final long[][] segments;
+
     private int segment;
     private long skippedInSegment;
     private final CRC32C checksum = new CRC32C();
@@ -78,7 +80,9 @@ final class Deduplication {
                 if (checksum.getValue() != segments[segment][1]) {
                     buffer.recycleBuffer();
                     throw new LocalRecoveryImpossibleException(
-                            name + ": the recovered producer does not reproduce its predecessor's output: " + segments[segment][0]
+                            name
+                                    + ": the recovered producer does not reproduce its predecessor's output: "
+                                    + segments[segment][0]
                                     + " bytes it regenerated differ from those the consumer received");
                 }
                 segment++;
@@ -90,6 +94,8 @@ final class Deduplication {
             buffer.recycleBuffer();
             return null;
         }
-        return offset == 0 ? buffer : buffer.readOnlySlice(buffer.getReaderIndex() + offset, bytes - offset);
+        return offset == 0
+                ? buffer
+                : buffer.readOnlySlice(buffer.getReaderIndex() + offset, bytes - offset);
     }
 }

@@ -65,13 +65,18 @@ final class DeltaLists {
         List<SharedDelta> deltas = new ArrayList<>(serialized.size());
         for (byte[] entry : serialized) {
             if (entry.length < 4) {
-                throw new CorruptCausalLogException("A shared delta of " + entry.length + " bytes is too short");
+                throw new CorruptCausalLogException(
+                        "A shared delta of " + entry.length + " bytes is too short");
             }
             int distance = java.nio.ByteBuffer.wrap(entry, 0, 4).getInt();
             if (distance < 1) {
                 throw new CorruptCausalLogException("A shared delta with distance " + distance);
             }
-            deltas.add(new SharedDelta(CausalLogDelta.deserialize(java.util.Arrays.copyOfRange(entry, 4, entry.length)), distance));
+            deltas.add(
+                    new SharedDelta(
+                            CausalLogDelta.deserialize(
+                                    java.util.Arrays.copyOfRange(entry, 4, entry.length)),
+                            distance));
         }
         return deltas;
     }
@@ -80,7 +85,11 @@ final class DeltaLists {
         List<byte[]> serialized = new ArrayList<>(deltas.size());
         for (SharedDelta shared : deltas) {
             byte[] delta = shared.delta().serialize();
-            serialized.add(java.nio.ByteBuffer.allocate(4 + delta.length).putInt(shared.distance()).put(delta).array());
+            serialized.add(
+                    java.nio.ByteBuffer.allocate(4 + delta.length)
+                            .putInt(shared.distance())
+                            .put(delta)
+                            .array());
         }
         return serialized;
     }

@@ -12,8 +12,8 @@
 
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.causal.SharedDelta;
 import io.clonos.runtime.causal.CorruptCausalLogException;
+import io.clonos.runtime.causal.SharedDelta;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.memory.DataInputView;
@@ -33,26 +33,34 @@ import java.util.TreeMap;
  * recovering ignores the answer.
  *
  * <p>A consumer that recovers too says whether it still replays: its replay reads the producer's
- * regenerated stream as its predecessor read the original one, so the producer must not cut a
- * fresh epoch into that stream (a source's new checkpoint barrier) until the consumer's {@link
+ * regenerated stream as its predecessor read the original one, so the producer must not cut a fresh
+ * epoch into that stream (a source's new checkpoint barrier) until the consumer's {@link
  * ReplayEndEvent}; the barrier would land among records the replay must read before it.
  */
 @Internal
 public final class DeterminantResponseEvent extends TaskEvent {
 
     private int subpartition;
+
     /** Per epoch: data bytes received and their CRC-32C. */
     private TreeMap<Long, long[]> received = new TreeMap<>();
+
     private List<byte[]> serializedDeltas = List.of();
     private boolean consumerReplays;
 
     /** For deserialization. */
     public DeterminantResponseEvent() {}
 
-    public DeterminantResponseEvent(int subpartition, Map<Long, EpochBytes> received, List<SharedDelta> deltas, boolean consumerReplays) {
+    public DeterminantResponseEvent(
+            int subpartition,
+            Map<Long, EpochBytes> received,
+            List<SharedDelta> deltas,
+            boolean consumerReplays) {
         this.subpartition = subpartition;
         this.consumerReplays = consumerReplays;
-        received.forEach((epoch, bytes) -> this.received.put(epoch, new long[] {bytes.bytes(), bytes.checksum()}));
+        received.forEach(
+                (epoch, bytes) ->
+                        this.received.put(epoch, new long[] {bytes.bytes(), bytes.checksum()}));
         this.serializedDeltas = DeltaLists.encode(deltas);
     }
 
@@ -71,7 +79,10 @@ public final class DeterminantResponseEvent extends TaskEvent {
         return new TreeMap<>(received.tailMap(epoch, true));
     }
 
-    /** Whether the consumer still replays its predecessor's reads; it sends a {@link ReplayEndEvent} when done. */
+    /**
+     * Whether the consumer still replays its predecessor's reads; it sends a {@link ReplayEndEvent}
+     * when done.
+     */
     public boolean consumerReplays() {
         return consumerReplays;
     }
@@ -110,7 +121,14 @@ public final class DeterminantResponseEvent extends TaskEvent {
 
     @Override
     public String toString() {
-        return "DeterminantResponseEvent{subpartition=" + subpartition + ", epochs=" + received.keySet() + ", " + serializedDeltas.size() + " deltas"
-                + (consumerReplays ? ", consumer replays" : "") + '}';
+        return "DeterminantResponseEvent{subpartition="
+                + subpartition
+                + ", epochs="
+                + received.keySet()
+                + ", "
+                + serializedDeltas.size()
+                + " deltas"
+                + (consumerReplays ? ", consumer replays" : "")
+                + '}';
     }
 }

@@ -43,7 +43,9 @@ public final class FreshStartShuffleDescriptor {
 
     /** Whether the descriptor was marked by {@link #of}. */
     public static boolean isMarked(Object descriptor) {
-        return descriptor instanceof NettyShuffleDescriptor && connectionInfo((NettyShuffleDescriptor) descriptor) instanceof FreshStartConnectionInfo;
+        return descriptor instanceof NettyShuffleDescriptor
+                && connectionInfo((NettyShuffleDescriptor) descriptor)
+                        instanceof FreshStartConnectionInfo;
     }
 
     private static PartitionConnectionInfo connectionInfo(NettyShuffleDescriptor netty) {
@@ -52,7 +54,9 @@ public final class FreshStartShuffleDescriptor {
             info.setAccessible(true);
             return (PartitionConnectionInfo) info.get(netty);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("Flink's NettyShuffleDescriptor.partitionConnectionInfo is not where Clonos expects it", e);
+            throw new IllegalStateException(
+                    "Flink's NettyShuffleDescriptor.partitionConnectionInfo is not where Clonos expects it",
+                    e);
         }
     }
 

@@ -12,10 +12,9 @@
 
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
-
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.Determinant;
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.memory.DataInputView;
@@ -46,8 +45,8 @@ import java.util.Optional;
  * per buffer or event, with its bytes), and reproduced while it replays. During a replay the gate
  * hands out its input in the logged order, exactly the logged number of bytes at a time (a buffer
  * the predecessor read only part of is split); what arrives out of turn waits in a queue per
- * channel. An alignment the gate cancelled on its own (a producer lost after its barrier) is
- * logged as well ({@link Determinant.AlignmentCancelled}) and cancelled at the same point.
+ * channel. An alignment the gate cancelled on its own (a producer lost after its barrier) is logged
+ * as well ({@link Determinant.AlignmentCancelled}) and cancelled at the same point.
  *
  * <p>Task thread only.
  */
@@ -75,18 +74,28 @@ final class InputOrder {
     private final String taskName;
     private final int gateIndex;
     private final int numberOfChannels;
+
     /** The number of the gate's first channel in the task's order determinants. */
     private final int firstChannel;
+
     private final Input input;
 
     private final List<ArrayDeque<BufferOrEvent>> queued = new ArrayList<>();
     private int queuedItems;
+
     /** The channel a partly delivered order determinant reads from, and how many bytes are left. */
     private int orderChannel = -1;
+
     private int orderBytesLeft;
     private int nextQueue;
 
-    InputOrder(CausalTask task, String taskName, int gateIndex, int numberOfChannels, int firstChannel, Input input) {
+    InputOrder(
+            CausalTask task,
+            String taskName,
+            int gateIndex,
+            int numberOfChannels,
+            int firstChannel,
+            Input input) {
         this.task = task;
         this.taskName = taskName;
         this.gateIndex = gateIndex;
@@ -99,11 +108,13 @@ final class InputOrder {
     }
 
     /**
-     * The channel's producer restarted with a stream that does not continue the old one: where
-     * the new stream starts, what the task holds of the old stream's last record is dropped.
+     * The channel's producer restarted with a stream that does not continue the old one: where the
+     * new stream starts, what the task holds of the old stream's last record is dropped.
      */
     void streamRestarts(int channel) {
-        queue(new BufferOrEvent(RestartedStreamMarker.INSTANCE, new InputChannelInfo(gateIndex, channel)));
+        queue(
+                new BufferOrEvent(
+                        RestartedStreamMarker.INSTANCE, new InputChannelInfo(gateIndex, channel)));
     }
 
     private void queue(BufferOrEvent boe) {
@@ -112,7 +123,8 @@ final class InputOrder {
     }
 
     /** Pulls what the input has into the queues; returns an item that must not wait. */
-    private Optional<BufferOrEvent> pullIntoQueues(int wanted) throws IOException, InterruptedException {
+    private Optional<BufferOrEvent> pullIntoQueues(int wanted)
+            throws IOException, InterruptedException {
         while (wanted < 0 || queued.get(wanted).isEmpty()) {
             Optional<BufferOrEvent> next = input.pull();
             if (next.isEmpty()) {
@@ -127,7 +139,10 @@ final class InputOrder {
         return Optional.empty();
     }
 
-    /** Whether {@link #pollNext} would hand out something now; the task does not wait for determinants. */
+    /**
+     * Whether {@link #pollNext} would hand out something now; the task does not wait for
+     * determinants.
+     */
     boolean canDeliver() {
         if (task.timerDue() || replaysAlignmentCancelled()) {
             return true;
@@ -140,23 +155,29 @@ final class InputOrder {
     }
 
     /**
-     * Whether the head of a queue waits for the end of the replay: the barrier (or cancellation)
-     * of a checkpoint triggered during the recovery, which the predecessor never saw. Taken now,
-     * it would start or cancel an alignment where the predecessor had none and put the task's
-     * output out of step; what follows it on its channel came after the predecessor's failure and
-     * is not part of the replay either.
+     * Whether the head of a queue waits for the end of the replay: the barrier (or cancellation) of
+     * a checkpoint triggered during the recovery, which the predecessor never saw. Taken now, it
+     * would start or cancel an alignment where the predecessor had none and put the task's output
+     * out of step; what follows it on its channel came after the predecessor's failure and is not
+     * part of the replay either.
      */
     private boolean heldBack(BufferOrEvent head) {
         if (!head.isEvent() || !task.recovery().isReplaying()) {
             return false;
         }
         AbstractEvent event = head.getEvent();
-        long checkpoint = event instanceof CheckpointBarrier ? ((CheckpointBarrier) event).getId()
-                : event instanceof CancelCheckpointMarker ? ((CancelCheckpointMarker) event).getCheckpointId() : -1;
+        long checkpoint =
+                event instanceof CheckpointBarrier
+                        ? ((CheckpointBarrier) event).getId()
+                        : event instanceof CancelCheckpointMarker
+                                ? ((CancelCheckpointMarker) event).getCheckpointId()
+                                : -1;
         return checkpoint > task.recovery().lastReplayedEpoch();
     }
 
-    /** Whose turn it is: a channel of this gate, any channel (running normally), or not this gate's. */
+    /**
+     * Whose turn it is: a channel of this gate, any channel (running normally), or not this gate's.
+     */
     private int turn() {
         if (orderBytesLeft > 0) {
             return orderChannel;
@@ -218,10 +239,14 @@ final class InputOrder {
      * log kept them.
      */
     void injected(BufferOrEvent boe) {
-        if (boe.isEvent() && boe.getEvent() instanceof CancelCheckpointMarker marker
-                && task.logsInputOrder() && task.recovery().isRunning()) {
+        if (boe.isEvent()
+                && boe.getEvent() instanceof CancelCheckpointMarker marker
+                && task.logsInputOrder()
+                && task.recovery().isRunning()) {
             int channel = boe.getChannelInfo().getInputChannelIdx();
-            task.logged(new Determinant.AlignmentCancelled(firstChannel + channel, marker.getCheckpointId()));
+            task.logged(
+                    new Determinant.AlignmentCancelled(
+                            firstChannel + channel, marker.getCheckpointId()));
         }
     }
 
@@ -230,7 +255,8 @@ final class InputOrder {
         if (orderBytesLeft > 0 || !task.recovery().isReplaying() || !task.logsInputOrder()) {
             return false;
         }
-        Determinant.AlignmentCancelled next = task.recovery().peek(Determinant.AlignmentCancelled.class);
+        Determinant.AlignmentCancelled next =
+                task.recovery().peek(Determinant.AlignmentCancelled.class);
         return next != null && ownChannel(next.channel()) >= 0;
     }
 
@@ -245,12 +271,19 @@ final class InputOrder {
         if (!replaysAlignmentCancelled()) {
             return Optional.empty();
         }
-        Determinant.AlignmentCancelled next = task.recovery().next(Determinant.AlignmentCancelled.class);
+        Determinant.AlignmentCancelled next =
+                task.recovery().next(Determinant.AlignmentCancelled.class);
         int channel = ownChannel(next.channel());
         task.logged(next);
-        LOG.info("{} cancels its alignment of checkpoint {} on channel {}, where its predecessor lost that channel's producer.",
-                taskName, next.checkpointId(), channel);
-        return Optional.of(new BufferOrEvent(new CancelCheckpointMarker(next.checkpointId()), new InputChannelInfo(gateIndex, channel)));
+        LOG.info(
+                "{} cancels its alignment of checkpoint {} on channel {}, where its predecessor lost that channel's producer.",
+                taskName,
+                next.checkpointId(),
+                channel);
+        return Optional.of(
+                new BufferOrEvent(
+                        new CancelCheckpointMarker(next.checkpointId()),
+                        new InputChannelInfo(gateIndex, channel)));
     }
 
     private static boolean isHandshake(BufferOrEvent boe) {
@@ -275,8 +308,8 @@ final class InputOrder {
     }
 
     /**
-     * Hands out the head of a channel's queue, as much of it as the order allows, and logs it;
-     * null when the head was internal (the caller looks again).
+     * Hands out the head of a channel's queue, as much of it as the order allows, and logs it; null
+     * when the head was internal (the caller looks again).
      */
     @Nullable
     private BufferOrEvent take(int channel) {
@@ -288,23 +321,38 @@ final class InputOrder {
             return null;
         }
         if (orderBytesLeft == 0) {
-            Determinant.Order order = task.recovery().isReplaying() && task.logsInputOrder() ? task.recovery().next(Determinant.Order.class) : null;
+            Determinant.Order order =
+                    task.recovery().isReplaying() && task.logsInputOrder()
+                            ? task.recovery().next(Determinant.Order.class)
+                            : null;
             if (order == null) {
                 // running normally: the task takes what is there, and the log says so
                 remove(queue);
                 if (task.logsInputOrder()) {
-                    task.logged(new Determinant.Order(firstChannel + channel, head.isBuffer() ? head.getBuffer().readableBytes() : 0));
+                    task.logged(
+                            new Determinant.Order(
+                                    firstChannel + channel,
+                                    head.isBuffer() ? head.getBuffer().readableBytes() : 0));
                 }
                 return head;
             }
             task.logged(order);
             if (LOG.isDebugEnabled()) {
-                LOG.debug("{} replays {} on its channel {}; the channel's next is {} ({} bytes).", taskName, order, channel,
-                        head.isBuffer() ? "data" : head.getEvent(), head.isBuffer() ? head.getBuffer().readableBytes() : 0);
+                LOG.debug(
+                        "{} replays {} on its channel {}; the channel's next is {} ({} bytes).",
+                        taskName,
+                        order,
+                        channel,
+                        head.isBuffer() ? "data" : head.getEvent(),
+                        head.isBuffer() ? head.getBuffer().readableBytes() : 0);
             }
             if (order.isEvent()) {
                 if (head.isBuffer()) {
-                    throw new LocalRecoveryImpossibleException(taskName + " replays data on channel " + channel + " where its predecessor read an event");
+                    throw new LocalRecoveryImpossibleException(
+                            taskName
+                                    + " replays data on channel "
+                                    + channel
+                                    + " where its predecessor read an event");
                 }
                 return remove(queue);
             }
@@ -312,8 +360,15 @@ final class InputOrder {
             orderBytesLeft = order.dataBytes();
         }
         if (!head.isBuffer()) {
-            throw new LocalRecoveryImpossibleException(taskName + " replays " + head.getEvent() + " on channel " + channel
-                    + " where its predecessor read " + orderBytesLeft + " more bytes of data");
+            throw new LocalRecoveryImpossibleException(
+                    taskName
+                            + " replays "
+                            + head.getEvent()
+                            + " on channel "
+                            + channel
+                            + " where its predecessor read "
+                            + orderBytesLeft
+                            + " more bytes of data");
         }
         Buffer buffer = head.getBuffer();
         int bytes = buffer.readableBytes();
@@ -325,7 +380,9 @@ final class InputOrder {
         // on its own, so the memory is retained once more
         buffer.retainBuffer();
         Buffer first = buffer.readOnlySlice(buffer.getReaderIndex(), orderBytesLeft);
-        Buffer rest = buffer.readOnlySlice(buffer.getReaderIndex() + orderBytesLeft, bytes - orderBytesLeft);
+        Buffer rest =
+                buffer.readOnlySlice(
+                        buffer.getReaderIndex() + orderBytesLeft, bytes - orderBytesLeft);
         queue.poll();
         queue.addFirst(new BufferOrEvent(rest, head.getChannelInfo()));
         orderBytesLeft = 0;
@@ -337,7 +394,10 @@ final class InputOrder {
         return queue.poll();
     }
 
-    /** Marks where a restarted producer's fresh stream starts in a channel's queue; never leaves the gate. */
+    /**
+     * Marks where a restarted producer's fresh stream starts in a channel's queue; never leaves the
+     * gate.
+     */
     private static final class RestartedStreamMarker extends RuntimeEvent {
         static final RestartedStreamMarker INSTANCE = new RestartedStreamMarker();
 

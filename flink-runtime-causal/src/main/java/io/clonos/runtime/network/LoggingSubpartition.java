@@ -12,9 +12,8 @@
 
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
-
 import io.clonos.runtime.causal.CausalTask;
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 import io.clonos.runtime.inflightlog.InFlightLog;
 import io.clonos.runtime.inflightlog.InFlightLogUnavailableException;
 
@@ -37,11 +36,11 @@ import javax.annotation.concurrent.GuardedBy;
 import java.io.IOException;
 
 /**
- * One output subpartition as Clonos serves it. Flink lets a pipelined subpartition be read once; this
- * class is that one reader, for the life of the producer: every buffer it takes from Flink's view
- * goes to the in-flight log on its way out, and whoever is the consumer now (the first one, or one
- * that replaced a failed consumer) reads through a {@link ReplayingSubpartitionView}, which replays
- * the log before it passes on live data.
+ * One output subpartition as Clonos serves it. Flink lets a pipelined subpartition be read once;
+ * this class is that one reader, for the life of the producer: every buffer it takes from Flink's
+ * view goes to the in-flight log on its way out, and whoever is the consumer now (the first one, or
+ * one that replaced a failed consumer) reads through a {@link ReplayingSubpartitionView}, which
+ * replays the log before it passes on live data.
  *
  * <p>While no consumer is attached (between a consumer's failure and its replacement's connection)
  * the live data is moved into the log as it comes, so the producer keeps running.
@@ -72,11 +71,19 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     @GuardedBy("this")
     private boolean endOfPartitionSent;
 
-    /** Flink's subpartition stopped after an aligned barrier and waits for the consumer to resume it. */
+    /**
+     * Flink's subpartition stopped after an aligned barrier and waits for the consumer to resume
+     * it.
+     */
     @GuardedBy("this")
     private boolean sourceBlocked;
 
-    LoggingSubpartition(ClonosNetworkContext context, ResultPartitionID partitionId, int index, InFlightLog log, SubpartitionLogMetrics metrics) {
+    LoggingSubpartition(
+            ClonosNetworkContext context,
+            ResultPartitionID partitionId,
+            int index,
+            InFlightLog log,
+            SubpartitionLogMetrics metrics) {
         this.context = context;
         this.partitionId = partitionId;
         this.index = index;
@@ -95,9 +102,14 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     }
 
     /** Hands the subpartition to a (new) consumer: the replay of the log, then live data. */
-    synchronized ReplayingSubpartitionView attach(BufferAvailabilityListener consumer) throws InFlightLogUnavailableException {
+    synchronized ReplayingSubpartitionView attach(BufferAvailabilityListener consumer)
+            throws InFlightLogUnavailableException {
         if (reader != null) {
-            LOG.info("{}: a new consumer replaces the current one; replaying {} buffers from epoch {}.", name, log.numberOfBuffers(), log.oldestEpoch());
+            LOG.info(
+                    "{}: a new consumer replaces the current one; replaying {} buffers from epoch {}.",
+                    name,
+                    log.numberOfBuffers(),
+                    log.oldestEpoch());
             reader.detach();
         }
         long startEpoch = log.oldestEpoch();
@@ -124,11 +136,14 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
      * The producer recovers with determinants: the current consumer already has the data it will
      * regenerate from epoch {@code restoredEpoch} on, which is logged but not sent again.
      */
-    synchronized void continueAfter(long restoredEpoch, java.util.TreeMap<Long, long[]> received, boolean consumerReplays) {
+    synchronized void continueAfter(
+            long restoredEpoch, java.util.TreeMap<Long, long[]> received, boolean consumerReplays) {
         if (reader != null) {
             reader.continueAfter(restoredEpoch, received, consumerReplays);
             if (consumerReplays) {
-                LOG.info("{}: the consumer recovers too; no fresh epoch starts in its stream until its replay ended.", name);
+                LOG.info(
+                        "{}: the consumer recovers too; no fresh epoch starts in its stream until its replay ended.",
+                        name);
             }
         }
     }
@@ -178,7 +193,9 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
         sourceBlocked |= buffer.getDataType().isBlockingUpstream();
         log.append(buffer);
         if (!buffer.isBuffer()) {
-            Object event = EventSerializer.fromSerializedEvent(buffer.getNioBufferReadable(), getClass().getClassLoader());
+            Object event =
+                    EventSerializer.fromSerializedEvent(
+                            buffer.getNioBufferReadable(), getClass().getClassLoader());
             if (event instanceof CheckpointBarrier) {
                 long epoch = ((CheckpointBarrier) event).getId();
                 if (epoch > log.currentEpoch()) {
@@ -229,7 +246,10 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
                 try {
                     drainIntoLog();
                 } catch (IOException e) {
-                    LOG.warn("{}: could not move data into the in-flight log while no consumer is attached.", name, e);
+                    LOG.warn(
+                            "{}: could not move data into the in-flight log while no consumer is attached.",
+                            name,
+                            e);
                 }
                 return;
             }

@@ -18,11 +18,11 @@ import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
 import org.apache.flink.runtime.deployment.InputGateDeploymentDescriptor;
 import org.apache.flink.runtime.deployment.TaskDeploymentDescriptorFactory.ShuffleDescriptorAndIndex;
 import org.apache.flink.runtime.io.network.metrics.InputChannelMetrics;
+import org.apache.flink.runtime.io.network.partition.PartitionProducerStateProvider;
 import org.apache.flink.runtime.io.network.partition.consumer.SingleInputGate;
 import org.apache.flink.runtime.io.network.partition.consumer.SingleInputGateFactory;
 import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor;
 import org.apache.flink.runtime.shuffle.ShuffleIOOwnerContext;
-import org.apache.flink.runtime.io.network.partition.PartitionProducerStateProvider;
 
 import java.io.IOException;
 
@@ -50,16 +50,31 @@ final class ReplacementGateFactory {
         this.original = original;
     }
 
-    /** A gate, set up and with its partition requested, reading one subpartition of the new producer. */
-    SingleInputGate connect(int gateIndex, NettyShuffleDescriptor producer, int subpartition, ChannelStateWriter channelStateWriter) throws IOException {
+    /**
+     * A gate, set up and with its partition requested, reading one subpartition of the new
+     * producer.
+     */
+    SingleInputGate connect(
+            int gateIndex,
+            NettyShuffleDescriptor producer,
+            int subpartition,
+            ChannelStateWriter channelStateWriter)
+            throws IOException {
         InputGateDeploymentDescriptor descriptor =
                 new InputGateDeploymentDescriptor(
                         original.getConsumedResultId(),
                         original.getConsumedPartitionType(),
                         subpartition,
-                        new ShuffleDescriptorAndIndex[] {new ShuffleDescriptorAndIndex(producer, 0)});
+                        new ShuffleDescriptorAndIndex[] {
+                            new ShuffleDescriptorAndIndex(producer, 0)
+                        });
         SingleInputGate gate =
-                factory.create(owner, gateIndex, descriptor, producerStateProvider, new InputChannelMetrics(new UnregisteredMetricsGroup()));
+                factory.create(
+                        owner,
+                        gateIndex,
+                        descriptor,
+                        producerStateProvider,
+                        new InputChannelMetrics(new UnregisteredMetricsGroup()));
         gate.setChannelStateWriter(channelStateWriter);
         gate.setup();
         // A new gate starts with channels that first replay recovered channel state; there is none
@@ -71,7 +86,8 @@ final class ReplacementGateFactory {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("Interrupted while connecting to " + producer.getResultPartitionID(), e);
+            throw new IOException(
+                    "Interrupted while connecting to " + producer.getResultPartitionID(), e);
         }
         gate.requestPartitions();
         return gate;

@@ -69,6 +69,8 @@ public final class ReplayStartEvent extends RuntimeEvent {
 
     @Override
     public String toString() {
-        return "ReplayStartEvent{epoch=" + (epoch == FROM_PRODUCER_START ? "producer start" : epoch) + '}';
+        return "ReplayStartEvent{epoch="
+                + (epoch == FROM_PRODUCER_START ? "producer start" : epoch)
+                + '}';
     }
 }

@@ -12,11 +12,10 @@
 
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
-
 import io.clonos.runtime.causal.CausalLogDelta;
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.HeldCausalLogs;
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 import io.clonos.runtime.causal.SharedDelta;
 import io.clonos.runtime.causal.TaskCausalLog;
 import io.clonos.runtime.inflightlog.InFlightLog;
@@ -87,6 +86,7 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
 
     /** The recovery diverged: nothing more is sent. */
     private boolean diverged;
+
     private boolean blocked;
     private int sequenceNumber;
     private volatile boolean released;
@@ -138,7 +138,8 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
                 held = buffer;
                 // a producer that replays by determinants regenerates its predecessor's stream
                 // (this consumer connected after the others answered: it has nothing of it)
-                long announced = task.recovery().replaysDeterminants() ? 0 : ContinuedStreamEvent.FRESH;
+                long announced =
+                        task.recovery().replaysDeterminants() ? 0 : ContinuedStreamEvent.FRESH;
                 return next(EventSerializer.toBuffer(new ContinuedStreamEvent(announced), false));
             }
         }
@@ -167,7 +168,8 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
             }
         }
         if (task.sharingDepth() < 0 || task.sharingDepth() > 1) {
-            List<SharedDelta> forwarded = task.held().sharedSince(heldPosition, task.sharingDepth());
+            List<SharedDelta> forwarded =
+                    task.held().sharedSince(heldPosition, task.sharingDepth());
             if (!forwarded.isEmpty()) {
                 deltas = deltas == null ? new ArrayList<>() : deltas;
                 deltas.addAll(forwarded);
@@ -232,11 +234,12 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
     }
 
     /**
-     * The consumer has the data the producer's predecessor sent from epoch {@code restoredEpoch}
-     * on (per epoch: bytes and checksum): skip it, checking it is the same. A consumer that
-     * {@code replays} has nothing yet and reads the regenerated stream until its replay ends.
+     * The consumer has the data the producer's predecessor sent from epoch {@code restoredEpoch} on
+     * (per epoch: bytes and checksum): skip it, checking it is the same. A consumer that {@code
+     * replays} has nothing yet and reads the regenerated stream until its replay ends.
      */
-    synchronized void continueAfter(long restoredEpoch, java.util.TreeMap<Long, long[]> received, boolean replays) {
+    synchronized void continueAfter(
+            long restoredEpoch, java.util.TreeMap<Long, long[]> received, boolean replays) {
         Deduplication plan = new Deduplication(subpartition.toString(), received);
         continued = new ContinuedStreamEvent(plan.total());
         deduplication = plan.isDone() ? null : plan;
@@ -261,7 +264,9 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
 
     private int backlog() {
         int replayed = replay == null ? 0 : replay.remaining();
-        return (held == null ? 0 : 1) + replayed + subpartition.source().getAvailabilityAndBacklog(false).getBacklog();
+        return (held == null ? 0 : 1)
+                + replayed
+                + subpartition.source().getAvailabilityAndBacklog(false).getBacklog();
     }
 
     /** The type of what {@link #getNextBuffer()} would return next, NONE if nothing is ready. */
@@ -282,11 +287,14 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
         if (source.getAvailabilityAndBacklog(false).isAvailable()) {
             return Buffer.DataType.EVENT_BUFFER;
         }
-        return source.getAvailabilityAndBacklog(true).isAvailable() ? Buffer.DataType.DATA_BUFFER : Buffer.DataType.NONE;
+        return source.getAvailabilityAndBacklog(true).isAvailable()
+                ? Buffer.DataType.DATA_BUFFER
+                : Buffer.DataType.NONE;
     }
 
     @Override
-    public synchronized AvailabilityWithBacklog getAvailabilityAndBacklog(boolean isCreditAvailable) {
+    public synchronized AvailabilityWithBacklog getAvailabilityAndBacklog(
+            boolean isCreditAvailable) {
         if (released || detached || blocked) {
             return new AvailabilityWithBacklog(false, 0);
         }
@@ -297,7 +305,8 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
             return new AvailabilityWithBacklog(isCreditAvailable, backlog());
         }
         if (replay != null && replay.remaining() > 0) {
-            return new AvailabilityWithBacklog(isCreditAvailable || replay.peekDataType().isEvent(), backlog());
+            return new AvailabilityWithBacklog(
+                    isCreditAvailable || replay.peekDataType().isEvent(), backlog());
         }
         return subpartition.source().getAvailabilityAndBacklog(isCreditAvailable);
     }
@@ -359,12 +368,16 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
 
     @Override
     public synchronized int unsynchronizedGetNumberOfQueuedBuffers() {
-        return (held == null ? 0 : 1) + (replay == null ? 0 : replay.remaining()) + subpartition.source().unsynchronizedGetNumberOfQueuedBuffers();
+        return (held == null ? 0 : 1)
+                + (replay == null ? 0 : replay.remaining())
+                + subpartition.source().unsynchronizedGetNumberOfQueuedBuffers();
     }
 
     @Override
     public synchronized int getNumberOfQueuedBuffers() {
-        return (held == null ? 0 : 1) + (replay == null ? 0 : replay.remaining()) + subpartition.source().getNumberOfQueuedBuffers();
+        return (held == null ? 0 : 1)
+                + (replay == null ? 0 : replay.remaining())
+                + subpartition.source().getNumberOfQueuedBuffers();
     }
 
     @Override

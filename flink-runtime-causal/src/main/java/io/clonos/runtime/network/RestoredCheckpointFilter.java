@@ -63,8 +63,14 @@ final class RestoredCheckpointFilter {
             skipThroughBarrier = restoredCheckpoint;
         } else {
             throw new LocalRecoveryImpossibleException(
-                    "Channel " + channel + " of " + taskName + " was restored from checkpoint " + restoredCheckpoint
-                            + " but its producer can replay only from epoch " + replayEpoch);
+                    "Channel "
+                            + channel
+                            + " of "
+                            + taskName
+                            + " was restored from checkpoint "
+                            + restoredCheckpoint
+                            + " but its producer can replay only from epoch "
+                            + replayEpoch);
         }
     }
 
@@ -83,7 +89,8 @@ final class RestoredCheckpointFilter {
             if (id == skipThroughBarrier) {
                 skipThroughBarrier = -1;
             } else if (id > skipThroughBarrier) {
-                throw new LocalRecoveryImpossibleException("The replay skipped barrier " + skipThroughBarrier + " (saw " + id + ")");
+                throw new LocalRecoveryImpossibleException(
+                        "The replay skipped barrier " + skipThroughBarrier + " (saw " + id + ")");
             }
         }
         return false;

@@ -28,11 +28,15 @@ import java.util.concurrent.ConcurrentHashMap;
 @Internal
 public final class SubpartitionLogs {
 
-    private final Map<ResultPartitionID, Map<Integer, Entry>> partitions = new ConcurrentHashMap<>();
+    private final Map<ResultPartitionID, Map<Integer, Entry>> partitions =
+            new ConcurrentHashMap<>();
 
     SubpartitionLogs() {}
 
-    /** The metrics of a subpartition; they exist before its log does, so gauges can be registered early. */
+    /**
+     * The metrics of a subpartition; they exist before its log does, so gauges can be registered
+     * early.
+     */
     public SubpartitionLogMetrics metrics(ResultPartitionID partition, int subpartition) {
         return entry(partition, subpartition).metrics;
     }
@@ -52,10 +56,15 @@ public final class SubpartitionLogs {
      * subpartition {@code subpartition} already has what {@code answer} says it received, or
      * replays what its predecessor read.
      */
-    public void continueAfter(ResultPartitionID partition, int subpartition, long restoredEpoch, DeterminantResponseEvent answer) {
+    public void continueAfter(
+            ResultPartitionID partition,
+            int subpartition,
+            long restoredEpoch,
+            DeterminantResponseEvent answer) {
         LoggingSubpartition log = get(partition, subpartition);
         if (log != null) {
-            log.continueAfter(restoredEpoch, answer.receivedFrom(restoredEpoch), answer.consumerReplays());
+            log.continueAfter(
+                    restoredEpoch, answer.receivedFrom(restoredEpoch), answer.consumerReplays());
         }
     }
 
@@ -87,10 +96,12 @@ public final class SubpartitionLogs {
 
     /** Forgets a subpartition whose consumer read it to the end. */
     void unregister(ResultPartitionID partition, int subpartition) {
-        partitions.computeIfPresent(partition, (p, entries) -> {
-            entries.remove(subpartition);
-            return entries.isEmpty() ? null : entries;
-        });
+        partitions.computeIfPresent(
+                partition,
+                (p, entries) -> {
+                    entries.remove(subpartition);
+                    return entries.isEmpty() ? null : entries;
+                });
     }
 
     LoggingSubpartition get(ResultPartitionID partition, int subpartition) {
@@ -109,7 +120,9 @@ public final class SubpartitionLogs {
     }
 
     private Entry entry(ResultPartitionID partition, int subpartition) {
-        return partitions.computeIfAbsent(partition, p -> new ConcurrentHashMap<>()).computeIfAbsent(subpartition, s -> new Entry());
+        return partitions
+                .computeIfAbsent(partition, p -> new ConcurrentHashMap<>())
+                .computeIfAbsent(subpartition, s -> new Entry());
     }
 
     private List<Entry> entries(ResultPartitionID partition) {

@@ -68,10 +68,14 @@ public final class ClusterRestClient {
 
     public JsonNode get(String path) throws IOException, InterruptedException {
         HttpRequest request =
-                HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).GET().build();
+                HttpRequest.newBuilder(base.resolve(path))
+                        .timeout(Duration.ofSeconds(10))
+                        .GET()
+                        .build();
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() != 200) {
-            throw new IOException("GET " + path + " answered " + response.statusCode() + ": " + response.body());
+            throw new IOException(
+                    "GET " + path + " answered " + response.statusCode() + ": " + response.body());
         }
         return JSON.readTree(response.body());
     }
@@ -79,16 +83,34 @@ public final class ClusterRestClient {
     /** PATCHes a REST path (Flink cancels a job with {@code PATCH /jobs/:jobid?mode=cancel}). */
     public void patch(String path) throws IOException, InterruptedException {
         HttpRequest request =
-                HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).method("PATCH", HttpRequest.BodyPublishers.noBody()).build();
+                HttpRequest.newBuilder(base.resolve(path))
+                        .timeout(Duration.ofSeconds(10))
+                        .method("PATCH", HttpRequest.BodyPublishers.noBody())
+                        .build();
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
         if (response.statusCode() / 100 != 2) {
-            throw new IOException("PATCH " + path + " answered " + response.statusCode() + ": " + response.body());
+            throw new IOException(
+                    "PATCH "
+                            + path
+                            + " answered "
+                            + response.statusCode()
+                            + ": "
+                            + response.body());
         }
     }
 
     /** The value of a subtask's metric, if the subtask reports it. */
-    public Optional<String> subtaskMetric(String jobId, String vertexId, int subtask, String metric) {
-        return tryGet("/jobs/" + jobId + "/vertices/" + vertexId + "/subtasks/" + subtask + "/metrics?get=" + metric)
+    public Optional<String> subtaskMetric(
+            String jobId, String vertexId, int subtask, String metric) {
+        return tryGet(
+                        "/jobs/"
+                                + jobId
+                                + "/vertices/"
+                                + vertexId
+                                + "/subtasks/"
+                                + subtask
+                                + "/metrics?get="
+                                + metric)
                 .filter(JsonNode::isArray)
                 .filter(values -> values.size() > 0)
                 .map(values -> values.get(0).path("value").asText());
@@ -101,8 +123,12 @@ public final class ClusterRestClient {
     public Map<String, JsonNode> subtasks(String jobId) throws IOException, InterruptedException {
         Map<String, JsonNode> subtasks = new LinkedHashMap<>();
         for (JsonNode vertex : get("/jobs/" + jobId).path("vertices")) {
-            for (JsonNode subtask : get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText()).path("subtasks")) {
-                subtasks.put(vertex.path("name").asText() + "[" + subtask.path("subtask").asInt() + "]", subtask);
+            for (JsonNode subtask :
+                    get("/jobs/" + jobId + "/vertices/" + vertex.path("id").asText())
+                            .path("subtasks")) {
+                subtasks.put(
+                        vertex.path("name").asText() + "[" + subtask.path("subtask").asInt() + "]",
+                        subtask);
             }
         }
         return subtasks;
@@ -117,12 +143,15 @@ public final class ClusterRestClient {
 
     /**
      * Every exception in a job's exception history (Flink's {@code /jobs/:jobid/exceptions}), with
-     * the exceptions that came with each, oldest first: the task's name, the exception's first
-     * line and its causes' ({@code " <- "} between them).
+     * the exceptions that came with each, oldest first: the task's name, the exception's first line
+     * and its causes' ({@code " <- "} between them).
      */
     public List<String> exceptions(String jobId) throws IOException, InterruptedException {
         List<String> messages = new ArrayList<>();
-        JsonNode history = get("/jobs/" + jobId + "/exceptions?maxExceptions=1000").path("exceptionHistory").path("entries");
+        JsonNode history =
+                get("/jobs/" + jobId + "/exceptions?maxExceptions=1000")
+                        .path("exceptionHistory")
+                        .path("entries");
         for (JsonNode entry : history) {
             messages.add(summary(entry));
             for (JsonNode concurrent : entry.path("concurrentExceptions")) {

@@ -27,11 +27,11 @@ import org.apache.flink.core.failure.FailureEnricher;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointCoordinator;
-import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
 import org.apache.flink.runtime.checkpoint.CheckpointException;
 import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
 import org.apache.flink.runtime.checkpoint.CheckpointRecoveryFactory;
 import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
+import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
 import org.apache.flink.runtime.checkpoint.JobManagerTaskRestore;
 import org.apache.flink.runtime.checkpoint.TaskStateSnapshot;
 import org.apache.flink.runtime.concurrent.ComponentMainThreadExecutor;
@@ -45,8 +45,8 @@ import org.apache.flink.runtime.executiongraph.failover.FailoverStrategy;
 import org.apache.flink.runtime.executiongraph.failover.FailureHandlingResult;
 import org.apache.flink.runtime.executiongraph.failover.RestartBackoffTimeStrategy;
 import org.apache.flink.runtime.jobgraph.JobGraph;
-import org.apache.flink.runtime.metrics.groups.JobManagerJobMetricGroup;
 import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.metrics.groups.JobManagerJobMetricGroup;
 import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
 import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
@@ -97,9 +97,8 @@ import java.util.stream.Collectors;
  * strategy. For the batch, the scheduler aborts the pending checkpoints, waits until the old
  * attempts are gone, restores the latest completed checkpoint to the new attempts only, resets the
  * operator coordinators of the restarted subtasks (so that sources get their splits back), deploys
- * the new attempts in topological order, and tells the running consumers of each restarted
- * producer where it runs now. The network replays the producers' in-flight logs to restarted
- * consumers.
+ * the new attempts in topological order, and tells the running consumers of each restarted producer
+ * where it runs now. The network replays the producers' in-flight logs to restarted consumers.
  *
  * <p>Falls back to Flink's restart of the whole job, logged and counted in {@code
  * clonos.globalFallbacks}, when the job runs with {@code clonos.recovery.mode: global}, when a task
@@ -116,11 +115,13 @@ public class ClonosScheduler extends DefaultScheduler {
     private final Counter globalFallbacks;
     private final StandbyManager standbys;
     private final StandbyActivations activations;
+
     /** Where replacements find their standbys, and where standbys go. */
     private final StandbyCoordination standbyCoordination;
 
     /** Which failures recover locally, and why not the others. */
     private final LocalFailoverPolicy<ExecutionVertexID> policy;
+
     /** The attempts deployed to start afresh; the shuffle master's. */
     private final FreshStarts freshStarts;
 
@@ -185,8 +186,10 @@ public class ClonosScheduler extends DefaultScheduler {
         this.clonos = clonos;
         this.policy = new LocalFailoverPolicy<>(clonos);
         if (!(shuffleMaster instanceof ClonosShuffleMaster)) {
-            throw new IllegalStateException("Clonos's scheduler needs Clonos's shuffle service (shuffle-service-factory.class: "
-                    + "io.clonos.runtime.shuffle.ClonosShuffleServiceFactory); this JobManager runs " + shuffleMaster.getClass().getName());
+            throw new IllegalStateException(
+                    "Clonos's scheduler needs Clonos's shuffle service (shuffle-service-factory.class: "
+                            + "io.clonos.runtime.shuffle.ClonosShuffleServiceFactory); this JobManager runs "
+                            + shuffleMaster.getClass().getName());
         }
         this.freshStarts = ((ClonosShuffleMaster) shuffleMaster).freshStarts();
         this.log = log;
@@ -196,21 +199,30 @@ public class ClonosScheduler extends DefaultScheduler {
         this.globalFallbacks = metrics.counter("globalFallbacks");
         this.standbys = new StandbyManager(this::getExecutionGraph, metrics, log);
         this.activations = standbyActivations;
-        this.standbyCoordination = new StandbyCoordination(clonos, standbys, standbyActivations, new StandbyScheduling(), log);
-        standbys.onFetched(() -> {
-            if (standbyCoordination.isWaitingForTransfers()) {
-                getMainThreadExecutor().execute(this::restartPendingBatch);
-            }
-        });
+        this.standbyCoordination =
+                new StandbyCoordination(
+                        clonos, standbys, standbyActivations, new StandbyScheduling(), log);
+        standbys.onFetched(
+                () -> {
+                    if (standbyCoordination.isWaitingForTransfers()) {
+                        getMainThreadExecutor().execute(this::restartPendingBatch);
+                    }
+                });
         standbyActivations.registerMetrics(metrics);
         if (clonos.isStandbyEnabled()) {
             // standbys have no state; one that does not run must not hold up the job's checkpoints
             org.apache.flink.runtime.checkpoint.ClonosCheckpointPlanPatch.excludeFromCheckpoints(
                     getExecutionGraph(),
                     vertex -> StandbyVertices.primaryOf(vertex.getJobVertex()).isPresent(),
-                    jobMasterConfiguration.get(org.apache.flink.configuration.CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH));
+                    jobMasterConfiguration.get(
+                            org.apache.flink.configuration.CheckpointingOptions
+                                    .ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH));
         }
-        log.info("Scheduling {} ({}) on Clonos with {}.", jobGraph.getName(), jobGraph.getJobID(), clonos);
+        log.info(
+                "Scheduling {} ({}) on Clonos with {}.",
+                jobGraph.getName(),
+                jobGraph.getJobID(),
+                clonos);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -219,17 +231,27 @@ public class ClonosScheduler extends DefaultScheduler {
 
     @Override
     protected void handleTaskFailure(Execution failedExecution, @Nullable Throwable error) {
-        if (getExecutionGraph().getState() == JobStatus.RUNNING && StandbyVertices.primaryOf(failedExecution.getVertex().getJobVertex().getJobVertex()).isPresent()) {
+        if (getExecutionGraph().getState() == JobStatus.RUNNING
+                && StandbyVertices.primaryOf(
+                                failedExecution.getVertex().getJobVertex().getJobVertex())
+                        .isPresent()) {
             standbyCoordination.standbyFailed(failedExecution, error);
             return;
         }
         JobStatus job = getExecutionGraph().getState();
-        org.apache.flink.runtime.jobgraph.JobVertex failedVertex = failedExecution.getVertex().getJobVertex().getJobVertex();
+        org.apache.flink.runtime.jobgraph.JobVertex failedVertex =
+                failedExecution.getVertex().getJobVertex().getJobVertex();
         String fallbackReason = policy.whyNotLocal(job, failedVertex, error).orElse(null);
         if (fallbackReason != null && policy.restartsAfresh(job, failedVertex, error)) {
-            log.warn("Cannot recover {} by determinants ({}); clonos.recovery.orphan-fallback is at-least-once: it restarts alone, "
-                    + "without them, and its consumers may see its records twice.", failedExecution.getVertex().getTaskNameWithSubtaskIndex(), fallbackReason);
-            freshStarts.mark(getJobId(), failedExecution.getVertex().getID(), failedExecution.getAttemptNumber() + 1);
+            log.warn(
+                    "Cannot recover {} by determinants ({}); clonos.recovery.orphan-fallback is at-least-once: it restarts alone, "
+                            + "without them, and its consumers may see its records twice.",
+                    failedExecution.getVertex().getTaskNameWithSubtaskIndex(),
+                    fallbackReason);
+            freshStarts.mark(
+                    getJobId(),
+                    failedExecution.getVertex().getID(),
+                    failedExecution.getAttemptNumber() + 1);
             fallbackReason = null;
         }
         if (fallbackReason != null) {
@@ -244,14 +266,17 @@ public class ClonosScheduler extends DefaultScheduler {
         if (!pendingRestart.isEmpty()) {
             // part of the batch being prepared (e.g. the other subtasks of a lost TaskManager)
             notifyCoordinatorsAboutTaskFailure(failedExecution, error);
-            pendingRestart.putAll(executionVertexVersioner.recordVertexModifications(Set.of(failed)));
+            pendingRestart.putAll(
+                    executionVertexVersioner.recordVertexModifications(Set.of(failed)));
             return;
         }
 
         FailureHandlingResult result = recordTaskFailure(failedExecution, error);
         if (!result.canRestart() || result.isGlobalFailure()) {
             globalFallbacks.inc();
-            log.warn("Restart strategy refuses to restart {}; Flink handles the failure.", failedExecution.getVertex().getTaskNameWithSubtaskIndex());
+            log.warn(
+                    "Restart strategy refuses to restart {}; Flink handles the failure.",
+                    failedExecution.getVertex().getTaskNameWithSubtaskIndex());
             maybeRestartTasks(result);
             return;
         }
@@ -266,13 +291,20 @@ public class ClonosScheduler extends DefaultScheduler {
                 failedExecution.getVertex().getTaskNameWithSubtaskIndex(),
                 failedExecution.getAttemptNumber(),
                 error == null ? "unknown cause" : error.toString());
-        getMainThreadExecutor().schedule(this::restartPendingBatch, Math.max(result.getRestartDelayMS(), 0), TimeUnit.MILLISECONDS);
+        getMainThreadExecutor()
+                .schedule(
+                        this::restartPendingBatch,
+                        Math.max(result.getRestartDelayMS(), 0),
+                        TimeUnit.MILLISECONDS);
     }
 
     private void fallBack(String reason, Execution failedExecution, @Nullable Throwable error) {
         if (policy.isFallback(getExecutionGraph().getState())) {
             globalFallbacks.inc();
-            log.warn("Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.", failedExecution.getVertex().getTaskNameWithSubtaskIndex(), reason);
+            log.warn(
+                    "Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.",
+                    failedExecution.getVertex().getTaskNameWithSubtaskIndex(),
+                    reason);
         }
         pendingRestart.clear();
         super.handleTaskFailure(failedExecution, error);
@@ -292,7 +324,11 @@ public class ClonosScheduler extends DefaultScheduler {
     private void startAfresh(FailureHandlingResult result) {
         if (result.canRestart()) {
             for (ExecutionVertexID vertex : result.getVerticesToRestart()) {
-                freshStarts.mark(getJobId(), vertex, getExecutionVertex(vertex).getCurrentExecutionAttempt().getAttemptNumber() + 1);
+                freshStarts.mark(
+                        getJobId(),
+                        vertex,
+                        getExecutionVertex(vertex).getCurrentExecutionAttempt().getAttemptNumber()
+                                + 1);
             }
         }
     }
@@ -304,8 +340,11 @@ public class ClonosScheduler extends DefaultScheduler {
     @Override
     public boolean updateTaskExecutionState(TaskExecutionStateTransition transition) {
         boolean updated = updateTaskExecutionStateOfCancelledTasks(transition);
-        if (updated && (transition.getExecutionState() == ExecutionState.FINISHED || transition.getExecutionState() == ExecutionState.RUNNING)) {
-            Execution execution = getExecutionGraph().getRegisteredExecutions().get(transition.getID());
+        if (updated
+                && (transition.getExecutionState() == ExecutionState.FINISHED
+                        || transition.getExecutionState() == ExecutionState.RUNNING)) {
+            Execution execution =
+                    getExecutionGraph().getRegisteredExecutions().get(transition.getID());
             if (execution != null) {
                 standbyCoordination.attemptReached(execution, transition.getExecutionState());
             }
@@ -313,13 +352,22 @@ public class ClonosScheduler extends DefaultScheduler {
         return updated;
     }
 
-    private boolean updateTaskExecutionStateOfCancelledTasks(TaskExecutionStateTransition transition) {
-        if (transition.getExecutionState() == ExecutionState.CANCELED && getExecutionGraph().getState() == JobStatus.RUNNING) {
-            Execution execution = getExecutionGraph().getRegisteredExecutions().get(transition.getID());
-            if (execution != null && execution.getState() != ExecutionState.CANCELING && !execution.getState().isTerminal()) {
+    private boolean updateTaskExecutionStateOfCancelledTasks(
+            TaskExecutionStateTransition transition) {
+        if (transition.getExecutionState() == ExecutionState.CANCELED
+                && getExecutionGraph().getState() == JobStatus.RUNNING) {
+            Execution execution =
+                    getExecutionGraph().getRegisteredExecutions().get(transition.getID());
+            if (execution != null
+                    && execution.getState() != ExecutionState.CANCELING
+                    && !execution.getState().isTerminal()) {
                 boolean updated = super.updateTaskExecutionState(transition);
                 if (updated) {
-                    handleTaskFailure(execution, new IllegalStateException("The task cancelled itself", transition.getError(getClass().getClassLoader())));
+                    handleTaskFailure(
+                            execution,
+                            new IllegalStateException(
+                                    "The task cancelled itself",
+                                    transition.getError(getClass().getClassLoader())));
                 }
                 return updated;
             }
@@ -330,7 +378,8 @@ public class ClonosScheduler extends DefaultScheduler {
     private void abortPendingCheckpoints() {
         CheckpointCoordinator coordinator = getExecutionGraph().getCheckpointCoordinator();
         if (coordinator != null) {
-            coordinator.abortPendingCheckpoints(new CheckpointException(CheckpointFailureReason.JOB_FAILOVER_REGION));
+            coordinator.abortPendingCheckpoints(
+                    new CheckpointException(CheckpointFailureReason.JOB_FAILOVER_REGION));
         }
     }
 
@@ -339,14 +388,19 @@ public class ClonosScheduler extends DefaultScheduler {
     // ------------------------------------------------------------------------------------------
 
     @Override
-    public CompletableFuture<CoordinationResponse> deliverCoordinationRequestToCoordinator(OperatorID operator, CoordinationRequest request) throws FlinkException {
+    public CompletableFuture<CoordinationResponse> deliverCoordinationRequestToCoordinator(
+            OperatorID operator, CoordinationRequest request) throws FlinkException {
         if (StandbyManager.isStandbyRequest(request)) {
             return CompletableFuture.completedFuture(standbys.answer(request));
         }
         if (!FailTaskRequest.TARGET.equals(operator) || !(request instanceof FailTaskRequest)) {
             return super.deliverCoordinationRequestToCoordinator(operator, request);
         }
-        return CompletableFuture.completedFuture(TaskFailureInjection.fail(getExecutionGraph().getAllVertices().values(), (FailTaskRequest) request, log));
+        return CompletableFuture.completedFuture(
+                TaskFailureInjection.fail(
+                        getExecutionGraph().getAllVertices().values(),
+                        (FailTaskRequest) request,
+                        log));
     }
 
     // ------------------------------------------------------------------------------------------
@@ -355,26 +409,44 @@ public class ClonosScheduler extends DefaultScheduler {
 
     private void restartPendingBatch() {
         Set<ExecutionVertexVersion> versions = new HashSet<>(pendingRestart.values());
-        Set<ExecutionVertexID> batch = new HashSet<>(executionVertexVersioner.getUnmodifiedExecutionVertices(versions));
-        if (!batch.isEmpty() && getExecutionGraph().getState() == JobStatus.RUNNING && standbyCoordination.awaitingTransfers(batch, this::restartPendingBatch)) {
+        Set<ExecutionVertexID> batch =
+                new HashSet<>(executionVertexVersioner.getUnmodifiedExecutionVertices(versions));
+        if (!batch.isEmpty()
+                && getExecutionGraph().getState() == JobStatus.RUNNING
+                && standbyCoordination.awaitingTransfers(batch, this::restartPendingBatch)) {
             return;
         }
         pendingRestart.clear();
         if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
             return;
         }
-        LocalFailoverPolicy.BatchVerdict<ExecutionVertexID> verdict = policy.judge(
-                batch, latestCompletedCheckpoint(), primaryVertices(), this::consumersOf, id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex());
+        LocalFailoverPolicy.BatchVerdict<ExecutionVertexID> verdict =
+                policy.judge(
+                        batch,
+                        latestCompletedCheckpoint(),
+                        primaryVertices(),
+                        this::consumersOf,
+                        id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex());
         if (!verdict.isLocal()) {
             globalFallbacks.inc();
-            log.warn("Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.", names(batch), verdict.notLocal());
-            handleGlobalFailure(new FlinkException("Clonos cannot recover " + names(batch) + " locally: " + verdict.notLocal()));
+            log.warn(
+                    "Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.",
+                    names(batch),
+                    verdict.notLocal());
+            handleGlobalFailure(
+                    new FlinkException(
+                            "Clonos cannot recover "
+                                    + names(batch)
+                                    + " locally: "
+                                    + verdict.notLocal()));
             return;
         }
         restartOrphansAfresh(verdict, batch, versions);
         // standbys to activate, and the standbys whose slot their replacements take
         Set<ExecutionVertexID> displaced = standbyCoordination.planActivations(batch);
-        Set<ExecutionVertexVersion> displacedVersions = new HashSet<>(executionVertexVersioner.recordVertexModifications(displaced).values());
+        Set<ExecutionVertexVersion> displacedVersions =
+                new HashSet<>(
+                        executionVertexVersioner.recordVertexModifications(displaced).values());
         List<CompletableFuture<?>> gone = new ArrayList<>();
         for (ExecutionVertexID id : batch) {
             cancelAllPendingSlotRequestsForVertex(id);
@@ -391,18 +463,32 @@ public class ClonosScheduler extends DefaultScheduler {
                             try {
                                 redeploy(versions);
                                 if (!displacedVersions.isEmpty()) {
-                                    // started, or ended: a replacement that fails before it starts must not
+                                    // started, or ended: a replacement that fails before it starts
+                                    // must not
                                     // leave the standbys undeployed (the job could never finish)
                                     List<CompletableFuture<?>> started = new ArrayList<>();
                                     for (ExecutionVertexID id : batch) {
-                                        Execution replacement = getExecutionVertex(id).getCurrentExecutionAttempt();
-                                        started.add(CompletableFuture.anyOf(replacement.getInitializingOrRunningFuture(), replacement.getTerminalStateFuture()));
+                                        Execution replacement =
+                                                getExecutionVertex(id).getCurrentExecutionAttempt();
+                                        started.add(
+                                                CompletableFuture.anyOf(
+                                                        replacement
+                                                                .getInitializingOrRunningFuture(),
+                                                        replacement.getTerminalStateFuture()));
                                     }
-                                    FutureUtils.combineAll(started).whenCompleteAsync(
-                                            (replacements, notStarted) -> standbyCoordination.provisionLater(() -> redeployStandbys(displacedVersions)), getMainThreadExecutor());
+                                    FutureUtils.combineAll(started)
+                                            .whenCompleteAsync(
+                                                    (replacements, notStarted) ->
+                                                            standbyCoordination.provisionLater(
+                                                                    () ->
+                                                                            redeployStandbys(
+                                                                                    displacedVersions)),
+                                                    getMainThreadExecutor());
                                 }
                             } catch (Throwable t) {
-                                log.error("Local recovery failed; falling back to Flink's restart.", t);
+                                log.error(
+                                        "Local recovery failed; falling back to Flink's restart.",
+                                        t);
                                 globalFallbacks.inc();
                                 handleGlobalFailure(t);
                             }
@@ -414,15 +500,22 @@ public class ClonosScheduler extends DefaultScheduler {
      * With {@code clonos.recovery.orphan-fallback: at-least-once}, the batch's orphans restart
      * afresh, and those of earlier recoveries restart again, afresh, with this batch.
      */
-    private void restartOrphansAfresh(LocalFailoverPolicy.BatchVerdict<ExecutionVertexID> verdict, Set<ExecutionVertexID> batch, Set<ExecutionVertexVersion> versions) {
+    private void restartOrphansAfresh(
+            LocalFailoverPolicy.BatchVerdict<ExecutionVertexID> verdict,
+            Set<ExecutionVertexID> batch,
+            Set<ExecutionVertexVersion> versions) {
         if (verdict.restartAfresh().isEmpty()) {
             return;
         }
-        log.warn("{}; clonos.recovery.orphan-fallback is at-least-once: they restart without determinants, and their consumers may see their records twice.",
+        log.warn(
+                "{}; clonos.recovery.orphan-fallback is at-least-once: they restart without determinants, and their consumers may see their records twice.",
                 verdict.orphanReasons());
         Set<ExecutionVertexID> earlier = new HashSet<>();
         for (ExecutionVertexID orphan : verdict.restartAfresh()) {
-            freshStarts.mark(getJobId(), orphan, getExecutionVertex(orphan).getCurrentExecutionAttempt().getAttemptNumber() + 1);
+            freshStarts.mark(
+                    getJobId(),
+                    orphan,
+                    getExecutionVertex(orphan).getCurrentExecutionAttempt().getAttemptNumber() + 1);
             if (!batch.contains(orphan)) {
                 earlier.add(orphan);
             }
@@ -433,8 +526,10 @@ public class ClonosScheduler extends DefaultScheduler {
 
     private Collection<ExecutionVertexID> consumersOf(ExecutionVertexID id) {
         List<ExecutionVertexID> consumers = new ArrayList<>();
-        for (org.apache.flink.runtime.scheduler.strategy.SchedulingResultPartition partition : getSchedulingTopology().getVertex(id).getProducedResults()) {
-            for (org.apache.flink.runtime.scheduler.strategy.ConsumerVertexGroup group : partition.getConsumerVertexGroups()) {
+        for (org.apache.flink.runtime.scheduler.strategy.SchedulingResultPartition partition :
+                getSchedulingTopology().getVertex(id).getProducedResults()) {
+            for (org.apache.flink.runtime.scheduler.strategy.ConsumerVertexGroup group :
+                    partition.getConsumerVertexGroups()) {
                 group.forEach(consumers::add);
             }
         }
@@ -453,17 +548,22 @@ public class ClonosScheduler extends DefaultScheduler {
     }
 
     private long latestCompletedCheckpoint() {
-        return standbys.latestCheckpoint().map(CompletedCheckpoint::getCheckpointID).orElse(OperatorCoordinator.NO_CHECKPOINT);
+        return standbys.latestCheckpoint()
+                .map(CompletedCheckpoint::getCheckpointID)
+                .orElse(OperatorCoordinator.NO_CHECKPOINT);
     }
 
     /** The subtasks' names, in the order given, for the log. */
     private List<String> names(Collection<ExecutionVertexID> ids) {
-        return ids.stream().map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList());
+        return ids.stream()
+                .map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex())
+                .collect(Collectors.toList());
     }
 
     /** Deploys new standbys for the ones whose slots activated standbys' replacements took. */
     private void redeployStandbys(Set<ExecutionVertexVersion> versions) {
-        Set<ExecutionVertexID> standbyIds = executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
+        Set<ExecutionVertexID> standbyIds =
+                executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
         if (standbyIds.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
             return;
         }
@@ -472,7 +572,8 @@ public class ClonosScheduler extends DefaultScheduler {
     }
 
     private void redeploy(Set<ExecutionVertexVersion> versions) throws Exception {
-        Set<ExecutionVertexID> batch = executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
+        Set<ExecutionVertexID> batch =
+                executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
         if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
             return;
         }
@@ -484,7 +585,8 @@ public class ClonosScheduler extends DefaultScheduler {
         org.apache.flink.runtime.scheduler.ClonosEndOfDataPatch.restoreVertices(this, batch);
         long checkpointId = restoreLatestCheckpoint(batch);
         for (ExecutionVertexID id : batch) {
-            for (OperatorCoordinatorHolder coordinator : getExecutionJobVertex(id.getJobVertexId()).getOperatorCoordinators()) {
+            for (OperatorCoordinatorHolder coordinator :
+                    getExecutionJobVertex(id.getJobVertexId()).getOperatorCoordinators()) {
                 coordinator.subtaskReset(id.getSubtaskIndex(), checkpointId);
             }
         }
@@ -502,7 +604,11 @@ public class ClonosScheduler extends DefaultScheduler {
                     .thenRunAsync(
                             () -> {
                                 if (!executionVertexVersioner.isModified(version)) {
-                                    RestartedProducers.announce(attempt, batch, v -> getExecutionVertex(v).getCurrentExecutionAttempt(), rpcTimeout);
+                                    RestartedProducers.announce(
+                                            attempt,
+                                            batch,
+                                            v -> getExecutionVertex(v).getCurrentExecutionAttempt(),
+                                            rpcTimeout);
                                 }
                             },
                             getMainThreadExecutor());
@@ -512,14 +618,16 @@ public class ClonosScheduler extends DefaultScheduler {
         log.info(
                 "Restarted {} locally from checkpoint {}.",
                 names(ordered),
-                checkpointId == OperatorCoordinator.NO_CHECKPOINT ? "none (no checkpoint completed yet)" : checkpointId);
+                checkpointId == OperatorCoordinator.NO_CHECKPOINT
+                        ? "none (no checkpoint completed yet)"
+                        : checkpointId);
     }
 
     /**
      * Restores the latest completed checkpoint to the new attempts of {@code batch}. Flink's state
-     * assignment must see every job vertex but the standbys (it looks at each vertex's neighbours; standbys have none, and no state), and it assigns
-     * state to every current attempt; the running attempts get back what they had, since they
-     * read it only when they are deployed.
+     * assignment must see every job vertex but the standbys (it looks at each vertex's neighbours;
+     * standbys have none, and no state), and it assigns state to every current attempt; the running
+     * attempts get back what they had, since they read it only when they are deployed.
      */
     private long restoreLatestCheckpoint(Set<ExecutionVertexID> batch) throws Exception {
         CheckpointCoordinator coordinator = getExecutionGraph().getCheckpointCoordinator();
@@ -529,7 +637,9 @@ public class ClonosScheduler extends DefaultScheduler {
         Map<Execution, JobManagerTaskRestore> running = new HashMap<>();
         for (ExecutionVertex vertex : getExecutionGraph().getAllExecutionVertices()) {
             if (!batch.contains(vertex.getID())) {
-                running.put(vertex.getCurrentExecutionAttempt(), vertex.getCurrentExecutionAttempt().getTaskRestore());
+                running.put(
+                        vertex.getCurrentExecutionAttempt(),
+                        vertex.getCurrentExecutionAttempt().getTaskRestore());
             }
         }
         // standbys have no state in checkpoints (they are left out of them)
@@ -545,11 +655,14 @@ public class ClonosScheduler extends DefaultScheduler {
             for (ExecutionVertexID id : batch) {
                 Execution attempt = getExecutionVertex(id).getCurrentExecutionAttempt();
                 if (attempt.getTaskRestore() == null) {
-                    // Flink gives a subtask that held no state in the checkpoint nothing to restore,
+                    // Flink gives a subtask that held no state in the checkpoint nothing to
+                    // restore,
                     // so it would not know which checkpoint it restarts from; but its epoch is that
                     // checkpoint's: its upstream replays from there and its consumers hand back
                     // determinants from there. An empty snapshot names the checkpoint.
-                    attempt.setInitialState(new JobManagerTaskRestore(restored.getAsLong(), new TaskStateSnapshot()));
+                    attempt.setInitialState(
+                            new JobManagerTaskRestore(
+                                    restored.getAsLong(), new TaskStateSnapshot()));
                 }
             }
         }

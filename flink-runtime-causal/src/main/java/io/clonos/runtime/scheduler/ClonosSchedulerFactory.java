@@ -121,10 +121,14 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
         SlotPool slotPool =
                 slotPoolService
                         .castInto(SlotPool.class)
-                        .orElseThrow(() -> new IllegalStateException("The Clonos scheduler requires a SlotPool."));
+                        .orElseThrow(
+                                () ->
+                                        new IllegalStateException(
+                                                "The Clonos scheduler requires a SlotPool."));
 
         PhysicalSlotRequestBulkCheckerImpl bulkChecker =
-                PhysicalSlotRequestBulkCheckerImpl.createFromSlotPool(slotPool, SystemClock.getInstance());
+                PhysicalSlotRequestBulkCheckerImpl.createFromSlotPool(
+                        slotPool, SystemClock.getInstance());
         StandbyActivations standbyActivations = new StandbyActivations(log, slotPool);
         SlotSharingExecutionSlotAllocatorFactory allocatorFactory =
                 new SlotSharingExecutionSlotAllocatorFactory(
@@ -158,13 +162,15 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
                 bulkChecker::start,
                 new ScheduledExecutorServiceAdapter(futureExecutor),
                 userCodeLoader,
-                new CheckpointsCleaner(jobMasterConfiguration.get(CheckpointingOptions.CLEANER_PARALLEL_MODE)),
+                new CheckpointsCleaner(
+                        jobMasterConfiguration.get(CheckpointingOptions.CLEANER_PARALLEL_MODE)),
                 checkpointRecoveryFactory,
                 jobManagerJobMetricGroup,
                 new PipelinedRegionSchedulingStrategy.Factory(),
                 FailoverStrategyFactoryLoader.loadFailoverStrategyFactory(jobMasterConfiguration),
                 restartBackoffTimeStrategy,
-                new StandbyExecutionOperations(new DefaultExecutionOperations(), standbyActivations),
+                new StandbyExecutionOperations(
+                        new DefaultExecutionOperations(), standbyActivations),
                 new ExecutionVertexVersioner(),
                 allocatorFactory,
                 initializationTimestamp,

@@ -31,9 +31,9 @@ import java.util.function.Function;
  * effects travel along paths of failed tasks to a survivor, and the determinant travels with them,
  * piggybacked ahead of the data, as far as {@code clonos.determinant-sharing-depth} hops. So a
  * failed task is an <em>orphan</em> (a survivor may depend on choices nobody holds) exactly when
- * some path from it through failed tasks reaches a survivor in more hops than the depth. With
- * the full depth there are no orphans. When no task survived, nothing depends on any choice, but
- * there is also nothing to recover locally from: that is Flink's restart.
+ * some path from it through failed tasks reaches a survivor in more hops than the depth. With the
+ * full depth there are no orphans. When no task survived, nothing depends on any choice, but there
+ * is also nothing to recover locally from: that is Flink's restart.
  *
  * @param <V> how the graph names a task
  */
@@ -43,6 +43,7 @@ final class ConnectedFailures<V> {
     private final Function<V, Collection<V>> consumers;
     private final Set<V> down;
     private final Map<V, Integer> hops = new HashMap<>();
+
     /** Per failed task, a survivor at the end of its longest path, for the log. */
     private final Map<V, V> farthest = new HashMap<>();
 
@@ -57,8 +58,8 @@ final class ConnectedFailures<V> {
 
     /**
      * The failed tasks whose determinants may have reached survivors beyond {@code depth} hops;
-     * empty when every one can be recovered by determinants. {@code depth} is a determinant
-     * sharing depth: negative for the full depth, 0 for no causal logging (nothing to recover by
+     * empty when every one can be recovered by determinants. {@code depth} is a determinant sharing
+     * depth: negative for the full depth, 0 for no causal logging (nothing to recover by
      * determinants, so no orphans either).
      */
     Map<V, Orphan<V>> orphans(int depth) {
@@ -80,7 +81,10 @@ final class ConnectedFailures<V> {
 
     /** Why nothing can be recovered locally: no task survived. */
     Optional<String> noSurvivor(Collection<V> allTasks) {
-        return down.containsAll(allTasks) ? Optional.of("every task of the job is down, so none holds what a local recovery needs") : Optional.empty();
+        return down.containsAll(allTasks)
+                ? Optional.of(
+                        "every task of the job is down, so none holds what a local recovery needs")
+                : Optional.empty();
     }
 
     /** The most hops from {@code task} through failed tasks to a survivor; 0 if none is reached. */

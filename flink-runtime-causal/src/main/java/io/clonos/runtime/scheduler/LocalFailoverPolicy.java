@@ -12,12 +12,12 @@
 
 package io.clonos.runtime.scheduler;
 
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.configuration.ClonosOptions.OrphanFallback;
 import io.clonos.runtime.configuration.ClonosOptions.RecoveryMode;
 import io.clonos.runtime.jobgraph.VertexReplay;
-import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobStatus;
@@ -40,15 +40,15 @@ import java.util.stream.Collectors;
 
 /**
  * Which failures Clonos recovers locally, and why not the others; the scheduler only carries the
- * decisions out. Kept apart from it so that every rule can be tested without a running job, and
- * so that the reasons the log gives are the rules themselves.
+ * decisions out. Kept apart from it so that every rule can be tested without a running job, and so
+ * that the reasons the log gives are the rules themselves.
  *
- * <p>Two questions. For one failed task, as soon as it fails: can any local recovery cover it
- * (the job's mode, the job's state, the cause of the failure, the kind of task)? For a batch of
- * tasks down together, before they are restarted: does a survivor depend on choices of theirs
- * that nobody holds ({@link ConnectedFailures})? The tasks down together are the batch and the
- * tasks of earlier local recoveries that may still wait for their determinants: those whose
- * restored checkpoint is not older than the latest completed one, which they took part in.
+ * <p>Two questions. For one failed task, as soon as it fails: can any local recovery cover it (the
+ * job's mode, the job's state, the cause of the failure, the kind of task)? For a batch of tasks
+ * down together, before they are restarted: does a survivor depend on choices of theirs that nobody
+ * holds ({@link ConnectedFailures})? The tasks down together are the batch and the tasks of earlier
+ * local recoveries that may still wait for their determinants: those whose restored checkpoint is
+ * not older than the latest completed one, which they took part in.
  *
  * @param <V> how the graph names a task
  */
@@ -78,17 +78,23 @@ final class LocalFailoverPolicy<V> {
             return Optional.of("the job is " + job);
         }
         if (error != null && LocalRecoveryImpossibleException.isCauseOf(error)) {
-            return Optional.of("an upstream task cannot replay what the task needs (" + error.getMessage() + ")");
+            return Optional.of(
+                    "an upstream task cannot replay what the task needs ("
+                            + error.getMessage()
+                            + ")");
         }
         if (!isClonosTask(vertex)) {
-            return Optional.of("its task " + vertex.getInvokableClassName() + " is not a Clonos task");
+            return Optional.of(
+                    "its task " + vertex.getInvokableClassName() + " is not a Clonos task");
         }
         Configuration configuration = vertex.getConfiguration();
         if (configuration.get(ClonosOptions.DETERMINANT_SHARING_DEPTH) != 0) {
-            // with causal logging off (DSD 0) the job asked for at-least-once: such a task restarts alone
+            // with causal logging off (DSD 0) the job asked for at-least-once: such a task restarts
+            // alone
             Optional<String> notReplayable = VertexReplay.whyNotReplayable(configuration);
             if (notReplayable.isPresent()) {
-                return Optional.of("it cannot be recovered by determinants: " + notReplayable.get());
+                return Optional.of(
+                        "it cannot be recovered by determinants: " + notReplayable.get());
             }
         }
         return Optional.empty();
@@ -96,10 +102,10 @@ final class LocalFailoverPolicy<V> {
 
     /**
      * Whether a task that cannot be recovered by determinants restarts alone and afresh (at least
-     * once) instead of rolling the job back: the job chose {@code
-     * clonos.recovery.orphan-fallback: at-least-once} and the task failed because determinants it
-     * needs are lost, or because its producer started afresh for that reason. Not when a
-     * producer's partition is gone: restarting would not bring its data back.
+     * once) instead of rolling the job back: the job chose {@code clonos.recovery.orphan-fallback:
+     * at-least-once} and the task failed because determinants it needs are lost, or because its
+     * producer started afresh for that reason. Not when a producer's partition is gone: restarting
+     * would not bring its data back.
      */
     boolean restartsAfresh(JobStatus job, JobVertex vertex, @Nullable Throwable error) {
         return clonos.getOrphanFallback() == OrphanFallback.AT_LEAST_ONCE
@@ -129,7 +135,11 @@ final class LocalFailoverPolicy<V> {
      * @param names a task's name for the log
      */
     BatchVerdict<V> judge(
-            Set<V> batch, long completedCheckpoint, Set<V> primaries, Function<V, Collection<V>> consumersOf, Function<V, String> names) {
+            Set<V> batch,
+            long completedCheckpoint,
+            Set<V> primaries,
+            Function<V, Collection<V>> consumersOf,
+            Function<V, String> names) {
         stillRecovering.values().removeIf(restoredFrom -> restoredFrom < completedCheckpoint);
         Set<V> down = new LinkedHashSet<>(batch);
         down.addAll(stillRecovering.keySet());
@@ -143,12 +153,21 @@ final class LocalFailoverPolicy<V> {
         if (orphans.isEmpty()) {
             return BatchVerdict.local(Set.of());
         }
-        String reasons = orphans.entrySet().stream()
-                .map(orphan -> names.apply(orphan.getKey()) + " is an orphan: its output reached "
-                        + names.apply(orphan.getValue().survivor()) + ", which kept running, "
-                        + orphan.getValue().hops() + " hops downstream through failed tasks, and clonos.determinant-sharing-depth " + depth
-                        + " shares its determinants " + depth + " hops")
-                .collect(Collectors.joining("; "));
+        String reasons =
+                orphans.entrySet().stream()
+                        .map(
+                                orphan ->
+                                        names.apply(orphan.getKey())
+                                                + " is an orphan: its output reached "
+                                                + names.apply(orphan.getValue().survivor())
+                                                + ", which kept running, "
+                                                + orphan.getValue().hops()
+                                                + " hops downstream through failed tasks, and clonos.determinant-sharing-depth "
+                                                + depth
+                                                + " shares its determinants "
+                                                + depth
+                                                + " hops")
+                        .collect(Collectors.joining("; "));
         if (clonos.getOrphanFallback() == OrphanFallback.AT_LEAST_ONCE) {
             return new BatchVerdict<>(null, new LinkedHashSet<>(orphans.keySet()), reasons);
         }
@@ -176,7 +195,8 @@ final class LocalFailoverPolicy<V> {
      * The verdict on a batch: local, possibly with orphans that restart afresh (at least once;
      * those of earlier batches are restarted again with this one), or a global rollback and why.
      */
-    record BatchVerdict<V>(@Nullable String notLocal, Set<V> restartAfresh, @Nullable String orphanReasons) {
+    record BatchVerdict<V>(
+            @Nullable String notLocal, Set<V> restartAfresh, @Nullable String orphanReasons) {
 
         static <V> BatchVerdict<V> local(Set<V> restartAfresh) {
             return new BatchVerdict<>(null, restartAfresh, null);

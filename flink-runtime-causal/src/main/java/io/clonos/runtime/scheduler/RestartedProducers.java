@@ -43,12 +43,21 @@ final class RestartedProducers {
 
     private RestartedProducers() {}
 
-    static void announce(Execution producer, Set<ExecutionVertexID> restarted, Function<ExecutionVertexID, Execution> currentAttempt, Time rpcTimeout) {
-        for (IntermediateResultPartition partition : producer.getVertex().getProducedPartitions().values()) {
+    static void announce(
+            Execution producer,
+            Set<ExecutionVertexID> restarted,
+            Function<ExecutionVertexID, Execution> currentAttempt,
+            Time rpcTimeout) {
+        for (IntermediateResultPartition partition :
+                producer.getVertex().getProducedPartitions().values()) {
             ShuffleDescriptor location =
                     TaskDeploymentDescriptorFactory.getConsumedPartitionShuffleDescriptor(
-                            partition, TaskDeploymentDescriptorFactory.PartitionLocationConstraint.MUST_BE_KNOWN, false);
-            PartitionInfo info = new PartitionInfo(partition.getIntermediateResult().getId(), location);
+                            partition,
+                            TaskDeploymentDescriptorFactory.PartitionLocationConstraint
+                                    .MUST_BE_KNOWN,
+                            false);
+            PartitionInfo info =
+                    new PartitionInfo(partition.getIntermediateResult().getId(), location);
             for (ConsumerVertexGroup group : partition.getConsumerVertexGroups()) {
                 for (ExecutionVertexID consumerId : group) {
                     if (!restarted.contains(consumerId)) {
@@ -62,7 +71,10 @@ final class RestartedProducers {
     private static void announce(Execution consumer, PartitionInfo info, Time rpcTimeout) {
         ExecutionState state = consumer.getState();
         LogicalSlot slot = consumer.getAssignedResource();
-        if (slot == null || (state != ExecutionState.RUNNING && state != ExecutionState.INITIALIZING && state != ExecutionState.DEPLOYING)) {
+        if (slot == null
+                || (state != ExecutionState.RUNNING
+                        && state != ExecutionState.INITIALIZING
+                        && state != ExecutionState.DEPLOYING)) {
             return;
         }
         slot.getTaskManagerGateway()
@@ -70,7 +82,10 @@ final class RestartedProducers {
                 .whenComplete(
                         (ack, failure) -> {
                             if (failure != null) {
-                                LOG.warn("Could not tell {} about its restarted producer; failing it.", consumer, failure);
+                                LOG.warn(
+                                        "Could not tell {} about its restarted producer; failing it.",
+                                        consumer,
+                                        failure);
                                 consumer.fail(failure);
                             }
                         });

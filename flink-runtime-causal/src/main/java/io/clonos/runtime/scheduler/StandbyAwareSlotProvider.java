@@ -42,10 +42,15 @@ final class StandbyAwareSlotProvider implements PhysicalSlotProvider {
     }
 
     @Override
-    public Map<SlotRequestId, CompletableFuture<PhysicalSlotRequest.Result>> allocatePhysicalSlots(Collection<PhysicalSlotRequest> requests) {
+    public Map<SlotRequestId, CompletableFuture<PhysicalSlotRequest.Result>> allocatePhysicalSlots(
+            Collection<PhysicalSlotRequest> requests) {
         List<PhysicalSlotRequest> steered = new ArrayList<>(requests.size());
         for (PhysicalSlotRequest request : requests) {
-            steered.add(new PhysicalSlotRequest(request.getSlotRequestId(), activations.steer(request.getSlotProfile()), request.willSlotBeOccupiedIndefinitely()));
+            steered.add(
+                    new PhysicalSlotRequest(
+                            request.getSlotRequestId(),
+                            activations.steer(request.getSlotProfile()),
+                            request.willSlotBeOccupiedIndefinitely()));
         }
         return flink.allocatePhysicalSlots(steered);
     }

@@ -104,10 +104,19 @@ final class StandbyCoordination {
 
     private final Map<ExecutionVertexID, Integer> moves = new HashMap<>();
     private final Set<AllocationID> movingSlots = new HashSet<>();
-    /** When the pending batch stops waiting for standbys' transfers (System.nanoTime), -1 if it does not wait. */
+
+    /**
+     * When the pending batch stops waiting for standbys' transfers (System.nanoTime), -1 if it does
+     * not wait.
+     */
     private long transferWaitDeadline = -1;
 
-    StandbyCoordination(ClonosConfiguration clonos, StandbyManager standbys, StandbyActivations activations, Scheduling scheduling, Logger log) {
+    StandbyCoordination(
+            ClonosConfiguration clonos,
+            StandbyManager standbys,
+            StandbyActivations activations,
+            Scheduling scheduling,
+            Logger log) {
         this.clonos = clonos;
         this.standbys = standbys;
         this.activations = activations;
@@ -122,24 +131,39 @@ final class StandbyCoordination {
      */
     void standbyFailed(Execution failed, @Nullable Throwable error) {
         ExecutionVertexID id = failed.getVertex().getID();
-        log.warn("{} cannot stand by ({}); the job runs without it, and it is tried again in {} s.",
-                failed.getVertex().getTaskNameWithSubtaskIndex(), error == null ? "unknown cause" : error.toString(), STANDBY_RETRY.toSeconds());
-        Set<ExecutionVertexVersion> versions = new HashSet<>(scheduling.versioner().recordVertexModifications(Set.of(id)).values());
-        scheduling.mainThread().schedule(() -> scheduling.redeployStandbys(versions), STANDBY_RETRY.toMillis(), TimeUnit.MILLISECONDS);
+        log.warn(
+                "{} cannot stand by ({}); the job runs without it, and it is tried again in {} s.",
+                failed.getVertex().getTaskNameWithSubtaskIndex(),
+                error == null ? "unknown cause" : error.toString(),
+                STANDBY_RETRY.toSeconds());
+        Set<ExecutionVertexVersion> versions =
+                new HashSet<>(
+                        scheduling.versioner().recordVertexModifications(Set.of(id)).values());
+        scheduling
+                .mainThread()
+                .schedule(
+                        () -> scheduling.redeployStandbys(versions),
+                        STANDBY_RETRY.toMillis(),
+                        TimeUnit.MILLISECONDS);
     }
 
     /**
      * Whether the batch waits for standbys that are fetching the checkpoint it restores, up to
      * {@code clonos.standby.transfer-wait} from its first call: a standby that finishes its
-     * transfer saves its replacement reading those files from checkpoint storage. {@code retry}
-     * is run when the wait is over; the scheduler also calls again when a standby reports its
-     * copies ({@link #isWaitingForTransfers}).
+     * transfer saves its replacement reading those files from checkpoint storage. {@code retry} is
+     * run when the wait is over; the scheduler also calls again when a standby reports its copies
+     * ({@link #isWaitingForTransfers}).
      */
     boolean awaitingTransfers(Set<ExecutionVertexID> batch, Runnable retry) {
-        long latest = standbys.latestCheckpoint().map(CompletedCheckpoint::getCheckpointID).orElse(-1L);
-        List<ExecutionVertexID> fetching = batch.stream()
-                .filter(id -> latest >= 0 && standbys.fetching(scheduling.vertex(id), latest))
-                .collect(Collectors.toList());
+        long latest =
+                standbys.latestCheckpoint().map(CompletedCheckpoint::getCheckpointID).orElse(-1L);
+        List<ExecutionVertexID> fetching =
+                batch.stream()
+                        .filter(
+                                id ->
+                                        latest >= 0
+                                                && standbys.fetching(scheduling.vertex(id), latest))
+                        .collect(Collectors.toList());
         long wait = clonos.getStandbyTransferWait().toMillis();
         if (fetching.isEmpty() || wait == 0) {
             transferWaitDeadline = -1;
@@ -148,22 +172,33 @@ final class StandbyCoordination {
         long now = System.nanoTime();
         if (transferWaitDeadline < 0) {
             transferWaitDeadline = now + TimeUnit.MILLISECONDS.toNanos(wait);
-            log.info("The replacements of {} wait up to {} ms for their standbys to finish fetching checkpoint {} (clonos.standby.transfer-wait).",
-                    names(fetching), wait, latest);
+            log.info(
+                    "The replacements of {} wait up to {} ms for their standbys to finish fetching checkpoint {} (clonos.standby.transfer-wait).",
+                    names(fetching),
+                    wait,
+                    latest);
             long deadline = transferWaitDeadline;
-            scheduling.mainThread().schedule(() -> {
-                if (transferWaitDeadline == deadline) {
-                    retry.run();
-                }
-            }, wait, TimeUnit.MILLISECONDS);
+            scheduling
+                    .mainThread()
+                    .schedule(
+                            () -> {
+                                if (transferWaitDeadline == deadline) {
+                                    retry.run();
+                                }
+                            },
+                            wait,
+                            TimeUnit.MILLISECONDS);
             return true;
         }
         if (now < transferWaitDeadline) {
             return true;
         }
         transferWaitDeadline = -1;
-        log.warn("The standbys of {} did not finish fetching checkpoint {} within {} ms (clonos.standby.transfer-wait): their replacements read the rest from checkpoint storage.",
-                names(fetching), latest, wait);
+        log.warn(
+                "The standbys of {} did not finish fetching checkpoint {} within {} ms (clonos.standby.transfer-wait): their replacements read the rest from checkpoint storage.",
+                names(fetching),
+                latest,
+                wait);
         return false;
     }
 
@@ -172,9 +207,14 @@ final class StandbyCoordination {
         return transferWaitDeadline >= 0;
     }
 
-    /** Runs {@code provision} (deploying or moving standbys) {@link #STANDBY_PROVISION_DELAY} from now. */
+    /**
+     * Runs {@code provision} (deploying or moving standbys) {@link #STANDBY_PROVISION_DELAY} from
+     * now.
+     */
     void provisionLater(Runnable provision) {
-        scheduling.mainThread().schedule(provision, STANDBY_PROVISION_DELAY.toMillis(), TimeUnit.MILLISECONDS);
+        scheduling
+                .mainThread()
+                .schedule(provision, STANDBY_PROVISION_DELAY.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -202,12 +242,12 @@ final class StandbyCoordination {
     /**
      * Moves a standby off its primary's TaskManager ({@code clonos.standby.placement: spread}),
      * with the standbys that share its slot. Flink has no anti-affinity, so the slot is got first:
-     * a new one from the ResourceManager, asked for while the standbys still hold theirs (a
-     * request made after would be handed the slot they just freed). If it lies on another
-     * TaskManager, the standbys are cancelled and their new attempts' slot request prefers that
-     * TaskManager; if the ResourceManager has none elsewhere, they move to a free slot of the
-     * job's elsewhere if there is one. After {@link #MOVE_TRIES} tries a standby stays, and the
-     * log says so. Not a failure: the restart strategy does not count it.
+     * a new one from the ResourceManager, asked for while the standbys still hold theirs (a request
+     * made after would be handed the slot they just freed). If it lies on another TaskManager, the
+     * standbys are cancelled and their new attempts' slot request prefers that TaskManager; if the
+     * ResourceManager has none elsewhere, they move to a free slot of the job's elsewhere if there
+     * is one. After {@link #MOVE_TRIES} tries a standby stays, and the log says so. Not a failure:
+     * the restart strategy does not count it.
      */
     private void moveOffPrimary(ExecutionVertex standby) {
         Execution current = standby.getCurrentExecutionAttempt();
@@ -216,8 +256,10 @@ final class StandbyCoordination {
             return;
         }
         if (moves.getOrDefault(standby.getID(), 0) >= MOVE_TRIES) {
-            log.warn("{} runs on the same TaskManager as its primary and no other TaskManager took it (clonos.standby.placement: spread); "
-                    + "losing that TaskManager loses both.", standby.getTaskNameWithSubtaskIndex());
+            log.warn(
+                    "{} runs on the same TaskManager as its primary and no other TaskManager took it (clonos.standby.placement: spread); "
+                            + "losing that TaskManager loses both.",
+                    standby.getTaskNameWithSubtaskIndex());
             return;
         }
         ExecutionGraph graph = scheduling.graph();
@@ -225,73 +267,113 @@ final class StandbyCoordination {
         Set<ResourceID> avoid = new HashSet<>();
         for (ExecutionVertex vertex : graph.getAllExecutionVertices()) {
             Execution execution = vertex.getCurrentExecutionAttempt();
-            if (slot.equals(execution.getAssignedAllocationID()) && !execution.getState().isTerminal()) {
+            if (slot.equals(execution.getAssignedAllocationID())
+                    && !execution.getState().isTerminal()) {
                 moved.add(vertex.getID());
                 moves.merge(vertex.getID(), 1, Integer::sum);
                 standbys.primaryOf(vertex)
-                        .map(primary -> primary.getCurrentExecutionAttempt().getAssignedResourceLocation())
+                        .map(
+                                primary ->
+                                        primary.getCurrentExecutionAttempt()
+                                                .getAssignedResourceLocation())
                         .ifPresent(location -> avoid.add(location.getResourceID()));
             }
         }
-        List<TaskManagerLocation> others = IterableUtils.toStream(graph.getAllExecutionVertices())
-                .map(v -> v.getCurrentExecutionAttempt().getAssignedResourceLocation())
-                .filter(location -> location != null && !avoid.contains(location.getResourceID()))
-                .distinct()
-                .collect(Collectors.toList());
-        Set<ExecutionVertexVersion> versions = new HashSet<>(scheduling.versioner().recordVertexModifications(moved).values());
-        activations.spareSlot(avoid, SPARE_SLOT_TIMEOUT).whenCompleteAsync((spare, noSpare) -> {
-            Set<ExecutionVertexID> stillThere = scheduling.versioner().getUnmodifiedExecutionVertices(versions);
-            if (stillThere.isEmpty() || scheduling.graph().getState() != JobStatus.RUNNING) {
-                movingSlots.remove(slot);
-                return;
-            }
-            List<TaskManagerLocation> targets = spare != null && spare.isPresent() ? List.of(spare.get()) : others;
-            log.info("Moving {} off the TaskManagers of their primaries (clonos.standby.placement: spread), to {}.",
-                    names(stillThere),
-                    spare != null && spare.isPresent() ? "a new slot on " + spare.get() : "a free slot of the job's elsewhere, if there is one (the ResourceManager offered none elsewhere)");
-            List<CompletableFuture<?>> gone = new ArrayList<>();
-            for (ExecutionVertexID id : stillThere) {
-                gone.add(scheduling.cancel(scheduling.vertex(id).getCurrentExecutionAttempt()));
-            }
-            FutureUtils.combineAll(gone).whenCompleteAsync((ignored, failure) -> {
-                movingSlots.remove(slot);
-                activations.steer(slot, targets);
-                try {
-                    scheduling.redeployStandbys(versions);
-                } finally {
-                    activations.unsteer(slot);
-                }
-            }, scheduling.mainThread());
-        }, scheduling.mainThread());
+        List<TaskManagerLocation> others =
+                IterableUtils.toStream(graph.getAllExecutionVertices())
+                        .map(v -> v.getCurrentExecutionAttempt().getAssignedResourceLocation())
+                        .filter(
+                                location ->
+                                        location != null
+                                                && !avoid.contains(location.getResourceID()))
+                        .distinct()
+                        .collect(Collectors.toList());
+        Set<ExecutionVertexVersion> versions =
+                new HashSet<>(scheduling.versioner().recordVertexModifications(moved).values());
+        activations
+                .spareSlot(avoid, SPARE_SLOT_TIMEOUT)
+                .whenCompleteAsync(
+                        (spare, noSpare) -> {
+                            Set<ExecutionVertexID> stillThere =
+                                    scheduling.versioner().getUnmodifiedExecutionVertices(versions);
+                            if (stillThere.isEmpty()
+                                    || scheduling.graph().getState() != JobStatus.RUNNING) {
+                                movingSlots.remove(slot);
+                                return;
+                            }
+                            List<TaskManagerLocation> targets =
+                                    spare != null && spare.isPresent()
+                                            ? List.of(spare.get())
+                                            : others;
+                            log.info(
+                                    "Moving {} off the TaskManagers of their primaries (clonos.standby.placement: spread), to {}.",
+                                    names(stillThere),
+                                    spare != null && spare.isPresent()
+                                            ? "a new slot on " + spare.get()
+                                            : "a free slot of the job's elsewhere, if there is one (the ResourceManager offered none elsewhere)");
+                            List<CompletableFuture<?>> gone = new ArrayList<>();
+                            for (ExecutionVertexID id : stillThere) {
+                                gone.add(
+                                        scheduling.cancel(
+                                                scheduling
+                                                        .vertex(id)
+                                                        .getCurrentExecutionAttempt()));
+                            }
+                            FutureUtils.combineAll(gone)
+                                    .whenCompleteAsync(
+                                            (ignored, failure) -> {
+                                                movingSlots.remove(slot);
+                                                activations.steer(slot, targets);
+                                                try {
+                                                    scheduling.redeployStandbys(versions);
+                                                } finally {
+                                                    activations.unsteer(slot);
+                                                }
+                                            },
+                                            scheduling.mainThread());
+                        },
+                        scheduling.mainThread());
     }
 
     /**
      * Failed subtasks whose standbys hold copies of their state are to be deployed where the copies
      * are. A free slot of the job's on the standby's TaskManager takes the replacement at once;
      * where the TaskManager has too few, the replacements take the standbys' slots: returns the
-     * standbys running in those, which make room (their copies stay until the next standby of
-     * their subtask holds a checkpoint). A standby that did not make room is moved off its new
-     * primary's TaskManager once that runs, like any co-located standby.
+     * standbys running in those, which make room (their copies stay until the next standby of their
+     * subtask holds a checkpoint). A standby that did not make room is moved off its new primary's
+     * TaskManager once that runs, like any co-located standby.
      */
     Set<ExecutionVertexID> planActivations(Set<ExecutionVertexID> batch) {
         Map<ResourceID, Set<AllocationID>> standbySlots = new HashMap<>();
         Map<ResourceID, Set<AllocationID>> requests = new HashMap<>();
         for (ExecutionVertexID id : batch) {
             ExecutionVertex vertex = scheduling.vertex(id);
-            standbys.activationFor(vertex).ifPresent(standby -> {
-                Optional<AllocationID> prior = vertex.findLastAllocation();
-                activations.plan(id, prior.map(List::of).orElse(List.of()), standby.location(), standby.held());
-                ResourceID taskManager = standby.location().getResourceID();
-                standbySlots.computeIfAbsent(taskManager, tm -> new HashSet<>()).add(standby.slot());
-                // the batch's subtasks that shared a slot share their replacement's slot request
-                requests.computeIfAbsent(taskManager, tm -> new HashSet<>()).add(prior.orElseGet(AllocationID::new));
-            });
+            standbys.activationFor(vertex)
+                    .ifPresent(
+                            standby -> {
+                                Optional<AllocationID> prior = vertex.findLastAllocation();
+                                activations.plan(
+                                        id,
+                                        prior.map(List::of).orElse(List.of()),
+                                        standby.location(),
+                                        standby.held());
+                                ResourceID taskManager = standby.location().getResourceID();
+                                standbySlots
+                                        .computeIfAbsent(taskManager, tm -> new HashSet<>())
+                                        .add(standby.slot());
+                                // the batch's subtasks that shared a slot share their replacement's
+                                // slot request
+                                requests.computeIfAbsent(taskManager, tm -> new HashSet<>())
+                                        .add(prior.orElseGet(AllocationID::new));
+                            });
         }
         Set<AllocationID> slots = slotsToTake(standbySlots, requests, activations::freeSlotsOn);
         Set<ExecutionVertexID> displaced = new HashSet<>();
         for (ExecutionVertex vertex : scheduling.graph().getAllExecutionVertices()) {
             Execution execution = vertex.getCurrentExecutionAttempt();
-            if (!batch.contains(vertex.getID()) && !execution.getState().isTerminal() && slots.contains(execution.getAssignedAllocationID())) {
+            if (!batch.contains(vertex.getID())
+                    && !execution.getState().isTerminal()
+                    && slots.contains(execution.getAssignedAllocationID())) {
                 displaced.add(vertex.getID());
             }
         }
@@ -306,17 +388,22 @@ final class StandbyCoordination {
      * @param requests per TaskManager, the replacements' slot requests (one per shared slot)
      */
     static Set<AllocationID> slotsToTake(
-            Map<ResourceID, Set<AllocationID>> standbySlots, Map<ResourceID, Set<AllocationID>> requests, ToIntFunction<ResourceID> freeSlots) {
+            Map<ResourceID, Set<AllocationID>> standbySlots,
+            Map<ResourceID, Set<AllocationID>> requests,
+            ToIntFunction<ResourceID> freeSlots) {
         Set<AllocationID> slots = new HashSet<>();
-        standbySlots.forEach((taskManager, taken) -> {
-            if (freeSlots.applyAsInt(taskManager) < requests.get(taskManager).size()) {
-                slots.addAll(taken);
-            }
-        });
+        standbySlots.forEach(
+                (taskManager, taken) -> {
+                    if (freeSlots.applyAsInt(taskManager) < requests.get(taskManager).size()) {
+                        slots.addAll(taken);
+                    }
+                });
         return slots;
     }
 
     private List<String> names(Collection<ExecutionVertexID> ids) {
-        return ids.stream().map(id -> scheduling.vertex(id).getTaskNameWithSubtaskIndex()).collect(Collectors.toList());
+        return ids.stream()
+                .map(id -> scheduling.vertex(id).getTaskNameWithSubtaskIndex())
+                .collect(Collectors.toList());
     }
 }

@@ -21,7 +21,10 @@ import org.apache.flink.runtime.scheduler.ExecutionOperations;
 
 import java.util.concurrent.CompletableFuture;
 
-/** Flink's execution operations; an activated standby's replacement reads its state from the standby's copies. */
+/**
+ * Flink's execution operations; an activated standby's replacement reads its state from the
+ * standby's copies.
+ */
 @Internal
 final class StandbyExecutionOperations implements ExecutionOperations {
 

@@ -26,8 +26,8 @@ import java.util.stream.Collectors;
 
 /**
  * Failure experiments ({@code bin/clonos fail}, {@link FailTaskRequest}): fails one running task
- * the way a crash of its code would, so that the scheduler's ordinary failover handles it. The
- * user names a vertex as the web UI shows it or by one of the operators chained in it.
+ * the way a crash of its code would, so that the scheduler's ordinary failover handles it. The user
+ * names a vertex as the web UI shows it or by one of the operators chained in it.
  */
 @Internal
 final class TaskFailureInjection {
@@ -35,28 +35,52 @@ final class TaskFailureInjection {
     private TaskFailureInjection() {}
 
     /** Fails the requested subtask's current attempt; it must be running. */
-    static FailTaskRequest.Response fail(Collection<ExecutionJobVertex> vertices, FailTaskRequest request, Logger log) throws FlinkException {
-        ExecutionJobVertex vertex = named(vertices, ExecutionJobVertex::getName, request.getVertex());
+    static FailTaskRequest.Response fail(
+            Collection<ExecutionJobVertex> vertices, FailTaskRequest request, Logger log)
+            throws FlinkException {
+        ExecutionJobVertex vertex =
+                named(vertices, ExecutionJobVertex::getName, request.getVertex());
         if (request.getSubtask() < 0 || request.getSubtask() >= vertex.getParallelism()) {
-            throw new FlinkException("Vertex '" + vertex.getName() + "' has subtasks 0 to " + (vertex.getParallelism() - 1) + ", not " + request.getSubtask());
+            throw new FlinkException(
+                    "Vertex '"
+                            + vertex.getName()
+                            + "' has subtasks 0 to "
+                            + (vertex.getParallelism() - 1)
+                            + ", not "
+                            + request.getSubtask());
         }
-        Execution execution = vertex.getTaskVertices()[request.getSubtask()].getCurrentExecutionAttempt();
+        Execution execution =
+                vertex.getTaskVertices()[request.getSubtask()].getCurrentExecutionAttempt();
         if (execution.getState() != ExecutionState.RUNNING) {
-            throw new FlinkException(execution.getVertex().getTaskNameWithSubtaskIndex() + " is " + execution.getState() + ", not RUNNING");
+            throw new FlinkException(
+                    execution.getVertex().getTaskNameWithSubtaskIndex()
+                            + " is "
+                            + execution.getState()
+                            + ", not RUNNING");
         }
         log.info("Failing {} on request.", execution.getVertex().getTaskNameWithSubtaskIndex());
         execution.fail(new FlinkException("Failed on request (clonos fail)"));
-        return new FailTaskRequest.Response("Failed " + execution.getVertex().getTaskNameWithSubtaskIndex() + " (attempt " + execution.getAttemptNumber() + ")");
+        return new FailTaskRequest.Response(
+                "Failed "
+                        + execution.getVertex().getTaskNameWithSubtaskIndex()
+                        + " (attempt "
+                        + execution.getAttemptNumber()
+                        + ")");
     }
 
     /** The first vertex that {@code requested} names; the error lists the job's vertices. */
-    static <V> V named(Collection<V> vertices, Function<V, String> nameOf, String requested) throws FlinkException {
+    static <V> V named(Collection<V> vertices, Function<V, String> nameOf, String requested)
+            throws FlinkException {
         for (V vertex : vertices) {
             if (namesOperator(nameOf.apply(vertex), requested)) {
                 return vertex;
             }
         }
-        throw new FlinkException("No vertex '" + requested + "'; the job has: " + vertices.stream().map(nameOf).collect(Collectors.toList()));
+        throw new FlinkException(
+                "No vertex '"
+                        + requested
+                        + "'; the job has: "
+                        + vertices.stream().map(nameOf).collect(Collectors.toList()));
     }
 
     /** A vertex named "Source: a -> b" names the operators "a" and "b", and itself. */

@@ -54,9 +54,14 @@ public final class ClonosShuffleMaster implements ShuffleMaster<NettyShuffleDesc
     }
 
     @Override
-    public CompletableFuture<NettyShuffleDescriptor> registerPartitionWithProducer(JobID job, PartitionDescriptor partition, ProducerDescriptor producer) {
+    public CompletableFuture<NettyShuffleDescriptor> registerPartitionWithProducer(
+            JobID job, PartitionDescriptor partition, ProducerDescriptor producer) {
         return netty.registerPartitionWithProducer(job, partition, producer)
-                .thenApply(descriptor -> freshStarts.isMarked(job, producer.getProducerExecutionId()) ? FreshStartShuffleDescriptor.of(descriptor) : descriptor);
+                .thenApply(
+                        descriptor ->
+                                freshStarts.isMarked(job, producer.getProducerExecutionId())
+                                        ? FreshStartShuffleDescriptor.of(descriptor)
+                                        : descriptor);
     }
 
     @Override
@@ -91,7 +96,8 @@ public final class ClonosShuffleMaster implements ShuffleMaster<NettyShuffleDesc
     }
 
     @Override
-    public CompletableFuture<Collection<PartitionWithMetrics>> getPartitionWithMetrics(JobID job, Duration timeout, Set<ResultPartitionID> expected) {
+    public CompletableFuture<Collection<PartitionWithMetrics>> getPartitionWithMetrics(
+            JobID job, Duration timeout, Set<ResultPartitionID> expected) {
         return netty.getPartitionWithMetrics(job, timeout, expected);
     }
 
@@ -101,7 +107,9 @@ public final class ClonosShuffleMaster implements ShuffleMaster<NettyShuffleDesc
     }
 
     @Override
-    public void snapshotState(CompletableFuture<ShuffleMasterSnapshot> snapshot, ShuffleMasterSnapshotContext context) {
+    public void snapshotState(
+            CompletableFuture<ShuffleMasterSnapshot> snapshot,
+            ShuffleMasterSnapshotContext context) {
         netty.snapshotState(snapshot, context);
     }
 

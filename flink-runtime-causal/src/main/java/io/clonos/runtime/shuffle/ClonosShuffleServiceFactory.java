@@ -13,8 +13,8 @@
 package io.clonos.runtime.shuffle;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
-import io.clonos.runtime.network.ClonosNetworkContext;
 import io.clonos.runtime.network.ClonosInputGate;
+import io.clonos.runtime.network.ClonosNetworkContext;
 import io.clonos.runtime.network.ClonosResultPartitionManager;
 import io.clonos.runtime.network.ClonosShuffleEnvironment;
 
@@ -28,13 +28,13 @@ import org.apache.flink.runtime.io.network.netty.NettyConfig;
 import org.apache.flink.runtime.io.network.netty.NettyConnectionManager;
 import org.apache.flink.runtime.io.network.partition.ResultPartition;
 import org.apache.flink.runtime.io.network.partition.consumer.SingleInputGateFactory;
-import org.apache.flink.runtime.taskmanager.NettyShuffleEnvironmentConfiguration;
 import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor;
 import org.apache.flink.runtime.shuffle.ShuffleEnvironment;
 import org.apache.flink.runtime.shuffle.ShuffleEnvironmentContext;
 import org.apache.flink.runtime.shuffle.ShuffleMaster;
 import org.apache.flink.runtime.shuffle.ShuffleMasterContext;
 import org.apache.flink.runtime.shuffle.ShuffleServiceFactory;
+import org.apache.flink.runtime.taskmanager.NettyShuffleEnvironmentConfiguration;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,9 +62,14 @@ public class ClonosShuffleServiceFactory
     }
 
     @Override
-    public ShuffleEnvironment<ResultPartition, ClonosInputGate> createShuffleEnvironment(ShuffleEnvironmentContext context) {
-        ClonosConfiguration clonos = ClonosConfiguration.fromConfiguration(context.getConfiguration());
-        LOG.info("Starting the Clonos shuffle environment of {} with {}.", context.getTaskExecutorResourceId(), clonos);
+    public ShuffleEnvironment<ResultPartition, ClonosInputGate> createShuffleEnvironment(
+            ShuffleEnvironmentContext context) {
+        ClonosConfiguration clonos =
+                ClonosConfiguration.fromConfiguration(context.getConfiguration());
+        LOG.info(
+                "Starting the Clonos shuffle environment of {} with {}.",
+                context.getTaskExecutorResourceId(),
+                clonos);
 
         NettyShuffleEnvironmentConfiguration networkConfig =
                 NettyShuffleEnvironmentConfiguration.fromConfiguration(
@@ -72,11 +77,14 @@ public class ClonosShuffleServiceFactory
                         context.getNetworkMemorySize(),
                         context.isLocalCommunicationOnly(),
                         context.getHostAddress());
-        ClonosNetworkContext clonosContext = new ClonosNetworkContext("TaskManager " + context.getTaskExecutorResourceId());
+        ClonosNetworkContext clonosContext =
+                new ClonosNetworkContext("TaskManager " + context.getTaskExecutorResourceId());
         ClonosResultPartitionManager partitionManager =
-                new ClonosResultPartitionManager(clonosContext, clonos.getInFlightLogMemory().getBytes());
+                new ClonosResultPartitionManager(
+                        clonosContext, clonos.getInFlightLogMemory().getBytes());
         // consumers' answers to a recovering producer must not be lost before it subscribes
-        TaskEventPublisher events = clonosContext.causalTasks().routingAnswers(context.getEventPublisher());
+        TaskEventPublisher events =
+                clonosContext.causalTasks().routingAnswers(context.getEventPublisher());
         NettyConfig nettyConfig = networkConfig.nettyConfig();
         ConnectionManager connectionManager =
                 nettyConfig == null
@@ -108,6 +116,7 @@ public class ClonosShuffleServiceFactory
                         netty.getNetworkBufferPool(),
                         null,
                         null);
-        return new ClonosShuffleEnvironment(clonosContext, netty, gateFactory, clonos.getReconnectTimeout());
+        return new ClonosShuffleEnvironment(
+                clonosContext, netty, gateFactory, clonos.getReconnectTimeout());
     }
 }

@@ -24,12 +24,12 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Which task attempts start afresh: without waiting for determinants from their consumers and
- * without regenerating their predecessor's output, because the JobManager restarts them where
- * no determinant can help (a global rollback restarts every consumer too) or where the job chose
- * at-least-once ({@code clonos.recovery.orphan-fallback}). The scheduler marks an attempt before
- * it deploys it; the shuffle master describes the attempt's partitions with the mark ({@link
- * FreshStartShuffleDescriptor}), since Flink deploys a task with nothing else Clonos could use,
- * and the TaskManager's network context hands it to the task.
+ * without regenerating their predecessor's output, because the JobManager restarts them where no
+ * determinant can help (a global rollback restarts every consumer too) or where the job chose
+ * at-least-once ({@code clonos.recovery.orphan-fallback}). The scheduler marks an attempt before it
+ * deploys it; the shuffle master describes the attempt's partitions with the mark ({@link
+ * FreshStartShuffleDescriptor}), since Flink deploys a task with nothing else Clonos could use, and
+ * the TaskManager's network context hands it to the task.
  *
  * <p>One per JobManager, owned by its {@link ClonosShuffleMaster}; the scheduler reaches it through
  * the shuffle master Flink gives it.
@@ -47,7 +47,9 @@ public final class FreshStarts {
 
     boolean isMarked(JobID job, ExecutionAttemptID producer) {
         Set<String> attempts = marked.get(job);
-        return attempts != null && attempts.contains(producer.getExecutionVertexId() + "#" + producer.getAttemptNumber());
+        return attempts != null
+                && attempts.contains(
+                        producer.getExecutionVertexId() + "#" + producer.getAttemptNumber());
     }
 
     void forget(JobID job) {

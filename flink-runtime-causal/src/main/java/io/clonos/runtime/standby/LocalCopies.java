@@ -20,14 +20,16 @@ import java.io.Serializable;
 import java.util.Map;
 
 /**
- * What a standby holds of one checkpoint of its primary's state: a local copy of every file, by
- * the id of the file it copies, and, per incremental RocksDB state handle, a directory laid out as
- * the RocksDB instance it was taken from (links to the copies under their original names). A
+ * What a standby holds of one checkpoint of its primary's state: a local copy of every file, by the
+ * id of the file it copies, and, per incremental RocksDB state handle, a directory laid out as the
+ * RocksDB instance it was taken from (links to the copies under their original names). A
  * replacement restores such a handle from its directory the way Flink's task-local recovery does:
  * by hard-linking the SST files into its instance directory instead of copying them.
  */
 @Internal
-public record LocalCopies(Map<PhysicalStateHandleID, LocalStateFile> files, Map<StateHandleID, String> databases) implements Serializable {
+public record LocalCopies(
+        Map<PhysicalStateHandleID, LocalStateFile> files, Map<StateHandleID, String> databases)
+        implements Serializable {
 
     public static final LocalCopies NONE = new LocalCopies(Map.of(), Map.of());
 

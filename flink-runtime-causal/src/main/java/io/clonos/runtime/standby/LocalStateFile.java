@@ -27,8 +27,8 @@ import java.util.Optional;
  * storage when the standby is activated: the task reads the state from local disk instead of
  * downloading it.
  *
- * <p>It keeps the remote file's {@link PhysicalStateHandleID}: an incremental backend refers to
- * the files it restored from by that id in its next checkpoint, and the JobManager's shared state
+ * <p>It keeps the remote file's {@link PhysicalStateHandleID}: an incremental backend refers to the
+ * files it restored from by that id in its next checkpoint, and the JobManager's shared state
  * registry must recognise them. Discarding it does nothing; the standby's {@link
  * StandbyStateFetcher} owns its copies.
  */

@@ -51,10 +51,13 @@ import java.util.concurrent.TimeUnit;
 public final class StandbyActivations {
 
     private final Logger log;
+
     /** The job's slot pool: its free slots, and spare slots for standbys that move. */
     private final SlotPool slotPool;
+
     /** Per slot a request was last in: the TaskManagers its next request prefers. */
     private final Map<AllocationID, List<TaskManagerLocation>> steered = new HashMap<>();
+
     private final Map<ExecutionVertexID, Activation> planned = new HashMap<>();
     private final Map<ExecutionAttemptID, Long> activating = new HashMap<>();
     private Counter activations;
@@ -65,7 +68,9 @@ public final class StandbyActivations {
         this.slotPool = slotPool;
     }
 
-    /** How many free slots the job has on {@code taskManager}: replacements that need no room made. */
+    /**
+     * How many free slots the job has on {@code taskManager}: replacements that need no room made.
+     */
     public int freeSlotsOn(ResourceID taskManager) {
         int free = 0;
         for (SlotInfo slot : slotPool.getFreeSlotInfoTracker().getFreeSlotsInformation()) {
@@ -86,7 +91,11 @@ public final class StandbyActivations {
      * The failed subtask {@code vertex}, last in the slot {@code priorAllocation}, is to replace
      * itself by the standby on {@code location} that holds {@code held}.
      */
-    public void plan(ExecutionVertexID vertex, List<AllocationID> priorAllocations, TaskManagerLocation location, StandbyManager.Held held) {
+    public void plan(
+            ExecutionVertexID vertex,
+            List<AllocationID> priorAllocations,
+            TaskManagerLocation location,
+            StandbyManager.Held held) {
         planned.put(vertex, new Activation(location, held, System.nanoTime()));
         for (AllocationID prior : priorAllocations) {
             steer(prior, List.of(location));
@@ -94,8 +103,8 @@ public final class StandbyActivations {
     }
 
     /**
-     * The next slot request of whoever was last in {@code priorAllocation} (a planned activation,
-     * a standby being moved off its primary's TaskManager) prefers {@code locations}.
+     * The next slot request of whoever was last in {@code priorAllocation} (a planned activation, a
+     * standby being moved off its primary's TaskManager) prefers {@code locations}.
      */
     public void steer(AllocationID priorAllocation, List<TaskManagerLocation> locations) {
         steered.put(priorAllocation, locations);
@@ -106,20 +115,25 @@ public final class StandbyActivations {
      * standbys that move off their primaries' TaskManager; asked for while they still hold their
      * slot, so that the ResourceManager cannot hand back that one (and the pool does not count it
      * as the new one). The slot is returned to the job's pool as a free slot: the standbys' next
-     * request takes it when steered to its TaskManager. Empty if the ResourceManager offered a
-     * slot on an avoided TaskManager only, or none in time. Main thread.
+     * request takes it when steered to its TaskManager. Empty if the ResourceManager offered a slot
+     * on an avoided TaskManager only, or none in time. Main thread.
      */
-    public CompletableFuture<Optional<TaskManagerLocation>> spareSlot(Set<ResourceID> avoided, Duration timeout) {
+    public CompletableFuture<Optional<TaskManagerLocation>> spareSlot(
+            Set<ResourceID> avoided, Duration timeout) {
         SlotRequestId request = new SlotRequestId();
-        return slotPool.requestNewAllocatedSlot(request, ResourceProfile.UNKNOWN, Time.fromDuration(timeout))
-                .handle((slot, failure) -> {
-                    if (failure != null) {
-                        return Optional.empty();
-                    }
-                    slotPool.releaseSlot(request, null);
-                    TaskManagerLocation location = slot.getTaskManagerLocation();
-                    return avoided.contains(location.getResourceID()) ? Optional.<TaskManagerLocation>empty() : Optional.of(location);
-                });
+        return slotPool.requestNewAllocatedSlot(
+                        request, ResourceProfile.UNKNOWN, Time.fromDuration(timeout))
+                .handle(
+                        (slot, failure) -> {
+                            if (failure != null) {
+                                return Optional.empty();
+                            }
+                            slotPool.releaseSlot(request, null);
+                            TaskManagerLocation location = slot.getTaskManagerLocation();
+                            return avoided.contains(location.getResourceID())
+                                    ? Optional.<TaskManagerLocation>empty()
+                                    : Optional.of(location);
+                        });
     }
 
     /** Forgets the steering of {@code priorAllocation}, once its request was made. */
@@ -158,21 +172,41 @@ public final class StandbyActivations {
             // no state to restore
             return;
         }
-        if (location == null || !location.getResourceID().equals(activation.location().getResourceID())) {
-            log.info("{} is deployed on {}, not on its standby's TaskManager {}: it restores from checkpoint storage.",
-                    execution.getVertex().getTaskNameWithSubtaskIndex(), location, activation.location());
+        if (location == null
+                || !location.getResourceID().equals(activation.location().getResourceID())) {
+            log.info(
+                    "{} is deployed on {}, not on its standby's TaskManager {}: it restores from checkpoint storage.",
+                    execution.getVertex().getTaskNameWithSubtaskIndex(),
+                    location,
+                    activation.location());
             return;
         }
-        execution.setInitialState(new JobManagerTaskRestore(restore.getRestoreCheckpointId(), StateFiles.localize(restore.getTaskStateSnapshot(), activation.held().copies())));
+        execution.setInitialState(
+                new JobManagerTaskRestore(
+                        restore.getRestoreCheckpointId(),
+                        StateFiles.localize(
+                                restore.getTaskStateSnapshot(), activation.held().copies())));
         activating.put(execution.getAttemptId(), activation.startedNanos());
         if (activations != null) {
             activations.inc();
         }
-        long linked = StateFiles.incrementalHandles(restore.getTaskStateSnapshot()).stream()
-                .filter(handle -> activation.held().copies().databases().containsKey(handle.getStateHandleId()))
-                .count();
-        log.info("Activating the standby of {} on {}: checkpoint {} restored from the standby's copies of checkpoint {} ({} RocksDB instances linked from its directories).",
-                execution.getVertex().getTaskNameWithSubtaskIndex(), location, restore.getRestoreCheckpointId(), activation.held().checkpointId(), linked);
+        long linked =
+                StateFiles.incrementalHandles(restore.getTaskStateSnapshot()).stream()
+                        .filter(
+                                handle ->
+                                        activation
+                                                .held()
+                                                .copies()
+                                                .databases()
+                                                .containsKey(handle.getStateHandleId()))
+                        .count();
+        log.info(
+                "Activating the standby of {} on {}: checkpoint {} restored from the standby's copies of checkpoint {} ({} RocksDB instances linked from its directories).",
+                execution.getVertex().getTaskNameWithSubtaskIndex(),
+                location,
+                restore.getRestoreCheckpointId(),
+                activation.held().checkpointId(),
+                linked);
     }
 
     /** An execution runs: if it was an activation, how long it took is the latest figure. */
@@ -191,5 +225,6 @@ public final class StandbyActivations {
         steered.clear();
     }
 
-    private record Activation(TaskManagerLocation location, StandbyManager.Held held, long startedNanos) {}
+    private record Activation(
+            TaskManagerLocation location, StandbyManager.Held held, long startedNanos) {}
 }

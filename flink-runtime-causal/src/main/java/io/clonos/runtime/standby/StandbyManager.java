@@ -15,6 +15,7 @@ package io.clonos.runtime.standby;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.OperatorIDPair;
 import org.apache.flink.runtime.checkpoint.CheckpointCoordinator;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
 import org.apache.flink.runtime.checkpoint.OperatorState;
@@ -27,7 +28,6 @@ import org.apache.flink.runtime.executiongraph.ExecutionJobVertex;
 import org.apache.flink.runtime.executiongraph.ExecutionVertex;
 import org.apache.flink.runtime.jobgraph.JobVertexID;
 import org.apache.flink.runtime.jobgraph.OperatorID;
-import org.apache.flink.runtime.OperatorIDPair;
 import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
 import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
 import org.apache.flink.util.SerializedValue;
@@ -43,16 +43,18 @@ import java.util.function.Supplier;
 /**
  * The JobManager's side of the standby tasks of one job: it answers their requests for their
  * primaries' state, keeps what each standby holds, tells standbys to end when their primaries
- * finished, and reports the figures ({@code clonos.standbys}, {@code clonos.standbyStateLag}).
- * Main thread only, except the gauges.
+ * finished, and reports the figures ({@code clonos.standbys}, {@code clonos.standbyStateLag}). Main
+ * thread only, except the gauges.
  */
 @Internal
 public final class StandbyManager {
 
     private final Supplier<ExecutionGraph> graph;
     private final Logger log;
+
     /** Per standby subtask (vertex, subtask): what its current attempt holds. */
     private final Map<StandbySubtask, Held> held = new HashMap<>();
+
     private volatile long latestCompleted = -1;
     private volatile int holding;
     private volatile long oldestHeld = -1;
@@ -62,13 +64,20 @@ public final class StandbyManager {
         this.graph = graph;
         this.log = log;
         metrics.gauge("standbys", (Gauge<Integer>) () -> holding);
-        metrics.gauge("standbyStateLag", (Gauge<Long>) () -> oldestHeld < 0 || latestCompleted < 0 ? -1 : latestCompleted - oldestHeld);
+        metrics.gauge(
+                "standbyStateLag",
+                (Gauge<Long>)
+                        () ->
+                                oldestHeld < 0 || latestCompleted < 0
+                                        ? -1
+                                        : latestCompleted - oldestHeld);
         metrics.gauge("standbysMissing", (Gauge<Integer>) this::missing);
     }
 
     /** Whether {@code request} is a standby's; {@link #answer} handles those. */
     public static boolean isStandbyRequest(CoordinationRequest request) {
-        return request instanceof StandbyMessages.StateRequest || request instanceof StandbyMessages.Fetched;
+        return request instanceof StandbyMessages.StateRequest
+                || request instanceof StandbyMessages.Fetched;
     }
 
     public CoordinationResponse answer(CoordinationRequest request) {
@@ -76,11 +85,19 @@ public final class StandbyManager {
             return stateOfPrimary(state);
         }
         StandbyMessages.Fetched fetched = (StandbyMessages.Fetched) request;
-        StandbySubtask standby = new StandbySubtask(fetched.standbyVertex(), fetched.standbySubtask());
+        StandbySubtask standby =
+                new StandbySubtask(fetched.standbyVertex(), fetched.standbySubtask());
         ExecutionJobVertex vertex = graph.get().getJobVertex(fetched.standbyVertex());
-        Execution current = vertex == null ? null : vertex.getTaskVertices()[fetched.standbySubtask()].getCurrentExecutionAttempt();
-        if (current != null && current.getAttemptNumber() == fetched.attempt() && current.getState() == ExecutionState.RUNNING) {
-            held.put(standby, new Held(fetched.attempt(), fetched.checkpointId(), fetched.copies()));
+        Execution current =
+                vertex == null
+                        ? null
+                        : vertex.getTaskVertices()[fetched.standbySubtask()]
+                                .getCurrentExecutionAttempt();
+        if (current != null
+                && current.getAttemptNumber() == fetched.attempt()
+                && current.getState() == ExecutionState.RUNNING) {
+            held.put(
+                    standby, new Held(fetched.attempt(), fetched.checkpointId(), fetched.copies()));
             updateFigures();
             onFetched.run();
             return new StandbyMessages.Noted(true);
@@ -90,7 +107,8 @@ public final class StandbyManager {
     }
 
     private StandbyMessages.StateResponse stateOfPrimary(StandbyMessages.StateRequest request) {
-        Optional<ExecutionVertex> primary = primaryOf(request.standbyVertex(), request.standbySubtask());
+        Optional<ExecutionVertex> primary =
+                primaryOf(request.standbyVertex(), request.standbySubtask());
         if (primary.isEmpty() || primary.get().getExecutionState() == ExecutionState.FINISHED) {
             return new StandbyMessages.StateResponse(-1, null, true);
         }
@@ -121,19 +139,28 @@ public final class StandbyManager {
     public Optional<CompletedCheckpoint> latestCheckpoint() {
         CheckpointCoordinator coordinator = graph.get().getCheckpointCoordinator();
         try {
-            return Optional.ofNullable(coordinator == null ? null : coordinator.getCheckpointStore().getLatestCheckpoint());
+            return Optional.ofNullable(
+                    coordinator == null
+                            ? null
+                            : coordinator.getCheckpointStore().getLatestCheckpoint());
         } catch (Exception e) {
             log.warn("Cannot read the latest completed checkpoint.", e);
             return Optional.empty();
         }
     }
 
-    /** A task finished: the standbys of a finished primary end; a standby of a finished primary that starts ends too. */
+    /**
+     * A task finished: the standbys of a finished primary end; a standby of a finished primary that
+     * starts ends too.
+     */
     public void taskFinishedOrStarted(ExecutionVertex vertex) {
-        Optional<JobVertexID> primaryVertex = StandbyVertices.primaryOf(vertex.getJobVertex().getJobVertex());
+        Optional<JobVertexID> primaryVertex =
+                StandbyVertices.primaryOf(vertex.getJobVertex().getJobVertex());
         if (primaryVertex.isPresent()) {
-            Optional<ExecutionVertex> primary = primaryOf(vertex.getJobvertexId(), vertex.getParallelSubtaskIndex());
-            if (primary.isPresent() && primary.get().getExecutionState() == ExecutionState.FINISHED) {
+            Optional<ExecutionVertex> primary =
+                    primaryOf(vertex.getJobvertexId(), vertex.getParallelSubtaskIndex());
+            if (primary.isPresent()
+                    && primary.get().getExecutionState() == ExecutionState.FINISHED) {
                 finish(vertex.getCurrentExecutionAttempt());
             }
             return;
@@ -148,13 +175,17 @@ public final class StandbyManager {
 
     private void finish(Execution standby) {
         if (standby.getState() != ExecutionState.RUNNING) {
-            // one that is not running yet asks for its primary's state at the next checkpoint and ends then
+            // one that is not running yet asks for its primary's state at the next checkpoint and
+            // ends then
             return;
         }
         try {
-            standby.sendOperatorEvent(OperatorID.fromJobVertexID(standby.getVertex().getJobvertexId()), new SerializedValue<>(new StandbyMessages.Finish()));
+            standby.sendOperatorEvent(
+                    OperatorID.fromJobVertexID(standby.getVertex().getJobvertexId()),
+                    new SerializedValue<>(new StandbyMessages.Finish()));
         } catch (IOException e) {
-            log.warn("Cannot tell {} to end.", standby.getVertex().getTaskNameWithSubtaskIndex(), e);
+            log.warn(
+                    "Cannot tell {} to end.", standby.getVertex().getTaskNameWithSubtaskIndex(), e);
         }
     }
 
@@ -162,11 +193,16 @@ public final class StandbyManager {
     private java.util.List<ExecutionVertex> standbysOf(ExecutionVertex primary) {
         java.util.List<ExecutionVertex> standbys = new java.util.ArrayList<>();
         for (ExecutionJobVertex standby : graph.get().getVerticesTopologically()) {
-            if (StandbyVertices.primaryOf(standby.getJobVertex()).filter(primary.getJobvertexId()::equals).isEmpty()) {
+            if (StandbyVertices.primaryOf(standby.getJobVertex())
+                    .filter(primary.getJobvertexId()::equals)
+                    .isEmpty()) {
                 continue;
             }
             for (ExecutionVertex subtask : standby.getTaskVertices()) {
-                if (StandbyVertices.primarySubtask(subtask.getParallelSubtaskIndex(), primary.getJobVertex().getParallelism()) == primary.getParallelSubtaskIndex()) {
+                if (StandbyVertices.primarySubtask(
+                                subtask.getParallelSubtaskIndex(),
+                                primary.getJobVertex().getParallelism())
+                        == primary.getParallelSubtaskIndex()) {
                     standbys.add(subtask);
                 }
             }
@@ -181,13 +217,18 @@ public final class StandbyManager {
         }
         return StandbyVertices.primaryOf(standby.getJobVertex())
                 .map(id -> graph.get().getJobVertex(id))
-                .map(primary -> primary.getTaskVertices()[StandbyVertices.primarySubtask(standbySubtask, primary.getParallelism())]);
+                .map(
+                        primary ->
+                                primary.getTaskVertices()[
+                                        StandbyVertices.primarySubtask(
+                                                standbySubtask, primary.getParallelism())]);
     }
 
     /** Standby subtasks that should run but do not (no slot, failed, being moved). */
     private int missing() {
         ExecutionGraph current = graph.get();
-        if (current == null || current.getState() != org.apache.flink.api.common.JobStatus.RUNNING) {
+        if (current == null
+                || current.getState() != org.apache.flink.api.common.JobStatus.RUNNING) {
             return 0;
         }
         int missing = 0;
@@ -209,7 +250,11 @@ public final class StandbyManager {
         long oldest = Long.MAX_VALUE;
         for (Map.Entry<StandbySubtask, Held> entry : held.entrySet()) {
             ExecutionJobVertex vertex = graph.get().getJobVertex(entry.getKey().vertex());
-            if (vertex != null && vertex.getTaskVertices()[entry.getKey().subtask()].getCurrentExecutionAttempt().getAttemptNumber() == entry.getValue().attempt()) {
+            if (vertex != null
+                    && vertex.getTaskVertices()[entry.getKey().subtask()]
+                                    .getCurrentExecutionAttempt()
+                                    .getAttemptNumber()
+                            == entry.getValue().attempt()) {
                 count++;
                 oldest = Math.min(oldest, entry.getValue().checkpointId());
             }
@@ -227,11 +272,20 @@ public final class StandbyManager {
         Standby best = null;
         for (ExecutionVertex standby : standbysOf(primary)) {
             Execution execution = standby.getCurrentExecutionAttempt();
-            Held copies = held.get(new StandbySubtask(standby.getJobvertexId(), standby.getParallelSubtaskIndex()));
-            if (execution.getState() == ExecutionState.RUNNING && copies != null && copies.attempt() == execution.getAttemptNumber()
+            Held copies =
+                    held.get(
+                            new StandbySubtask(
+                                    standby.getJobvertexId(), standby.getParallelSubtaskIndex()));
+            if (execution.getState() == ExecutionState.RUNNING
+                    && copies != null
+                    && copies.attempt() == execution.getAttemptNumber()
                     && execution.getAssignedResourceLocation() != null
                     && (best == null || copies.checkpointId() > best.held().checkpointId())) {
-                best = new Standby(execution.getAssignedResourceLocation(), execution.getAssignedAllocationID(), copies);
+                best =
+                        new Standby(
+                                execution.getAssignedResourceLocation(),
+                                execution.getAssignedAllocationID(),
+                                copies);
             }
         }
         return Optional.ofNullable(best);
@@ -243,21 +297,26 @@ public final class StandbyManager {
      * completed checkpoint as it completes).
      */
     public boolean fetching(ExecutionVertex primary, long checkpointId) {
-        return activationFor(primary).map(standby -> standby.held().checkpointId() < checkpointId).orElse(false);
+        return activationFor(primary)
+                .map(standby -> standby.held().checkpointId() < checkpointId)
+                .orElse(false);
     }
 
-    /** {@code listener} runs (on the main thread) whenever a standby reports the copies it holds. */
+    /**
+     * {@code listener} runs (on the main thread) whenever a standby reports the copies it holds.
+     */
     public void onFetched(Runnable listener) {
         this.onFetched = listener;
     }
 
     /**
-     * The standbys that run on the same TaskManager as their primary, now that {@code running}
-     * (a primary or a standby) runs; with {@code clonos.standby.placement: spread} they move.
+     * The standbys that run on the same TaskManager as their primary, now that {@code running} (a
+     * primary or a standby) runs; with {@code clonos.standby.placement: spread} they move.
      */
     public java.util.List<ExecutionVertex> coLocatedStandbys(ExecutionVertex running) {
         java.util.List<ExecutionVertex> coLocated = new java.util.ArrayList<>();
-        Optional<JobVertexID> primaryVertex = StandbyVertices.primaryOf(running.getJobVertex().getJobVertex());
+        Optional<JobVertexID> primaryVertex =
+                StandbyVertices.primaryOf(running.getJobVertex().getJobVertex());
         if (primaryVertex.isPresent()) {
             primaryOf(running.getJobvertexId(), running.getParallelSubtaskIndex())
                     .filter(primary -> sameTaskManager(primary, running))
@@ -275,9 +334,13 @@ public final class StandbyManager {
     private static boolean sameTaskManager(ExecutionVertex a, ExecutionVertex b) {
         Execution first = a.getCurrentExecutionAttempt();
         Execution second = b.getCurrentExecutionAttempt();
-        return first.getState() == ExecutionState.RUNNING && second.getState() == ExecutionState.RUNNING
-                && first.getAssignedResourceLocation() != null && second.getAssignedResourceLocation() != null
-                && first.getAssignedResourceLocation().getResourceID().equals(second.getAssignedResourceLocation().getResourceID());
+        return first.getState() == ExecutionState.RUNNING
+                && second.getState() == ExecutionState.RUNNING
+                && first.getAssignedResourceLocation() != null
+                && second.getAssignedResourceLocation() != null
+                && first.getAssignedResourceLocation()
+                        .getResourceID()
+                        .equals(second.getAssignedResourceLocation().getResourceID());
     }
 
     /** The primary subtask of a standby subtask. */
@@ -286,7 +349,10 @@ public final class StandbyManager {
     }
 
     /** A standby to activate: where it runs and what it holds. */
-    public record Standby(org.apache.flink.runtime.taskmanager.TaskManagerLocation location, org.apache.flink.runtime.clusterframework.types.AllocationID slot, Held held) {}
+    public record Standby(
+            org.apache.flink.runtime.taskmanager.TaskManagerLocation location,
+            org.apache.flink.runtime.clusterframework.types.AllocationID slot,
+            Held held) {}
 
     /** What the standby subtask's current attempt holds, if any (for activation and tests). */
     public Optional<Held> held(JobVertexID standbyVertex, int subtask) {

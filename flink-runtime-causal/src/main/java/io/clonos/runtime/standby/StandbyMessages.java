@@ -21,12 +21,11 @@ import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 
 import javax.annotation.Nullable;
 
-
 /**
  * What a standby task and the JobManager's scheduler tell each other. The standby asks, through
- * Flink's coordination requests (which the scheduler answers itself), for its primary's state
- * once a checkpoint completes, and reports the copies it holds; the scheduler tells it to finish
- * when its primary finished, through an operator event.
+ * Flink's coordination requests (which the scheduler answers itself), for its primary's state once
+ * a checkpoint completes, and reports the copies it holds; the scheduler tells it to finish when
+ * its primary finished, through an operator event.
  */
 @Internal
 public final class StandbyMessages {
@@ -37,28 +36,37 @@ public final class StandbyMessages {
      * A standby asks for the state its primary subtask had in the latest completed checkpoint, if
      * that is {@code completedCheckpointId} or later (it holds the ones before).
      */
-    public record StateRequest(JobVertexID standbyVertex, int standbySubtask, long completedCheckpointId) implements CoordinationRequest {
-        private static final long serialVersionUID = 1L;
-    }
-
-    /**
-     * The primary's state in checkpoint {@code checkpointId}; {@code state} is null when there is
-     * none to hold (no checkpoint yet, or the primary finished: {@code finish} says the standby
-     * may end).
-     */
-    public record StateResponse(long checkpointId, @Nullable TaskStateSnapshot state, boolean finish) implements CoordinationResponse {
-        private static final long serialVersionUID = 1L;
-    }
-
-    /** A standby holds local copies of its primary's files of checkpoint {@code checkpointId}. */
-    public record Fetched(JobVertexID standbyVertex, int standbySubtask, int attempt, long checkpointId, LocalCopies copies)
+    public record StateRequest(
+            JobVertexID standbyVertex, int standbySubtask, long completedCheckpointId)
             implements CoordinationRequest {
         private static final long serialVersionUID = 1L;
     }
 
     /**
-     * The scheduler's answer to {@link Fetched}: whether the standby may delete the copies of
-     * older checkpoints (not while a replacement may restore from them).
+     * The primary's state in checkpoint {@code checkpointId}; {@code state} is null when there is
+     * none to hold (no checkpoint yet, or the primary finished: {@code finish} says the standby may
+     * end).
+     */
+    public record StateResponse(
+            long checkpointId, @Nullable TaskStateSnapshot state, boolean finish)
+            implements CoordinationResponse {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /** A standby holds local copies of its primary's files of checkpoint {@code checkpointId}. */
+    public record Fetched(
+            JobVertexID standbyVertex,
+            int standbySubtask,
+            int attempt,
+            long checkpointId,
+            LocalCopies copies)
+            implements CoordinationRequest {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /**
+     * The scheduler's answer to {@link Fetched}: whether the standby may delete the copies of older
+     * checkpoints (not while a replacement may restore from them).
      */
     public record Noted(boolean mayDropOlderCopies) implements CoordinationResponse {
         private static final long serialVersionUID = 1L;

@@ -43,12 +43,12 @@ import java.util.UUID;
 
 /**
  * A standby's local copy of one subtask's state, refreshed after every completed checkpoint: it
- * fetches the files of the checkpoint it has not fetched yet (with incremental RocksDB
- * checkpoints, only the new SST files) and lays out, per incremental RocksDB state handle, the
- * directory a replacement restores its instance from ({@link LocalCopies}); the ones no longer
- * referenced go when the JobManager knows of the new copies ({@link #dropUnreferenced}). At the
- * standby's activation the JobManager swaps the copies into the state Flink assigns the task
- * ({@link StateFiles#localize}), which then restores from local disk.
+ * fetches the files of the checkpoint it has not fetched yet (with incremental RocksDB checkpoints,
+ * only the new SST files) and lays out, per incremental RocksDB state handle, the directory a
+ * replacement restores its instance from ({@link LocalCopies}); the ones no longer referenced go
+ * when the JobManager knows of the new copies ({@link #dropUnreferenced}). At the standby's
+ * activation the JobManager swaps the copies into the state Flink assigns the task ({@link
+ * StateFiles#localize}), which then restores from local disk.
  *
  * <p>A file on checkpoint storage that is a local file system on the same volume is hard-linked
  * rather than copied: the link costs no I/O and keeps the file after Flink deleted it from the
@@ -76,7 +76,8 @@ public final class StandbyStateFetcher implements Closeable {
      * Fetches checkpoint {@code checkpointId}'s files of the subtask and returns the local copies
      * of all of them. An older checkpoint than the one held is ignored.
      */
-    public synchronized LocalCopies fetch(long checkpointId, TaskStateSnapshot remote) throws IOException {
+    public synchronized LocalCopies fetch(long checkpointId, TaskStateSnapshot remote)
+            throws IOException {
         if (checkpointId < this.checkpointId) {
             return copies;
         }
@@ -122,8 +123,8 @@ public final class StandbyStateFetcher implements Closeable {
 
     /**
      * Deletes the copies the latest checkpoint no longer refers to. Separate from {@link #fetch}:
-     * the JobManager may be restoring a replacement from the previous checkpoint's copies until
-     * it learnt of the new ones.
+     * the JobManager may be restoring a replacement from the previous checkpoint's copies until it
+     * learnt of the new ones.
      */
     public synchronized void dropUnreferenced() throws IOException {
         for (PhysicalStateHandleID id : new HashSet<>(fetched.keySet())) {
@@ -144,8 +145,8 @@ public final class StandbyStateFetcher implements Closeable {
     }
 
     /**
-     * Bytes copied from checkpoint storage so far (files already held, and files hard-linked from
-     * a local checkpoint directory, are not copied).
+     * Bytes copied from checkpoint storage so far (files already held, and files hard-linked from a
+     * local checkpoint directory, are not copied).
      */
     public synchronized long bytesFetched() {
         return bytesFetched;
@@ -157,14 +158,16 @@ public final class StandbyStateFetcher implements Closeable {
         if (local.isPresent()) {
             try {
                 Files.createLink(target, local.get());
-                return new LocalStateFile(target.toString(), file.getStreamStateHandleID(), Files.size(target));
+                return new LocalStateFile(
+                        target.toString(), file.getStreamStateHandleID(), Files.size(target));
             } catch (FileSystemException | UnsupportedOperationException e) {
                 // another volume, or no hard links: copy it
             }
         }
         Path partial = directory.resolve(target.getFileName() + ".partial");
         long size;
-        try (FSDataInputStream in = file.openInputStream(); OutputStream out = Files.newOutputStream(partial)) {
+        try (FSDataInputStream in = file.openInputStream();
+                OutputStream out = Files.newOutputStream(partial)) {
             size = in.transferTo(out);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(partial);
@@ -190,7 +193,10 @@ public final class StandbyStateFetcher implements Closeable {
      * The directory of an incremental RocksDB handle: every file under the name RocksDB gave it,
      * linked to its copy (files inlined in the checkpoint are written out).
      */
-    private Path database(IncrementalRemoteKeyedStateHandle handle, Map<PhysicalStateHandleID, LocalStateFile> added) throws IOException {
+    private Path database(
+            IncrementalRemoteKeyedStateHandle handle,
+            Map<PhysicalStateHandleID, LocalStateFile> added)
+            throws IOException {
         Path target = directory.resolve("db-" + UUID.randomUUID());
         Path partial = directory.resolve(target.getFileName() + ".partial");
         List<HandleAndLocalPath> files = new ArrayList<>(handle.getSharedState());
@@ -238,7 +244,8 @@ public final class StandbyStateFetcher implements Closeable {
         }
         try (var siblings = Files.list(parent)) {
             for (Path sibling : (Iterable<Path>) siblings::iterator) {
-                if (!sibling.equals(directory) && sibling.getFileName().toString().startsWith(prefix)) {
+                if (!sibling.equals(directory)
+                        && sibling.getFileName().toString().startsWith(prefix)) {
                     FileUtils.deleteDirectory(sibling.toFile());
                 }
             }

@@ -51,6 +51,7 @@ public final class StandbyTask extends AbstractInvokable {
 
     /** Counted down when the standby is to end: its primary finished, or it is cancelled. */
     private final CountDownLatch end = new CountDownLatch(1);
+
     private final OperatorID operator;
     private volatile boolean cancelled;
 
@@ -62,9 +63,14 @@ public final class StandbyTask extends AbstractInvokable {
     @Override
     public void invoke() throws Exception {
         Environment env = getEnvironment();
-        String subtask = env.getJobVertexId() + "-" + env.getTaskInfo().getIndexOfThisSubtask() + "-";
-        Path directory = Path.of(env.getTaskManagerInfo().getTmpDirectories()[0], "clonos-standby", env.getJobID().toHexString(),
-                subtask + env.getTaskInfo().getAttemptNumber());
+        String subtask =
+                env.getJobVertexId() + "-" + env.getTaskInfo().getIndexOfThisSubtask() + "-";
+        Path directory =
+                Path.of(
+                        env.getTaskManagerInfo().getTmpDirectories()[0],
+                        "clonos-standby",
+                        env.getJobID().toHexString(),
+                        subtask + env.getTaskInfo().getAttemptNumber());
         StandbyStateFetcher fetcher = new StandbyStateFetcher(directory);
         boolean ended = false;
         try {
@@ -83,8 +89,12 @@ public final class StandbyTask extends AbstractInvokable {
         }
     }
 
-    /** Holds the primary's latest state until the primary finishes (true) or the task is cancelled. */
-    private boolean standBy(Environment env, StandbyStateFetcher fetcher, Path directory, String subtask) throws Exception {
+    /**
+     * Holds the primary's latest state until the primary finishes (true) or the task is cancelled.
+     */
+    private boolean standBy(
+            Environment env, StandbyStateFetcher fetcher, Path directory, String subtask)
+            throws Exception {
         boolean cleaned = false;
         // the latest completed checkpoint when this standby began: a replacement may be restoring
         // from an earlier standby's copies of it
@@ -95,8 +105,13 @@ public final class StandbyTask extends AbstractInvokable {
             if (end.await(POLL_INTERVAL_MILLIS, TimeUnit.MILLISECONDS)) {
                 return true;
             }
-            StandbyMessages.StateResponse response = (StandbyMessages.StateResponse) ask(
-                    new StandbyMessages.StateRequest(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask(), fetcher.checkpointId() + 1));
+            StandbyMessages.StateResponse response =
+                    (StandbyMessages.StateResponse)
+                            ask(
+                                    new StandbyMessages.StateRequest(
+                                            env.getJobVertexId(),
+                                            env.getTaskInfo().getIndexOfThisSubtask(),
+                                            fetcher.checkpointId() + 1));
             if (response.finish()) {
                 return true;
             }
@@ -106,16 +121,28 @@ public final class StandbyTask extends AbstractInvokable {
             }
             long started = System.nanoTime();
             var copies = fetcher.fetch(response.checkpointId(), response.state());
-            LOG.debug("{} holds checkpoint {} ({} files, {} bytes fetched in all, {} ms).", env.getTaskInfo().getTaskNameWithSubtasks(),
-                    response.checkpointId(), copies.files().size(), fetcher.bytesFetched(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+            LOG.debug(
+                    "{} holds checkpoint {} ({} files, {} bytes fetched in all, {} ms).",
+                    env.getTaskInfo().getTaskNameWithSubtasks(),
+                    response.checkpointId(),
+                    copies.files().size(),
+                    fetcher.bytesFetched(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
             if (!cleaned && response.checkpointId() > startedAt) {
                 // a checkpoint completed since this standby started: whatever restored from an
                 // earlier standby's copies is running
                 StandbyStateFetcher.deleteOthers(directory, subtask);
                 cleaned = true;
             }
-            StandbyMessages.Noted noted = (StandbyMessages.Noted) ask(new StandbyMessages.Fetched(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask(),
-                    env.getTaskInfo().getAttemptNumber(), response.checkpointId(), copies));
+            StandbyMessages.Noted noted =
+                    (StandbyMessages.Noted)
+                            ask(
+                                    new StandbyMessages.Fetched(
+                                            env.getJobVertexId(),
+                                            env.getTaskInfo().getIndexOfThisSubtask(),
+                                            env.getTaskInfo().getAttemptNumber(),
+                                            response.checkpointId(),
+                                            copies));
             if (noted.mayDropOlderCopies()) {
                 fetcher.dropUnreferenced();
             }
@@ -123,7 +150,8 @@ public final class StandbyTask extends AbstractInvokable {
     }
 
     private CoordinationResponse ask(CoordinationRequest request) throws Exception {
-        return getEnvironment().getOperatorCoordinatorEventGateway()
+        return getEnvironment()
+                .getOperatorCoordinatorEventGateway()
                 .sendRequestToCoordinator(operator, new SerializedValue<>(request))
                 .get();
     }
@@ -138,8 +166,11 @@ public final class StandbyTask extends AbstractInvokable {
     // triggered (the patch did not apply), it acknowledges with no state rather than fail.
 
     @Override
-    public CompletableFuture<Boolean> triggerCheckpointAsync(CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
-        getEnvironment().acknowledgeCheckpoint(checkpointMetaData.getCheckpointId(), new CheckpointMetrics());
+    public CompletableFuture<Boolean> triggerCheckpointAsync(
+            CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
+        getEnvironment()
+                .acknowledgeCheckpoint(
+                        checkpointMetaData.getCheckpointId(), new CheckpointMetrics());
         return CompletableFuture.completedFuture(true);
     }
 
@@ -149,7 +180,8 @@ public final class StandbyTask extends AbstractInvokable {
     }
 
     @Override
-    public Future<Void> notifyCheckpointAbortAsync(long checkpointId, long latestCompletedCheckpointId) {
+    public Future<Void> notifyCheckpointAbortAsync(
+            long checkpointId, long latestCompletedCheckpointId) {
         return CompletableFuture.completedFuture(null);
     }
 
@@ -159,9 +191,11 @@ public final class StandbyTask extends AbstractInvokable {
     }
 
     @Override
-    public void dispatchOperatorEvent(OperatorID operator, SerializedValue<OperatorEvent> event) throws FlinkException {
+    public void dispatchOperatorEvent(OperatorID operator, SerializedValue<OperatorEvent> event)
+            throws FlinkException {
         try {
-            if (event.deserializeValue(getClass().getClassLoader()) instanceof StandbyMessages.Finish) {
+            if (event.deserializeValue(getClass().getClassLoader())
+                    instanceof StandbyMessages.Finish) {
                 end.countDown();
             }
         } catch (Exception e) {

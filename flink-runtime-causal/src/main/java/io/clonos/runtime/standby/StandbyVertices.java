@@ -30,9 +30,9 @@ import java.util.Optional;
 /**
  * With {@code clonos.standby.enabled}, adds to a job one standby vertex per vertex that runs a
  * Clonos task: {@code clonos.standby.count} {@link StandbyTask}s per subtask, in a slot-sharing
- * group of their own (the standbys of the subtasks that share a primary slot share a standby
- * slot). Standby subtask {@code j} stands by for primary subtask {@code j % parallelism}. Flink
- * deploys and restarts them like any task; each is a pipelined region of its own.
+ * group of their own (the standbys of the subtasks that share a primary slot share a standby slot).
+ * Standby subtask {@code j} stands by for primary subtask {@code j % parallelism}. Flink deploys
+ * and restarts them like any task; each is a pipelined region of its own.
  */
 @Internal
 public final class StandbyVertices implements JobGraphRewriter {
@@ -46,7 +46,8 @@ public final class StandbyVertices implements JobGraphRewriter {
     private static final String NAME_PREFIX = "Standby: ";
 
     @Override
-    public void rewrite(JobGraph jobGraph, ClonosConfiguration clonos, ClassLoader userCodeClassLoader) {
+    public void rewrite(
+            JobGraph jobGraph, ClonosConfiguration clonos, ClassLoader userCodeClassLoader) {
         if (!clonos.isStandbyEnabled()) {
             return;
         }

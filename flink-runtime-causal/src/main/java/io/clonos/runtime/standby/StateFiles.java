@@ -35,8 +35,8 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 
 /**
- * The files a subtask's checkpointed state consists of, and the same state with those files
- * swapped (for a standby's local copies). Keyed state in key groups (heap backends, full RocksDB
+ * The files a subtask's checkpointed state consists of, and the same state with those files swapped
+ * (for a standby's local copies). Keyed state in key groups (heap backends, full RocksDB
  * snapshots), incremental RocksDB state (shared and private files and the metadata) and operator
  * state are covered; other handles (channel state, changelog) stay as they are, read from
  * checkpoint storage.
@@ -49,19 +49,30 @@ public final class StateFiles {
     /** The files of {@code snapshot} that are not held in memory, each once. */
     public static List<StreamStateHandle> of(TaskStateSnapshot snapshot) {
         List<StreamStateHandle> files = new ArrayList<>();
-        replace(snapshot, file -> {
-            if (file.asBytesIfInMemory().isEmpty() && files.stream().noneMatch(f -> f.getStreamStateHandleID().equals(file.getStreamStateHandleID()))) {
-                files.add(file);
-            }
-            return file;
-        });
+        replace(
+                snapshot,
+                file -> {
+                    if (file.asBytesIfInMemory().isEmpty()
+                            && files.stream()
+                                    .noneMatch(
+                                            f ->
+                                                    f.getStreamStateHandleID()
+                                                            .equals(
+                                                                    file
+                                                                            .getStreamStateHandleID()))) {
+                        files.add(file);
+                    }
+                    return file;
+                });
         return files;
     }
 
     /** The incremental RocksDB handles of {@code snapshot}'s keyed state. */
-    public static List<IncrementalRemoteKeyedStateHandle> incrementalHandles(TaskStateSnapshot snapshot) {
+    public static List<IncrementalRemoteKeyedStateHandle> incrementalHandles(
+            TaskStateSnapshot snapshot) {
         List<IncrementalRemoteKeyedStateHandle> handles = new ArrayList<>();
-        for (Map.Entry<OperatorID, OperatorSubtaskState> operator : snapshot.getSubtaskStateMappings()) {
+        for (Map.Entry<OperatorID, OperatorSubtaskState> operator :
+                snapshot.getSubtaskStateMappings()) {
             for (KeyedStateHandle handle : operator.getValue().getManagedKeyedState()) {
                 if (handle instanceof IncrementalRemoteKeyedStateHandle incremental) {
                     handles.add(incremental);
@@ -72,28 +83,40 @@ public final class StateFiles {
     }
 
     /**
-     * {@code snapshot} reading its state from the local copies where there are some: an
-     * incremental RocksDB handle with a directory among {@code copies} becomes a local handle of
-     * that directory (restored by hard links, as in task-local recovery), every other file with a
-     * copy reads the copy; files without one, and state inlined in the checkpoint, stay as they
-     * are.
+     * {@code snapshot} reading its state from the local copies where there are some: an incremental
+     * RocksDB handle with a directory among {@code copies} becomes a local handle of that directory
+     * (restored by hard links, as in task-local recovery), every other file with a copy reads the
+     * copy; files without one, and state inlined in the checkpoint, stay as they are.
      */
     public static TaskStateSnapshot localize(TaskStateSnapshot snapshot, LocalCopies copies) {
-        UnaryOperator<StreamStateHandle> swap = file -> {
-            LocalStateFile copy = file.asBytesIfInMemory().isPresent() ? null : copies.files().get(file.getStreamStateHandleID());
-            return copy != null ? copy : file;
-        };
+        UnaryOperator<StreamStateHandle> swap =
+                file -> {
+                    LocalStateFile copy =
+                            file.asBytesIfInMemory().isPresent()
+                                    ? null
+                                    : copies.files().get(file.getStreamStateHandleID());
+                    return copy != null ? copy : file;
+                };
         TaskStateSnapshot localized = replace(snapshot, swap);
-        for (Map.Entry<OperatorID, OperatorSubtaskState> operator : snapshot.getSubtaskStateMappings()) {
+        for (Map.Entry<OperatorID, OperatorSubtaskState> operator :
+                snapshot.getSubtaskStateMappings()) {
             List<KeyedStateHandle> managed = new ArrayList<>();
             for (KeyedStateHandle handle : operator.getValue().getManagedKeyedState()) {
                 String database = copies.databases().get(handle.getStateHandleId());
-                managed.add(database != null && handle instanceof IncrementalRemoteKeyedStateHandle incremental
-                        ? restoredFrom(incremental, Path.of(database), swap)
-                        : keyed(handle, swap));
+                managed.add(
+                        database != null
+                                        && handle
+                                                instanceof
+                                                IncrementalRemoteKeyedStateHandle incremental
+                                ? restoredFrom(incremental, Path.of(database), swap)
+                                : keyed(handle, swap));
             }
             OperatorSubtaskState swapped = localized.getSubtaskStateByOperatorID(operator.getKey());
-            localized.putSubtaskStateByOperatorID(operator.getKey(), swapped.toBuilder().setManagedKeyedState(new StateObjectCollection<>(managed)).build());
+            localized.putSubtaskStateByOperatorID(
+                    operator.getKey(),
+                    swapped.toBuilder()
+                            .setManagedKeyedState(new StateObjectCollection<>(managed))
+                            .build());
         }
         return localized;
     }
@@ -104,7 +127,10 @@ public final class StateFiles {
      * next incremental checkpoint, and the JobManager's shared state registry knows the
      * checkpoint's.
      */
-    private static IncrementalLocalKeyedStateHandle restoredFrom(IncrementalRemoteKeyedStateHandle handle, Path database, UnaryOperator<StreamStateHandle> swap) {
+    private static IncrementalLocalKeyedStateHandle restoredFrom(
+            IncrementalRemoteKeyedStateHandle handle,
+            Path database,
+            UnaryOperator<StreamStateHandle> swap) {
         return new IncrementalLocalKeyedStateHandle(
                 handle.getBackendIdentifier(),
                 handle.getCheckpointId(),
@@ -115,23 +141,30 @@ public final class StateFiles {
     }
 
     /** {@code snapshot} with every file replaced by what {@code swap} gives for it. */
-    public static TaskStateSnapshot replace(TaskStateSnapshot snapshot, UnaryOperator<StreamStateHandle> swap) {
-        TaskStateSnapshot replaced = new TaskStateSnapshot(snapshot.getSubtaskStateMappings().size(), snapshot.isTaskFinished());
-        for (Map.Entry<OperatorID, OperatorSubtaskState> operator : snapshot.getSubtaskStateMappings()) {
+    public static TaskStateSnapshot replace(
+            TaskStateSnapshot snapshot, UnaryOperator<StreamStateHandle> swap) {
+        TaskStateSnapshot replaced =
+                new TaskStateSnapshot(
+                        snapshot.getSubtaskStateMappings().size(), snapshot.isTaskFinished());
+        for (Map.Entry<OperatorID, OperatorSubtaskState> operator :
+                snapshot.getSubtaskStateMappings()) {
             OperatorSubtaskState state = operator.getValue();
             replaced.putSubtaskStateByOperatorID(
                     operator.getKey(),
                     state.toBuilder()
                             .setManagedKeyedState(keyed(state.getManagedKeyedState(), swap))
                             .setRawKeyedState(keyed(state.getRawKeyedState(), swap))
-                            .setManagedOperatorState(operators(state.getManagedOperatorState(), swap))
+                            .setManagedOperatorState(
+                                    operators(state.getManagedOperatorState(), swap))
                             .setRawOperatorState(operators(state.getRawOperatorState(), swap))
                             .build());
         }
         return replaced;
     }
 
-    private static StateObjectCollection<KeyedStateHandle> keyed(StateObjectCollection<KeyedStateHandle> handles, UnaryOperator<StreamStateHandle> swap) {
+    private static StateObjectCollection<KeyedStateHandle> keyed(
+            StateObjectCollection<KeyedStateHandle> handles,
+            UnaryOperator<StreamStateHandle> swap) {
         List<KeyedStateHandle> replaced = new ArrayList<>(handles.size());
         for (KeyedStateHandle handle : handles) {
             replaced.add(keyed(handle, swap));
@@ -139,12 +172,18 @@ public final class StateFiles {
         return new StateObjectCollection<>(replaced);
     }
 
-    private static KeyedStateHandle keyed(KeyedStateHandle handle, UnaryOperator<StreamStateHandle> swap) {
+    private static KeyedStateHandle keyed(
+            KeyedStateHandle handle, UnaryOperator<StreamStateHandle> swap) {
         if (handle instanceof KeyGroupsSavepointStateHandle savepoint) {
-            return new KeyGroupsSavepointStateHandle(savepoint.getGroupRangeOffsets(), swap.apply(savepoint.getDelegateStateHandle()));
+            return new KeyGroupsSavepointStateHandle(
+                    savepoint.getGroupRangeOffsets(),
+                    swap.apply(savepoint.getDelegateStateHandle()));
         }
         if (handle instanceof KeyGroupsStateHandle groups) {
-            return KeyGroupsStateHandle.restore(groups.getGroupRangeOffsets(), swap.apply(groups.getDelegateStateHandle()), groups.getStateHandleId());
+            return KeyGroupsStateHandle.restore(
+                    groups.getGroupRangeOffsets(),
+                    swap.apply(groups.getDelegateStateHandle()),
+                    groups.getStateHandleId());
         }
         if (handle instanceof IncrementalRemoteKeyedStateHandle incremental) {
             return IncrementalRemoteKeyedStateHandle.restore(
@@ -160,7 +199,8 @@ public final class StateFiles {
         return handle;
     }
 
-    private static List<HandleAndLocalPath> files(List<HandleAndLocalPath> files, UnaryOperator<StreamStateHandle> swap) {
+    private static List<HandleAndLocalPath> files(
+            List<HandleAndLocalPath> files, UnaryOperator<StreamStateHandle> swap) {
         List<HandleAndLocalPath> replaced = new ArrayList<>(files.size());
         for (HandleAndLocalPath file : files) {
             replaced.add(HandleAndLocalPath.of(swap.apply(file.getHandle()), file.getLocalPath()));
@@ -168,12 +208,17 @@ public final class StateFiles {
         return replaced;
     }
 
-    private static StateObjectCollection<OperatorStateHandle> operators(StateObjectCollection<OperatorStateHandle> handles, UnaryOperator<StreamStateHandle> swap) {
+    private static StateObjectCollection<OperatorStateHandle> operators(
+            StateObjectCollection<OperatorStateHandle> handles,
+            UnaryOperator<StreamStateHandle> swap) {
         List<OperatorStateHandle> replaced = new ArrayList<>(handles.size());
         for (OperatorStateHandle handle : handles) {
-            replaced.add(handle instanceof OperatorStreamStateHandle stream
-                    ? new OperatorStreamStateHandle(stream.getStateNameToPartitionOffsets(), swap.apply(stream.getDelegateStateHandle()))
-                    : handle);
+            replaced.add(
+                    handle instanceof OperatorStreamStateHandle stream
+                            ? new OperatorStreamStateHandle(
+                                    stream.getStateNameToPartitionOffsets(),
+                                    swap.apply(stream.getDelegateStateHandle()))
+                            : handle);
         }
         return new StateObjectCollection<>(replaced);
     }

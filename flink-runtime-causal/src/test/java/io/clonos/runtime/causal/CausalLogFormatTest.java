@@ -24,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Property checks of the determinant encoding and the causal log deltas over many random inputs
- * from fixed seeds (so that a failure reproduces), and a fuzz check that corrupt bytes are
- * rejected rather than read as something else.
+ * from fixed seeds (so that a failure reproduces), and a fuzz check that corrupt bytes are rejected
+ * rather than read as something else.
  */
 class CausalLogFormatTest {
 
@@ -34,7 +34,11 @@ class CausalLogFormatTest {
     static Determinant randomDeterminant(Random random) {
         switch (random.nextInt(12)) {
             case 0:
-                return new Determinant.Order(random.nextBoolean() ? random.nextInt(4) : random.nextInt(Integer.MAX_VALUE), random.nextBoolean() ? 0 : random.nextInt(Integer.MAX_VALUE));
+                return new Determinant.Order(
+                        random.nextBoolean()
+                                ? random.nextInt(4)
+                                : random.nextInt(Integer.MAX_VALUE),
+                        random.nextBoolean() ? 0 : random.nextInt(Integer.MAX_VALUE));
             case 1:
                 return new Determinant.Timestamp(random.nextInt(1 << 20), random.nextLong());
             case 2:
@@ -44,27 +48,42 @@ class CausalLogFormatTest {
                 random.nextBytes(bytes);
                 return new Determinant.ExternalResult(bytes);
             case 4:
-                return new Determinant.TimerFired(random.nextLong() & Long.MAX_VALUE, random.nextInt(1000), random.nextLong());
+                return new Determinant.TimerFired(
+                        random.nextLong() & Long.MAX_VALUE,
+                        random.nextInt(1000),
+                        random.nextLong());
             case 5:
-                return new Determinant.SourceCheckpoint(random.nextInt(100_000), random.nextInt(10_000), System.currentTimeMillis());
+                return new Determinant.SourceCheckpoint(
+                        random.nextInt(100_000),
+                        random.nextInt(10_000),
+                        System.currentTimeMillis());
             case 6:
-                return new Determinant.AsyncCompletion(random.nextInt(Integer.MAX_VALUE), random.nextInt(16), random.nextLong() >>> 1);
+                return new Determinant.AsyncCompletion(
+                        random.nextInt(Integer.MAX_VALUE),
+                        random.nextInt(16),
+                        random.nextLong() >>> 1);
             case 7:
-                return new Determinant.Watermark(random.nextInt(100_000), random.nextInt(3), random.nextBoolean() ? random.nextLong() : Long.MAX_VALUE);
+                return new Determinant.Watermark(
+                        random.nextInt(100_000),
+                        random.nextInt(3),
+                        random.nextBoolean() ? random.nextLong() : Long.MAX_VALUE);
             case 8:
-                return new Determinant.WatermarkStatus(random.nextInt(100_000), random.nextInt(3), random.nextBoolean());
-            case 9: {
-                int inputs = 1 + random.nextInt(3);
-                long[] watermarks = new long[inputs];
-                boolean[] idle = new boolean[inputs];
-                for (int i = 0; i < inputs; i++) {
-                    watermarks[i] = random.nextBoolean() ? Long.MIN_VALUE : random.nextLong();
-                    idle[i] = random.nextBoolean();
+                return new Determinant.WatermarkStatus(
+                        random.nextInt(100_000), random.nextInt(3), random.nextBoolean());
+            case 9:
+                {
+                    int inputs = 1 + random.nextInt(3);
+                    long[] watermarks = new long[inputs];
+                    boolean[] idle = new boolean[inputs];
+                    for (int i = 0; i < inputs; i++) {
+                        watermarks[i] = random.nextBoolean() ? Long.MIN_VALUE : random.nextLong();
+                        idle[i] = random.nextBoolean();
+                    }
+                    return new Determinant.InputWatermarks(watermarks, idle);
                 }
-                return new Determinant.InputWatermarks(watermarks, idle);
-            }
             case 10:
-                return new Determinant.AlignmentCancelled(random.nextInt(64), random.nextInt(Integer.MAX_VALUE));
+                return new Determinant.AlignmentCancelled(
+                        random.nextInt(64), random.nextInt(Integer.MAX_VALUE));
             default:
                 return new Determinant.BufferBuilt(random.nextInt(32 * 1024 + 1));
         }
@@ -83,7 +102,8 @@ class CausalLogFormatTest {
         Random random = new Random(42);
         for (int run = 0; run < 2_000; run++) {
             List<Determinant> determinants = randomDeterminants(random, random.nextInt(50));
-            assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(determinants))).isEqualTo(determinants);
+            assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(determinants)))
+                    .isEqualTo(determinants);
         }
     }
 
@@ -93,42 +113,54 @@ class CausalLogFormatTest {
         // ticks after the first one of an epoch: 3 ms and 5 elements later (tag and two
         // differences), at the next element 2 ms later (tag and difference), and at the next
         // element in the same millisecond (the tag alone)
-        List<Determinant> ticks = List.of(
-                new Determinant.Timestamp(1_795_000_000_000L),
-                new Determinant.Timestamp(5, 1_795_000_000_003L),
-                new Determinant.Timestamp(6, 1_795_000_000_005L),
-                new Determinant.Timestamp(7, 1_795_000_000_005L));
+        List<Determinant> ticks =
+                List.of(
+                        new Determinant.Timestamp(1_795_000_000_000L),
+                        new Determinant.Timestamp(5, 1_795_000_000_003L),
+                        new Determinant.Timestamp(6, 1_795_000_000_005L),
+                        new Determinant.Timestamp(7, 1_795_000_000_005L));
         int first = DeterminantEncoding.encode(ticks.subList(0, 1)).length;
         assertThat(DeterminantEncoding.encode(ticks)).hasSize(first + 3 + 2 + 1);
-        assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(ticks))).containsExactlyElementsOf(ticks);
-        assertThat(DeterminantEncoding.encode(List.of(new Determinant.BufferBuilt(100)))).hasSize(2);
+        assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(ticks)))
+                .containsExactlyElementsOf(ticks);
+        assertThat(DeterminantEncoding.encode(List.of(new Determinant.BufferBuilt(100))))
+                .hasSize(2);
         Determinant farChannel = new Determinant.Order(1_000_000, 32_768);
-        assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(List.of(farChannel)))).containsExactly(farChannel);
+        assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(List.of(farChannel))))
+                .containsExactly(farChannel);
     }
 
     @Test
     void deltasRoundTrip() throws Exception {
         Random random = new Random(7);
         for (int run = 0; run < 1_000; run++) {
-            CausalLogId log = new CausalLogId("v" + random.nextInt(10), random.nextInt(100), random.nextInt(5) - 1);
-            byte[] bytes = DeterminantEncoding.encode(randomDeterminants(random, random.nextInt(20)));
-            CausalLogDelta delta = new CausalLogDelta(log, random.nextInt(1000), random.nextInt(1 << 20), bytes);
+            CausalLogId log =
+                    new CausalLogId(
+                            "v" + random.nextInt(10), random.nextInt(100), random.nextInt(5) - 1);
+            byte[] bytes =
+                    DeterminantEncoding.encode(randomDeterminants(random, random.nextInt(20)));
+            CausalLogDelta delta =
+                    new CausalLogDelta(log, random.nextInt(1000), random.nextInt(1 << 20), bytes);
             assertThat(CausalLogDelta.deserialize(delta.serialize())).isEqualTo(delta);
         }
     }
 
-    /** Cutting a log into random overlapping, repeated deltas and merging them rebuilds it exactly. */
+    /**
+     * Cutting a log into random overlapping, repeated deltas and merging them rebuilds it exactly.
+     */
     @Test
     void mergingOverlappingAndRepeatedDeltasIsIdempotent() throws Exception {
         Random random = new Random(11);
         for (int run = 0; run < 300; run++) {
-            byte[] epoch = DeterminantEncoding.encode(randomDeterminants(random, 1 + random.nextInt(40)));
+            byte[] epoch =
+                    DeterminantEncoding.encode(randomDeterminants(random, 1 + random.nextInt(40)));
             CausalLog log = new CausalLog();
             int covered = 0;
             while (covered < epoch.length) {
                 int from = random.nextInt(covered + 1);
                 int to = Math.min(epoch.length, covered + 1 + random.nextInt(16));
-                CausalLogDelta delta = new CausalLogDelta(LOG, 5, from, Arrays.copyOfRange(epoch, from, to));
+                CausalLogDelta delta =
+                        new CausalLogDelta(LOG, 5, from, Arrays.copyOfRange(epoch, from, to));
                 assertThat(log.merge(delta)).isEqualTo(to - covered);
                 assertThat(log.merge(delta)).as("the same delta again adds nothing").isZero();
                 covered = to;
@@ -143,8 +175,12 @@ class CausalLogFormatTest {
         CausalLog log = new CausalLog();
         log.merge(new CausalLogDelta(LOG, 1, 0, new byte[] {1, 2, 3}));
 
-        assertThatThrownBy(() -> log.merge(new CausalLogDelta(LOG, 1, 5, new byte[] {9}))).isInstanceOf(CorruptCausalLogException.class).hasMessageContaining("gap");
-        assertThatThrownBy(() -> log.merge(new CausalLogDelta(LOG, 1, 1, new byte[] {2, 7}))).isInstanceOf(CorruptCausalLogException.class).hasMessageContaining("contradicts");
+        assertThatThrownBy(() -> log.merge(new CausalLogDelta(LOG, 1, 5, new byte[] {9})))
+                .isInstanceOf(CorruptCausalLogException.class)
+                .hasMessageContaining("gap");
+        assertThatThrownBy(() -> log.merge(new CausalLogDelta(LOG, 1, 1, new byte[] {2, 7})))
+                .isInstanceOf(CorruptCausalLogException.class)
+                .hasMessageContaining("contradicts");
         assertThat(log.length(LOG, 1)).isEqualTo(3);
     }
 
@@ -152,7 +188,12 @@ class CausalLogFormatTest {
     void truncationDropsEpochsBeforeTheCompletedCheckpoint() throws Exception {
         CausalLog log = new CausalLog();
         for (long epoch = 1; epoch <= 4; epoch++) {
-            log.merge(new CausalLogDelta(LOG, epoch, 0, DeterminantEncoding.encode(List.of(new Determinant.Timestamp(epoch)))));
+            log.merge(
+                    new CausalLogDelta(
+                            LOG,
+                            epoch,
+                            0,
+                            DeterminantEncoding.encode(List.of(new Determinant.Timestamp(epoch)))));
         }
 
         log.truncateBefore(3);
@@ -161,7 +202,9 @@ class CausalLogFormatTest {
         assertThat(log.length(LOG, 2)).isZero();
         assertThat(log.determinants(LOG, 3)).containsExactly(new Determinant.Timestamp(3));
         assertThat(log.determinants(LOG, 4)).containsExactly(new Determinant.Timestamp(4));
-        assertThat(log.deltaSince(LOG, 4, log.length(LOG, 4))).as("nothing after the end").isEmpty();
+        assertThat(log.deltaSince(LOG, 4, log.length(LOG, 4)))
+                .as("nothing after the end")
+                .isEmpty();
     }
 
     /**
@@ -173,17 +216,21 @@ class CausalLogFormatTest {
         Random random = new Random(2024);
         int rejected = 0;
         for (int run = 0; run < 50; run++) {
-            byte[] bytes = DeterminantEncoding.encode(randomDeterminants(random, 1 + random.nextInt(10)));
-            byte[] serialized = new CausalLogDelta(LOG, run, random.nextInt(100), bytes).serialize();
+            byte[] bytes =
+                    DeterminantEncoding.encode(randomDeterminants(random, 1 + random.nextInt(10)));
+            byte[] serialized =
+                    new CausalLogDelta(LOG, run, random.nextInt(100), bytes).serialize();
             for (int bit = 0; bit < serialized.length * 8; bit++) {
                 byte[] flipped = serialized.clone();
                 flipped[bit / 8] ^= (byte) (1 << (bit % 8));
-                assertThatThrownBy(() -> CausalLogDelta.deserialize(flipped)).isInstanceOf(CorruptCausalLogException.class);
+                assertThatThrownBy(() -> CausalLogDelta.deserialize(flipped))
+                        .isInstanceOf(CorruptCausalLogException.class);
                 rejected++;
             }
             for (int length = 0; length < serialized.length; length++) {
                 byte[] truncated = Arrays.copyOf(serialized, length);
-                assertThatThrownBy(() -> CausalLogDelta.deserialize(truncated)).isInstanceOf(CorruptCausalLogException.class);
+                assertThatThrownBy(() -> CausalLogDelta.deserialize(truncated))
+                        .isInstanceOf(CorruptCausalLogException.class);
                 rejected++;
             }
             for (int overwrite = 0; overwrite < 200; overwrite++) {
@@ -194,7 +241,8 @@ class CausalLogFormatTest {
                     continue;
                 }
                 garbage[at] = replacement;
-                assertThatThrownBy(() -> CausalLogDelta.deserialize(garbage)).isInstanceOf(CorruptCausalLogException.class);
+                assertThatThrownBy(() -> CausalLogDelta.deserialize(garbage))
+                        .isInstanceOf(CorruptCausalLogException.class);
                 rejected++;
             }
         }
@@ -210,7 +258,9 @@ class CausalLogFormatTest {
             random.nextBytes(bytes);
             try {
                 List<Determinant> decoded = DeterminantEncoding.decode(bytes);
-                assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(decoded))).as("what decodes is a valid log").isEqualTo(decoded);
+                assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(decoded)))
+                        .as("what decodes is a valid log")
+                        .isEqualTo(decoded);
             } catch (CorruptCausalLogException expected) {
                 // rejected: fine
             }

@@ -31,14 +31,17 @@ class CausalRecoveryTest {
     private static final CausalLogId LOG = CausalLogId.main("vertex", 0);
     private static final Duration TIMEOUT = Duration.ofMinutes(1);
 
-    /** The deltas a consumer would send: the given determinants per epoch, as the task logged them. */
+    /**
+     * The deltas a consumer would send: the given determinants per epoch, as the task logged them.
+     */
     private static List<SharedDelta> logged(long epoch, Determinant... determinants) {
         TaskCausalLog log = new TaskCausalLog(LOG, epoch);
         for (Determinant d : determinants) {
             log.append(d);
         }
         List<SharedDelta> shared = new ArrayList<>();
-        log.deltasSince(new TaskCausalLog.Position()).forEach(delta -> shared.add(new SharedDelta(delta, 1)));
+        log.deltasSince(new TaskCausalLog.Position())
+                .forEach(delta -> shared.add(new SharedDelta(delta, 1)));
         return shared;
     }
 
@@ -51,12 +54,17 @@ class CausalRecoveryTest {
 
     @Test
     void aSinkHasNobodyToWaitFor() {
-        assertThat(CausalRecovery.recovering("sink", LOG, 3, 0, TIMEOUT, TestDeadlines.INSTANCE).state()).isEqualTo(State.RUNNING);
+        assertThat(
+                        CausalRecovery.recovering(
+                                        "sink", LOG, 3, 0, TIMEOUT, TestDeadlines.INSTANCE)
+                                .state())
+                .isEqualTo(State.RUNNING);
     }
 
     @Test
     void waitsForConnectionsThenForDeterminantsThenReplaysThenRuns() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 2, TIMEOUT, TestDeadlines.INSTANCE);
+        CausalRecovery recovery =
+                CausalRecovery.recovering("task", LOG, 5, 2, TIMEOUT, TestDeadlines.INSTANCE);
         CompletableFuture<Void> changed = recovery.changed();
         assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_CONNECTIONS);
         assertThat(recovery.isWaiting()).isTrue();
@@ -68,23 +76,38 @@ class CausalRecoveryTest {
         assertThat(changed).isDone();
 
         AtomicInteger accepted = new AtomicInteger();
-        assertThat(recovery.determinantsReceived(0, logged(5, new Determinant.Timestamp(42)), accepted::incrementAndGet)).isTrue();
+        assertThat(
+                        recovery.determinantsReceived(
+                                0,
+                                logged(5, new Determinant.Timestamp(42)),
+                                accepted::incrementAndGet))
+                .isTrue();
         assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_DETERMINANTS);
-        assertThat(recovery.determinantsReceived(0, List.of(), accepted::incrementAndGet)).as("a second answer of the same consumer").isFalse();
+        assertThat(recovery.determinantsReceived(0, List.of(), accepted::incrementAndGet))
+                .as("a second answer of the same consumer")
+                .isFalse();
         assertThat(recovery.determinantsReceived(1, List.of(), accepted::incrementAndGet)).isTrue();
         assertThat(accepted).hasValue(2);
         assertThat(recovery.state()).isEqualTo(State.REPLAYING);
 
-        assertThat(recovery.next(Determinant.Timestamp.class)).isEqualTo(new Determinant.Timestamp(42));
+        assertThat(recovery.next(Determinant.Timestamp.class))
+                .isEqualTo(new Determinant.Timestamp(42));
         assertThat(recovery.state()).isEqualTo(State.RUNNING);
-        assertThat(recovery.determinantsReceived(1, List.of(), () -> {})).as("answers after the recovery").isFalse();
+        assertThat(recovery.determinantsReceived(1, List.of(), () -> {}))
+                .as("answers after the recovery")
+                .isFalse();
     }
 
     @Test
     void statesOnlyMoveForwardAndMaySkip() {
-        assertThat(State.WAITING_FOR_CONNECTIONS.canBecome(State.WAITING_FOR_DETERMINANTS)).isTrue();
-        assertThat(State.WAITING_FOR_CONNECTIONS.canBecome(State.REPLAYING)).as("every answer in before the last connection").isTrue();
-        assertThat(State.WAITING_FOR_DETERMINANTS.canBecome(State.RUNNING)).as("nothing to replay").isTrue();
+        assertThat(State.WAITING_FOR_CONNECTIONS.canBecome(State.WAITING_FOR_DETERMINANTS))
+                .isTrue();
+        assertThat(State.WAITING_FOR_CONNECTIONS.canBecome(State.REPLAYING))
+                .as("every answer in before the last connection")
+                .isTrue();
+        assertThat(State.WAITING_FOR_DETERMINANTS.canBecome(State.RUNNING))
+                .as("nothing to replay")
+                .isTrue();
         assertThat(State.REPLAYING.canBecome(State.RUNNING)).isTrue();
         for (State state : State.values()) {
             assertThat(state.canBecome(state)).as("%s to itself", state).isFalse();
@@ -95,28 +118,38 @@ class CausalRecoveryTest {
 
     @Test
     void allAnswersBeforeTheLastConnectionStartTheReplay() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 2, TIMEOUT, TestDeadlines.INSTANCE);
+        CausalRecovery recovery =
+                CausalRecovery.recovering("task", LOG, 5, 2, TIMEOUT, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, logged(5, new Determinant.Timestamp(1)), () -> {});
         assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_CONNECTIONS);
         recovery.determinantsReceived(1, List.of(), () -> {});
         assertThat(recovery.state()).isEqualTo(State.REPLAYING);
         recovery.consumerConnected(0);
         recovery.consumerConnected(1);
-        assertThat(recovery.state()).as("a late connection changes nothing").isEqualTo(State.REPLAYING);
+        assertThat(recovery.state())
+                .as("a late connection changes nothing")
+                .isEqualTo(State.REPLAYING);
     }
 
     @Test
     void nothingToReplayMeansRunningRightAway() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, TIMEOUT, TestDeadlines.INSTANCE);
+        CausalRecovery recovery =
+                CausalRecovery.recovering("task", LOG, 5, 1, TIMEOUT, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, List.of(), () -> {});
         assertThat(recovery.state()).isEqualTo(State.RUNNING);
     }
 
     @Test
     void answersMergeAndOnlyTheRestoredEpochOnIsReplayed() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 6, 2, TIMEOUT, TestDeadlines.INSTANCE);
+        CausalRecovery recovery =
+                CausalRecovery.recovering("task", LOG, 6, 2, TIMEOUT, TestDeadlines.INSTANCE);
         List<SharedDelta> longer = new ArrayList<>(logged(5, new Determinant.RandomSeed(1)));
-        longer.addAll(logged(6, new Determinant.Order(0, 10), new Determinant.Order(1, 0), new Determinant.Timestamp(7)));
+        longer.addAll(
+                logged(
+                        6,
+                        new Determinant.Order(0, 10),
+                        new Determinant.Order(1, 0),
+                        new Determinant.Timestamp(7)));
         List<SharedDelta> shorter = logged(6, new Determinant.Order(0, 10));
         recovery.determinantsReceived(0, shorter, () -> {});
         recovery.determinantsReceived(1, longer, () -> {});
@@ -124,13 +157,15 @@ class CausalRecoveryTest {
         assertThat(recovery.next(Determinant.Order.class)).isEqualTo(new Determinant.Order(0, 10));
         assertThat(recovery.next(Determinant.Order.class)).isEqualTo(new Determinant.Order(1, 0));
         assertThat(recovery.peek(Determinant.Order.class)).as("the head is a timestamp").isNull();
-        assertThat(recovery.next(Determinant.Timestamp.class)).isEqualTo(new Determinant.Timestamp(7));
+        assertThat(recovery.next(Determinant.Timestamp.class))
+                .isEqualTo(new Determinant.Timestamp(7));
         assertThat(recovery.isRunning()).isTrue();
     }
 
     @Test
     void theReplayFollowsEpochsAsTheTaskTakesCheckpoints() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT, TestDeadlines.INSTANCE);
+        CausalRecovery recovery =
+                CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT, TestDeadlines.INSTANCE);
         List<SharedDelta> deltas = new ArrayList<>(logged(1, new Determinant.Timestamp(1)));
         deltas.addAll(logged(2, new Determinant.Timestamp(2)));
         recovery.determinantsReceived(0, deltas, () -> {});
@@ -147,41 +182,58 @@ class CausalRecoveryTest {
 
     @Test
     void aCheckpointWithDeterminantsLeftIsDivergence() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT, TestDeadlines.INSTANCE);
-        List<SharedDelta> deltas = new ArrayList<>(logged(1, new Determinant.Timestamp(1), new Determinant.Timestamp(2)));
+        CausalRecovery recovery =
+                CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT, TestDeadlines.INSTANCE);
+        List<SharedDelta> deltas =
+                new ArrayList<>(
+                        logged(1, new Determinant.Timestamp(1), new Determinant.Timestamp(2)));
         deltas.addAll(logged(2, new Determinant.Timestamp(3)));
         recovery.determinantsReceived(0, deltas, () -> {});
         recovery.next(Determinant.Timestamp.class);
-        assertThatThrownBy(() -> recovery.epochStarted(2)).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("unused");
+        assertThatThrownBy(() -> recovery.epochStarted(2))
+                .isInstanceOf(LocalRecoveryImpossibleException.class)
+                .hasMessageContaining("unused");
     }
 
     @Test
     void askingForAnotherKindIsDivergence() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT, TestDeadlines.INSTANCE);
+        CausalRecovery recovery =
+                CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, logged(1, new Determinant.Order(2, 0)), () -> {});
-        assertThatThrownBy(() -> recovery.next(Determinant.Timestamp.class)).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("Order");
+        assertThatThrownBy(() -> recovery.next(Determinant.Timestamp.class))
+                .isInstanceOf(LocalRecoveryImpossibleException.class)
+                .hasMessageContaining("Order");
     }
 
     @Test
     void contradictingAnswersFallBack() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, TIMEOUT, TestDeadlines.INSTANCE);
+        CausalRecovery recovery =
+                CausalRecovery.recovering("task", LOG, 1, 2, TIMEOUT, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, logged(1, new Determinant.Timestamp(1)), () -> {});
         recovery.determinantsReceived(1, logged(1, new Determinant.Timestamp(2)), () -> {});
         assertThat(recovery.state()).isEqualTo(State.REPLAYING);
-        assertThatThrownBy(() -> recovery.next(Determinant.Timestamp.class)).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("do not agree");
+        assertThatThrownBy(() -> recovery.next(Determinant.Timestamp.class))
+                .isInstanceOf(LocalRecoveryImpossibleException.class)
+                .hasMessageContaining("do not agree");
     }
 
     @Test
     void consumersThatDoNotAnswerInTimeFallBack() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, Duration.ZERO, TestDeadlines.INSTANCE);
+        CausalRecovery recovery =
+                CausalRecovery.recovering("task", LOG, 1, 2, Duration.ZERO, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, List.of(), () -> {});
-        assertThatThrownBy(recovery::checkDeadline).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("1 answered");
+        assertThatThrownBy(recovery::checkDeadline)
+                .isInstanceOf(LocalRecoveryImpossibleException.class)
+                .hasMessageContaining("1 answered");
     }
 
     @Test
     void aReplayThatMakesNoProgressFallsBackInsteadOfHanging() throws Exception {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, Duration.ofMillis(20), TestDeadlines.INSTANCE);
-        recovery.determinantsReceived(0, logged(1, new Determinant.Order(2, 10), new Determinant.Timestamp(5)), () -> {});
+        CausalRecovery recovery =
+                CausalRecovery.recovering(
+                        "task", LOG, 1, 1, Duration.ofMillis(20), TestDeadlines.INSTANCE);
+        recovery.determinantsReceived(
+                0, logged(1, new Determinant.Order(2, 10), new Determinant.Timestamp(5)), () -> {});
         assertThat(recovery.state()).isEqualTo(State.REPLAYING);
         // a task waiting for input is woken at the deadline, so that it notices it
         recovery.changed().get(10, java.util.concurrent.TimeUnit.SECONDS);
@@ -198,7 +250,8 @@ class CausalRecoveryTest {
      */
     @Test
     void aTaskWhoseConsumersHoldNothingOfItRunsAtOnce() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 2, TIMEOUT, TestDeadlines.INSTANCE);
+        CausalRecovery recovery =
+                CausalRecovery.recovering("task", LOG, 1, 2, TIMEOUT, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, List.of(), () -> {});
         assertThat(recovery.isWaiting()).as("one consumer has not answered yet").isTrue();
         recovery.determinantsReceived(1, List.of(), () -> {});
@@ -209,7 +262,8 @@ class CausalRecoveryTest {
 
     @Test
     void actionsWaitingForTheEndOfTheRecoveryRunOnce() {
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT, TestDeadlines.INSTANCE);
+        CausalRecovery recovery =
+                CausalRecovery.recovering("task", LOG, 1, 1, TIMEOUT, TestDeadlines.INSTANCE);
         AtomicInteger ran = new AtomicInteger();
         recovery.whenRunning(ran::incrementAndGet);
         assertThat(ran).hasValue(0);

@@ -25,7 +25,13 @@ class CausalTaskClockTest {
 
     @Test
     void theFirstReadingOfAnElementTicksAndTheOthersReturnTheTick() {
-        CausalTask task = new CausalTask(new TaskCausalLog(LOG, 1), CausalRecovery.notRecovering("task", LOG), 2, 1, -1);
+        CausalTask task =
+                new CausalTask(
+                        new TaskCausalLog(LOG, 1),
+                        CausalRecovery.notRecovering("task", LOG),
+                        2,
+                        1,
+                        -1);
         task.processingStarted();
         task.epochStarted(2);
 
@@ -39,17 +45,19 @@ class CausalTaskClockTest {
         task.beforeElement();
         assertThat(task.timestamp(() -> 90)).as("the clock does not go back").isEqualTo(130);
 
-        assertThat(logged(task, 2)).containsExactly(
-                new Determinant.Timestamp(0, 100),
-                new Determinant.Timestamp(1, 110),
-                new Determinant.TimerFired(1, 0, 120),
-                new Determinant.Timestamp(1, 130),
-                new Determinant.Timestamp(2, 130));
+        assertThat(logged(task, 2))
+                .containsExactly(
+                        new Determinant.Timestamp(0, 100),
+                        new Determinant.Timestamp(1, 110),
+                        new Determinant.TimerFired(1, 0, 120),
+                        new Determinant.Timestamp(1, 130),
+                        new Determinant.Timestamp(2, 130));
     }
 
     @Test
     void aRecoveredTaskSeesItsPredecessorsTicksHoweverOftenItReads() {
-        CausalRecovery recovery = replaying(new Determinant.Timestamp(0, 100), new Determinant.Timestamp(2, 250));
+        CausalRecovery recovery =
+                replaying(new Determinant.Timestamp(0, 100), new Determinant.Timestamp(2, 250));
         CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5), recovery, 2, 1, -1);
         task.processingStarted();
 

@@ -12,7 +12,6 @@
 
 package io.clonos.runtime.causal;
 
-
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -32,7 +31,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class CausalTaskWatermarksTest {
 
-    /** What a task's inputs handed on: "input:watermark" or "input:idle"/"input:active", and combinations. */
+    /**
+     * What a task's inputs handed on: "input:watermark" or "input:idle"/"input:active", and
+     * combinations.
+     */
     private static final class Handed implements CausalTask.WatermarkEmitter {
         final List<String> handed = new ArrayList<>();
 
@@ -53,8 +55,15 @@ class CausalTaskWatermarksTest {
     }
 
     @Test
-    void aRunningTaskLogsTheWatermarksItsInputsHandOnAndDropsOnesThatDoNotAdvance() throws Exception {
-        CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5), CausalRecovery.notRecovering("task", LOG), 2, 1, -1);
+    void aRunningTaskLogsTheWatermarksItsInputsHandOnAndDropsOnesThatDoNotAdvance()
+            throws Exception {
+        CausalTask task =
+                new CausalTask(
+                        new TaskCausalLog(LOG, 5),
+                        CausalRecovery.notRecovering("task", LOG),
+                        2,
+                        1,
+                        -1);
         task.setWatermarkInputs(2, new Handed());
         task.processingStarted();
 
@@ -66,24 +75,38 @@ class CausalTaskWatermarksTest {
         assertThat(task.watermarkStatus(1, true)).as("no change").isFalse();
         task.epochStarted(6);
 
-        assertThat(logged(task, 5)).containsExactly(new Determinant.Watermark(1, 0, 100), new Determinant.WatermarkStatus(2, 1, true));
-        assertThat(logged(task, 6)).as("a new epoch begins with what each input last handed on")
-                .containsExactly(new Determinant.InputWatermarks(new long[] {100, Long.MIN_VALUE}, new boolean[] {false, true}));
+        assertThat(logged(task, 5))
+                .containsExactly(
+                        new Determinant.Watermark(1, 0, 100),
+                        new Determinant.WatermarkStatus(2, 1, true));
+        assertThat(logged(task, 6))
+                .as("a new epoch begins with what each input last handed on")
+                .containsExactly(
+                        new Determinant.InputWatermarks(
+                                new long[] {100, Long.MIN_VALUE}, new boolean[] {false, true}));
     }
 
     @Test
     void aRecoveringTaskHandsOnTheLoggedWatermarksAtTheirOffsetsAndNoneOfItsOwn() {
-        CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5),
-                replaying(new Determinant.InputWatermarks(new long[] {50, 70}, new boolean[] {false, false}),
-                        new Determinant.Watermark(2, 1, 90),
-                        new Determinant.Timestamp(3, 1000)),
-                2, 1, -1);
+        CausalTask task =
+                new CausalTask(
+                        new TaskCausalLog(LOG, 5),
+                        replaying(
+                                new Determinant.InputWatermarks(
+                                        new long[] {50, 70}, new boolean[] {false, false}),
+                                new Determinant.Watermark(2, 1, 90),
+                                new Determinant.Timestamp(3, 1000)),
+                        2,
+                        1,
+                        -1);
         Handed handed = new Handed();
         task.setWatermarkInputs(2, handed);
         task.processingStarted();
 
         task.fireDueTimers();
-        assertThat(handed.handed).as("the restored epoch's combination, before the first element").containsExactly("combined:[50, 70]");
+        assertThat(handed.handed)
+                .as("the restored epoch's combination, before the first element")
+                .containsExactly("combined:[50, 70]");
         task.beforeElement();
         assertThat(task.watermark(0, 60)).as("the task's own watermark while it replays").isFalse();
         task.beforeElement();
@@ -91,13 +114,21 @@ class CausalTaskWatermarksTest {
         assertThat(handed.handed).containsExactly("combined:[50, 70]", "1:90");
         assertThat(task.timestamp(() -> 5)).as("the replay goes on in step").isEqualTo(1000);
         assertThat(task.recovery().isRunning()).isTrue();
-        assertThat(task.watermark(1, 90)).as("the clock of input 1 stands where the replay left it").isFalse();
+        assertThat(task.watermark(1, 90))
+                .as("the clock of input 1 stands where the replay left it")
+                .isFalse();
         assertThat(task.watermark(1, 95)).isTrue();
     }
 
     @Test
     void aRecoveredTaskMakesNoChoiceOfItsOwnWhileItsOutputRegeneratesWhatConsumersHave() {
-        CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5), replaying(new Determinant.Timestamp(0, 1000)), 1, 1, -1);
+        CausalTask task =
+                new CausalTask(
+                        new TaskCausalLog(LOG, 5),
+                        replaying(new Determinant.Timestamp(0, 1000)),
+                        1,
+                        1,
+                        -1);
         task.setWatermarkInputs(1, new Handed());
         AtomicBoolean deduplicating = new AtomicBoolean(true);
         task.setRegeneratesPredecessorStream(deduplicating::get);
@@ -121,7 +152,9 @@ class CausalTaskWatermarksTest {
         task.processingStarted();
         task.fireDueTimers();
         // the replay handed on 40 on input 0, but by the log epoch 6 began with 41
-        assertThatThrownBy(() -> task.epochStarted(6)).isInstanceOf(LocalRecoveryImpossibleException.class).hasMessageContaining("InputWatermarks");
+        assertThatThrownBy(() -> task.epochStarted(6))
+                .isInstanceOf(LocalRecoveryImpossibleException.class)
+                .hasMessageContaining("InputWatermarks");
     }
 
     /** Epoch 5 hands on 40 on input 0; epoch 6 begins, by the log, with input 0 at 41. */
@@ -129,7 +162,9 @@ class CausalTaskWatermarksTest {
         TaskCausalLog predecessor = new TaskCausalLog(LOG, 5);
         predecessor.append(new Determinant.Watermark(0, 0, 40));
         predecessor.startEpoch(6);
-        predecessor.append(new Determinant.InputWatermarks(new long[] {41, Long.MIN_VALUE}, new boolean[] {false, false}));
+        predecessor.append(
+                new Determinant.InputWatermarks(
+                        new long[] {41, Long.MIN_VALUE}, new boolean[] {false, false}));
         predecessor.append(new Determinant.Timestamp(0, 9));
         return replaying(predecessor);
     }

@@ -11,7 +11,6 @@
  */
 package io.clonos.runtime.causal;
 
-
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -74,7 +73,8 @@ class DeterminantMemoryTest {
             copy.addAll(DeterminantEncoding.decode(shared.delta().bytes()));
         }
         assertThat(copy.get(copy.size() - 1)).isInstanceOf(Determinant.Overflow.class);
-        assertThat(copy.subList(0, copy.size() - 1)).isEqualTo(determinants(upstream, 1).subList(0, copy.size() - 1));
+        assertThat(copy.subList(0, copy.size() - 1))
+                .isEqualTo(determinants(upstream, 1).subList(0, copy.size() - 1));
 
         held.truncateBefore(2);
         assertThat(memory.usedBytes()).isZero();
@@ -86,8 +86,12 @@ class DeterminantMemoryTest {
         predecessor.append(new Determinant.RandomSeed(1));
         predecessor.append(new Determinant.RandomSeed(2));
         List<SharedDelta> deltas = new ArrayList<>();
-        predecessor.deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, Duration.ofMinutes(1), TestDeadlines.INSTANCE);
+        predecessor
+                .deltasSince(new TaskCausalLog.Position())
+                .forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
+        CausalRecovery recovery =
+                CausalRecovery.recovering(
+                        "task", LOG, 5, 1, Duration.ofMinutes(1), TestDeadlines.INSTANCE);
         recovery.consumerConnected(0);
         recovery.determinantsReceived(0, deltas, () -> {});
 
@@ -100,13 +104,25 @@ class DeterminantMemoryTest {
     void aFullMemoryMakesTheTaskWaitForTheCheckpointItTookThenGoOn() throws Exception {
         DeterminantMemory memory = new DeterminantMemory(30);
         TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
-        CausalTask task = new CausalTask(log, new HeldCausalLogs(memory), CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
-        Thread taskThread = waitingInEpoch2(task, () -> {
-            for (int i = 0; i < 8; i++) {
-                task.logged(new Determinant.RandomSeed(100 + i));
-            }
-        });
-        assertThat(memory.usedBytes()).as("the memory is full, nothing overflowed").isLessThanOrEqualTo(30);
+        CausalTask task =
+                new CausalTask(
+                        log,
+                        new HeldCausalLogs(memory),
+                        CausalRecovery.notRecovering("task", LOG),
+                        1,
+                        1,
+                        -1);
+        Thread taskThread =
+                waitingInEpoch2(
+                        task,
+                        () -> {
+                            for (int i = 0; i < 8; i++) {
+                                task.logged(new Determinant.RandomSeed(100 + i));
+                            }
+                        });
+        assertThat(memory.usedBytes())
+                .as("the memory is full, nothing overflowed")
+                .isLessThanOrEqualTo(30);
 
         log.truncateBefore(2);
         task.held().truncateBefore(2);
@@ -117,7 +133,9 @@ class DeterminantMemoryTest {
         for (int i = 0; i < 8; i++) {
             expected.add(new Determinant.RandomSeed(100 + i));
         }
-        assertThat(determinants(log, 2)).as("epoch 2 complete, without an overflow marker").isEqualTo(expected);
+        assertThat(determinants(log, 2))
+                .as("epoch 2 complete, without an overflow marker")
+                .isEqualTo(expected);
     }
 
     @Test
@@ -125,22 +143,26 @@ class DeterminantMemoryTest {
         DeterminantMemory memory = new DeterminantMemory(30);
         TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
         HeldCausalLogs held = new HeldCausalLogs(memory);
-        CausalTask task = new CausalTask(log, held, CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
+        CausalTask task =
+                new CausalTask(log, held, CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
         TaskCausalLog upstream = new TaskCausalLog(UPSTREAM, 1);
         TaskCausalLog.Position position = new TaskCausalLog.Position();
-        Thread taskThread = waitingInEpoch2(task, () -> {
-            upstream.startEpoch(2);
-            try {
-                for (int i = 0; i < 6; i++) {
-                    upstream.append(new Determinant.Order(1, 100 + i));
-                    for (CausalLogDelta delta : upstream.deltasSince(position)) {
-                        held.merge(new SharedDelta(delta, 1));
-                    }
-                }
-            } catch (CorruptCausalLogException e) {
-                throw new IllegalStateException(e);
-            }
-        });
+        Thread taskThread =
+                waitingInEpoch2(
+                        task,
+                        () -> {
+                            upstream.startEpoch(2);
+                            try {
+                                for (int i = 0; i < 6; i++) {
+                                    upstream.append(new Determinant.Order(1, 100 + i));
+                                    for (CausalLogDelta delta : upstream.deltasSince(position)) {
+                                        held.merge(new SharedDelta(delta, 1));
+                                    }
+                                }
+                            } catch (CorruptCausalLogException e) {
+                                throw new IllegalStateException(e);
+                            }
+                        });
 
         log.truncateBefore(2);
         held.truncateBefore(2);
@@ -158,12 +180,22 @@ class DeterminantMemoryTest {
     void anAbortedCheckpointEndsTheWaitWithAnOverflowMarker() throws Exception {
         DeterminantMemory memory = new DeterminantMemory(30);
         TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
-        CausalTask task = new CausalTask(log, new HeldCausalLogs(memory), CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
-        Thread taskThread = waitingInEpoch2(task, () -> {
-            for (int i = 0; i < 8; i++) {
-                task.logged(new Determinant.RandomSeed(100 + i));
-            }
-        });
+        CausalTask task =
+                new CausalTask(
+                        log,
+                        new HeldCausalLogs(memory),
+                        CausalRecovery.notRecovering("task", LOG),
+                        1,
+                        1,
+                        -1);
+        Thread taskThread =
+                waitingInEpoch2(
+                        task,
+                        () -> {
+                            for (int i = 0; i < 8; i++) {
+                                task.logged(new Determinant.RandomSeed(100 + i));
+                            }
+                        });
 
         task.checkpointAborted(2);
         taskThread.join();
@@ -176,29 +208,41 @@ class DeterminantMemoryTest {
     void withoutAPendingCheckpointAFullMemoryOverflowsAtOnce() throws Exception {
         DeterminantMemory memory = new DeterminantMemory(30);
         TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
-        CausalTask task = new CausalTask(log, new HeldCausalLogs(memory), CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
+        CausalTask task =
+                new CausalTask(
+                        log,
+                        new HeldCausalLogs(memory),
+                        CausalRecovery.notRecovering("task", LOG),
+                        1,
+                        1,
+                        -1);
         task.processingStarted();
         for (int i = 0; i < 30; i++) {
             task.logged(new Determinant.RandomSeed(i));
         }
 
         List<Determinant> epoch1 = determinants(log, 1);
-        assertThat(epoch1.get(epoch1.size() - 1)).as("the first epoch has no checkpoint to wait for").isInstanceOf(Determinant.Overflow.class);
+        assertThat(epoch1.get(epoch1.size() - 1))
+                .as("the first epoch has no checkpoint to wait for")
+                .isInstanceOf(Determinant.Overflow.class);
     }
 
     /**
-     * Starts a task thread that logs 16 bytes in epoch 1, takes checkpoint 2 and then does
-     * {@code inEpoch2}, which outgrows the memory; returns once it waits for memory.
+     * Starts a task thread that logs 16 bytes in epoch 1, takes checkpoint 2 and then does {@code
+     * inEpoch2}, which outgrows the memory; returns once it waits for memory.
      */
-    private static Thread waitingInEpoch2(CausalTask task, Runnable inEpoch2) throws InterruptedException {
-        Thread taskThread = new Thread(() -> {
-            task.processingStarted();
-            for (int i = 0; i < 8; i++) {
-                task.logged(new Determinant.RandomSeed(i));
-            }
-            task.epochStarted(2);
-            inEpoch2.run();
-        });
+    private static Thread waitingInEpoch2(CausalTask task, Runnable inEpoch2)
+            throws InterruptedException {
+        Thread taskThread =
+                new Thread(
+                        () -> {
+                            task.processingStarted();
+                            for (int i = 0; i < 8; i++) {
+                                task.logged(new Determinant.RandomSeed(i));
+                            }
+                            task.epochStarted(2);
+                            inEpoch2.run();
+                        });
         taskThread.start();
         awaitWaiting(taskThread);
         return taskThread;
@@ -214,6 +258,7 @@ class DeterminantMemoryTest {
 
     @Test
     void aBadLimitIsRejected() {
-        assertThatThrownBy(() -> new DeterminantMemory(0)).hasMessageContaining("clonos.determinant.memory");
+        assertThatThrownBy(() -> new DeterminantMemory(0))
+                .hasMessageContaining("clonos.determinant.memory");
     }
 }

@@ -16,7 +16,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A task's log read back, and a recovery handed a predecessor's log: for tests of a task's replay. */
+/**
+ * A task's log read back, and a recovery handed a predecessor's log: for tests of a task's replay.
+ */
 final class ReplayFixtures {
 
     static final CausalLogId LOG = CausalLogId.main("vertex", 0);
@@ -26,23 +28,30 @@ final class ReplayFixtures {
     /** The determinants {@code task} logged in {@code epoch}. */
     static List<Determinant> logged(CausalTask task, long epoch) {
         List<Determinant> determinants = new ArrayList<>();
-        task.log().deltasSince(new TaskCausalLog.Position()).forEach(delta -> {
-            if (delta.epoch() == epoch) {
-                try {
-                    determinants.addAll(DeterminantEncoding.decode(delta.bytes()));
-                } catch (CorruptCausalLogException e) {
-                    throw new AssertionError(e);
-                }
-            }
-        });
+        task.log()
+                .deltasSince(new TaskCausalLog.Position())
+                .forEach(
+                        delta -> {
+                            if (delta.epoch() == epoch) {
+                                try {
+                                    determinants.addAll(DeterminantEncoding.decode(delta.bytes()));
+                                } catch (CorruptCausalLogException e) {
+                                    throw new AssertionError(e);
+                                }
+                            }
+                        });
         return determinants;
     }
 
     /** A task restored from epoch 5 whose one consumer handed back {@code predecessor}'s log. */
     static CausalRecovery replaying(TaskCausalLog predecessor) {
         List<SharedDelta> deltas = new ArrayList<>();
-        predecessor.deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, Duration.ofMinutes(1), TestDeadlines.INSTANCE);
+        predecessor
+                .deltasSince(new TaskCausalLog.Position())
+                .forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
+        CausalRecovery recovery =
+                CausalRecovery.recovering(
+                        "task", LOG, 5, 1, Duration.ofMinutes(1), TestDeadlines.INSTANCE);
         recovery.consumerConnected(0);
         recovery.determinantsReceived(0, deltas, () -> {});
         return recovery;

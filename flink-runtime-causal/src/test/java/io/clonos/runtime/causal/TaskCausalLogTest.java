@@ -40,32 +40,44 @@ class TaskCausalLogTest {
                 log.startEpoch(++epoch);
             } else if (action < 3) {
                 for (CausalLogDelta delta : log.deltasSince(reader)) {
-                    assertThat(received.merge(delta)).as("a delta carries only new bytes").isEqualTo(delta.bytes().length);
+                    assertThat(received.merge(delta))
+                            .as("a delta carries only new bytes")
+                            .isEqualTo(delta.bytes().length);
                 }
                 assertThat(log.hasNewSince(reader)).isFalse();
             } else {
                 // wall-clock readings are encoded as differences within an epoch
-                Determinant d = action < 6
-                        ? new Determinant.Timestamp(1_795_000_000_000L + i + random.nextInt(3))
-                        : new Determinant.Order(random.nextInt(8), random.nextInt(3) * random.nextInt(40_000));
+                Determinant d =
+                        action < 6
+                                ? new Determinant.Timestamp(
+                                        1_795_000_000_000L + i + random.nextInt(3))
+                                : new Determinant.Order(
+                                        random.nextInt(8),
+                                        random.nextInt(3) * random.nextInt(40_000));
                 log.append(d);
                 written.add(d);
                 perEpoch.computeIfAbsent(epoch, e -> new ArrayList<>()).add(d);
             }
         }
-        log.deltasSince(reader).forEach(delta -> {
-            try {
-                received.merge(delta);
-            } catch (CorruptCausalLogException e) {
-                throw new AssertionError(e);
-            }
-        });
+        log.deltasSince(reader)
+                .forEach(
+                        delta -> {
+                            try {
+                                received.merge(delta);
+                            } catch (CorruptCausalLogException e) {
+                                throw new AssertionError(e);
+                            }
+                        });
         List<Determinant> read = new ArrayList<>();
         for (long e = 4; e <= epoch; e++) {
             read.addAll(received.determinants(ID, e));
         }
         assertThat(read).isEqualTo(written);
-        assertThat(log.totalBytes()).isEqualTo(perEpoch.values().stream().mapToLong(d -> DeterminantEncoding.encode(d).length).sum());
+        assertThat(log.totalBytes())
+                .isEqualTo(
+                        perEpoch.values().stream()
+                                .mapToLong(d -> DeterminantEncoding.encode(d).length)
+                                .sum());
     }
 
     @Test

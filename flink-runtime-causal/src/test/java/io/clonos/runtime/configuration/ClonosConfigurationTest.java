@@ -96,7 +96,8 @@ class ClonosConfigurationTest {
 
     @Test
     void unknownClonosKeyIsRejectedWithTheKnownKeys() {
-        Configuration config = Configuration.fromMap(Map.of("clonos.determinant-sharing-dept", "1"));
+        Configuration config =
+                Configuration.fromMap(Map.of("clonos.determinant-sharing-dept", "1"));
 
         assertThatThrownBy(() -> ClonosConfiguration.fromConfiguration(config))
                 .isInstanceOf(IllegalConfigurationException.class)
@@ -106,7 +107,13 @@ class ClonosConfigurationTest {
 
     @Test
     void jobConfigurationOverridesTheCluster() {
-        Configuration cluster = Configuration.fromMap(Map.of("clonos.determinant-sharing-depth", "1", "clonos.recovery.mode", "global"));
+        Configuration cluster =
+                Configuration.fromMap(
+                        Map.of(
+                                "clonos.determinant-sharing-depth",
+                                "1",
+                                "clonos.recovery.mode",
+                                "global"));
         Configuration job = Configuration.fromMap(Map.of("clonos.determinant-sharing-depth", "2"));
 
         ClonosConfiguration clonos = ClonosConfiguration.forJob(cluster, job);

@@ -32,11 +32,18 @@ class ConfigurationReferenceTest {
         int end = doc.indexOf(ConfigurationReference.END_MARKER);
         assertThat(begin).as("begin marker in %s", DOC).isNotNegative();
         assertThat(end).as("end marker in %s", DOC).isGreaterThan(begin);
-        String documented = doc.substring(begin + ConfigurationReference.BEGIN_MARKER.length(), end).strip();
+        String documented =
+                doc.substring(begin + ConfigurationReference.BEGIN_MARKER.length(), end).strip();
         String generated = ConfigurationReference.markdownTable().strip();
 
         if (Boolean.getBoolean("clonos.docs.update")) {
-            Files.writeString(DOC, doc.substring(0, begin + ConfigurationReference.BEGIN_MARKER.length()) + "\n" + generated + "\n" + doc.substring(end));
+            Files.writeString(
+                    DOC,
+                    doc.substring(0, begin + ConfigurationReference.BEGIN_MARKER.length())
+                            + "\n"
+                            + generated
+                            + "\n"
+                            + doc.substring(end));
             return;
         }
         assertThat(documented)

@@ -12,8 +12,6 @@
 
 package io.clonos.runtime.entrypoint;
 
-import io.clonos.runtime.entrypoint.ClonosClusterConfiguration;
-
 import io.clonos.runtime.shuffle.ClonosShuffleServiceFactory;
 
 import org.apache.flink.configuration.Configuration;
@@ -40,7 +38,9 @@ class ClonosClusterConfigurationTest {
         assertThat(prepared.get(ShuffleServiceOptions.SHUFFLE_SERVICE_FACTORY_CLASS))
                 .isEqualTo(ClonosShuffleServiceFactory.class.getName());
         assertThat(prepared.get(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED)).isFalse();
-        assertThat(user.get(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED)).as("the user's configuration is not modified").isTrue();
+        assertThat(user.get(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED))
+                .as("the user's configuration is not modified")
+                .isTrue();
     }
 
     @Test

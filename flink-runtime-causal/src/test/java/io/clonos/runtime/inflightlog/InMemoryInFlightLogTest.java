@@ -36,7 +36,11 @@ class InMemoryInFlightLogTest {
     private static Buffer buffer(int value, int size) {
         byte[] bytes = new byte[size];
         ByteBuffer.wrap(bytes).putInt(value);
-        return new NetworkBuffer(MemorySegmentFactory.wrap(bytes), FreeingBufferRecycler.INSTANCE, Buffer.DataType.DATA_BUFFER, size);
+        return new NetworkBuffer(
+                MemorySegmentFactory.wrap(bytes),
+                FreeingBufferRecycler.INSTANCE,
+                Buffer.DataType.DATA_BUFFER,
+                size);
     }
 
     private static int valueOf(Buffer buffer) {
@@ -116,11 +120,15 @@ class InMemoryInFlightLogTest {
         log.append(buffer(2, 60));
 
         assertThat(log.sizeInBytes()).isLessThanOrEqualTo(100);
-        assertThatThrownBy(log::replay).isInstanceOf(InFlightLogUnavailableException.class).hasMessageContaining("overflowed");
+        assertThatThrownBy(log::replay)
+                .isInstanceOf(InFlightLogUnavailableException.class)
+                .hasMessageContaining("overflowed");
 
         log.startEpoch(1);
         log.append(buffer(3, 60));
-        assertThatThrownBy(log::replay).as("epoch 0 is still the oldest").isInstanceOf(InFlightLogUnavailableException.class);
+        assertThatThrownBy(log::replay)
+                .as("epoch 0 is still the oldest")
+                .isInstanceOf(InFlightLogUnavailableException.class);
 
         log.truncateBefore(1);
         assertThat(drain(log.replay())).containsExactly(3);
@@ -180,7 +188,12 @@ class InMemoryInFlightLogTest {
                 if (next != null) {
                     replayed.add(valueOf(next));
                 } else {
-                    assertThat(producing.isDone() && cursor.remaining() == 0 && replayed.size() < total).as("caught up with a finished producer early").isFalse();
+                    assertThat(
+                                    producing.isDone()
+                                            && cursor.remaining() == 0
+                                            && replayed.size() < total)
+                            .as("caught up with a finished producer early")
+                            .isFalse();
                     Thread.onSpinWait();
                 }
             }

@@ -27,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class AlignedCheckpointsRewriterTest {
 
-    private static final ClonosConfiguration CLONOS = ClonosConfiguration.fromConfiguration(new Configuration());
+    private static final ClonosConfiguration CLONOS =
+            ClonosConfiguration.fromConfiguration(new Configuration());
 
     @Test
     void turnsUnalignedCheckpointsOffAndKeepsEverythingElse() {
@@ -37,30 +38,40 @@ class AlignedCheckpointsRewriterTest {
                         .setCheckpointTimeout(60_000)
                         .setMinPauseBetweenCheckpoints(17)
                         .setMaxConcurrentCheckpoints(1)
-                        .setCheckpointRetentionPolicy(CheckpointRetentionPolicy.RETAIN_ON_CANCELLATION)
+                        .setCheckpointRetentionPolicy(
+                                CheckpointRetentionPolicy.RETAIN_ON_CANCELLATION)
                         .setTolerableCheckpointFailureNumber(3)
                         .setUnalignedCheckpointsEnabled(true)
                         .setAlignedCheckpointTimeout(100)
                         .setEnableCheckpointsAfterTasksFinish(true)
                         .build();
-        JobGraph jobGraph = JobGraphBuilder.newStreamingJobGraphBuilder().setJobCheckpointingSettings(new JobCheckpointingSettings(unaligned, null)).build();
+        JobGraph jobGraph =
+                JobGraphBuilder.newStreamingJobGraphBuilder()
+                        .setJobCheckpointingSettings(new JobCheckpointingSettings(unaligned, null))
+                        .build();
 
         new AlignedCheckpointsRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
 
-        CheckpointCoordinatorConfiguration rewritten = jobGraph.getCheckpointingSettings().getCheckpointCoordinatorConfiguration();
+        CheckpointCoordinatorConfiguration rewritten =
+                jobGraph.getCheckpointingSettings().getCheckpointCoordinatorConfiguration();
         assertThat(rewritten.isUnalignedCheckpointsEnabled()).isFalse();
         assertThat(rewritten.getCheckpointInterval()).isEqualTo(1234);
         assertThat(rewritten.getMinPauseBetweenCheckpoints()).isEqualTo(17);
-        assertThat(rewritten.getCheckpointRetentionPolicy()).isEqualTo(CheckpointRetentionPolicy.RETAIN_ON_CANCELLATION);
+        assertThat(rewritten.getCheckpointRetentionPolicy())
+                .isEqualTo(CheckpointRetentionPolicy.RETAIN_ON_CANCELLATION);
         assertThat(rewritten.getTolerableCheckpointFailureNumber()).isEqualTo(3);
         assertThat(rewritten.isEnableCheckpointsAfterTasksFinish()).isTrue();
     }
 
     @Test
     void leavesAlignedCheckpointingAlone() {
-        CheckpointCoordinatorConfiguration aligned = CheckpointCoordinatorConfiguration.builder().setCheckpointInterval(500).build();
+        CheckpointCoordinatorConfiguration aligned =
+                CheckpointCoordinatorConfiguration.builder().setCheckpointInterval(500).build();
         JobCheckpointingSettings settings = new JobCheckpointingSettings(aligned, null);
-        JobGraph jobGraph = JobGraphBuilder.newStreamingJobGraphBuilder().setJobCheckpointingSettings(settings).build();
+        JobGraph jobGraph =
+                JobGraphBuilder.newStreamingJobGraphBuilder()
+                        .setJobCheckpointingSettings(settings)
+                        .build();
 
         new AlignedCheckpointsRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
 

@@ -12,13 +12,13 @@
 
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.causal.TestDeadlines;
 import io.clonos.runtime.causal.CausalLogId;
 import io.clonos.runtime.causal.CausalRecovery;
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.Determinant;
 import io.clonos.runtime.causal.SharedDelta;
 import io.clonos.runtime.causal.TaskCausalLog;
+import io.clonos.runtime.causal.TestDeadlines;
 
 import org.apache.flink.runtime.event.TaskEvent;
 
@@ -33,7 +33,9 @@ import static io.clonos.runtime.network.GateItems.data;
 import static io.clonos.runtime.network.GateItems.event;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A gate's part in the causal protocol as a consumer: what it holds, and how it answers producers. */
+/**
+ * A gate's part in the causal protocol as a consumer: what it holds, and how it answers producers.
+ */
 class CausalConsumerTest {
 
     private static final CausalLogId OWN = CausalLogId.main("consumer", 0);
@@ -69,7 +71,13 @@ class CausalConsumerTest {
     }
 
     private static CausalTask running() {
-        CausalTask task = new CausalTask(new TaskCausalLog(OWN, 5), CausalRecovery.notRecovering("consumer", OWN), 2, 1, -1);
+        CausalTask task =
+                new CausalTask(
+                        new TaskCausalLog(OWN, 5),
+                        CausalRecovery.notRecovering("consumer", OWN),
+                        2,
+                        1,
+                        -1);
         task.processingStarted();
         return task;
     }
@@ -81,7 +89,8 @@ class CausalConsumerTest {
             log.append(determinant);
         }
         List<SharedDelta> deltas = new ArrayList<>();
-        log.deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
+        log.deltasSince(new TaskCausalLog.Position())
+                .forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
         return new CausalLogDeltaEvent(deltas);
     }
 
@@ -94,7 +103,9 @@ class CausalConsumerTest {
     void aNewConnectionIsAnsweredWithTheHeldLogAndTheBytesReceivedPerEpoch() throws Exception {
         CausalTask task = running();
         CausalConsumer consumer = consumer(task);
-        assertThat(consumer.accept(event(0, piggybacked(new Determinant.RandomSeed(7))), 0)).as("the log is not input").isFalse();
+        assertThat(consumer.accept(event(0, piggybacked(new Determinant.RandomSeed(7))), 0))
+                .as("the log is not input")
+                .isFalse();
         assertThat(consumer.accept(data(0, 100), 0)).isTrue();
         assertThat(consumer.accept(barrier(0, 6), 0)).isTrue();
         assertThat(consumer.accept(data(0, 30), 0)).isTrue();
@@ -108,7 +119,10 @@ class CausalConsumerTest {
         assertThat(answer.subpartition()).isEqualTo(10);
         assertThat(answer.deliveredBytesFrom(5)).isEqualTo(130);
         assertThat(answer.deliveredBytesFrom(6)).isEqualTo(30);
-        assertThat(answer.deltas()).extracting(shared -> shared.delta().log()).containsOnly(UPSTREAM).isNotEmpty();
+        assertThat(answer.deltas())
+                .extracting(shared -> shared.delta().log())
+                .containsOnly(UPSTREAM)
+                .isNotEmpty();
         assertThat(answer.consumerReplays()).isFalse();
     }
 
@@ -124,14 +138,19 @@ class CausalConsumerTest {
     }
 
     @Test
-    void aRecoveringConsumerAnswersOnceItHasItsOwnDeterminantsAndSaysWhenItsReplayEnds() throws Exception {
-        CausalRecovery recovery = CausalRecovery.recovering("consumer", OWN, 5, 1, Duration.ofMinutes(1), TestDeadlines.INSTANCE);
+    void aRecoveringConsumerAnswersOnceItHasItsOwnDeterminantsAndSaysWhenItsReplayEnds()
+            throws Exception {
+        CausalRecovery recovery =
+                CausalRecovery.recovering(
+                        "consumer", OWN, 5, 1, Duration.ofMinutes(1), TestDeadlines.INSTANCE);
         CausalTask task = new CausalTask(new TaskCausalLog(OWN, 5), recovery, 2, 1, -1);
         task.processingStarted();
         CausalConsumer consumer = consumer(task);
 
         consumer.accept(event(1, new ReplayStartEvent(5)), 1);
-        assertThat(producers.sent).as("its own determinants may come with logs the producer needs").isEmpty();
+        assertThat(producers.sent)
+                .as("its own determinants may come with logs the producer needs")
+                .isEmpty();
         assertThat(consumer.hasUnanswered()).isTrue();
         consumer.answerWaitingProducers();
         assertThat(producers.sent).isEmpty();
@@ -139,7 +158,9 @@ class CausalConsumerTest {
         TaskCausalLog predecessor = new TaskCausalLog(OWN, 5);
         predecessor.append(new Determinant.RandomSeed(3));
         List<SharedDelta> deltas = new ArrayList<>();
-        predecessor.deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
+        predecessor
+                .deltasSince(new TaskCausalLog.Position())
+                .forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
         recovery.consumerConnected(0);
         recovery.determinantsReceived(0, deltas, () -> {});
         assertThat(recovery.isReplaying()).isTrue();
@@ -165,7 +186,10 @@ class CausalConsumerTest {
         assertThat(task.held().all(UPSTREAM)).isNotEmpty();
 
         consumer.producerLost(0);
-        assertThat(consumer.accept(event(0, new ContinuedStreamEvent(ContinuedStreamEvent.FRESH)), 0)).isFalse();
+        assertThat(
+                        consumer.accept(
+                                event(0, new ContinuedStreamEvent(ContinuedStreamEvent.FRESH)), 0))
+                .isFalse();
         assertThat(task.held().all(UPSTREAM)).isEmpty();
         consumer.accept(event(0, new ReplayStartEvent(ReplayStartEvent.FROM_PRODUCER_START)), 0);
         assertThat(lastAnswer().deliveredBytesFrom(0)).isZero();
@@ -173,7 +197,8 @@ class CausalConsumerTest {
     }
 
     @Test
-    void theFirstDataOfARestartedStreamDropsThePartialRecordUnlessTheStreamContinues() throws Exception {
+    void theFirstDataOfARestartedStreamDropsThePartialRecordUnlessTheStreamContinues()
+            throws Exception {
         CausalConsumer consumer = consumer(running());
         consumer.producerLost(0);
         consumer.producerLost(1);
@@ -182,7 +207,9 @@ class CausalConsumerTest {
         consumer.accept(data(0, 10), 0);
         consumer.accept(data(1, 10), 1);
         consumer.accept(data(0, 10), 0);
-        assertThat(restarts).as("once, where channel 0's new stream starts; channel 1 continues its old one").containsExactly(0);
+        assertThat(restarts)
+                .as("once, where channel 0's new stream starts; channel 1 continues its old one")
+                .containsExactly(0);
     }
 
     @Test

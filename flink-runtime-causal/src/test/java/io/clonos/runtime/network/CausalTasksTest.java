@@ -12,12 +12,12 @@
 
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.causal.TestDeadlines;
 import io.clonos.runtime.causal.CausalLogId;
 import io.clonos.runtime.causal.CausalRecovery;
 import io.clonos.runtime.causal.CausalRecovery.State;
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.TaskCausalLog;
+import io.clonos.runtime.causal.TestDeadlines;
 import io.clonos.runtime.inflightlog.InMemoryInFlightLog;
 
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -43,7 +43,14 @@ class CausalTasksTest {
     private static final CausalLogId LOG = CausalLogId.main("vertex", 0);
 
     private static CausalTask recoveringTask(int consumers) {
-        CausalRecovery recovery = CausalRecovery.recovering("producer", LOG, 3, consumers, Duration.ofMinutes(1), TestDeadlines.INSTANCE);
+        CausalRecovery recovery =
+                CausalRecovery.recovering(
+                        "producer",
+                        LOG,
+                        3,
+                        consumers,
+                        Duration.ofMinutes(1),
+                        TestDeadlines.INSTANCE);
         return new CausalTask(new TaskCausalLog(LOG, 3), recovery, 0, 1, -1);
     }
 
@@ -52,7 +59,8 @@ class CausalTasksTest {
     }
 
     private static DeterminantResponseEvent answer(int subpartition, boolean consumerReplays) {
-        return new DeterminantResponseEvent(subpartition, Map.of(), new ArrayList<>(List.of()), consumerReplays);
+        return new DeterminantResponseEvent(
+                subpartition, Map.of(), new ArrayList<>(List.of()), consumerReplays);
     }
 
     @Test
@@ -106,22 +114,34 @@ class CausalTasksTest {
     void aReplayingConsumerHoldsFreshEpochsOfItsProducerUntilItsReplayEnds() throws Exception {
         ResultPartitionID partition = new ResultPartitionID();
         network.causalTasks().partitionRegistered(partition);
-        LoggingSubpartition subpartition = new LoggingSubpartition(network, partition, 0, new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20), new SubpartitionLogMetrics());
+        LoggingSubpartition subpartition =
+                new LoggingSubpartition(
+                        network,
+                        partition,
+                        0,
+                        new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20),
+                        new SubpartitionLogMetrics());
         network.subpartitionLogs().register(partition, 0, subpartition);
         subpartition.attach(view -> {});
         CausalTask task = recoveringTask(1);
         network.causalTasks().register(partition, task, 0, 3);
-        var publisher = network.causalTasks().routingAnswers((p, event) -> {
-            throw new AssertionError("not Flink's: " + event);
-        });
+        var publisher =
+                network.causalTasks()
+                        .routingAnswers(
+                                (p, event) -> {
+                                    throw new AssertionError("not Flink's: " + event);
+                                });
         try {
             // attaching the subpartition connected the consumer
             publisher.publish(partition, answer(0, true));
-            assertThat(task.recovery().isRunning()).as("no determinants: the producer runs at once").isTrue();
+            assertThat(task.recovery().isRunning())
+                    .as("no determinants: the producer runs at once")
+                    .isTrue();
             assertThat(network.subpartitionLogs().regeneratesPredecessorStream(partition)).isTrue();
 
             publisher.publish(partition, new ReplayEndEvent(0));
-            assertThat(network.subpartitionLogs().regeneratesPredecessorStream(partition)).isFalse();
+            assertThat(network.subpartitionLogs().regeneratesPredecessorStream(partition))
+                    .isFalse();
         } finally {
             network.causalTasks().unregister(partition);
             network.subpartitionLogs().remove(partition);
@@ -132,7 +152,13 @@ class CausalTasksTest {
     void aConsumerThatDoesNotReplayHoldsNothing() throws Exception {
         ResultPartitionID partition = new ResultPartitionID();
         network.causalTasks().partitionRegistered(partition);
-        LoggingSubpartition subpartition = new LoggingSubpartition(network, partition, 0, new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20), new SubpartitionLogMetrics());
+        LoggingSubpartition subpartition =
+                new LoggingSubpartition(
+                        network,
+                        partition,
+                        0,
+                        new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20),
+                        new SubpartitionLogMetrics());
         network.subpartitionLogs().register(partition, 0, subpartition);
         subpartition.attach(view -> {});
         CausalTask task = recoveringTask(1);
@@ -140,7 +166,8 @@ class CausalTasksTest {
         try {
             network.causalTasks().answered(partition, answer(0, false));
             assertThat(task.recovery().isRunning()).isTrue();
-            assertThat(network.subpartitionLogs().regeneratesPredecessorStream(partition)).isFalse();
+            assertThat(network.subpartitionLogs().regeneratesPredecessorStream(partition))
+                    .isFalse();
         } finally {
             network.causalTasks().unregister(partition);
             network.subpartitionLogs().remove(partition);
@@ -175,7 +202,9 @@ class CausalTasksTest {
         other.causalTasks().partitionRegistered(partition);
         other.causalTasks().consumerConnected(partition, 0);
         other.causalTasks().answered(partition, answer(0));
-        assertThat(task.recovery().state()).as("what reached the other TaskManager").isEqualTo(State.WAITING_FOR_CONNECTIONS);
+        assertThat(task.recovery().state())
+                .as("what reached the other TaskManager")
+                .isEqualTo(State.WAITING_FOR_CONNECTIONS);
         assertThat(other.causalTasks().of(partition)).isNull();
 
         network.causalTasks().consumerConnected(partition, 0);
@@ -188,7 +217,9 @@ class CausalTasksTest {
         ResultPartitionID partition = new ResultPartitionID();
         network.partitionStartsFresh(partition);
 
-        assertThat(new ClonosNetworkContext("test").startsFresh(List.of(partition))).as("another TaskManager").isFalse();
+        assertThat(new ClonosNetworkContext("test").startsFresh(List.of(partition)))
+                .as("another TaskManager")
+                .isFalse();
         assertThat(network.startsFresh(List.of(new ResultPartitionID(), partition))).isTrue();
         assertThat(network.startsFresh(List.of(partition))).as("forgotten once read").isFalse();
     }

@@ -13,7 +13,6 @@
 package io.clonos.runtime.network;
 
 import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
-
 import io.clonos.runtime.causal.RecoveryDeadlines;
 
 import org.apache.flink.runtime.clusterframework.types.ResourceID;
@@ -47,10 +46,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ChannelConnectionsTest {
 
     /** The gate's three channels read three different producers, subpartitions 4, 5 and 6. */
-    private final ResultPartitionID[] producers = {new ResultPartitionID(), new ResultPartitionID(), new ResultPartitionID()};
+    private final ResultPartitionID[] producers = {
+        new ResultPartitionID(), new ResultPartitionID(), new ResultPartitionID()
+    };
+
     private final ScriptedGate original = new ScriptedGate(2, 3);
+
     /** Per (gate, channel): why its producer is gone. */
     private final Map<IndexedInputGate, Map<Integer, Throwable>> failures = new HashMap<>();
+
     private final List<IndexedInputGate> replacements = new ArrayList<>();
     private final List<Integer> connectedSubpartitions = new ArrayList<>();
     private final List<String> changes = new ArrayList<>();
@@ -97,9 +101,11 @@ class ChannelConnectionsTest {
     }
 
     private void producerDies(IndexedInputGate gate, int channel) {
-        failures.computeIfAbsent(gate, g -> new HashMap<>()).put(channel, new IOException("connection reset by peer"));
+        failures.computeIfAbsent(gate, g -> new HashMap<>())
+                .put(channel, new IOException("connection reset by peer"));
         if (gate instanceof ScriptedGate) {
-            ((ScriptedGate) gate).failWith(new IOException("the gate fails without naming the channel"));
+            ((ScriptedGate) gate)
+                    .failWith(new IOException("the gate fails without naming the channel"));
         }
     }
 
@@ -125,9 +131,13 @@ class ChannelConnectionsTest {
         assertThat(channelOf(connections.poll())).isEqualTo(1);
 
         producerDies(original, 1);
-        assertThat(connections.poll()).as("the failure is the producer's, not the task's").isEmpty();
+        assertThat(connections.poll())
+                .as("the failure is the producer's, not the task's")
+                .isEmpty();
         assertThat(changes).containsExactly("retired 1");
-        assertThat(connections.sendToProducer(1, new ReplayEndEvent(5))).as("nobody to send to").isFalse();
+        assertThat(connections.sendToProducer(1, new ReplayEndEvent(5)))
+                .as("nobody to send to")
+                .isFalse();
 
         // what the dead connection still delivers is dropped
         original.deliver(data(1, 8));
@@ -157,7 +167,8 @@ class ChannelConnectionsTest {
     }
 
     @Test
-    void aProducerRestartedWhileItsChannelStillReadsRetiresTheOldConnectionFirst() throws Exception {
+    void aProducerRestartedWhileItsChannelStillReadsRetiresTheOldConnectionFirst()
+            throws Exception {
         ChannelConnections connections = connections(Duration.ofMinutes(1));
         connections.producerRestarted(newAttemptOf(0));
         connections.connectRestartedProducers();
@@ -173,8 +184,14 @@ class ChannelConnectionsTest {
     @Test
     void anotherGatesProducerAndAChannelWhosePartitionEndedAreLeftAlone() throws Exception {
         ChannelConnections connections = connections(Duration.ofMinutes(1));
-        assertThat(connections.producerRestarted(new NettyShuffleDescriptor(
-                ResourceID.generate(), new NetworkPartitionConnectionInfo(new InetSocketAddress("localhost", 1), 0), new ResultPartitionID(), List.of())))
+        assertThat(
+                        connections.producerRestarted(
+                                new NettyShuffleDescriptor(
+                                        ResourceID.generate(),
+                                        new NetworkPartitionConnectionInfo(
+                                                new InetSocketAddress("localhost", 1), 0),
+                                        new ResultPartitionID(),
+                                        List.of())))
                 .isFalse();
 
         partitionEnded.set(2);
@@ -188,17 +205,21 @@ class ChannelConnectionsTest {
     void aFailureNoChannelExplainsIsTheTasksOwn() {
         ChannelConnections connections = connections(Duration.ofMinutes(1));
         original.failWith(new IOException("the task's own"));
-        assertThatThrownBy(connections::poll).isInstanceOf(IOException.class).hasMessage("the task's own");
+        assertThatThrownBy(connections::poll)
+                .isInstanceOf(IOException.class)
+                .hasMessage("the task's own");
     }
 
     @Test
     void aProducerWhosePartitionIsGoneCannotBeReplayed() {
         ChannelConnections connections = connections(Duration.ofMinutes(1));
-        failures.computeIfAbsent(original, g -> new HashMap<>()).put(0, new PartitionNotFoundException(producers[0]));
+        failures.computeIfAbsent(original, g -> new HashMap<>())
+                .put(0, new PartitionNotFoundException(producers[0]));
         original.failWith(new IOException("partition not found"));
         assertThatThrownBy(connections::poll)
                 .isInstanceOf(LocalRecoveryImpossibleException.class)
-                .hasMessageContaining("Channel 0 of consumer cannot be replayed: the partition of its producer");
+                .hasMessageContaining(
+                        "Channel 0 of consumer cannot be replayed: the partition of its producer");
     }
 
     @Test
@@ -209,7 +230,8 @@ class ChannelConnectionsTest {
         connections.poll();
         assertThatThrownBy(connections::checkReconnectDeadlines)
                 .isInstanceOf(IOException.class)
-                .hasMessage("The producer of channel 0 of consumer did not come back within 0 ms (clonos.recovery.reconnect-timeout)");
+                .hasMessage(
+                        "The producer of channel 0 of consumer did not come back within 0 ms (clonos.recovery.reconnect-timeout)");
     }
 
     @Test
@@ -221,5 +243,30 @@ class ChannelConnectionsTest {
         connections.connectRestartedProducers();
         connections.checkReconnectDeadlines();
         assertThat(changes).containsExactly("retired 0", "reconnected 0");
+    }
+
+    @Test
+    void resumingAChannelWhoseProducerJustDiedRetiresItInsteadOfFailingTheTask() throws Exception {
+        ChannelConnections connections = connections(Duration.ofMinutes(1));
+        // the producer of channel 2 died; the gate has not read the failure yet
+        failures.computeIfAbsent(original, g -> new HashMap<>())
+                .put(2, new IOException("connection unexpectedly closed"));
+        original.callFailure = new IOException("connection unexpectedly closed");
+
+        connections.resume(2);
+        assertThat(changes).containsExactly("retired 2");
+        connections.acknowledgeAllRecordsProcessed(2);
+        assertThat(connections.sendToProducer(2, new ReplayEndEvent(5))).isFalse();
+        assertThat(changes).as("once").containsExactly("retired 2");
+    }
+
+    @Test
+    void aFailedCallOnAChannelWhoseProducerIsThereIsTheTasksOwn() {
+        ChannelConnections connections = connections(Duration.ofMinutes(1));
+        original.callFailure = new IOException("something else");
+        assertThatThrownBy(() -> connections.resume(0))
+                .isInstanceOf(IOException.class)
+                .hasMessage("something else");
+        assertThat(changes).isEmpty();
     }
 }

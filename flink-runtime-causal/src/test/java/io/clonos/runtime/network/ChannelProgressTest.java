@@ -72,7 +72,8 @@ class ChannelProgressTest {
         progress.delivered(event(1, EndOfPartitionEvent.INSTANCE));
         assertThat(progress.partitionEnded(1)).isTrue();
         assertThat(progress.isFinished()).isFalse();
-        assertThat(progress.unfinishedChannels(4)).containsExactly(new InputChannelInfo(4, 0), new InputChannelInfo(4, 2));
+        assertThat(progress.unfinishedChannels(4))
+                .containsExactly(new InputChannelInfo(4, 0), new InputChannelInfo(4, 2));
 
         progress.delivered(event(0, EndOfPartitionEvent.INSTANCE));
         progress.delivered(event(2, EndOfPartitionEvent.INSTANCE));

@@ -31,7 +31,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class DeduplicationTest {
 
     private static Buffer data(byte... bytes) {
-        NetworkBuffer buffer = new NetworkBuffer(MemorySegmentFactory.allocateUnpooledSegment(Math.max(1, bytes.length)), FreeingBufferRecycler.INSTANCE);
+        NetworkBuffer buffer =
+                new NetworkBuffer(
+                        MemorySegmentFactory.allocateUnpooledSegment(Math.max(1, bytes.length)),
+                        FreeingBufferRecycler.INSTANCE);
         buffer.writeBytes(bytes);
         return buffer;
     }
@@ -39,11 +42,12 @@ class DeduplicationTest {
     /** What a consumer that received these epochs' bytes reports. */
     private static TreeMap<Long, long[]> received(Map<Long, byte[]> epochs) {
         TreeMap<Long, long[]> received = new TreeMap<>();
-        epochs.forEach((epoch, bytes) -> {
-            EpochBytes count = new EpochBytes();
-            count.add(data(bytes));
-            received.put(epoch, new long[] {count.bytes(), count.checksum()});
-        });
+        epochs.forEach(
+                (epoch, bytes) -> {
+                    EpochBytes count = new EpochBytes();
+                    count.add(data(bytes));
+                    received.put(epoch, new long[] {count.bytes(), count.checksum()});
+                });
         return received;
     }
 
@@ -55,7 +59,9 @@ class DeduplicationTest {
 
     @Test
     void skipsWhatTheConsumerHasAcrossBuffersAndEpochsAndSendsTheRest() {
-        Deduplication dedup = new Deduplication("test", received(Map.of(3L, new byte[] {1, 2, 3}, 4L, new byte[] {4, 5})));
+        Deduplication dedup =
+                new Deduplication(
+                        "test", received(Map.of(3L, new byte[] {1, 2, 3}, 4L, new byte[] {4, 5})));
         assertThat(dedup.total()).isEqualTo(5);
         assertThat(dedup.data(data((byte) 1, (byte) 2))).isNull();
         assertThat(dedup.data(data((byte) 3, (byte) 4))).isNull();
@@ -85,7 +91,9 @@ class DeduplicationTest {
     void theSameBytesInAnotherEpochSplitAreDivergence() {
         // the consumer saw {1} then {2}; a replay that regenerates {2} before {1} has the same
         // total but not the same segments
-        Deduplication dedup = new Deduplication("test", received(Map.of(3L, new byte[] {1}, 4L, new byte[] {2})));
-        assertThatThrownBy(() -> dedup.data(data((byte) 2, (byte) 1))).isInstanceOf(LocalRecoveryImpossibleException.class);
+        Deduplication dedup =
+                new Deduplication("test", received(Map.of(3L, new byte[] {1}, 4L, new byte[] {2})));
+        assertThatThrownBy(() -> dedup.data(data((byte) 2, (byte) 1)))
+                .isInstanceOf(LocalRecoveryImpossibleException.class);
     }
 }

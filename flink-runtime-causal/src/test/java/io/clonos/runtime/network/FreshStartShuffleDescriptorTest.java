@@ -11,8 +11,6 @@
  */
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.network.FreshStartShuffleDescriptor;
-
 import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor;
@@ -26,7 +24,9 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The mark of a partition whose producer starts afresh, as Flink sees it and as Clonos reads it. */
+/**
+ * The mark of a partition whose producer starts afresh, as Flink sees it and as Clonos reads it.
+ */
 class FreshStartShuffleDescriptorTest {
 
     private static NettyShuffleDescriptor flinks() {
@@ -38,18 +38,22 @@ class FreshStartShuffleDescriptorTest {
     }
 
     @Test
-    void aMarkedDescriptorIsFlinksOwnTypeWithTheSameConnectionAndSurvivesSerialization() throws Exception {
+    void aMarkedDescriptorIsFlinksOwnTypeWithTheSameConnectionAndSurvivesSerialization()
+            throws Exception {
         NettyShuffleDescriptor flinks = flinks();
         NettyShuffleDescriptor marked = FreshStartShuffleDescriptor.of(flinks);
 
-        assertThat(marked.getClass()).as("Flink checks the exact class").isEqualTo(NettyShuffleDescriptor.class);
+        assertThat(marked.getClass())
+                .as("Flink checks the exact class")
+                .isEqualTo(NettyShuffleDescriptor.class);
         assertThat(marked.getConnectionId()).isEqualTo(flinks.getConnectionId());
         assertThat(marked.getResultPartitionID()).isEqualTo(flinks.getResultPartitionID());
         assertThat(marked.storesLocalResourcesOn()).isEqualTo(flinks.storesLocalResourcesOn());
         assertThat(FreshStartShuffleDescriptor.isMarked(marked)).isTrue();
         assertThat(FreshStartShuffleDescriptor.isMarked(flinks)).isFalse();
 
-        NettyShuffleDescriptor shipped = InstantiationUtil.clone(marked, getClass().getClassLoader());
+        NettyShuffleDescriptor shipped =
+                InstantiationUtil.clone(marked, getClass().getClassLoader());
         assertThat(FreshStartShuffleDescriptor.isMarked(shipped)).isTrue();
         assertThat(shipped.getConnectionId()).isEqualTo(flinks.getConnectionId());
     }

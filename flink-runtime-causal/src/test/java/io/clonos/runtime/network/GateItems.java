@@ -35,7 +35,12 @@ final class GateItems {
         for (int i = 0; i < bytes; i++) {
             content[i] = (byte) i;
         }
-        Buffer buffer = new NetworkBuffer(MemorySegmentFactory.wrap(content), FreeingBufferRecycler.INSTANCE, Buffer.DataType.DATA_BUFFER, bytes);
+        Buffer buffer =
+                new NetworkBuffer(
+                        MemorySegmentFactory.wrap(content),
+                        FreeingBufferRecycler.INSTANCE,
+                        Buffer.DataType.DATA_BUFFER,
+                        bytes);
         return new BufferOrEvent(buffer, new InputChannelInfo(GATE, channel));
     }
 
@@ -44,6 +49,9 @@ final class GateItems {
     }
 
     static BufferOrEvent barrier(int channel, long checkpoint) {
-        return event(channel, new CheckpointBarrier(checkpoint, 0, CheckpointOptions.forCheckpointWithDefaultLocation()));
+        return event(
+                channel,
+                new CheckpointBarrier(
+                        checkpoint, 0, CheckpointOptions.forCheckpointWithDefaultLocation()));
     }
 }

@@ -12,17 +12,16 @@
 
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
-
-import io.clonos.runtime.causal.TestDeadlines;
 import io.clonos.runtime.causal.CausalLogId;
 import io.clonos.runtime.causal.CausalRecovery;
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.CorruptCausalLogException;
 import io.clonos.runtime.causal.Determinant;
 import io.clonos.runtime.causal.DeterminantEncoding;
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 import io.clonos.runtime.causal.SharedDelta;
 import io.clonos.runtime.causal.TaskCausalLog;
+import io.clonos.runtime.causal.TestDeadlines;
 
 import org.apache.flink.runtime.io.network.api.CancelCheckpointMarker;
 import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
@@ -42,7 +41,10 @@ import static io.clonos.runtime.network.GateItems.data;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The order of a task's input on one gate: logged while running, reproduced byte for byte while replaying. */
+/**
+ * The order of a task's input on one gate: logged while running, reproduced byte for byte while
+ * replaying.
+ */
 class InputOrderTest {
 
     private static final CausalLogId LOG = CausalLogId.main("vertex", 0);
@@ -72,7 +74,13 @@ class InputOrderTest {
     private final ScriptedInput input = new ScriptedInput();
 
     private static CausalTask running(int channels) {
-        CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5), CausalRecovery.notRecovering("task", LOG), channels, 1, -1);
+        CausalTask task =
+                new CausalTask(
+                        new TaskCausalLog(LOG, 5),
+                        CausalRecovery.notRecovering("task", LOG),
+                        channels,
+                        1,
+                        -1);
         task.processingStarted();
         return task;
     }
@@ -84,8 +92,12 @@ class InputOrderTest {
             predecessor.append(determinant);
         }
         List<SharedDelta> deltas = new ArrayList<>();
-        predecessor.deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 5, 1, Duration.ofMinutes(1), TestDeadlines.INSTANCE);
+        predecessor
+                .deltasSince(new TaskCausalLog.Position())
+                .forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
+        CausalRecovery recovery =
+                CausalRecovery.recovering(
+                        "task", LOG, 5, 1, Duration.ofMinutes(1), TestDeadlines.INSTANCE);
         recovery.consumerConnected(0);
         recovery.determinantsReceived(0, deltas, () -> {});
         CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5), recovery, channels, 1, -1);
@@ -121,7 +133,11 @@ class InputOrderTest {
         assertThat(order.pollNext()).isEmpty();
 
         // channels numbered from the gate's first channel in the task's order
-        assertThat(logged(task)).containsExactly(new Determinant.Order(2, 10), new Determinant.Order(1, 4), new Determinant.Order(2, 0));
+        assertThat(logged(task))
+                .containsExactly(
+                        new Determinant.Order(2, 10),
+                        new Determinant.Order(1, 4),
+                        new Determinant.Order(2, 0));
         assertThat(input.delivered).hasSize(3);
     }
 
@@ -136,25 +152,41 @@ class InputOrderTest {
 
     @Test
     void aReplayHandsOutTheLoggedChannelsAndBytesWhateverArrivesFirst() throws Exception {
-        CausalTask task = replaying(2, new Determinant.Order(1, 6), new Determinant.Order(0, 3), new Determinant.Order(1, 4));
+        CausalTask task =
+                replaying(
+                        2,
+                        new Determinant.Order(1, 6),
+                        new Determinant.Order(0, 3),
+                        new Determinant.Order(1, 4));
         InputOrder order = new InputOrder(task, "task", 0, 2, 0, input);
         input.arriving.add(data(0, 3));
         input.arriving.add(data(1, 10));
 
         Optional<BufferOrEvent> first = order.pollNext();
-        assertThat(bytes(first)).as("the predecessor read only 6 of the 10 bytes first").isEqualTo(6);
+        assertThat(bytes(first))
+                .as("the predecessor read only 6 of the 10 bytes first")
+                .isEqualTo(6);
         assertThat(first.get().getChannelInfo().getInputChannelIdx()).isEqualTo(1);
         Optional<BufferOrEvent> second = order.pollNext();
         assertThat(bytes(second)).isEqualTo(3);
         assertThat(second.get().getChannelInfo().getInputChannelIdx()).isEqualTo(0);
         Optional<BufferOrEvent> third = order.pollNext();
         assertThat(bytes(third)).isEqualTo(4);
-        assertThat(third.get().getBuffer().getMemorySegment().get(third.get().getBuffer().getMemorySegmentOffset()))
-                .as("the rest starts where the first part ended").isEqualTo((byte) 6);
+        assertThat(
+                        third.get()
+                                .getBuffer()
+                                .getMemorySegment()
+                                .get(third.get().getBuffer().getMemorySegmentOffset()))
+                .as("the rest starts where the first part ended")
+                .isEqualTo((byte) 6);
 
         assertThat(task.recovery().isRunning()).as("the determinants are used up").isTrue();
-        assertThat(logged(task)).as("the replayed choices are the task's log again")
-                .containsExactly(new Determinant.Order(1, 6), new Determinant.Order(0, 3), new Determinant.Order(1, 4));
+        assertThat(logged(task))
+                .as("the replayed choices are the task's log again")
+                .containsExactly(
+                        new Determinant.Order(1, 6),
+                        new Determinant.Order(0, 3),
+                        new Determinant.Order(1, 4));
     }
 
     @Test
@@ -188,11 +220,13 @@ class InputOrderTest {
         input.arriving.add(data(0, 5));
         assertThatThrownBy(order::pollNext)
                 .isInstanceOf(LocalRecoveryImpossibleException.class)
-                .hasMessageContaining("replays data on channel 0 where its predecessor read an event");
+                .hasMessageContaining(
+                        "replays data on channel 0 where its predecessor read an event");
     }
 
     @Test
-    void aBarrierOfACheckpointTriggeredDuringTheRecoveryWaitsForTheEndOfTheReplay() throws Exception {
+    void aBarrierOfACheckpointTriggeredDuringTheRecoveryWaitsForTheEndOfTheReplay()
+            throws Exception {
         // one channel: no order to replay, but a random seed the task has yet to ask for
         CausalTask task = replaying(1, new Determinant.RandomSeed(42));
         InputOrder order = new InputOrder(task, "task", 0, 1, 0, input);
@@ -201,7 +235,8 @@ class InputOrderTest {
         assertThat(order.pollNext()).as("the predecessor never saw checkpoint 9").isEmpty();
         assertThat(order.canDeliver()).isFalse();
 
-        assertThat(task.recovery().next(Determinant.RandomSeed.class)).isEqualTo(new Determinant.RandomSeed(42));
+        assertThat(task.recovery().next(Determinant.RandomSeed.class))
+                .isEqualTo(new Determinant.RandomSeed(42));
         assertThat(task.recovery().isRunning()).isTrue();
         assertThat(order.canDeliver()).isTrue();
         Optional<BufferOrEvent> barrier = order.pollNext();
@@ -224,7 +259,12 @@ class InputOrderTest {
         order.injected(GateItems.event(1, new CancelCheckpointMarker(8)));
         assertThat(logged(task)).containsExactly(new Determinant.AlignmentCancelled(1, 8));
 
-        CausalTask recovered = replaying(2, new Determinant.Order(0, 5), new Determinant.AlignmentCancelled(1, 8), new Determinant.Order(0, 5));
+        CausalTask recovered =
+                replaying(
+                        2,
+                        new Determinant.Order(0, 5),
+                        new Determinant.AlignmentCancelled(1, 8),
+                        new Determinant.Order(0, 5));
         InputOrder replay = new InputOrder(recovered, "task", 0, 2, 0, input);
         input.arriving.add(data(0, 5));
         input.arriving.add(data(0, 5));

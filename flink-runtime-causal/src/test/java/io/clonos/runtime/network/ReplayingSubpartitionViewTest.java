@@ -42,7 +42,8 @@ class ReplayingSubpartitionViewTest {
     private static final BufferAvailabilityListener IGNORE = view -> {};
 
     @Test
-    void aNewConsumerGetsTheStartEpochTheLogAndThenLiveDataWithFreshSequenceNumbers() throws Exception {
+    void aNewConsumerGetsTheStartEpochTheLogAndThenLiveDataWithFreshSequenceNumbers()
+            throws Exception {
         ScriptedView source = new ScriptedView();
         LoggingSubpartition subpartition = logging(source);
         source.add(data(1));
@@ -60,7 +61,9 @@ class ReplayingSubpartitionViewTest {
         assertStartEvent(second.getNextBuffer(), ReplayStartEvent.FROM_PRODUCER_START, 0);
         assertThat(valueOf(second.getNextBuffer(), 1)).as("replayed").isEqualTo(1);
         assertThat(valueOf(second.getNextBuffer(), 2)).as("replayed").isEqualTo(2);
-        assertThat(valueOf(second.getNextBuffer(), 3)).as("moved into the log while no consumer was attached").isEqualTo(3);
+        assertThat(valueOf(second.getNextBuffer(), 3))
+                .as("moved into the log while no consumer was attached")
+                .isEqualTo(3);
         assertThat(second.getNextBuffer()).isNull();
     }
 
@@ -91,10 +94,14 @@ class ReplayingSubpartitionViewTest {
         second.getNextBuffer();
         BufferAndBacklog replayedBarrier = second.getNextBuffer();
         assertThat(replayedBarrier.buffer().getDataType().isBlockingUpstream()).isTrue();
-        assertThat(replayedBarrier.buffersInBacklog()).as("a remote channel rejects a backlog with a blocking barrier").isZero();
+        assertThat(replayedBarrier.buffersInBacklog())
+                .as("a remote channel rejects a backlog with a blocking barrier")
+                .isZero();
         assertThat(second.getNextBuffer()).isNull();
         second.resumeConsumption();
-        assertThat(source.resumed).as("Flink's subpartition is not blocked: no second resume").isEqualTo(1);
+        assertThat(source.resumed)
+                .as("Flink's subpartition is not blocked: no second resume")
+                .isEqualTo(1);
         assertThat(valueOf(second.getNextBuffer(), 3)).isEqualTo(2);
     }
 
@@ -117,21 +124,34 @@ class ReplayingSubpartitionViewTest {
 
         ReplayingSubpartitionView second = subpartition.attach(IGNORE);
         assertStartEvent(second.getNextBuffer(), 4, 0);
-        assertThat(valueOf(second.getNextBuffer(), 1)).as("only what was sent after barrier 4").isEqualTo(2);
+        assertThat(valueOf(second.getNextBuffer(), 1))
+                .as("only what was sent after barrier 4")
+                .isEqualTo(2);
         assertThat(second.getNextBuffer()).isNull();
     }
 
     // ------------------------------------------------------------------------------------------
 
     private static LoggingSubpartition logging(ScriptedView source) {
-        LoggingSubpartition subpartition = new LoggingSubpartition(new ClonosNetworkContext("test"), new ResultPartitionID(), 0, new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20), new SubpartitionLogMetrics());
+        LoggingSubpartition subpartition =
+                new LoggingSubpartition(
+                        new ClonosNetworkContext("test"),
+                        new ResultPartitionID(),
+                        0,
+                        new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20),
+                        new SubpartitionLogMetrics());
         subpartition.setSource(source);
         return subpartition;
     }
 
-    private static void assertStartEvent(BufferAndBacklog next, long epoch, int sequenceNumber) throws Exception {
+    private static void assertStartEvent(BufferAndBacklog next, long epoch, int sequenceNumber)
+            throws Exception {
         assertThat(next.getSequenceNumber()).isEqualTo(sequenceNumber);
-        assertThat(EventSerializer.fromBuffer(next.buffer(), ReplayingSubpartitionViewTest.class.getClassLoader())).isEqualTo(new ReplayStartEvent(epoch));
+        assertThat(
+                        EventSerializer.fromBuffer(
+                                next.buffer(),
+                                ReplayingSubpartitionViewTest.class.getClassLoader()))
+                .isEqualTo(new ReplayStartEvent(epoch));
     }
 
     private static int valueOf(BufferAndBacklog next, int expectedSequenceNumber) {
@@ -142,11 +162,21 @@ class ReplayingSubpartitionViewTest {
     private static Buffer data(int value) {
         byte[] bytes = new byte[8];
         ByteBuffer.wrap(bytes).putInt(value);
-        return new NetworkBuffer(MemorySegmentFactory.wrap(bytes), FreeingBufferRecycler.INSTANCE, Buffer.DataType.DATA_BUFFER, bytes.length);
+        return new NetworkBuffer(
+                MemorySegmentFactory.wrap(bytes),
+                FreeingBufferRecycler.INSTANCE,
+                Buffer.DataType.DATA_BUFFER,
+                bytes.length);
     }
 
     private static Buffer barrier(long id) throws Exception {
-        CheckpointBarrier barrier = new CheckpointBarrier(id, 0, CheckpointOptions.alignedNoTimeout(CheckpointType.CHECKPOINT, CheckpointStorageLocationReference.getDefault()));
+        CheckpointBarrier barrier =
+                new CheckpointBarrier(
+                        id,
+                        0,
+                        CheckpointOptions.alignedNoTimeout(
+                                CheckpointType.CHECKPOINT,
+                                CheckpointStorageLocationReference.getDefault()));
         return EventSerializer.toBuffer(barrier, false);
     }
 
@@ -167,7 +197,13 @@ class ReplayingSubpartitionViewTest {
             }
             Buffer next = queued.poll();
             blocked = next.getDataType().isBlockingUpstream();
-            return new BufferAndBacklog(next, blocked ? 0 : queued.size(), queued.isEmpty() || blocked ? Buffer.DataType.NONE : queued.peek().getDataType(), 0);
+            return new BufferAndBacklog(
+                    next,
+                    blocked ? 0 : queued.size(),
+                    queued.isEmpty() || blocked
+                            ? Buffer.DataType.NONE
+                            : queued.peek().getDataType(),
+                    0);
         }
 
         @Override
@@ -198,7 +234,10 @@ class ReplayingSubpartitionViewTest {
 
         @Override
         public AvailabilityWithBacklog getAvailabilityAndBacklog(boolean isCreditAvailable) {
-            boolean available = !blocked && !queued.isEmpty() && (isCreditAvailable || queued.peek().getDataType().isEvent());
+            boolean available =
+                    !blocked
+                            && !queued.isEmpty()
+                            && (isCreditAvailable || queued.peek().getDataType().isEvent());
             return new AvailabilityWithBacklog(available, blocked ? 0 : queued.size());
         }
 

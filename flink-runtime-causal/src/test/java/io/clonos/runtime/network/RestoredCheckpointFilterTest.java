@@ -31,7 +31,9 @@ class RestoredCheckpointFilterTest {
         assertThat(filter.passes(data(0, 10))).isFalse();
         assertThat(filter.passes(barrier(0, 4))).isFalse();
         assertThat(filter.passes(data(0, 10))).isFalse();
-        assertThat(filter.passes(barrier(0, 5))).as("the restored checkpoint's own barrier").isFalse();
+        assertThat(filter.passes(barrier(0, 5)))
+                .as("the restored checkpoint's own barrier")
+                .isFalse();
         assertThat(filter.passes(data(0, 10))).isTrue();
         assertThat(filter.passes(barrier(0, 6))).isTrue();
     }

@@ -40,6 +40,12 @@ final class ScriptedGate extends IndexedInputGate {
     final List<Integer> acknowledged = new ArrayList<>();
     boolean closed;
 
+    /**
+     * What resuming or acknowledging a channel throws, as Flink's remote channel throws its
+     * producer's failure.
+     */
+    IOException callFailure;
+
     ScriptedGate(int gateIndex, int channels) {
         this.gateIndex = gateIndex;
         this.channels = channels;
@@ -66,7 +72,8 @@ final class ScriptedGate extends IndexedInputGate {
         }
         BufferOrEvent boe = (BufferOrEvent) next;
         // as Flink's gate: the channel info names this gate
-        boe.setChannelInfo(new InputChannelInfo(gateIndex, boe.getChannelInfo().getInputChannelIdx()));
+        boe.setChannelInfo(
+                new InputChannelInfo(gateIndex, boe.getChannelInfo().getInputChannelIdx()));
         return Optional.of(boe);
     }
 
@@ -81,12 +88,18 @@ final class ScriptedGate extends IndexedInputGate {
     }
 
     @Override
-    public void resumeConsumption(InputChannelInfo channelInfo) {
+    public void resumeConsumption(InputChannelInfo channelInfo) throws IOException {
+        if (callFailure != null) {
+            throw callFailure;
+        }
         resumed.add(channelInfo.getInputChannelIdx());
     }
 
     @Override
-    public void acknowledgeAllRecordsProcessed(InputChannelInfo channelInfo) {
+    public void acknowledgeAllRecordsProcessed(InputChannelInfo channelInfo) throws IOException {
+        if (callFailure != null) {
+            throw callFailure;
+        }
         acknowledged.add(channelInfo.getInputChannelIdx());
     }
 

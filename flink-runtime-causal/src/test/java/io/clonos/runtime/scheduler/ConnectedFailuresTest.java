@@ -42,7 +42,8 @@ class ConnectedFailuresTest {
         return consumers;
     }
 
-    private static ConnectedFailures<String> failures(Map<String, Collection<String>> graph, String... down) {
+    private static ConnectedFailures<String> failures(
+            Map<String, Collection<String>> graph, String... down) {
         return new ConnectedFailures<>(graph::get, Set.of(down));
     }
 
@@ -51,7 +52,8 @@ class ConnectedFailuresTest {
         Map<String, Collection<String>> graph = allToAll("a", "b", "c", "d", "e");
         assertThat(failures(graph, "a0", "b0", "c0", "d0", "e0").orphans(-1)).isEmpty();
         // a0's choices reach e1 through b0, c0 and d0, which failed with it
-        Map<String, ConnectedFailures.Orphan<String>> orphans = failures(graph, "a0", "b0", "c0", "d0", "e0").orphans(2);
+        Map<String, ConnectedFailures.Orphan<String>> orphans =
+                failures(graph, "a0", "b0", "c0", "d0", "e0").orphans(2);
         assertThat(orphans).containsOnlyKeys("a0", "b0");
         assertThat(orphans.get("a0").hops()).isEqualTo(4);
         assertThat(failures(graph, "a0", "b0", "c0", "d0", "e0").orphans(4)).isEmpty();
@@ -59,10 +61,12 @@ class ConnectedFailuresTest {
 
     @Test
     void aChainThroughForwardEdgesIsCoveredByDepthAsLongAsTheChain() {
-        Map<String, Collection<String>> graph = Map.of("a", List.of("b"), "b", List.of("c"), "c", List.of("d"), "d", List.of());
+        Map<String, Collection<String>> graph =
+                Map.of("a", List.of("b"), "b", List.of("c"), "c", List.of("d"), "d", List.of());
         assertThat(failures(graph, "a", "b").orphans(-1)).isEmpty();
         assertThat(failures(graph, "a", "b").orphans(2)).isEmpty();
-        Map<String, ConnectedFailures.Orphan<String>> orphans = failures(graph, "a", "b").orphans(1);
+        Map<String, ConnectedFailures.Orphan<String>> orphans =
+                failures(graph, "a", "b").orphans(1);
         assertThat(orphans).containsOnlyKeys("a");
         assertThat(orphans.get("a")).isEqualTo(new ConnectedFailures.Orphan<>("c", 2));
         assertThat(failures(graph, "a", "b", "c").orphans(2)).containsOnlyKeys("a");
@@ -71,14 +75,24 @@ class ConnectedFailuresTest {
     @Test
     void theLongestPathCountsNotTheShortest() {
         // a reaches d directly, and through b and c, which failed with it
-        Map<String, Collection<String>> graph = Map.of("a", List.of("b", "d"), "b", List.of("c"), "c", List.of("d"), "d", List.of());
+        Map<String, Collection<String>> graph =
+                Map.of(
+                        "a",
+                        List.of("b", "d"),
+                        "b",
+                        List.of("c"),
+                        "c",
+                        List.of("d"),
+                        "d",
+                        List.of());
         assertThat(failures(graph, "a", "b", "c").orphans(2)).containsOnlyKeys("a");
         assertThat(failures(graph, "a", "b", "c").orphans(3)).isEmpty();
     }
 
     @Test
     void failedTasksThatReachNoSurvivorAreNoOrphans() {
-        Map<String, Collection<String>> graph = Map.of("a", List.of("b"), "b", List.of("c"), "c", List.of(), "x", List.of("c"));
+        Map<String, Collection<String>> graph =
+                Map.of("a", List.of("b"), "b", List.of("c"), "c", List.of(), "x", List.of("c"));
         // the whole path to the sink failed: nothing that kept running depends on a, b or c
         assertThat(failures(graph, "a", "b", "c").orphans(1)).isEmpty();
         assertThat(failures(graph, "a", "b", "c").noSurvivor(graph.keySet())).isEmpty();
@@ -87,7 +101,8 @@ class ConnectedFailuresTest {
 
     @Test
     void withoutCausalLoggingThereAreNoOrphans() {
-        Map<String, Collection<String>> graph = Map.of("a", List.of("b"), "b", List.of("c"), "c", List.of());
+        Map<String, Collection<String>> graph =
+                Map.of("a", List.of("b"), "b", List.of("c"), "c", List.of());
         assertThat(failures(graph, "a", "b").orphans(0)).isEmpty();
     }
 }

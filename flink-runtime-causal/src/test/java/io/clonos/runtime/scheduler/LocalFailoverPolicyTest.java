@@ -12,16 +12,16 @@
 
 package io.clonos.runtime.scheduler;
 
+import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.jobgraph.VertexReplay;
-import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.io.network.partition.PartitionNotFoundException;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
-import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.runtime.jobgraph.tasks.AbstractInvokable;
 import org.apache.flink.runtime.operators.BatchTask;
@@ -64,7 +64,9 @@ class LocalFailoverPolicyTest {
     }
 
     private static final Throwable CRASH = new RuntimeException("user code failed");
-    private static final Throwable LOST_DETERMINANTS = new RuntimeException(new LocalRecoveryImpossibleException("the log of epoch 3 is gone"));
+    private static final Throwable LOST_DETERMINANTS =
+            new RuntimeException(
+                    new LocalRecoveryImpossibleException("the log of epoch 3 is gone"));
 
     @Test
     void aClonosTaskOfARunningJobRecoversLocally() {
@@ -74,21 +76,31 @@ class LocalFailoverPolicyTest {
 
     @Test
     void everyOtherCaseNamesItsReason() {
-        assertThat(policy("clonos.recovery.mode", "global").whyNotLocal(JobStatus.RUNNING, clonosVertex(), CRASH))
+        assertThat(
+                        policy("clonos.recovery.mode", "global")
+                                .whyNotLocal(JobStatus.RUNNING, clonosVertex(), CRASH))
                 .hasValue("clonos.recovery.mode is global");
-        assertThat(policy().whyNotLocal(JobStatus.RESTARTING, clonosVertex(), CRASH)).hasValue("the job is RESTARTING");
+        assertThat(policy().whyNotLocal(JobStatus.RESTARTING, clonosVertex(), CRASH))
+                .hasValue("the job is RESTARTING");
         assertThat(policy().whyNotLocal(JobStatus.RUNNING, clonosVertex(), LOST_DETERMINANTS))
-                .hasValueSatisfying(reason -> assertThat(reason).startsWith("an upstream task cannot replay").contains("epoch 3"));
+                .hasValueSatisfying(
+                        reason ->
+                                assertThat(reason)
+                                        .startsWith("an upstream task cannot replay")
+                                        .contains("epoch 3"));
 
         JobVertex flinkTask = new JobVertex("legacy");
         flinkTask.setInvokableClass(BatchTask.class);
         assertThat(policy().whyNotLocal(JobStatus.RUNNING, flinkTask, CRASH))
-                .hasValue("its task org.apache.flink.runtime.operators.BatchTask is not a Clonos task");
+                .hasValue(
+                        "its task org.apache.flink.runtime.operators.BatchTask is not a Clonos task");
 
         JobVertex notReplayable = clonosVertex();
-        VertexReplay.markNotReplayable(notReplayable.getConfiguration(), "its source reads splits in an unlogged order");
+        VertexReplay.markNotReplayable(
+                notReplayable.getConfiguration(), "its source reads splits in an unlogged order");
         assertThat(policy().whyNotLocal(JobStatus.RUNNING, notReplayable, CRASH))
-                .hasValue("it cannot be recovered by determinants: its source reads splits in an unlogged order");
+                .hasValue(
+                        "it cannot be recovered by determinants: its source reads splits in an unlogged order");
     }
 
     @Test
@@ -101,49 +113,85 @@ class LocalFailoverPolicyTest {
 
     @Test
     void lostDeterminantsRestartATaskAfreshOnlyWhereTheJobChoseAtLeastOnce() {
-        LocalFailoverPolicy<String> atLeastOnce = policy("clonos.recovery.orphan-fallback", "at-least-once");
-        assertThat(atLeastOnce.restartsAfresh(JobStatus.RUNNING, clonosVertex(), LOST_DETERMINANTS)).isTrue();
-        assertThat(atLeastOnce.restartsAfresh(JobStatus.RUNNING, clonosVertex(), CRASH)).as("not a lost determinant").isFalse();
-        assertThat(atLeastOnce.restartsAfresh(JobStatus.RESTARTING, clonosVertex(), LOST_DETERMINANTS)).isFalse();
-        Throwable partitionGone = new RuntimeException(new LocalRecoveryImpossibleException("no producer", new PartitionNotFoundException(new ResultPartitionID())));
-        assertThat(atLeastOnce.restartsAfresh(JobStatus.RUNNING, clonosVertex(), partitionGone)).as("restarting brings no data back").isFalse();
-        assertThat(policy().restartsAfresh(JobStatus.RUNNING, clonosVertex(), LOST_DETERMINANTS)).as("the default rolls back").isFalse();
+        LocalFailoverPolicy<String> atLeastOnce =
+                policy("clonos.recovery.orphan-fallback", "at-least-once");
+        assertThat(atLeastOnce.restartsAfresh(JobStatus.RUNNING, clonosVertex(), LOST_DETERMINANTS))
+                .isTrue();
+        assertThat(atLeastOnce.restartsAfresh(JobStatus.RUNNING, clonosVertex(), CRASH))
+                .as("not a lost determinant")
+                .isFalse();
+        assertThat(
+                        atLeastOnce.restartsAfresh(
+                                JobStatus.RESTARTING, clonosVertex(), LOST_DETERMINANTS))
+                .isFalse();
+        Throwable partitionGone =
+                new RuntimeException(
+                        new LocalRecoveryImpossibleException(
+                                "no producer",
+                                new PartitionNotFoundException(new ResultPartitionID())));
+        assertThat(atLeastOnce.restartsAfresh(JobStatus.RUNNING, clonosVertex(), partitionGone))
+                .as("restarting brings no data back")
+                .isFalse();
+        assertThat(policy().restartsAfresh(JobStatus.RUNNING, clonosVertex(), LOST_DETERMINANTS))
+                .as("the default rolls back")
+                .isFalse();
     }
 
     @Test
     void aRollbackCountsAsAFallbackOnlyWhereLocalRecoveryWasExpected() {
         assertThat(policy().isFallback(JobStatus.RUNNING)).isTrue();
         assertThat(policy().isFallback(JobStatus.FAILING)).isFalse();
-        assertThat(policy("clonos.recovery.mode", "global").isFallback(JobStatus.RUNNING)).isFalse();
+        assertThat(policy("clonos.recovery.mode", "global").isFallback(JobStatus.RUNNING))
+                .isFalse();
     }
 
     // ------------------------------------------------------------------------------------------
     //  Batches: a -> b -> c, each of parallelism 2, all-to-all
     // ------------------------------------------------------------------------------------------
 
-    private static final Map<String, Collection<String>> PIPELINE = Map.of(
-            "a0", List.of("b0", "b1"), "a1", List.of("b0", "b1"),
-            "b0", List.of("c0", "c1"), "b1", List.of("c0", "c1"),
-            "c0", List.of(), "c1", List.of());
+    private static final Map<String, Collection<String>> PIPELINE =
+            Map.of(
+                    "a0",
+                    List.of("b0", "b1"),
+                    "a1",
+                    List.of("b0", "b1"),
+                    "b0",
+                    List.of("c0", "c1"),
+                    "b1",
+                    List.of("c0", "c1"),
+                    "c0",
+                    List.of(),
+                    "c1",
+                    List.of());
     private static final Set<String> ALL = PIPELINE.keySet();
     private static final Function<String, String> NAME = task -> "task " + task;
 
     @Test
     void aLostSliceRecoversLocallyAtTheFullDepthAndNamesTheOrphanBelowIt() {
-        LocalFailoverPolicy.BatchVerdict<String> full = policy().judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NAME);
+        LocalFailoverPolicy.BatchVerdict<String> full =
+                policy().judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NAME);
         assertThat(full.isLocal()).isTrue();
         assertThat(full.restartAfresh()).isEmpty();
 
-        LocalFailoverPolicy.BatchVerdict<String> dsd1 = policy("clonos.determinant-sharing-depth", "1").judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NAME);
+        LocalFailoverPolicy.BatchVerdict<String> dsd1 =
+                policy("clonos.determinant-sharing-depth", "1")
+                        .judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NAME);
         assertThat(dsd1.isLocal()).isFalse();
-        assertThat(dsd1.notLocal()).isEqualTo("task a0 is an orphan: its output reached task c1, which kept running, 2 hops downstream through failed tasks, "
-                + "and clonos.determinant-sharing-depth 1 shares its determinants 1 hops");
+        assertThat(dsd1.notLocal())
+                .isEqualTo(
+                        "task a0 is an orphan: its output reached task c1, which kept running, 2 hops downstream through failed tasks, "
+                                + "and clonos.determinant-sharing-depth 1 shares its determinants 1 hops");
     }
 
     @Test
     void withAtLeastOnceTheOrphansRestartAfreshInsteadOfARollback() {
-        LocalFailoverPolicy.BatchVerdict<String> verdict = policy("clonos.determinant-sharing-depth", "1", "clonos.recovery.orphan-fallback", "at-least-once")
-                .judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NAME);
+        LocalFailoverPolicy.BatchVerdict<String> verdict =
+                policy(
+                                "clonos.determinant-sharing-depth",
+                                "1",
+                                "clonos.recovery.orphan-fallback",
+                                "at-least-once")
+                        .judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NAME);
         assertThat(verdict.isLocal()).isTrue();
         assertThat(verdict.restartAfresh()).containsExactly("a0");
         assertThat(verdict.orphanReasons()).startsWith("task a0 is an orphan");
@@ -151,7 +199,8 @@ class LocalFailoverPolicyTest {
 
     @Test
     void everyTaskDownIsARollback() {
-        LocalFailoverPolicy.BatchVerdict<String> verdict = policy().judge(ALL, 5, ALL, PIPELINE::get, NAME);
+        LocalFailoverPolicy.BatchVerdict<String> verdict =
+                policy().judge(ALL, 5, ALL, PIPELINE::get, NAME);
         assertThat(verdict.isLocal()).isFalse();
         assertThat(verdict.notLocal()).contains("every task of the job");
     }

@@ -32,12 +32,19 @@ class StandbyCoordinationTest {
 
     @Test
     void replacementsTakeTheStandbysSlotsOnlyWhereTheTaskManagerHasTooFewFreeOnes() {
-        Map<ResourceID, Set<AllocationID>> standbySlots = Map.of(full, Set.of(standbyOnFull), roomy, Set.of(standbyOnRoomy));
+        Map<ResourceID, Set<AllocationID>> standbySlots =
+                Map.of(full, Set.of(standbyOnFull), roomy, Set.of(standbyOnRoomy));
         // two replacements (two slot requests) go to each TaskManager
-        Map<ResourceID, Set<AllocationID>> requests = Map.of(full, Set.of(new AllocationID(), new AllocationID()), roomy, Set.of(new AllocationID(), new AllocationID()));
+        Map<ResourceID, Set<AllocationID>> requests =
+                Map.of(
+                        full,
+                        Set.of(new AllocationID(), new AllocationID()),
+                        roomy,
+                        Set.of(new AllocationID(), new AllocationID()));
         Map<ResourceID, Integer> free = Map.of(full, 1, roomy, 2);
 
-        assertThat(StandbyCoordination.slotsToTake(standbySlots, requests, free::get)).containsExactly(standbyOnFull);
+        assertThat(StandbyCoordination.slotsToTake(standbySlots, requests, free::get))
+                .containsExactly(standbyOnFull);
     }
 
     @Test
@@ -46,6 +53,7 @@ class StandbyCoordinationTest {
         Map<ResourceID, Set<AllocationID>> standbySlots = Map.of(full, Set.of(standbyOnFull));
         Map<ResourceID, Set<AllocationID>> requests = Map.of(full, Set.of(shared));
         assertThat(StandbyCoordination.slotsToTake(standbySlots, requests, tm -> 1)).isEmpty();
-        assertThat(StandbyCoordination.slotsToTake(standbySlots, requests, tm -> 0)).containsExactly(standbyOnFull);
+        assertThat(StandbyCoordination.slotsToTake(standbySlots, requests, tm -> 0))
+                .containsExactly(standbyOnFull);
     }
 }

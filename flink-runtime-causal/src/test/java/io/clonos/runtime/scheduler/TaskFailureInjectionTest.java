@@ -25,21 +25,30 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** How a failure request names the task to fail. */
 class TaskFailureInjectionTest {
 
-    private static final List<String> VERTICES = List.of("Source: numbers -> tag", "keyed -> Sink: results", "map");
+    private static final List<String> VERTICES =
+            List.of("Source: numbers -> tag", "keyed -> Sink: results", "map");
 
     @Test
     void aVertexIsNamedAsTheWebUiShowsItOrByAnOperatorChainedInIt() throws Exception {
-        assertThat(TaskFailureInjection.named(VERTICES, Function.identity(), "Source: numbers -> tag")).isEqualTo("Source: numbers -> tag");
-        assertThat(TaskFailureInjection.named(VERTICES, Function.identity(), "numbers")).isEqualTo("Source: numbers -> tag");
-        assertThat(TaskFailureInjection.named(VERTICES, Function.identity(), "Source: numbers")).isEqualTo("Source: numbers -> tag");
-        assertThat(TaskFailureInjection.named(VERTICES, Function.identity(), "results")).isEqualTo("keyed -> Sink: results");
-        assertThat(TaskFailureInjection.named(VERTICES, Function.identity(), "map")).isEqualTo("map");
+        assertThat(
+                        TaskFailureInjection.named(
+                                VERTICES, Function.identity(), "Source: numbers -> tag"))
+                .isEqualTo("Source: numbers -> tag");
+        assertThat(TaskFailureInjection.named(VERTICES, Function.identity(), "numbers"))
+                .isEqualTo("Source: numbers -> tag");
+        assertThat(TaskFailureInjection.named(VERTICES, Function.identity(), "Source: numbers"))
+                .isEqualTo("Source: numbers -> tag");
+        assertThat(TaskFailureInjection.named(VERTICES, Function.identity(), "results"))
+                .isEqualTo("keyed -> Sink: results");
+        assertThat(TaskFailureInjection.named(VERTICES, Function.identity(), "map"))
+                .isEqualTo("map");
     }
 
     @Test
     void aNameOfNoVertexListsTheJobsVertices() {
         assertThatThrownBy(() -> TaskFailureInjection.named(VERTICES, Function.identity(), "numb"))
                 .isInstanceOf(FlinkException.class)
-                .hasMessage("No vertex 'numb'; the job has: [Source: numbers -> tag, keyed -> Sink: results, map]");
+                .hasMessage(
+                        "No vertex 'numb'; the job has: [Source: numbers -> tag, keyed -> Sink: results, map]");
     }
 }

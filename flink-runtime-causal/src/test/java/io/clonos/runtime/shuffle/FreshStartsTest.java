@@ -21,16 +21,27 @@ class FreshStartsTest {
 
     @Test
     void theShuffleMasterMarksThePartitionsOfMarkedAttemptsOfItsJobsOnly() throws Exception {
-        ClonosShuffleMaster master = new ClonosShuffleMaster(new org.apache.flink.runtime.shuffle.NettyShuffleMaster(
-                new org.apache.flink.runtime.shuffle.ShuffleMasterContextImpl(new org.apache.flink.configuration.Configuration(), error -> {})));
+        ClonosShuffleMaster master =
+                new ClonosShuffleMaster(
+                        new org.apache.flink.runtime.shuffle.NettyShuffleMaster(
+                                new org.apache.flink.runtime.shuffle.ShuffleMasterContextImpl(
+                                        new org.apache.flink.configuration.Configuration(),
+                                        error -> {})));
         org.apache.flink.api.common.JobID job = new org.apache.flink.api.common.JobID();
-        org.apache.flink.runtime.executiongraph.ExecutionAttemptID attempt = org.apache.flink.runtime.executiongraph.ExecutionAttemptID.randomId();
+        org.apache.flink.runtime.executiongraph.ExecutionAttemptID attempt =
+                org.apache.flink.runtime.executiongraph.ExecutionAttemptID.randomId();
         master.freshStarts().mark(job, attempt.getExecutionVertexId(), attempt.getAttemptNumber());
 
         assertThat(master.freshStarts().isMarked(job, attempt)).isTrue();
-        assertThat(master.freshStarts().isMarked(new org.apache.flink.api.common.JobID(), attempt)).as("another job").isFalse();
-        assertThat(new ClonosShuffleMaster(null).freshStarts().isMarked(job, attempt)).as("another JobManager").isFalse();
+        assertThat(master.freshStarts().isMarked(new org.apache.flink.api.common.JobID(), attempt))
+                .as("another job")
+                .isFalse();
+        assertThat(new ClonosShuffleMaster(null).freshStarts().isMarked(job, attempt))
+                .as("another JobManager")
+                .isFalse();
         master.unregisterJob(job);
-        assertThat(master.freshStarts().isMarked(job, attempt)).as("forgotten with its job").isFalse();
+        assertThat(master.freshStarts().isMarked(job, attempt))
+                .as("forgotten with its job")
+                .isFalse();
     }
 }

@@ -60,25 +60,43 @@ class StandbyStateFetcherTest {
     void theFetchedStateReadsTheSameBytesFromLocalCopiesWithTheRemoteIds() throws Exception {
         StreamStateHandle keyGroups = remote("key-groups", "keyed state");
         StreamStateHandle operatorState = remote("operator", "operator state");
-        ByteStreamStateHandle inline = new ByteStreamStateHandle("inline", "small".getBytes(StandardCharsets.UTF_8));
-        TaskStateSnapshot remote = snapshot(OperatorSubtaskState.builder()
-                .setManagedKeyedState(new KeyGroupsStateHandle(offsets(), keyGroups))
-                .setRawKeyedState(new KeyGroupsStateHandle(offsets(), inline))
-                .setManagedOperatorState(new OperatorStreamStateHandle(java.util.Map.of(), operatorState))
-                .build());
+        ByteStreamStateHandle inline =
+                new ByteStreamStateHandle("inline", "small".getBytes(StandardCharsets.UTF_8));
+        TaskStateSnapshot remote =
+                snapshot(
+                        OperatorSubtaskState.builder()
+                                .setManagedKeyedState(
+                                        new KeyGroupsStateHandle(offsets(), keyGroups))
+                                .setRawKeyedState(new KeyGroupsStateHandle(offsets(), inline))
+                                .setManagedOperatorState(
+                                        new OperatorStreamStateHandle(
+                                                java.util.Map.of(), operatorState))
+                                .build());
 
         try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
             TaskStateSnapshot local = StateFiles.localize(remote, fetcher.fetch(1, remote));
 
             OperatorSubtaskState state = local.getSubtaskStateByOperatorID(OPERATOR);
-            StreamStateHandle localKeyGroups = ((KeyGroupsStateHandle) state.getManagedKeyedState().iterator().next()).getDelegateStateHandle();
+            StreamStateHandle localKeyGroups =
+                    ((KeyGroupsStateHandle) state.getManagedKeyedState().iterator().next())
+                            .getDelegateStateHandle();
             assertLocalCopyOf(localKeyGroups, keyGroups);
-            assertLocalCopyOf(((OperatorStreamStateHandle) state.getManagedOperatorState().iterator().next()).getDelegateStateHandle(), operatorState);
-            assertThat(((KeyGroupsStateHandle) state.getRawKeyedState().iterator().next()).getDelegateStateHandle())
-                    .as("state inlined in the checkpoint stays").isSameAs(inline);
-            assertThat(((KeyGroupsStateHandle) state.getManagedKeyedState().iterator().next()).getGroupRangeOffsets()).isEqualTo(offsets());
+            assertLocalCopyOf(
+                    ((OperatorStreamStateHandle) state.getManagedOperatorState().iterator().next())
+                            .getDelegateStateHandle(),
+                    operatorState);
+            assertThat(
+                            ((KeyGroupsStateHandle) state.getRawKeyedState().iterator().next())
+                                    .getDelegateStateHandle())
+                    .as("state inlined in the checkpoint stays")
+                    .isSameAs(inline);
+            assertThat(
+                            ((KeyGroupsStateHandle) state.getManagedKeyedState().iterator().next())
+                                    .getGroupRangeOffsets())
+                    .isEqualTo(offsets());
             assertThat(fetcher.checkpointId()).isEqualTo(1);
-            assertThat(fetcher.bytesFetched()).isEqualTo(keyGroups.getStateSize() + operatorState.getStateSize());
+            assertThat(fetcher.bytesFetched())
+                    .isEqualTo(keyGroups.getStateSize() + operatorState.getStateSize());
         }
     }
 
@@ -88,53 +106,89 @@ class StandbyStateFetcherTest {
         StreamStateHandle sst2 = remote("2.sst", "second sst");
         StreamStateHandle sst3 = remote("3.sst", "third sst!");
         try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
-            LocalCopies first = fetcher.fetch(1, snapshot(incremental(1, List.of(sst1, sst2), remote("MANIFEST-1", "m1"), remote("meta-1", "meta one"))));
+            LocalCopies first =
+                    fetcher.fetch(
+                            1,
+                            snapshot(
+                                    incremental(
+                                            1,
+                                            List.of(sst1, sst2),
+                                            remote("MANIFEST-1", "m1"),
+                                            remote("meta-1", "meta one"))));
             long afterFirst = fetcher.bytesFetched();
             String sst1Copy = first.files().get(sst1.getStreamStateHandleID()).path();
             String firstDatabase = first.databases().values().iterator().next();
 
             StreamStateHandle manifest2 = remote("MANIFEST-2", "m2");
             StreamStateHandle meta2 = remote("meta-2", "meta two");
-            LocalCopies second = fetcher.fetch(2, snapshot(incremental(2, List.of(sst2, sst3), manifest2, meta2)));
-            assertThat(Path.of(sst1Copy)).as("kept until the JobManager knows the new copies").exists();
+            LocalCopies second =
+                    fetcher.fetch(
+                            2, snapshot(incremental(2, List.of(sst2, sst3), manifest2, meta2)));
+            assertThat(Path.of(sst1Copy))
+                    .as("kept until the JobManager knows the new copies")
+                    .exists();
             assertThat(Path.of(firstDatabase)).exists();
             fetcher.dropUnreferenced();
 
             assertThat(fetcher.bytesFetched() - afterFirst)
                     .as("only the files the first checkpoint did not have")
-                    .isEqualTo(sst3.getStateSize() + manifest2.getStateSize() + meta2.getStateSize());
+                    .isEqualTo(
+                            sst3.getStateSize() + manifest2.getStateSize() + meta2.getStateSize());
             assertThat(second.files().get(sst2.getStreamStateHandleID()).path())
                     .as("a shared file is kept, not fetched again")
                     .isEqualTo(first.files().get(sst2.getStreamStateHandleID()).path());
-            assertThat(Path.of(sst1Copy)).as("a file no checkpoint refers to any more").doesNotExist();
-            assertThat(Path.of(firstDatabase)).as("the directory of a handle no checkpoint refers to any more").doesNotExist();
+            assertThat(Path.of(sst1Copy))
+                    .as("a file no checkpoint refers to any more")
+                    .doesNotExist();
+            assertThat(Path.of(firstDatabase))
+                    .as("the directory of a handle no checkpoint refers to any more")
+                    .doesNotExist();
             assertLocalCopyOf(second.files().get(sst3.getStreamStateHandleID()), sst3);
         }
     }
 
     @Test
-    void anIncrementalHandleIsRestoredFromADirectoryLaidOutLikeItsRocksDbInstance() throws Exception {
+    void anIncrementalHandleIsRestoredFromADirectoryLaidOutLikeItsRocksDbInstance()
+            throws Exception {
         StreamStateHandle sst = remote("7.sst", "an sst");
         StreamStateHandle meta = remote("meta", "meta data");
-        ByteStreamStateHandle options = new ByteStreamStateHandle("options", "inlined options".getBytes(StandardCharsets.UTF_8));
-        IncrementalRemoteKeyedStateHandle handle = new IncrementalRemoteKeyedStateHandle(BACKEND, KeyGroupRange.of(0, 1), 4,
-                List.of(HandleAndLocalPath.of(sst, "000007.sst")),
-                List.of(HandleAndLocalPath.of(remote("manifest", "manifest"), "MANIFEST-000003"), HandleAndLocalPath.of(options, "OPTIONS-000005")),
-                meta);
+        ByteStreamStateHandle options =
+                new ByteStreamStateHandle(
+                        "options", "inlined options".getBytes(StandardCharsets.UTF_8));
+        IncrementalRemoteKeyedStateHandle handle =
+                new IncrementalRemoteKeyedStateHandle(
+                        BACKEND,
+                        KeyGroupRange.of(0, 1),
+                        4,
+                        List.of(HandleAndLocalPath.of(sst, "000007.sst")),
+                        List.of(
+                                HandleAndLocalPath.of(
+                                        remote("manifest", "manifest"), "MANIFEST-000003"),
+                                HandleAndLocalPath.of(options, "OPTIONS-000005")),
+                        meta);
         TaskStateSnapshot remote = snapshot(handle);
         try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
-            KeyedStateHandle restored = StateFiles.localize(remote, fetcher.fetch(4, remote)).getSubtaskStateByOperatorID(OPERATOR).getManagedKeyedState().iterator().next();
+            KeyedStateHandle restored =
+                    StateFiles.localize(remote, fetcher.fetch(4, remote))
+                            .getSubtaskStateByOperatorID(OPERATOR)
+                            .getManagedKeyedState()
+                            .iterator()
+                            .next();
 
             assertThat(restored).isInstanceOf(IncrementalLocalKeyedStateHandle.class);
             IncrementalLocalKeyedStateHandle local = (IncrementalLocalKeyedStateHandle) restored;
             Path directory = local.getDirectoryStateHandle().getDirectory();
             assertThat(directory).startsWith(standby);
             assertThat(Files.readString(directory.resolve("000007.sst"))).isEqualTo("an sst");
-            assertThat(Files.readString(directory.resolve("MANIFEST-000003"))).isEqualTo("manifest");
-            assertThat(Files.readString(directory.resolve("OPTIONS-000005"))).as("a file inlined in the checkpoint is written out").isEqualTo("inlined options");
+            assertThat(Files.readString(directory.resolve("MANIFEST-000003")))
+                    .isEqualTo("manifest");
+            assertThat(Files.readString(directory.resolve("OPTIONS-000005")))
+                    .as("a file inlined in the checkpoint is written out")
+                    .isEqualTo("inlined options");
             assertLocalCopyOf(local.getMetaDataStateHandle(), meta);
             assertThat(local.getSharedStateHandles())
-                    .as("the checkpoint's shared files, which the next incremental checkpoint refers to by id")
+                    .as(
+                            "the checkpoint's shared files, which the next incremental checkpoint refers to by id")
                     .isEqualTo(handle.getSharedState());
             assertThat(local.getCheckpointId()).isEqualTo(4);
             assertThat(local.getBackendIdentifier()).isEqualTo(BACKEND);
@@ -145,16 +199,30 @@ class StandbyStateFetcherTest {
     @Test
     void filesOfALocalCheckpointDirectoryOnTheSameVolumeAreLinkedNotCopied() throws Exception {
         Path original = Files.writeString(storage.resolve("1.sst"), "linked sst");
-        StreamStateHandle sst = new FileStateHandle(new org.apache.flink.core.fs.Path(original.toUri()), Files.size(original));
+        StreamStateHandle sst =
+                new FileStateHandle(
+                        new org.apache.flink.core.fs.Path(original.toUri()), Files.size(original));
         try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
-            LocalCopies copies = fetcher.fetch(1, snapshot(incremental(1, List.of(sst), remote("MANIFEST-1", "m1"), remote("meta-1", "meta one"))));
+            LocalCopies copies =
+                    fetcher.fetch(
+                            1,
+                            snapshot(
+                                    incremental(
+                                            1,
+                                            List.of(sst),
+                                            remote("MANIFEST-1", "m1"),
+                                            remote("meta-1", "meta one"))));
             Path copy = Path.of(copies.files().get(sst.getStreamStateHandleID()).path());
 
             assertThat(copy).isNotEqualTo(original);
             assertThat(Files.isSameFile(copy, original)).as("a hard link").isTrue();
-            assertThat(fetcher.bytesFetched()).as("the linked file is not copied").isEqualTo("m1".length() + "meta one".length());
+            assertThat(fetcher.bytesFetched())
+                    .as("the linked file is not copied")
+                    .isEqualTo("m1".length() + "meta one".length());
             Files.delete(original);
-            assertThat(Files.readString(copy)).as("kept after Flink deleted the checkpoint's file").isEqualTo("linked sst");
+            assertThat(Files.readString(copy))
+                    .as("kept after Flink deleted the checkpoint's file")
+                    .isEqualTo("linked sst");
         }
     }
 
@@ -162,16 +230,38 @@ class StandbyStateFetcherTest {
     void aFailedFetchKeepsThePreviousCheckpointsCopy() throws Exception {
         StreamStateHandle sst1 = remote("1.sst", "first sst");
         try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
-            LocalCopies first = fetcher.fetch(1, snapshot(incremental(1, List.of(sst1), remote("MANIFEST-1", "m1"), remote("meta-1", "meta one"))));
+            LocalCopies first =
+                    fetcher.fetch(
+                            1,
+                            snapshot(
+                                    incremental(
+                                            1,
+                                            List.of(sst1),
+                                            remote("MANIFEST-1", "m1"),
+                                            remote("meta-1", "meta one"))));
 
             StreamStateHandle broken = new Unreadable();
-            assertThatThrownBy(() -> fetcher.fetch(2, snapshot(incremental(2, List.of(sst1, remote("2.sst", "second")), broken, remote("meta-2", "meta two")))))
+            assertThatThrownBy(
+                            () ->
+                                    fetcher.fetch(
+                                            2,
+                                            snapshot(
+                                                    incremental(
+                                                            2,
+                                                            List.of(
+                                                                    sst1,
+                                                                    remote("2.sst", "second")),
+                                                            broken,
+                                                            remote("meta-2", "meta two")))))
                     .isInstanceOf(IOException.class);
 
             assertThat(fetcher.checkpointId()).isEqualTo(1);
             assertThat(Path.of(first.files().get(sst1.getStreamStateHandleID()).path())).exists();
             try (var files = Files.list(standby)) {
-                assertThat(files.count()).as("the first checkpoint's three files and its directory, nothing of the failed fetch").isEqualTo(4);
+                assertThat(files.count())
+                        .as(
+                                "the first checkpoint's three files and its directory, nothing of the failed fetch")
+                        .isEqualTo(4);
             }
         }
     }
@@ -179,10 +269,27 @@ class StandbyStateFetcherTest {
     @Test
     void anOlderCheckpointIsIgnored() throws Exception {
         try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
-            LocalCopies second = fetcher.fetch(2, snapshot(incremental(2, List.of(remote("2.sst", "two")), remote("MANIFEST-2", "m2"), remote("meta-2", "meta"))));
+            LocalCopies second =
+                    fetcher.fetch(
+                            2,
+                            snapshot(
+                                    incremental(
+                                            2,
+                                            List.of(remote("2.sst", "two")),
+                                            remote("MANIFEST-2", "m2"),
+                                            remote("meta-2", "meta"))));
             long fetched = fetcher.bytesFetched();
 
-            assertThat(fetcher.fetch(1, snapshot(incremental(1, List.of(remote("1.sst", "one")), remote("MANIFEST-1", "m1"), remote("meta-1", "meta"))))).isEqualTo(second);
+            assertThat(
+                            fetcher.fetch(
+                                    1,
+                                    snapshot(
+                                            incremental(
+                                                    1,
+                                                    List.of(remote("1.sst", "one")),
+                                                    remote("MANIFEST-1", "m1"),
+                                                    remote("meta-1", "meta")))))
+                    .isEqualTo(second);
             assertThat(fetcher.checkpointId()).isEqualTo(2);
             assertThat(fetcher.bytesFetched()).isEqualTo(fetched);
         }
@@ -200,13 +307,26 @@ class StandbyStateFetcherTest {
         return new KeyGroupRangeOffsets(KeyGroupRange.of(0, 1), new long[] {0, 4});
     }
 
-    private static KeyedStateHandle incremental(long checkpoint, List<StreamStateHandle> ssts, StreamStateHandle manifest, StreamStateHandle meta) {
-        List<HandleAndLocalPath> shared = ssts.stream().map(sst -> HandleAndLocalPath.of(sst, name(sst))).toList();
-        return new IncrementalRemoteKeyedStateHandle(BACKEND, KeyGroupRange.of(0, 1), checkpoint, shared, List.of(HandleAndLocalPath.of(manifest, "MANIFEST")), meta);
+    private static KeyedStateHandle incremental(
+            long checkpoint,
+            List<StreamStateHandle> ssts,
+            StreamStateHandle manifest,
+            StreamStateHandle meta) {
+        List<HandleAndLocalPath> shared =
+                ssts.stream().map(sst -> HandleAndLocalPath.of(sst, name(sst))).toList();
+        return new IncrementalRemoteKeyedStateHandle(
+                BACKEND,
+                KeyGroupRange.of(0, 1),
+                checkpoint,
+                shared,
+                List.of(HandleAndLocalPath.of(manifest, "MANIFEST")),
+                meta);
     }
 
     private static String name(StreamStateHandle file) {
-        return file instanceof FileStateHandle local ? local.getFilePath().getName() : ((RemoteFile) file).file.getFileName().toString();
+        return file instanceof FileStateHandle local
+                ? local.getFilePath().getName()
+                : ((RemoteFile) file).file.getFileName().toString();
     }
 
     private static TaskStateSnapshot snapshot(KeyedStateHandle keyed) {
@@ -219,12 +339,18 @@ class StandbyStateFetcherTest {
         return snapshot;
     }
 
-    private static void assertLocalCopyOf(StreamStateHandle local, StreamStateHandle remote) throws IOException {
+    private static void assertLocalCopyOf(StreamStateHandle local, StreamStateHandle remote)
+            throws IOException {
         assertThat(local).isInstanceOf(LocalStateFile.class);
-        assertThat(local.getStreamStateHandleID()).as("the remote file's id").isEqualTo(remote.getStreamStateHandleID());
+        assertThat(local.getStreamStateHandleID())
+                .as("the remote file's id")
+                .isEqualTo(remote.getStreamStateHandleID());
         assertThat(local.getStateSize()).isEqualTo(remote.getStateSize());
-        assertThat(Path.of(((LocalStateFile) local).path())).as("a copy, not the remote file").isNotEqualTo(((RemoteFile) remote).file);
-        try (FSDataInputStream in = local.openInputStream(); FSDataInputStream original = remote.openInputStream()) {
+        assertThat(Path.of(((LocalStateFile) local).path()))
+                .as("a copy, not the remote file")
+                .isNotEqualTo(((RemoteFile) remote).file);
+        try (FSDataInputStream in = local.openInputStream();
+                FSDataInputStream original = remote.openInputStream()) {
             assertThat(in.readAllBytes()).isEqualTo(original.readAllBytes());
         }
     }

@@ -44,16 +44,16 @@ import java.util.concurrent.ScheduledFuture;
  * timestamp, then serialized key and namespace.
  *
  * <p>Flink fires due timers in the order of its timer heap, which breaks ties between equal
- * timestamps by the heap's history: a processing-time window fires the windows of all its keys
- * at the same instant, in an order that differs after a restore, when the heap is rebuilt from
- * the checkpoint. Records then reach the consumers in another order than before the failure and
- * the recovered task cannot reproduce its predecessor. With a canonical order the firing order
- * follows from the set of due timers alone, which the replay reproduces.
+ * timestamps by the heap's history: a processing-time window fires the windows of all its keys at
+ * the same instant, in an order that differs after a restore, when the heap is rebuilt from the
+ * checkpoint. Records then reach the consumers in another order than before the failure and the
+ * recovered task cannot reproduce its predecessor. With a canonical order the firing order follows
+ * from the set of due timers alone, which the replay reproduces.
  *
  * <p>Installed through Flink's timer service provider of the task configuration. The due timers of
- * one firing are collected and then handed to the operator: a timer that the operator deletes
- * while another due timer of the same firing runs still fires; an event-time timer that the
- * operator registers at or before the watermark fires with the same watermark, as in Flink.
+ * one firing are collected and then handed to the operator: a timer that the operator deletes while
+ * another due timer of the same firing runs still fires; an event-time timer that the operator
+ * registers at or before the watermark fires with the same watermark, as in Flink.
  */
 @Internal
 public final class CanonicalTimerOrder implements InternalTimeServiceManager.Provider {
@@ -96,14 +96,28 @@ public final class CanonicalTimerOrder implements InternalTimeServiceManager.Pro
         }
 
         @Override
-        public <N> InternalTimerService<N> getInternalTimerService(String name, TypeSerializer<K> keySerializer, TypeSerializer<N> namespaceSerializer, Triggerable<K, N> triggerable) {
-            return flink.getInternalTimerService(name, keySerializer, namespaceSerializer, firing.target(services++, keySerializer, namespaceSerializer, triggerable));
+        public <N> InternalTimerService<N> getInternalTimerService(
+                String name,
+                TypeSerializer<K> keySerializer,
+                TypeSerializer<N> namespaceSerializer,
+                Triggerable<K, N> triggerable) {
+            return flink.getInternalTimerService(
+                    name,
+                    keySerializer,
+                    namespaceSerializer,
+                    firing.target(services++, keySerializer, namespaceSerializer, triggerable));
         }
 
         /** The asynchronous state API's timers are left in Flink's order. */
         @Override
-        public <N> InternalTimerService<N> getAsyncInternalTimerService(String name, TypeSerializer<K> keySerializer, TypeSerializer<N> namespaceSerializer, Triggerable<K, N> triggerable, AsyncExecutionController<K> controller) {
-            return flink.getAsyncInternalTimerService(name, keySerializer, namespaceSerializer, triggerable, controller);
+        public <N> InternalTimerService<N> getAsyncInternalTimerService(
+                String name,
+                TypeSerializer<K> keySerializer,
+                TypeSerializer<N> namespaceSerializer,
+                Triggerable<K, N> triggerable,
+                AsyncExecutionController<K> controller) {
+            return flink.getAsyncInternalTimerService(
+                    name, keySerializer, namespaceSerializer, triggerable, controller);
         }
 
         @Override
@@ -119,7 +133,8 @@ public final class CanonicalTimerOrder implements InternalTimeServiceManager.Pro
         }
 
         @Override
-        public boolean tryAdvanceWatermark(Watermark watermark, ShouldStopAdvancingFn shouldStop) throws Exception {
+        public boolean tryAdvanceWatermark(Watermark watermark, ShouldStopAdvancingFn shouldStop)
+                throws Exception {
             boolean done;
             do {
                 firing.begin();
@@ -133,7 +148,9 @@ public final class CanonicalTimerOrder implements InternalTimeServiceManager.Pro
         }
 
         @Override
-        public void snapshotToRawKeyedState(KeyedStateCheckpointOutputStream stateCheckpointOutputStream, String operatorName) throws Exception {
+        public void snapshotToRawKeyedState(
+                KeyedStateCheckpointOutputStream stateCheckpointOutputStream, String operatorName)
+                throws Exception {
             flink.snapshotToRawKeyedState(stateCheckpointOutputStream, operatorName);
         }
     }
@@ -149,8 +166,17 @@ public final class CanonicalTimerOrder implements InternalTimeServiceManager.Pro
             this.keyContext = keyContext;
         }
 
-        <N> Triggerable<K, N> target(int service, TypeSerializer<K> keySerializer, TypeSerializer<N> namespaceSerializer, Triggerable<K, N> operator) {
-            return new Target<>(this, service, keySerializer.duplicate(), namespaceSerializer.duplicate(), operator);
+        <N> Triggerable<K, N> target(
+                int service,
+                TypeSerializer<K> keySerializer,
+                TypeSerializer<N> namespaceSerializer,
+                Triggerable<K, N> operator) {
+            return new Target<>(
+                    this,
+                    service,
+                    keySerializer.duplicate(),
+                    namespaceSerializer.duplicate(),
+                    operator);
         }
 
         void begin() {
@@ -176,7 +202,8 @@ public final class CanonicalTimerOrder implements InternalTimeServiceManager.Pro
             return now.size();
         }
 
-        <N> void due(Target<K, N> target, InternalTimer<K, N> timer, boolean eventTime) throws Exception {
+        <N> void due(Target<K, N> target, InternalTimer<K, N> timer, boolean eventTime)
+                throws Exception {
             if (!collecting) {
                 // fired outside a firing this class knows of: Flink's order, nothing to sort
                 if (eventTime) {
@@ -199,7 +226,12 @@ public final class CanonicalTimerOrder implements InternalTimeServiceManager.Pro
         private final Triggerable<K, N> operator;
         private final DataOutputSerializer out = new DataOutputSerializer(32);
 
-        Target(Firing<K> firing, int service, TypeSerializer<K> keySerializer, TypeSerializer<N> namespaceSerializer, Triggerable<K, N> operator) {
+        Target(
+                Firing<K> firing,
+                int service,
+                TypeSerializer<K> keySerializer,
+                TypeSerializer<N> namespaceSerializer,
+                Triggerable<K, N> operator) {
             this.firing = firing;
             this.service = service;
             this.keySerializer = keySerializer;
@@ -225,7 +257,8 @@ public final class CanonicalTimerOrder implements InternalTimeServiceManager.Pro
         }
     }
 
-    private record Due<K, N>(Target<K, N> target, InternalTimer<K, N> timer, boolean eventTime, byte[] sortKey) {
+    private record Due<K, N>(
+            Target<K, N> target, InternalTimer<K, N> timer, boolean eventTime, byte[] sortKey) {
 
         static final Comparator<Due<?, ?>> ORDER =
                 Comparator.<Due<?, ?>>comparingInt(d -> d.target.service)
@@ -267,24 +300,28 @@ public final class CanonicalTimerOrder implements InternalTimeServiceManager.Pro
 
         @Override
         public ScheduledFuture<?> registerTimer(long timestamp, ProcessingTimeCallback target) {
-            return task.registerTimer(timestamp, time -> {
-                firing.begin();
-                try {
-                    target.onProcessingTime(time);
-                } finally {
-                    firing.end();
-                }
-                firing.fire();
-            });
+            return task.registerTimer(
+                    timestamp,
+                    time -> {
+                        firing.begin();
+                        try {
+                            target.onProcessingTime(time);
+                        } finally {
+                            firing.end();
+                        }
+                        firing.fire();
+                    });
         }
 
         @Override
-        public ScheduledFuture<?> scheduleAtFixedRate(ProcessingTimeCallback callback, long initialDelay, long period) {
+        public ScheduledFuture<?> scheduleAtFixedRate(
+                ProcessingTimeCallback callback, long initialDelay, long period) {
             return task.scheduleAtFixedRate(callback, initialDelay, period);
         }
 
         @Override
-        public ScheduledFuture<?> scheduleWithFixedDelay(ProcessingTimeCallback callback, long initialDelay, long period) {
+        public ScheduledFuture<?> scheduleWithFixedDelay(
+                ProcessingTimeCallback callback, long initialDelay, long period) {
             return task.scheduleWithFixedDelay(callback, initialDelay, period);
         }
 

@@ -22,10 +22,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 
 /**
- * The processing-time service of one operator in a Clonos task: Flink's, with every reading of
- * the time on the task thread logged (and replayed) as a determinant and every timer replayable
- * ({@link CausalTimers}). Windows, timers of process functions, periodic watermarks and the causal
- * services of user functions all read time and register timers through it.
+ * The processing-time service of one operator in a Clonos task: Flink's, with every reading of the
+ * time on the task thread logged (and replayed) as a determinant and every timer replayable ({@link
+ * CausalTimers}). Windows, timers of process functions, periodic watermarks and the causal services
+ * of user functions all read time and register timers through it.
  */
 @Internal
 public final class CausalProcessingTimeService implements ProcessingTimeService {
@@ -34,7 +34,8 @@ public final class CausalProcessingTimeService implements ProcessingTimeService 
     private final CausalTimers timers;
     private final int serviceId;
 
-    CausalProcessingTimeService(ProcessingTimeService delegate, CausalTimers timers, int serviceId) {
+    CausalProcessingTimeService(
+            ProcessingTimeService delegate, CausalTimers timers, int serviceId) {
         this.delegate = delegate;
         this.timers = timers;
         this.serviceId = serviceId;
@@ -62,13 +63,18 @@ public final class CausalProcessingTimeService implements ProcessingTimeService 
     }
 
     @Override
-    public ScheduledFuture<?> scheduleAtFixedRate(ProcessingTimeCallback callback, long initialDelay, long period) {
-        return timers.registerPeriodic(callback, wrapped -> delegate.scheduleAtFixedRate(wrapped, initialDelay, period));
+    public ScheduledFuture<?> scheduleAtFixedRate(
+            ProcessingTimeCallback callback, long initialDelay, long period) {
+        return timers.registerPeriodic(
+                callback, wrapped -> delegate.scheduleAtFixedRate(wrapped, initialDelay, period));
     }
 
     @Override
-    public ScheduledFuture<?> scheduleWithFixedDelay(ProcessingTimeCallback callback, long initialDelay, long period) {
-        return timers.registerPeriodic(callback, wrapped -> delegate.scheduleWithFixedDelay(wrapped, initialDelay, period));
+    public ScheduledFuture<?> scheduleWithFixedDelay(
+            ProcessingTimeCallback callback, long initialDelay, long period) {
+        return timers.registerPeriodic(
+                callback,
+                wrapped -> delegate.scheduleWithFixedDelay(wrapped, initialDelay, period));
     }
 
     @Override

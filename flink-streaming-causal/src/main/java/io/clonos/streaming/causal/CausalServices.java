@@ -59,7 +59,8 @@ import java.util.concurrent.Callable;
 @PublicEvolving
 public final class CausalServices {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     @Nullable private final CausalTask task;
     private final long granularityMillis;
@@ -91,7 +92,9 @@ public final class CausalServices {
      */
     public static CausalServices ofTaskThread() {
         CausalTask task = CausalTask.ofCurrentThread();
-        return task == null ? new CausalServices(null, 1) : new CausalServices(task, task.timeServiceGranularityMillis());
+        return task == null
+                ? new CausalServices(null, 1)
+                : new CausalServices(task, task.timeServiceGranularityMillis());
     }
 
     /**
@@ -99,7 +102,10 @@ public final class CausalServices {
      * (the coarser, the more readings share one value).
      */
     public long currentTimeMillis() {
-        long now = task == null ? System.currentTimeMillis() : task.timestamp(System::currentTimeMillis);
+        long now =
+                task == null
+                        ? System.currentTimeMillis()
+                        : task.timestamp(System::currentTimeMillis);
         return now - now % granularityMillis;
     }
 
@@ -117,7 +123,10 @@ public final class CausalServices {
     public String httpGet(URI uri) {
         return call(
                 () -> {
-                    HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString());
+                    HttpResponse<String> response =
+                            HTTP.send(
+                                    HttpRequest.newBuilder(uri).GET().build(),
+                                    HttpResponse.BodyHandlers.ofString());
                     if (response.statusCode() / 100 != 2) {
                         throw new IOException("GET " + uri + " answered " + response.statusCode());
                     }
@@ -131,12 +140,19 @@ public final class CausalServices {
      * logged (serialized with {@code serializer}) and, when recovering, returned from the log
      * instead of calling the function.
      */
-    public <T> Nondeterministic<T> nondeterministic(Callable<T> function, TypeSerializer<T> serializer) {
+    public <T> Nondeterministic<T> nondeterministic(
+            Callable<T> function, TypeSerializer<T> serializer) {
         return () -> {
             if (task == null) {
                 return invoke(function);
             }
-            byte[] bytes = task.decide(Determinant.ExternalResult.class, () -> new Determinant.ExternalResult(serialize(invoke(function), serializer))).bytes();
+            byte[] bytes =
+                    task.decide(
+                                    Determinant.ExternalResult.class,
+                                    () ->
+                                            new Determinant.ExternalResult(
+                                                    serialize(invoke(function), serializer)))
+                            .bytes();
             return deserialize(bytes, serializer);
         };
     }

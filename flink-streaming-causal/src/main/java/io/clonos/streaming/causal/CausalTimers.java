@@ -32,10 +32,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The processing-time timers of one task, made replayable. A firing is logged with the number of
- * stream elements the task had processed ({@link CausalTask#timerFiring}); while the task
- * waits or replays, timers are only noted, and the logged firings invoke them at their logged
- * points ({@link #fire}); once the task runs normally, the timers still pending are handed to
- * Flink's timer service.
+ * stream elements the task had processed ({@link CausalTask#timerFiring}); while the task waits or
+ * replays, timers are only noted, and the logged firings invoke them at their logged points ({@link
+ * #fire}); once the task runs normally, the timers still pending are handed to Flink's timer
+ * service.
  *
  * <p>A one-shot timer is identified by its operator's service and its timestamp; a periodic one by
  * the order in which the task registered periodic timers, which is the same in every attempt.
@@ -44,8 +44,8 @@ import java.util.concurrent.TimeUnit;
 public final class CausalTimers {
 
     /**
-     * How often a timer that is due while the task's output regenerates what its consumers
-     * received looks again: short, since regeneration runs at the speed of the replayed input.
+     * How often a timer that is due while the task's output regenerates what its consumers received
+     * looks again: short, since regeneration runs at the speed of the replayed input.
      */
     static final long REGENERATION_RETRY_MILLIS = 5;
 
@@ -78,11 +78,16 @@ public final class CausalTimers {
         return task;
     }
 
-    ScheduledFuture<?> register(ProcessingTimeService service, int serviceId, long timestamp, ProcessingTimeCallback callback) {
+    ScheduledFuture<?> register(
+            ProcessingTimeService service,
+            int serviceId,
+            long timestamp,
+            ProcessingTimeCallback callback) {
         Timer timer = new Timer(service, serviceId, timestamp, callback);
         synchronized (this) {
             if (!task.recovery().isRunning()) {
-                waiting.computeIfAbsent(new Key(serviceId, timestamp), k -> new ArrayDeque<>()).add(timer);
+                waiting.computeIfAbsent(new Key(serviceId, timestamp), k -> new ArrayDeque<>())
+                        .add(timer);
                 return timer;
             }
         }
@@ -90,19 +95,23 @@ public final class CausalTimers {
         return timer;
     }
 
-    ScheduledFuture<?> registerPeriodic(ProcessingTimeCallback callback, java.util.function.Function<ProcessingTimeCallback, ScheduledFuture<?>> schedule) {
+    ScheduledFuture<?> registerPeriodic(
+            ProcessingTimeCallback callback,
+            java.util.function.Function<ProcessingTimeCallback, ScheduledFuture<?>> schedule) {
         int id = PERIODIC + periodicTimers++;
         synchronized (this) {
             periodic.put(id, callback);
         }
-        return schedule.apply(time -> {
-            // while the task replays, the logged firings stand in for the live ones; while its
-            // output regenerates what consumers received, its predecessor fired none
-            if (task.choosesFreely()) {
-                task.timerFiring(id, time);
-                callback.onProcessingTime(time);
-            }
-        });
+        return schedule.apply(
+                time -> {
+                    // while the task replays, the logged firings stand in for the live ones; while
+                    // its
+                    // output regenerates what consumers received, its predecessor fired none
+                    if (task.choosesFreely()) {
+                        task.timerFiring(id, time);
+                        callback.onProcessingTime(time);
+                    }
+                });
     }
 
     /** Invokes a timer at the point its predecessor logged. */
@@ -121,7 +130,8 @@ public final class CausalTimers {
             }
         }
         if (callback == null) {
-            throw new LocalRecoveryImpossibleException("The recovered task has no timer for " + fired + " that its predecessor fired");
+            throw new LocalRecoveryImpossibleException(
+                    "The recovered task has no timer for " + fired + " that its predecessor fired");
         }
         try {
             callback.onProcessingTime(fired.timestamp());
@@ -161,7 +171,11 @@ public final class CausalTimers {
         private volatile boolean cancelled;
         private volatile boolean done;
 
-        Timer(ProcessingTimeService service, int serviceId, long timestamp, ProcessingTimeCallback callback) {
+        Timer(
+                ProcessingTimeService service,
+                int serviceId,
+                long timestamp,
+                ProcessingTimeCallback callback) {
             this.service = service;
             this.serviceId = serviceId;
             this.timestamp = timestamp;
@@ -183,7 +197,10 @@ public final class CausalTimers {
             if (!task.choosesFreely()) {
                 // overdue after a recovery, but the output still regenerates what consumers
                 // received, before which the predecessor fired no timer: a little later
-                started = service.registerTimer(service.getCurrentProcessingTime() + REGENERATION_RETRY_MILLIS, this::fire);
+                started =
+                        service.registerTimer(
+                                service.getCurrentProcessingTime() + REGENERATION_RETRY_MILLIS,
+                                this::fire);
                 return;
             }
             done = true;
@@ -234,7 +251,8 @@ public final class CausalTimers {
 
         @Override
         public int compareTo(Delayed other) {
-            return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
+            return Long.compare(
+                    getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
         }
     }
 }

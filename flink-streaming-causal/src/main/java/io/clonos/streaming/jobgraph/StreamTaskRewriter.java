@@ -49,8 +49,8 @@ import java.util.Set;
 /**
  * Points every vertex of a submitted streaming job at Clonos's task for it and turns unaligned
  * checkpoints off in the tasks' configuration. Flink's {@code Task} instantiates whatever class a
- * vertex names through its {@code (Environment)} constructor, so the job itself stays as the
- * client built it.
+ * vertex names through its {@code (Environment)} constructor, so the job itself stays as the client
+ * built it.
  *
  * <p>A vertex whose task Clonos does not know (iteration heads and tails, a user's own task) is
  * left as it is and logged: it runs, but without Clonos's logs.
@@ -69,10 +69,15 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                     SourceStreamTask.class.getName(), CausalSourceStreamTask.class);
 
     /** The tasks that replay their input by determinants. */
-    private static final Set<String> REPLAYING_TASKS = Set.of(CausalOneInputStreamTask.class.getName(), CausalTwoInputStreamTask.class.getName(), CausalSourceOperatorStreamTask.class.getName());
+    private static final Set<String> REPLAYING_TASKS =
+            Set.of(
+                    CausalOneInputStreamTask.class.getName(),
+                    CausalTwoInputStreamTask.class.getName(),
+                    CausalSourceOperatorStreamTask.class.getName());
 
     @Override
-    public void rewrite(JobGraph jobGraph, ClonosConfiguration clonos, ClassLoader userCodeClassLoader) {
+    public void rewrite(
+            JobGraph jobGraph, ClonosConfiguration clonos, ClassLoader userCodeClassLoader) {
         for (JobVertex vertex : jobGraph.getVertices()) {
             String invokable = vertex.getInvokableClassName();
             Class<? extends TaskInvokable> causalTask = CAUSAL_TASKS.get(invokable);
@@ -90,7 +95,8 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             StreamConfig config = new StreamConfig(vertex.getConfiguration());
             config.setUnalignedCheckpointsEnabled(false);
             if (clonos.getDeterminantSharingDepth() != 0) {
-                Optional<String> flinksTimers = needsFlinksTimerManager(config, userCodeClassLoader);
+                Optional<String> flinksTimers =
+                        needsFlinksTimerManager(config, userCodeClassLoader);
                 if (flinksTimers.isPresent()) {
                     LOG.warn(
                             "Vertex '{}' of job {} runs {}, which needs Flink's own timer service: its timers due"
@@ -104,17 +110,28 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                     config.setTimerServiceProvider(new CanonicalTimerOrder());
                 }
                 // records go to the channels a recovered task sends them to
-                config.setVertexNonChainedOutputs(CausalPartitioners.replace(config.getVertexNonChainedOutputs(userCodeClassLoader)));
+                config.setVertexNonChainedOutputs(
+                        CausalPartitioners.replace(
+                                config.getVertexNonChainedOutputs(userCodeClassLoader)));
                 replaceAsyncOperators(config, userCodeClassLoader);
                 config.serializeAllConfigs();
             }
             // the job's causal settings, for the tasks to read from their own configuration
-            vertex.getConfiguration().set(ClonosOptions.DETERMINANT_SHARING_DEPTH, clonos.getDeterminantSharingDepth());
-            vertex.getConfiguration().set(ClonosOptions.TIME_SERVICE_GRANULARITY, clonos.getTimeServiceGranularity());
-            vertex.getConfiguration().set(ClonosOptions.DETERMINANT_MEMORY, clonos.getDeterminantMemory());
-            vertex.getConfiguration().set(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT, clonos.getReconnectTimeout());
+            vertex.getConfiguration()
+                    .set(
+                            ClonosOptions.DETERMINANT_SHARING_DEPTH,
+                            clonos.getDeterminantSharingDepth());
+            vertex.getConfiguration()
+                    .set(
+                            ClonosOptions.TIME_SERVICE_GRANULARITY,
+                            clonos.getTimeServiceGranularity());
+            vertex.getConfiguration()
+                    .set(ClonosOptions.DETERMINANT_MEMORY, clonos.getDeterminantMemory());
+            vertex.getConfiguration()
+                    .set(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT, clonos.getReconnectTimeout());
             notReplayableBecause(vertex.getInvokableClassName(), config, userCodeClassLoader)
-                    .ifPresent(why -> VertexReplay.markNotReplayable(vertex.getConfiguration(), why));
+                    .ifPresent(
+                            why -> VertexReplay.markNotReplayable(vertex.getConfiguration(), why));
         }
     }
 
@@ -122,21 +139,30 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
      * Why the vertex's tasks cannot be recovered by determinants (its failure then rolls the job
      * back globally); empty when they can.
      */
-    static Optional<String> notReplayableBecause(String invokable, StreamConfig config, ClassLoader userCodeClassLoader) {
+    static Optional<String> notReplayableBecause(
+            String invokable, StreamConfig config, ClassLoader userCodeClassLoader) {
         if (!REPLAYING_TASKS.contains(invokable)) {
-            return Optional.of(invokable.equals(CausalSourceStreamTask.class.getName())
-                    ? "its legacy SourceFunction emits from a thread of its own"
-                    : "its operator has several inputs with sources chained to it, whose records Clonos does not replay yet");
+            return Optional.of(
+                    invokable.equals(CausalSourceStreamTask.class.getName())
+                            ? "its legacy SourceFunction emits from a thread of its own"
+                            : "its operator has several inputs with sources chained to it, whose records Clonos does not replay yet");
         }
         try {
-            for (StreamConfig operator : config.getTransitiveChainedTaskConfigsWithSelf(userCodeClassLoader).values()) {
+            for (StreamConfig operator :
+                    config.getTransitiveChainedTaskConfigsWithSelf(userCodeClassLoader).values()) {
                 Class<?> factory = operator.getStreamOperatorFactoryClass(userCodeClassLoader);
                 if (factory != null && AsyncWaitOperatorFactory.class.isAssignableFrom(factory)) {
-                    return Optional.of("its operator " + operator.getOperatorName() + " retries async I/O calls, which Clonos does not replay");
+                    return Optional.of(
+                            "its operator "
+                                    + operator.getOperatorName()
+                                    + " retries async I/O calls, which Clonos does not replay");
                 }
             }
         } catch (RuntimeException e) {
-            LOG.warn("Cannot tell whether the operators of {} can be replayed; their failures roll back globally.", invokable, e);
+            LOG.warn(
+                    "Cannot tell whether the operators of {} can be replayed; their failures roll back globally.",
+                    invokable,
+                    e);
             return Optional.of("its operators could not be inspected (" + e + ")");
         }
         return Optional.empty();
@@ -147,16 +173,24 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
      * Flink runner's operators count pending timers through Flink's implementation class and fail
      * with any other, such as {@link CanonicalTimerOrder}'s.
      */
-    static Optional<String> needsFlinksTimerManager(StreamConfig config, ClassLoader userCodeClassLoader) {
+    static Optional<String> needsFlinksTimerManager(
+            StreamConfig config, ClassLoader userCodeClassLoader) {
         try {
-            for (StreamConfig operator : config.getTransitiveChainedTaskConfigsWithSelf(userCodeClassLoader).values()) {
+            for (StreamConfig operator :
+                    config.getTransitiveChainedTaskConfigsWithSelf(userCodeClassLoader).values()) {
                 Object factory = operator.getStreamOperatorFactory(userCodeClassLoader);
-                if (factory instanceof SimpleOperatorFactory<?> simple && simple.getOperator().getClass().getName().startsWith("org.apache.beam.runners.flink.")) {
+                if (factory instanceof SimpleOperatorFactory<?> simple
+                        && simple.getOperator()
+                                .getClass()
+                                .getName()
+                                .startsWith("org.apache.beam.runners.flink.")) {
                     return Optional.of(simple.getOperator().getClass().getName());
                 }
             }
         } catch (RuntimeException e) {
-            LOG.warn("Cannot inspect the operators of a vertex; their timers fire in Clonos's canonical order.", e);
+            LOG.warn(
+                    "Cannot inspect the operators of a vertex; their timers fire in Clonos's canonical order.",
+                    e);
         }
         return Optional.empty();
     }
@@ -169,11 +203,13 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
         if (isAsyncWait(vertex, userCodeClassLoader)) {
             replaceAsyncOperator(vertex, userCodeClassLoader);
         }
-        Map<Integer, StreamConfig> chained = vertex.getTransitiveChainedTaskConfigs(userCodeClassLoader);
+        Map<Integer, StreamConfig> chained =
+                vertex.getTransitiveChainedTaskConfigs(userCodeClassLoader);
         boolean replaced = false;
         for (StreamConfig operator : chained.values()) {
             if (isAsyncWait(operator, userCodeClassLoader)) {
-                // a deserialized StreamConfig cannot take objects; a new view of its configuration can
+                // a deserialized StreamConfig cannot take objects; a new view of its configuration
+                // can
                 StreamConfig writable = new StreamConfig(operator.getConfiguration());
                 if (replaceAsyncOperator(writable, userCodeClassLoader)) {
                     writable.serializeAllConfigs();
@@ -191,12 +227,17 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
         return factory != null && AsyncWaitOperatorFactory.class.isAssignableFrom(factory);
     }
 
-    private static boolean replaceAsyncOperator(StreamConfig operator, ClassLoader userCodeClassLoader) {
-        AsyncWaitOperatorFactory<?, ?> flink = operator.getStreamOperatorFactory(userCodeClassLoader);
-        Optional<CausalAsyncWaitOperatorFactory<?, ?>> causal = ClonosAsyncWaitPatch.causalFactory(flink);
+    private static boolean replaceAsyncOperator(
+            StreamConfig operator, ClassLoader userCodeClassLoader) {
+        AsyncWaitOperatorFactory<?, ?> flink =
+                operator.getStreamOperatorFactory(userCodeClassLoader);
+        Optional<CausalAsyncWaitOperatorFactory<?, ?>> causal =
+                ClonosAsyncWaitPatch.causalFactory(flink);
         causal.ifPresent(operator::setStreamOperatorFactory);
         if (causal.isEmpty()) {
-            LOG.info("Operator {} retries async I/O calls: it keeps Flink's operator, and its failures roll back globally.", operator.getOperatorName());
+            LOG.info(
+                    "Operator {} retries async I/O calls: it keeps Flink's operator, and its failures roll back globally.",
+                    operator.getOperatorName());
         }
         return causal.isPresent();
     }

@@ -29,9 +29,9 @@ import java.util.function.Consumer;
 /**
  * The entries of a {@link CausalAsyncWaitOperator} between their arrival and their output, in
  * arrival order. Ordered output emits the longest completed prefix; unordered output emits the
- * completed records before the first watermark in the order they completed, and a watermark once
- * no record before it waits. Either way, what is emitted follows from the arrivals and the order
- * of completions alone, which the causal log holds.
+ * completed records before the first watermark in the order they completed, and a watermark once no
+ * record before it waits. Either way, what is emitted follows from the arrivals and the order of
+ * completions alone, which the causal log holds.
  *
  * <p>Task thread only.
  */
@@ -40,6 +40,7 @@ final class AsyncEntries<IN, OUT> implements Iterable<AsyncEntries.Entry<IN, OUT
 
     private final boolean ordered;
     private final List<Entry<IN, OUT>> entries = new ArrayList<>();
+
     /** How many entries completed so far: the stamp of the next completion. */
     private long completions;
 
@@ -87,7 +88,9 @@ final class AsyncEntries<IN, OUT> implements Iterable<AsyncEntries.Entry<IN, OUT
         entry.completedAs = completions++;
     }
 
-    /** Hands the entries that may be output now to {@code output}, in output order, and drops them. */
+    /**
+     * Hands the entries that may be output now to {@code output}, in output order, and drops them.
+     */
     void emitReady(Consumer<Entry<IN, OUT>> output) {
         if (ordered) {
             while (!entries.isEmpty() && entries.get(0).isCompleted()) {
@@ -129,12 +132,15 @@ final class AsyncEntries<IN, OUT> implements Iterable<AsyncEntries.Entry<IN, OUT
     static final class Entry<IN, OUT> {
         /** The record's number in its operator, the same in every attempt; -1 for a watermark. */
         final long id;
+
         @Nullable final StreamRecord<IN> input;
         @Nullable final Watermark watermark;
         @Nullable Collection<OUT> results;
         long completedAs = -1;
+
         /** When the record times out; negative when it has no deadline yet. */
         long timeoutAt = -1;
+
         @Nullable ScheduledFuture<?> timeout;
 
         Entry(long id, @Nullable StreamRecord<IN> input, @Nullable Watermark watermark) {
@@ -153,7 +159,9 @@ final class AsyncEntries<IN, OUT> implements Iterable<AsyncEntries.Entry<IN, OUT
 
         @Override
         public String toString() {
-            return isRecord() ? "async entry " + id + " (" + input + ")" : "async entry " + watermark;
+            return isRecord()
+                    ? "async entry " + id + " (" + input + ")"
+                    : "async entry " + watermark;
         }
     }
 }

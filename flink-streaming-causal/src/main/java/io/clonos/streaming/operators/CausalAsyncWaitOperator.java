@@ -49,18 +49,18 @@ import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * Async I/O whose results a recovered task gets back from its causal log: Clonos's replacement
- * for Flink's {@code AsyncWaitOperator}, which {@code StreamTaskRewriter} swaps in. Flink's
- * operator applies a result in a mail from the caller's thread, at a point of the task's work no
- * replay could find again, and its snapshot does not say which call an entry was.
+ * Async I/O whose results a recovered task gets back from its causal log: Clonos's replacement for
+ * Flink's {@code AsyncWaitOperator}, which {@code StreamTaskRewriter} swaps in. Flink's operator
+ * applies a result in a mail from the caller's thread, at a point of the task's work no replay
+ * could find again, and its snapshot does not say which call an entry was.
  *
- * <p>Here every record gets a number that is the same in every attempt (snapshots carry the
- * counter and each waiting record's number). A result takes effect on the task thread, where
- * {@link CausalTask#asyncCompleted} logs the point, the record's number and the serialized result
- * before it is applied. A recovering task does not call the user's function: the replay hands the
- * logged results back at their logged points ({@link CausalTask#fireNextDue}); the records still
- * waiting when the replay ends are then called, as a restored Flink operator calls its restored
- * records. An external call thus happens once per result that took effect.
+ * <p>Here every record gets a number that is the same in every attempt (snapshots carry the counter
+ * and each waiting record's number). A result takes effect on the task thread, where {@link
+ * CausalTask#asyncCompleted} logs the point, the record's number and the serialized result before
+ * it is applied. A recovering task does not call the user's function: the replay hands the logged
+ * results back at their logged points ({@link CausalTask#fireNextDue}); the records still waiting
+ * when the replay ends are then called, as a restored Flink operator calls its restored records. An
+ * external call thus happens once per result that took effect.
  *
  * <p>The operator waits for a result only where Flink's does (at capacity, at the end of input);
  * while replaying it waits for exactly the logged mailbox actions that freed its predecessor.
@@ -69,7 +69,8 @@ import java.util.concurrent.RejectedExecutionException;
  * back globally).
  */
 @Internal
-public final class CausalAsyncWaitOperator<IN, OUT> extends AbstractUdfStreamOperator<OUT, AsyncFunction<IN, OUT>>
+public final class CausalAsyncWaitOperator<IN, OUT>
+        extends AbstractUdfStreamOperator<OUT, AsyncFunction<IN, OUT>>
         implements OneInputStreamOperator<IN, OUT>, BoundedOneInput {
 
     private static final long serialVersionUID = 1L;
@@ -91,11 +92,13 @@ public final class CausalAsyncWaitOperator<IN, OUT> extends AbstractUdfStreamOpe
     private transient TimestampedCollector<OUT> collector;
     private transient ListState<byte[]> state;
     private transient boolean objectReuse;
+
     /** The number of the next record. */
     private transient long nextId;
 
     @Nullable private transient CausalTask causal;
     private transient int callbackId;
+
     /** Records that arrived while the task replayed: they are called once it runs. */
     private transient List<AsyncEntries.Entry<IN, OUT>> uncalled;
 
@@ -108,7 +111,8 @@ public final class CausalAsyncWaitOperator<IN, OUT> extends AbstractUdfStreamOpe
             MailboxExecutor mailbox) {
         super(function);
         if (capacity <= 0) {
-            throw new IllegalArgumentException("The capacity of async I/O must be positive, was " + capacity);
+            throw new IllegalArgumentException(
+                    "The capacity of async I/O must be positive, was " + capacity);
         }
         this.timeout = timeout;
         this.capacity = capacity;
@@ -119,7 +123,10 @@ public final class CausalAsyncWaitOperator<IN, OUT> extends AbstractUdfStreamOpe
     }
 
     @Override
-    public void setup(StreamTask<?, ?> containingTask, StreamConfig config, Output<StreamRecord<OUT>> output) {
+    public void setup(
+            StreamTask<?, ?> containingTask,
+            StreamConfig config,
+            Output<StreamRecord<OUT>> output) {
         super.setup(containingTask, config, output);
         this.inSerializer = config.getTypeSerializerIn(0, getUserCodeClassloader());
         this.outSerializer = config.getTypeSerializerOut(getUserCodeClassloader());
@@ -131,7 +138,11 @@ public final class CausalAsyncWaitOperator<IN, OUT> extends AbstractUdfStreamOpe
     @Override
     public void initializeState(StateInitializationContext context) throws Exception {
         super.initializeState(context);
-        state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>(STATE_NAME, BytePrimitiveArraySerializer.INSTANCE));
+        state =
+                context.getOperatorStateStore()
+                        .getListState(
+                                new ListStateDescriptor<>(
+                                        STATE_NAME, BytePrimitiveArraySerializer.INSTANCE));
         if (context.isRestored()) {
             restore(state.get());
         }
@@ -158,7 +169,8 @@ public final class CausalAsyncWaitOperator<IN, OUT> extends AbstractUdfStreamOpe
     @Override
     public void processElement(StreamRecord<IN> record) throws Exception {
         waitForCapacity();
-        StreamRecord<IN> input = objectReuse ? record.copy(inSerializer.copy(record.getValue())) : record;
+        StreamRecord<IN> input =
+                objectReuse ? record.copy(inSerializer.copy(record.getValue())) : record;
         start(entries.addRecord(nextId++, input));
     }
 
@@ -201,7 +213,9 @@ public final class CausalAsyncWaitOperator<IN, OUT> extends AbstractUdfStreamOpe
                 entry.timeoutAt = getProcessingTimeService().getCurrentProcessingTime() + timeout;
             }
             // a restored record keeps its deadline: a replay fires its timeout at the logged time
-            entry.timeout = getProcessingTimeService().registerTimer(entry.timeoutAt, time -> timedOut(entry));
+            entry.timeout =
+                    getProcessingTimeService()
+                            .registerTimer(entry.timeoutAt, time -> timedOut(entry));
         }
         if (isRunning()) {
             call(entry);
@@ -245,7 +259,8 @@ public final class CausalAsyncWaitOperator<IN, OUT> extends AbstractUdfStreamOpe
     }
 
     /** A result took effect: task thread, running normally. */
-    private void completed(AsyncEntries.Entry<IN, OUT> entry, Collection<OUT> results) throws IOException {
+    private void completed(AsyncEntries.Entry<IN, OUT> entry, Collection<OUT> results)
+            throws IOException {
         if (entry.isCompleted() || !isRunning()) {
             // the first result of a record counts (a late answer after a timeout's does not)
             return;
@@ -263,12 +278,18 @@ public final class CausalAsyncWaitOperator<IN, OUT> extends AbstractUdfStreamOpe
     private void replayed(long id, byte[] result) {
         AsyncEntries.Entry<IN, OUT> entry = entries.waiting(id);
         if (entry == null) {
-            throw new LocalRecoveryImpossibleException("The recovered " + getOperatorName() + " has no waiting record " + id + " for a logged async result");
+            throw new LocalRecoveryImpossibleException(
+                    "The recovered "
+                            + getOperatorName()
+                            + " has no waiting record "
+                            + id
+                            + " for a logged async result");
         }
         try {
             apply(entry, deserialize(result));
         } catch (IOException e) {
-            throw new LocalRecoveryImpossibleException("A logged async result of " + getOperatorName() + " cannot be read: " + e);
+            throw new LocalRecoveryImpossibleException(
+                    "A logged async result of " + getOperatorName() + " cannot be read: " + e);
         }
     }
 
@@ -307,7 +328,9 @@ public final class CausalAsyncWaitOperator<IN, OUT> extends AbstractUdfStreamOpe
                 return;
             }
             throw new LocalRecoveryImpossibleException(
-                    "The recovered " + getOperatorName() + " waits for an async result where its predecessor had none logged");
+                    "The recovered "
+                            + getOperatorName()
+                            + " waits for an async result where its predecessor had none logged");
         }
         mailbox.yield();
     }
@@ -339,7 +362,8 @@ public final class CausalAsyncWaitOperator<IN, OUT> extends AbstractUdfStreamOpe
         return results;
     }
 
-    private void write(AsyncEntries.Entry<IN, OUT> entry, DataOutputSerializer out) throws IOException {
+    private void write(AsyncEntries.Entry<IN, OUT> entry, DataOutputSerializer out)
+            throws IOException {
         if (!entry.isRecord()) {
             out.writeByte(WATERMARK);
             out.writeLong(entry.watermark.getTimestamp());
@@ -375,7 +399,13 @@ public final class CausalAsyncWaitOperator<IN, OUT> extends AbstractUdfStreamOpe
                 boolean hasTimestamp = in.readBoolean();
                 long timestamp = in.readLong();
                 IN value = inSerializer.deserialize(in);
-                AsyncEntries.Entry<IN, OUT> entry = new AsyncEntries.Entry<>(id, hasTimestamp ? new StreamRecord<>(value, timestamp) : new StreamRecord<>(value), null);
+                AsyncEntries.Entry<IN, OUT> entry =
+                        new AsyncEntries.Entry<>(
+                                id,
+                                hasTimestamp
+                                        ? new StreamRecord<>(value, timestamp)
+                                        : new StreamRecord<>(value),
+                                null);
                 entry.timeoutAt = in.readLong();
                 entry.completedAs = in.readLong();
                 if (entry.completedAs >= 0) {
@@ -385,13 +415,18 @@ public final class CausalAsyncWaitOperator<IN, OUT> extends AbstractUdfStreamOpe
                 }
                 restored.add(entry);
             } else {
-                throw new IOException("Unknown async I/O entry kind " + kind + " in the state of " + getOperatorName());
+                throw new IOException(
+                        "Unknown async I/O entry kind "
+                                + kind
+                                + " in the state of "
+                                + getOperatorName());
             }
         }
         for (AsyncEntries.Entry<IN, OUT> entry : restored) {
             // after rescaling, several subtasks' entries meet: numbers are only unique per subtask,
             // and no replay follows a rescaling, so they are numbered afresh
-            AsyncEntries.Entry<IN, OUT> kept = headers > 1 && entry.isRecord() ? renumbered(entry) : entry;
+            AsyncEntries.Entry<IN, OUT> kept =
+                    headers > 1 && entry.isRecord() ? renumbered(entry) : entry;
             entries.restore(kept);
         }
     }
@@ -425,7 +460,12 @@ public final class CausalAsyncWaitOperator<IN, OUT> extends AbstractUdfStreamOpe
 
         @Override
         public void completeExceptionally(Throwable error) {
-            getContainingTask().getEnvironment().failExternally(new Exception("Could not complete the stream element " + entry.input + '.', error));
+            getContainingTask()
+                    .getEnvironment()
+                    .failExternally(
+                            new Exception(
+                                    "Could not complete the stream element " + entry.input + '.',
+                                    error));
         }
     }
 }

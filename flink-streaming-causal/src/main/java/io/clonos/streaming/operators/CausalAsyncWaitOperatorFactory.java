@@ -21,9 +21,13 @@ import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.api.operators.YieldingOperatorFactory;
 
-/** Creates {@link CausalAsyncWaitOperator}s; it takes the place of Flink's async I/O factory in a job. */
+/**
+ * Creates {@link CausalAsyncWaitOperator}s; it takes the place of Flink's async I/O factory in a
+ * job.
+ */
 @Internal
-public final class CausalAsyncWaitOperatorFactory<IN, OUT> extends AbstractStreamOperatorFactory<OUT>
+public final class CausalAsyncWaitOperatorFactory<IN, OUT>
+        extends AbstractStreamOperatorFactory<OUT>
         implements OneInputStreamOperatorFactory<IN, OUT>, YieldingOperatorFactory<OUT> {
 
     private static final long serialVersionUID = 1L;
@@ -33,7 +37,8 @@ public final class CausalAsyncWaitOperatorFactory<IN, OUT> extends AbstractStrea
     private final int capacity;
     private final boolean ordered;
 
-    public CausalAsyncWaitOperatorFactory(AsyncFunction<IN, OUT> function, long timeout, int capacity, boolean ordered) {
+    public CausalAsyncWaitOperatorFactory(
+            AsyncFunction<IN, OUT> function, long timeout, int capacity, boolean ordered) {
         this.function = function;
         this.timeout = timeout;
         this.capacity = capacity;
@@ -43,9 +48,20 @@ public final class CausalAsyncWaitOperatorFactory<IN, OUT> extends AbstractStrea
 
     @Override
     @SuppressWarnings("unchecked")
-    public <T extends StreamOperator<OUT>> T createStreamOperator(StreamOperatorParameters<OUT> parameters) {
-        CausalAsyncWaitOperator<IN, OUT> operator = new CausalAsyncWaitOperator<>(function, timeout, capacity, ordered, processingTimeService, getMailboxExecutor());
-        operator.setup(parameters.getContainingTask(), parameters.getStreamConfig(), parameters.getOutput());
+    public <T extends StreamOperator<OUT>> T createStreamOperator(
+            StreamOperatorParameters<OUT> parameters) {
+        CausalAsyncWaitOperator<IN, OUT> operator =
+                new CausalAsyncWaitOperator<>(
+                        function,
+                        timeout,
+                        capacity,
+                        ordered,
+                        processingTimeService,
+                        getMailboxExecutor());
+        operator.setup(
+                parameters.getContainingTask(),
+                parameters.getStreamConfig(),
+                parameters.getOutput());
         return (T) operator;
     }
 

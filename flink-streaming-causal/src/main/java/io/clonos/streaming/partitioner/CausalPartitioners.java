@@ -27,8 +27,8 @@ import java.util.List;
 
 /**
  * Swaps Flink's partitioners whose choice of channel depends on a random number or on the task's
- * history for replayable ones. The others (forward, hash, broadcast, global, custom) choose by
- * the record alone, or are left as the job defined them.
+ * history for replayable ones. The others (forward, hash, broadcast, global, custom) choose by the
+ * record alone, or are left as the job defined them.
  */
 @Internal
 public final class CausalPartitioners {
@@ -50,12 +50,18 @@ public final class CausalPartitioners {
      * Tells the replayable partitioners of a task's {@code outputs} record writers their task, so
      * that their choices are the task's determinants.
      */
-    public static void bind(RecordWriterDelegate<?> writers, int outputs, @javax.annotation.Nullable CausalTask task) {
+    public static void bind(
+            RecordWriterDelegate<?> writers,
+            int outputs,
+            @javax.annotation.Nullable CausalTask task) {
         for (int i = 0; i < outputs; i++) {
             RecordWriter<?> writer = writers.getRecordWriter(i);
             if (writer instanceof ChannelSelectorRecordWriter
-                    && ((ChannelSelectorRecordWriter<?>) writer).getChannelSelector() instanceof TaskBoundPartitioner) {
-                ((TaskBoundPartitioner) ((ChannelSelectorRecordWriter<?>) writer).getChannelSelector()).bind(task);
+                    && ((ChannelSelectorRecordWriter<?>) writer).getChannelSelector()
+                            instanceof TaskBoundPartitioner) {
+                ((TaskBoundPartitioner)
+                                ((ChannelSelectorRecordWriter<?>) writer).getChannelSelector())
+                        .bind(task);
             }
         }
     }

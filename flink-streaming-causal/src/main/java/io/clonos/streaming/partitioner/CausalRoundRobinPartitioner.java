@@ -33,7 +33,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * from the epoch and the record's position in it. Without causal logging it behaves like Flink's.
  */
 @Internal
-public final class CausalRoundRobinPartitioner<T> extends StreamPartitioner<T> implements TaskBoundPartitioner {
+public final class CausalRoundRobinPartitioner<T> extends StreamPartitioner<T>
+        implements TaskBoundPartitioner {
 
     private static final long serialVersionUID = 1L;
 

@@ -23,12 +23,13 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import javax.annotation.Nullable;
 
 /**
- * Flink's {@code shuffle()} partitioner, made replayable: the channel of every record is drawn
- * from a generator seeded by the epoch's logged random seed ({@link EpochRandom}), so a recovered
- * task sends each record where its predecessor did.
+ * Flink's {@code shuffle()} partitioner, made replayable: the channel of every record is drawn from
+ * a generator seeded by the epoch's logged random seed ({@link EpochRandom}), so a recovered task
+ * sends each record where its predecessor did.
  */
 @Internal
-public final class CausalShufflePartitioner<T> extends StreamPartitioner<T> implements TaskBoundPartitioner {
+public final class CausalShufflePartitioner<T> extends StreamPartitioner<T>
+        implements TaskBoundPartitioner {
 
     private static final long serialVersionUID = 1L;
 

@@ -69,7 +69,8 @@ public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<
     }
 
     @Override
-    public Future<Void> notifyCheckpointAbortAsync(long checkpointId, long latestCompletedCheckpointId) {
+    public Future<Void> notifyCheckpointAbortAsync(
+            long checkpointId, long latestCompletedCheckpointId) {
         causal.checkpointAborted(checkpointId, latestCompletedCheckpointId);
         return super.notifyCheckpointAbortAsync(checkpointId, latestCompletedCheckpointId);
     }

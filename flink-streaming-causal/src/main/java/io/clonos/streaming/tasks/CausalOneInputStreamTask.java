@@ -23,7 +23,9 @@ import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
 import java.io.IOException;
 import java.util.concurrent.Future;
 
-/** Clonos's task for an operator chain with one input; replaces Flink's {@link OneInputStreamTask}. */
+/**
+ * Clonos's task for an operator chain with one input; replaces Flink's {@link OneInputStreamTask}.
+ */
 @Internal
 public class CausalOneInputStreamTask<IN, OUT> extends OneInputStreamTask<IN, OUT> {
 
@@ -57,7 +59,8 @@ public class CausalOneInputStreamTask<IN, OUT> extends OneInputStreamTask<IN, OU
     }
 
     @Override
-    public Future<Void> notifyCheckpointAbortAsync(long checkpointId, long latestCompletedCheckpointId) {
+    public Future<Void> notifyCheckpointAbortAsync(
+            long checkpointId, long latestCompletedCheckpointId) {
         causal.checkpointAborted(checkpointId, latestCompletedCheckpointId);
         return super.notifyCheckpointAbortAsync(checkpointId, latestCompletedCheckpointId);
     }

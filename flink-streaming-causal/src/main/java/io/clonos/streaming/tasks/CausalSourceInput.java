@@ -63,7 +63,8 @@ final class CausalSourceInput implements StreamInputProcessor {
     }
 
     @Override
-    public CompletableFuture<Void> prepareSnapshot(ChannelStateWriter channelStateWriter, long checkpointId) throws CheckpointException {
+    public CompletableFuture<Void> prepareSnapshot(
+            ChannelStateWriter channelStateWriter, long checkpointId) throws CheckpointException {
         return source.prepareSnapshot(channelStateWriter, checkpointId);
     }
 

@@ -18,8 +18,8 @@ import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
-import org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
+import org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask;
 import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.util.FlinkRuntimeException;
 
@@ -44,13 +44,20 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
         // The barrier alone, where the predecessor emitted it: the checkpoint was aborted with the
         // failure, so no snapshot (and no acknowledgement to the source's coordinator, which
         // never heard of the checkpoint for this attempt and fails the job on one).
-        causal.replaySourceCheckpoints((checkpointId, timestamp) -> {
-            try {
-                operatorChain.broadcastEvent(new CheckpointBarrier(checkpointId, timestamp, CheckpointOptions.forCheckpointWithDefaultLocation()));
-            } catch (Exception e) {
-                throw new FlinkRuntimeException("The replay of checkpoint " + checkpointId + "'s barrier failed", e);
-            }
-        });
+        causal.replaySourceCheckpoints(
+                (checkpointId, timestamp) -> {
+                    try {
+                        operatorChain.broadcastEvent(
+                                new CheckpointBarrier(
+                                        checkpointId,
+                                        timestamp,
+                                        CheckpointOptions.forCheckpointWithDefaultLocation()));
+                    } catch (Exception e) {
+                        throw new FlinkRuntimeException(
+                                "The replay of checkpoint " + checkpointId + "'s barrier failed",
+                                e);
+                    }
+                });
     }
 
     @Override
@@ -70,7 +77,9 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
                                 triggered.complete(false);
                                 return;
                             }
-                            causal.sourceCheckpoint(checkpointMetaData.getCheckpointId(), checkpointMetaData.getTimestamp());
+                            causal.sourceCheckpoint(
+                                    checkpointMetaData.getCheckpointId(),
+                                    checkpointMetaData.getTimestamp());
                             try {
                                 triggerCheckpointOnBarrier(
                                         checkpointMetaData,
@@ -98,7 +107,8 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
     }
 
     @Override
-    public Future<Void> notifyCheckpointAbortAsync(long checkpointId, long latestCompletedCheckpointId) {
+    public Future<Void> notifyCheckpointAbortAsync(
+            long checkpointId, long latestCompletedCheckpointId) {
         causal.checkpointAborted(checkpointId, latestCompletedCheckpointId);
         return super.notifyCheckpointAbortAsync(checkpointId, latestCompletedCheckpointId);
     }

@@ -18,13 +18,16 @@ import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.streaming.api.functions.source.SourceFunction;
 import org.apache.flink.streaming.api.operators.StreamSource;
-import org.apache.flink.streaming.runtime.tasks.SourceStreamTask;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
+import org.apache.flink.streaming.runtime.tasks.SourceStreamTask;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 
-/** Clonos's task for a legacy {@link SourceFunction} chain; replaces Flink's {@link SourceStreamTask}. */
+/**
+ * Clonos's task for a legacy {@link SourceFunction} chain; replaces Flink's {@link
+ * SourceStreamTask}.
+ */
 @Internal
 public class CausalSourceStreamTask<
                 OUT, SRC extends SourceFunction<OUT>, OP extends StreamSource<OUT, SRC>>
@@ -51,7 +54,8 @@ public class CausalSourceStreamTask<
     }
 
     @Override
-    public Future<Void> notifyCheckpointAbortAsync(long checkpointId, long latestCompletedCheckpointId) {
+    public Future<Void> notifyCheckpointAbortAsync(
+            long checkpointId, long latestCompletedCheckpointId) {
         causal.checkpointAborted(checkpointId, latestCompletedCheckpointId);
         return super.notifyCheckpointAbortAsync(checkpointId, latestCompletedCheckpointId);
     }

@@ -22,14 +22,15 @@ import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.network.ClonosInputGate;
 import io.clonos.runtime.network.ClonosNetworkContext;
 import io.clonos.runtime.network.SubpartitionLogMetrics;
+import io.clonos.streaming.causal.CausalTimers;
 import io.clonos.streaming.partitioner.CausalPartitioners;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Gauge;
-import org.apache.flink.runtime.io.network.api.writer.RecordWriterDelegate;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.io.network.api.writer.RecordWriterDelegate;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
@@ -37,15 +38,12 @@ import org.apache.flink.streaming.runtime.io.ClonosNetworkInputPatch;
 import org.apache.flink.streaming.runtime.io.StreamInputProcessor;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
 
-import io.clonos.streaming.causal.CausalTimers;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
 import java.time.Duration;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.ToLongFunction;
@@ -53,8 +51,8 @@ import java.util.function.ToLongFunction;
 /**
  * What a Clonos stream task adds to Flink's: its epoch, its input gates told where it was restored
  * from, its in-flight logs truncated when a checkpoint completes, and the {@code clonos} metrics.
- * Every Clonos task class holds one, so the protocol lives here once, whatever Flink task class
- * the Clonos task extends.
+ * Every Clonos task class holds one, so the protocol lives here once, whatever Flink task class the
+ * Clonos task extends.
  *
  * <p>With causal logging ({@code clonos.determinant-sharing-depth} not 0) it also holds the task's
  * {@link CausalTask}: the causal log, the recovery state machine, the replayable timers, and the
@@ -70,15 +68,21 @@ public final class CausalTaskContext {
     @Nullable private final CausalTimers timers;
 
     private final EpochTracker epochs;
+
     /** The Clonos context of the TaskManager that runs the task. */
     private final ClonosNetworkContext network;
+
     private final List<ClonosInputGate> gates;
     private final List<ResultPartitionID> partitions = new ArrayList<>();
     private final List<SubpartitionLogMetrics> logMetrics = new ArrayList<>();
 
     private CausalTaskContext(Environment environment, boolean replaysWithDeterminants) {
         this.environment = environment;
-        long restored = environment.getTaskStateManager().getRestoreCheckpointId().orElse(ClonosInputGate.NOT_RESTORED);
+        long restored =
+                environment
+                        .getTaskStateManager()
+                        .getRestoreCheckpointId()
+                        .orElse(ClonosInputGate.NOT_RESTORED);
         this.epochs = EpochTracker.startingAt(restored);
         this.network = networkOf(environment);
         this.gates = ClonosNetworkContext.clonosGates(environment.getAllInputGates());
@@ -90,7 +94,8 @@ public final class CausalTaskContext {
         for (int w = 0; w < writers.length; w++) {
             partitions.add(writers[w].getPartitionId());
             for (int i = 0; i < writers[w].getNumberOfSubpartitions(); i++) {
-                SubpartitionLogMetrics metrics = network.subpartitionLogs().metrics(writers[w].getPartitionId(), i);
+                SubpartitionLogMetrics metrics =
+                        network.subpartitionLogs().metrics(writers[w].getPartitionId(), i);
                 logMetrics.add(metrics);
                 MetricGroup subpartition = group.addGroup("inFlightLog").addGroup(w + "_" + i);
                 subpartition.gauge("bytes", (Gauge<Long>) metrics::bytes);
@@ -107,8 +112,11 @@ public final class CausalTaskContext {
         if (causal != null) {
             group.gauge("determinantBytes", (Gauge<Long>) () -> causal.log().totalBytes());
             group.gauge("recoveryState", (Gauge<String>) () -> causal.recovery().state().name());
-            group.gauge("determinantMemoryUsed", (Gauge<Long>) () -> causal.log().memory().usedBytes());
-            group.gauge("determinantMemoryWaitMs", (Gauge<Long>) () -> causal.log().memory().waitedMillis());
+            group.gauge(
+                    "determinantMemoryUsed", (Gauge<Long>) () -> causal.log().memory().usedBytes());
+            group.gauge(
+                    "determinantMemoryWaitMs",
+                    (Gauge<Long>) () -> causal.log().memory().waitedMillis());
         }
     }
 
@@ -121,13 +129,17 @@ public final class CausalTaskContext {
             return new ClonosNetworkContext(environment.getTaskInfo().getTaskNameWithSubtasks());
         }
         return ClonosNetworkContext.of(environment.getAllInputGates(), environment.getAllWriters())
-                .orElseThrow(() -> new IllegalStateException(environment.getTaskInfo().getTaskNameWithSubtasks()
-                        + " is a Clonos task on a TaskManager without Clonos's shuffle service "
-                        + "(shuffle-service-factory.class: io.clonos.runtime.shuffle.ClonosShuffleServiceFactory)"));
+                .orElseThrow(
+                        () ->
+                                new IllegalStateException(
+                                        environment.getTaskInfo().getTaskNameWithSubtasks()
+                                                + " is a Clonos task on a TaskManager without Clonos's shuffle service "
+                                                + "(shuffle-service-factory.class: io.clonos.runtime.shuffle.ClonosShuffleServiceFactory)"));
     }
 
     /** The context of a task that replays its input by determinants when it recovers. */
-    public static CausalTaskContext create(Environment environment, RecordWriterDelegate<?> recordWriters) {
+    public static CausalTaskContext create(
+            Environment environment, RecordWriterDelegate<?> recordWriters) {
         return new CausalTaskContext(environment, true).bindPartitioners(recordWriters);
     }
 
@@ -137,7 +149,8 @@ public final class CausalTaskContext {
      * records yet. It logs and shares its determinants; when it fails, the JobManager rolls the job
      * back globally ({@code VertexReplay}), unless causal logging is off (at-least-once).
      */
-    public static CausalTaskContext createWithoutReplay(Environment environment, RecordWriterDelegate<?> recordWriters) {
+    public static CausalTaskContext createWithoutReplay(
+            Environment environment, RecordWriterDelegate<?> recordWriters) {
         return new CausalTaskContext(environment, false).bindPartitioners(recordWriters);
     }
 
@@ -148,27 +161,51 @@ public final class CausalTaskContext {
     }
 
     @Nullable
-    private CausalTask createCausalTask(Environment environment, long restored, boolean replaysWithDeterminants) {
+    private CausalTask createCausalTask(
+            Environment environment, long restored, boolean replaysWithDeterminants) {
         int dsd = environment.getTaskConfiguration().get(ClonosOptions.DETERMINANT_SHARING_DEPTH);
         if (dsd == 0) {
             return null;
         }
         String taskName = environment.getTaskInfo().getTaskNameWithSubtasks();
-        CausalLogId id = CausalLogId.main(environment.getJobVertexId().toHexString(), environment.getTaskInfo().getIndexOfThisSubtask());
+        CausalLogId id =
+                CausalLogId.main(
+                        environment.getJobVertexId().toHexString(),
+                        environment.getTaskInfo().getIndexOfThisSubtask());
         ResultPartitionWriter[] writers = environment.getAllWriters();
         int consumers = 0;
         for (ResultPartitionWriter writer : writers) {
             consumers += writer.getNumberOfSubpartitions();
         }
-        Duration timeout = environment.getTaskConfiguration().get(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT);
-        boolean recovering = replaysWithDeterminants && environment.getTaskInfo().getAttemptNumber() > 0;
-        CausalRecovery recovery = recovering
-                ? CausalRecovery.recovering(taskName, id, restored, consumers, timeout, network.deadlines())
-                : CausalRecovery.notRecovering(taskName, id);
+        Duration timeout =
+                environment.getTaskConfiguration().get(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT);
+        boolean recovering =
+                replaysWithDeterminants && environment.getTaskInfo().getAttemptNumber() > 0;
+        CausalRecovery recovery =
+                recovering
+                        ? CausalRecovery.recovering(
+                                taskName, id, restored, consumers, timeout, network.deadlines())
+                        : CausalRecovery.notRecovering(taskName, id);
         int channels = gates.stream().mapToInt(IndexedInputGate::getNumberOfInputChannels).sum();
-        long granularity = environment.getTaskConfiguration().get(ClonosOptions.TIME_SERVICE_GRANULARITY).toMillis();
-        DeterminantMemory memory = new DeterminantMemory(environment.getTaskConfiguration().get(ClonosOptions.DETERMINANT_MEMORY).getBytes());
-        CausalTask task = new CausalTask(new TaskCausalLog(id, restored, memory), new HeldCausalLogs(memory), recovery, channels, granularity, dsd);
+        long granularity =
+                environment
+                        .getTaskConfiguration()
+                        .get(ClonosOptions.TIME_SERVICE_GRANULARITY)
+                        .toMillis();
+        DeterminantMemory memory =
+                new DeterminantMemory(
+                        environment
+                                .getTaskConfiguration()
+                                .get(ClonosOptions.DETERMINANT_MEMORY)
+                                .getBytes());
+        CausalTask task =
+                new CausalTask(
+                        new TaskCausalLog(id, restored, memory),
+                        new HeldCausalLogs(memory),
+                        recovery,
+                        channels,
+                        granularity,
+                        dsd);
         task.setFailureHandler(environment::failExternally);
         task.setRegeneratesPredecessorStream(this::regeneratesPredecessorStream);
         int firstChannel = 0;
@@ -213,7 +250,9 @@ public final class CausalTaskContext {
         group.gauge(EpochTracker.EPOCH_METRIC, (Gauge<Long>) epochs::currentEpoch);
         group.gauge("inFlightLogBytes", (Gauge<Long>) () -> sum(SubpartitionLogMetrics::bytes));
         group.gauge("inFlightLogBuffers", (Gauge<Long>) () -> sum(SubpartitionLogMetrics::buffers));
-        group.gauge("replayedBuffers", (Gauge<Long>) () -> sum(SubpartitionLogMetrics::replayedBuffers));
+        group.gauge(
+                "replayedBuffers",
+                (Gauge<Long>) () -> sum(SubpartitionLogMetrics::replayedBuffers));
     }
 
     private long sum(ToLongFunction<SubpartitionLogMetrics> figure) {
@@ -225,16 +264,24 @@ public final class CausalTaskContext {
      * record dropped before the restarted producer's data arrives; under causal logging the
      * elements are counted and the watermarks the inputs hand {@code headOperator} are logged.
      */
-    public void inputProcessorCreated(StreamInputProcessor processor, @Nullable Object headOperator) {
+    public void inputProcessorCreated(
+            StreamInputProcessor processor, @Nullable Object headOperator) {
         if (processor == null) {
             return;
         }
         for (ClonosInputGate gate : gates) {
             int gateIndex = gate.getGateIndex();
-            gate.setChannelResetListener(channel -> ClonosNetworkInputPatch.reset(processor, new InputChannelInfo(gateIndex, channel)));
+            gate.setChannelResetListener(
+                    channel ->
+                            ClonosNetworkInputPatch.reset(
+                                    processor, new InputChannelInfo(gateIndex, channel)));
         }
         if (causal != null) {
-            ClonosNetworkInputPatch.countElements(processor, environment.getIOManager().getSpillingDirectoriesPaths(), causal, headOperator);
+            ClonosNetworkInputPatch.countElements(
+                    processor,
+                    environment.getIOManager().getSpillingDirectoriesPaths(),
+                    causal,
+                    headOperator);
         }
     }
 
@@ -258,8 +305,8 @@ public final class CausalTaskContext {
     /**
      * Whether a source may take a checkpoint now. Not while it recovers, nor while an output still
      * regenerates its predecessor's stream: the barrier would land among records its consumers
-     * already have, or that a recovering consumer's replay reads before any new barrier, and
-     * their checkpoint would not match its own. The checkpoint is declined; a later one is taken.
+     * already have, or that a recovering consumer's replay reads before any new barrier, and their
+     * checkpoint would not match its own. The checkpoint is declined; a later one is taken.
      */
     public boolean sourceAcceptsCheckpoint() {
         if (causal == null) {
@@ -270,10 +317,13 @@ public final class CausalTaskContext {
 
     /** Whether an output of the task still regenerates its predecessor's stream for a consumer. */
     private boolean regeneratesPredecessorStream() {
-        return partitions.stream().anyMatch(network.subpartitionLogs()::regeneratesPredecessorStream);
+        return partitions.stream()
+                .anyMatch(network.subpartitionLogs()::regeneratesPredecessorStream);
     }
 
-    /** A source task takes checkpoint {@code checkpointId} now (task thread, before its barrier). */
+    /**
+     * A source task takes checkpoint {@code checkpointId} now (task thread, before its barrier).
+     */
     public void sourceCheckpoint(long checkpointId, long timestamp) {
         epochs.startEpoch(checkpointId);
         if (causal != null) {
@@ -287,11 +337,12 @@ public final class CausalTaskContext {
      */
     public void replaySourceCheckpoints(java.util.function.BiConsumer<Long, Long> trigger) {
         if (causal != null) {
-            causal.setCheckpointReplayer(checkpoint -> {
-                epochs.startEpoch(checkpoint.checkpointId());
-                causal.epochStarted(checkpoint.checkpointId());
-                trigger.accept(checkpoint.checkpointId(), checkpoint.timestamp());
-            });
+            causal.setCheckpointReplayer(
+                    checkpoint -> {
+                        epochs.startEpoch(checkpoint.checkpointId());
+                        causal.epochStarted(checkpoint.checkpointId());
+                        trigger.accept(checkpoint.checkpointId(), checkpoint.timestamp());
+                    });
         }
     }
 

@@ -17,13 +17,15 @@ import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
 import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.execution.Environment;
-import org.apache.flink.streaming.runtime.tasks.TwoInputStreamTask;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
+import org.apache.flink.streaming.runtime.tasks.TwoInputStreamTask;
 
 import java.io.IOException;
 import java.util.concurrent.Future;
 
-/** Clonos's task for an operator chain with two inputs; replaces Flink's {@link TwoInputStreamTask}. */
+/**
+ * Clonos's task for an operator chain with two inputs; replaces Flink's {@link TwoInputStreamTask}.
+ */
 @Internal
 public class CausalTwoInputStreamTask<IN1, IN2, OUT> extends TwoInputStreamTask<IN1, IN2, OUT> {
 
@@ -57,7 +59,8 @@ public class CausalTwoInputStreamTask<IN1, IN2, OUT> extends TwoInputStreamTask<
     }
 
     @Override
-    public Future<Void> notifyCheckpointAbortAsync(long checkpointId, long latestCompletedCheckpointId) {
+    public Future<Void> notifyCheckpointAbortAsync(
+            long checkpointId, long latestCompletedCheckpointId) {
         causal.checkpointAborted(checkpointId, latestCompletedCheckpointId);
         return super.notifyCheckpointAbortAsync(checkpointId, latestCompletedCheckpointId);
     }

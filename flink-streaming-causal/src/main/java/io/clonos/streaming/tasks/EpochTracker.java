@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The epoch a task is in. An epoch is the interval between two checkpoints and its id is the
  * checkpoint id: a task enters epoch n when it starts checkpoint n, just before it forwards the
- * barrier, and a task restored from checkpoint n starts in epoch n. Every Clonos log is segmented by
- * this id.
+ * barrier, and a task restored from checkpoint n starts in epoch n. Every Clonos log is segmented
+ * by this id.
  *
  * <p>The current epoch is published as the task metric {@code clonos.epoch}, so anyone can see over
  * Flink's REST metrics API that a job runs on Clonos tasks and how far they are.

@@ -40,12 +40,24 @@ class CanonicalTimerOrderTest {
 
         @Override
         public void onEventTime(InternalTimer<String, VoidNamespace> timer) {
-            fired.add("event " + timer.getTimestamp() + " " + timer.getKey() + " under " + currentKey);
+            fired.add(
+                    "event "
+                            + timer.getTimestamp()
+                            + " "
+                            + timer.getKey()
+                            + " under "
+                            + currentKey);
         }
 
         @Override
         public void onProcessingTime(InternalTimer<String, VoidNamespace> timer) {
-            fired.add("processing " + timer.getTimestamp() + " " + timer.getKey() + " under " + currentKey);
+            fired.add(
+                    "processing "
+                            + timer.getTimestamp()
+                            + " "
+                            + timer.getKey()
+                            + " under "
+                            + currentKey);
         }
 
         @Override
@@ -59,10 +71,13 @@ class CanonicalTimerOrderTest {
         }
     }
 
-    private static List<String> fireInHeapOrder(List<TimerHeapInternalTimer<String, VoidNamespace>> heapOrder) throws Exception {
+    private static List<String> fireInHeapOrder(
+            List<TimerHeapInternalTimer<String, VoidNamespace>> heapOrder) throws Exception {
         Recording operator = new Recording();
         CanonicalTimerOrder.Firing<String> firing = new CanonicalTimerOrder.Firing<>(operator);
-        Triggerable<String, VoidNamespace> target = firing.target(0, StringSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE, operator);
+        Triggerable<String, VoidNamespace> target =
+                firing.target(
+                        0, StringSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE, operator);
         firing.begin();
         for (TimerHeapInternalTimer<String, VoidNamespace> timer : heapOrder) {
             // Flink sets the key and then pops the timer; the operator does not run yet
@@ -79,7 +94,9 @@ class CanonicalTimerOrderTest {
     void tiedTimersFireInTheSameOrderWhateverTheHeapOrder() throws Exception {
         List<TimerHeapInternalTimer<String, VoidNamespace>> timers = new ArrayList<>();
         for (int key = 0; key < 20; key++) {
-            timers.add(new TimerHeapInternalTimer<>(key % 3 == 0 ? 100 : 200, "key-" + key, VoidNamespace.INSTANCE));
+            timers.add(
+                    new TimerHeapInternalTimer<>(
+                            key % 3 == 0 ? 100 : 200, "key-" + key, VoidNamespace.INSTANCE));
         }
         List<String> first = fireInHeapOrder(timers);
         Random random = new Random(7);
@@ -91,25 +108,33 @@ class CanonicalTimerOrderTest {
         // earlier timestamps first, each under its own key
         assertThat(first.get(0)).startsWith("processing 100 ");
         assertThat(first.get(first.size() - 1)).startsWith("processing 200 ");
-        assertThat(first).allSatisfy(line -> assertThat(line.split(" ")[2]).isEqualTo(line.split(" ")[4]));
+        assertThat(first)
+                .allSatisfy(line -> assertThat(line.split(" ")[2]).isEqualTo(line.split(" ")[4]));
     }
 
     @Test
     void timersOfOneServiceFireBeforeThoseOfTheNextOne() throws Exception {
         Recording operator = new Recording();
         CanonicalTimerOrder.Firing<String> firing = new CanonicalTimerOrder.Firing<>(operator);
-        Triggerable<String, VoidNamespace> windows = firing.target(0, StringSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE, operator);
+        Triggerable<String, VoidNamespace> windows =
+                firing.target(
+                        0, StringSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE, operator);
         Recording other = new Recording();
-        Triggerable<String, Integer> user = firing.target(1, StringSerializer.INSTANCE, IntSerializer.INSTANCE, new Triggerable<>() {
-            @Override
-            public void onEventTime(InternalTimer<String, Integer> timer) {
-                other.fired.add("user " + timer.getKey());
-                operator.fired.add("user " + timer.getKey());
-            }
+        Triggerable<String, Integer> user =
+                firing.target(
+                        1,
+                        StringSerializer.INSTANCE,
+                        IntSerializer.INSTANCE,
+                        new Triggerable<>() {
+                            @Override
+                            public void onEventTime(InternalTimer<String, Integer> timer) {
+                                other.fired.add("user " + timer.getKey());
+                                operator.fired.add("user " + timer.getKey());
+                            }
 
-            @Override
-            public void onProcessingTime(InternalTimer<String, Integer> timer) {}
-        });
+                            @Override
+                            public void onProcessingTime(InternalTimer<String, Integer> timer) {}
+                        });
         firing.begin();
         user.onEventTime(new TimerHeapInternalTimer<>(5, "a", 1));
         windows.onEventTime(new TimerHeapInternalTimer<>(9, "b", VoidNamespace.INSTANCE));
@@ -122,7 +147,9 @@ class CanonicalTimerOrderTest {
     void aTimerOutsideAFiringRunsAtOnce() throws Exception {
         Recording operator = new Recording();
         CanonicalTimerOrder.Firing<String> firing = new CanonicalTimerOrder.Firing<>(operator);
-        Triggerable<String, VoidNamespace> target = firing.target(0, StringSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE, operator);
+        Triggerable<String, VoidNamespace> target =
+                firing.target(
+                        0, StringSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE, operator);
         operator.setCurrentKey("k");
         target.onEventTime(new TimerHeapInternalTimer<>(1, "k", VoidNamespace.INSTANCE));
         assertThat(operator.fired).containsExactly("event 1 k under k");

@@ -52,7 +52,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class StreamTaskRewriterTest {
 
-    private static final ClonosConfiguration CLONOS = ClonosConfiguration.fromConfiguration(new Configuration());
+    private static final ClonosConfiguration CLONOS =
+            ClonosConfiguration.fromConfiguration(new Configuration());
 
     @Test
     void everyStreamTaskBecomesItsCausalTaskAndCheckpointsAreAligned() {
@@ -79,15 +80,21 @@ class StreamTaskRewriterTest {
 
         new StreamTaskRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
 
-        Map<String, Optional<String>> why = StreamSupport.stream(jobGraph.getVertices().spliterator(), false)
-                .collect(Collectors.toMap(JobVertex::getName, v -> VertexReplay.whyNotReplayable(v.getConfiguration())));
+        Map<String, Optional<String>> why =
+                StreamSupport.stream(jobGraph.getVertices().spliterator(), false)
+                        .collect(
+                                Collectors.toMap(
+                                        JobVertex::getName,
+                                        v -> VertexReplay.whyNotReplayable(v.getConfiguration())));
         assertThat(why.get("Source: sequence")).isEmpty();
         assertThat(why.get("tag")).isEmpty();
         assertThat(why.get("Sink: discard")).isEmpty();
-        assertThat(why.get("Source: legacy")).hasValueSatisfying(reason -> assertThat(reason).contains("SourceFunction"));
+        assertThat(why.get("Source: legacy"))
+                .hasValueSatisfying(reason -> assertThat(reason).contains("SourceFunction"));
         assertThat(why.get("join")).as("two inputs, read a buffer at a time").isEmpty();
         assertThat(why.get("lookup")).as("Clonos's async operator replays").isEmpty();
-        assertThat(why.get("retried lookup")).hasValueSatisfying(reason -> assertThat(reason).contains("retries async I/O"));
+        assertThat(why.get("retried lookup"))
+                .hasValueSatisfying(reason -> assertThat(reason).contains("retries async I/O"));
     }
 
     @Test
@@ -97,34 +104,56 @@ class StreamTaskRewriterTest {
         new StreamTaskRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
 
         assertThat(headFactory(jobGraph, "lookup")).isEqualTo(CausalAsyncWaitOperatorFactory.class);
-        assertThat(headFactory(jobGraph, "retried lookup")).isEqualTo(AsyncWaitOperatorFactory.class);
+        assertThat(headFactory(jobGraph, "retried lookup"))
+                .isEqualTo(AsyncWaitOperatorFactory.class);
     }
 
     @Test
     void chainedAsyncOperatorsAreReplacedToo() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        DataStream<Long> numbers = env.fromSequence(1, 10).name("sequence").rebalance().map((MapFunction<Long, Long>) n -> n).name("tag");
-        AsyncDataStream.unorderedWait(numbers, new Lookup(), 1, TimeUnit.SECONDS).name("lookup").addSink(new DiscardingSink<>()).name("discard");
+        DataStream<Long> numbers =
+                env.fromSequence(1, 10)
+                        .name("sequence")
+                        .rebalance()
+                        .map((MapFunction<Long, Long>) n -> n)
+                        .name("tag");
+        AsyncDataStream.unorderedWait(numbers, new Lookup(), 1, TimeUnit.SECONDS)
+                .name("lookup")
+                .addSink(new DiscardingSink<>())
+                .name("discard");
         JobGraph jobGraph = env.getStreamGraph().getJobGraph();
 
         new StreamTaskRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
 
-        JobVertex chain = StreamSupport.stream(jobGraph.getVertices().spliterator(), false)
-                .filter(v -> v.getName().contains("lookup"))
-                .findFirst()
-                .orElseThrow();
-        Map<String, Class<?>> factories = new StreamConfig(chain.getConfiguration()).getTransitiveChainedTaskConfigsWithSelf(getClass().getClassLoader()).values().stream()
-                .collect(Collectors.toMap(StreamConfig::getOperatorName, c -> c.getStreamOperatorFactoryClass(getClass().getClassLoader())));
+        JobVertex chain =
+                StreamSupport.stream(jobGraph.getVertices().spliterator(), false)
+                        .filter(v -> v.getName().contains("lookup"))
+                        .findFirst()
+                        .orElseThrow();
+        Map<String, Class<?>> factories =
+                new StreamConfig(chain.getConfiguration())
+                                .getTransitiveChainedTaskConfigsWithSelf(
+                                        getClass().getClassLoader())
+                                .values()
+                                .stream()
+                                .collect(
+                                        Collectors.toMap(
+                                                StreamConfig::getOperatorName,
+                                                c ->
+                                                        c.getStreamOperatorFactoryClass(
+                                                                getClass().getClassLoader())));
         assertThat(factories).containsEntry("lookup", CausalAsyncWaitOperatorFactory.class);
         assertThat(VertexReplay.whyNotReplayable(chain.getConfiguration())).isEmpty();
     }
 
     private static Class<?> headFactory(JobGraph jobGraph, String vertexName) {
-        JobVertex vertex = StreamSupport.stream(jobGraph.getVertices().spliterator(), false)
-                .filter(v -> v.getName().equals(vertexName))
-                .findFirst()
-                .orElseThrow();
-        return new StreamConfig(vertex.getConfiguration()).getStreamOperatorFactoryClass(StreamTaskRewriterTest.class.getClassLoader());
+        JobVertex vertex =
+                StreamSupport.stream(jobGraph.getVertices().spliterator(), false)
+                        .filter(v -> v.getName().equals(vertexName))
+                        .findFirst()
+                        .orElseThrow();
+        return new StreamConfig(vertex.getConfiguration())
+                .getStreamOperatorFactoryClass(StreamTaskRewriterTest.class.getClassLoader());
     }
 
     @Test
@@ -146,12 +175,16 @@ class StreamTaskRewriterTest {
         env.disableOperatorChaining();
         DataStream<Long> numbers = env.fromSequence(1, 10).name("sequence");
         DataStream<Long> legacy = env.addSource(new OneNumber()).name("legacy");
-        DataStream<Long> tagged = numbers.rebalance().map((MapFunction<Long, Long>) n -> n).name("tag");
+        DataStream<Long> tagged =
+                numbers.rebalance().map((MapFunction<Long, Long>) n -> n).name("tag");
         DataStream<Long> joined = tagged.connect(legacy).map(new Identity()).name("join");
-        DataStream<Long> looked = AsyncDataStream.orderedWait(joined, new Lookup(), 1, TimeUnit.SECONDS).name("lookup");
-        AsyncRetryStrategy<Long> retries = new AsyncRetryStrategies.FixedDelayRetryStrategyBuilder<Long>(3, 10)
-                .ifException(RetryPredicates.HAS_EXCEPTION_PREDICATE)
-                .build();
+        DataStream<Long> looked =
+                AsyncDataStream.orderedWait(joined, new Lookup(), 1, TimeUnit.SECONDS)
+                        .name("lookup");
+        AsyncRetryStrategy<Long> retries =
+                new AsyncRetryStrategies.FixedDelayRetryStrategyBuilder<Long>(3, 10)
+                        .ifException(RetryPredicates.HAS_EXCEPTION_PREDICATE)
+                        .build();
         AsyncDataStream.orderedWaitWithRetry(looked, new Lookup(), 1, TimeUnit.SECONDS, 10, retries)
                 .name("retried lookup")
                 .addSink(new DiscardingSink<>())

@@ -56,7 +56,9 @@ class AsyncEntriesTest {
         entries.complete(c, List.of("C"));
         assertThat(emitted(entries)).as("behind the watermark").isEmpty();
         entries.complete(a, List.of("A"));
-        assertThat(emitted(entries)).as("then in the order they completed").containsExactly("A", "W10", "D", "C");
+        assertThat(emitted(entries))
+                .as("then in the order they completed")
+                .containsExactly("A", "W10", "D", "C");
         assertThat(entries.isEmpty()).isTrue();
     }
 
@@ -75,7 +77,8 @@ class AsyncEntriesTest {
     @Test
     void restoredCompletionsKeepTheirOrder() {
         AsyncEntries<String, String> entries = new AsyncEntries<>(false);
-        AsyncEntries.Entry<String, String> restored = new AsyncEntries.Entry<>(4, new StreamRecord<>("a"), null);
+        AsyncEntries.Entry<String, String> restored =
+                new AsyncEntries.Entry<>(4, new StreamRecord<>("a"), null);
         restored.results = List.of("A");
         restored.completedAs = 41;
         entries.restore(restored);
@@ -89,13 +92,14 @@ class AsyncEntriesTest {
 
     private static List<String> emitted(AsyncEntries<String, String> entries) {
         List<String> out = new ArrayList<>();
-        entries.emitReady(entry -> {
-            if (entry.isRecord()) {
-                out.addAll(entry.results);
-            } else {
-                out.add("W" + entry.watermark.getTimestamp());
-            }
-        });
+        entries.emitReady(
+                entry -> {
+                    if (entry.isRecord()) {
+                        out.addAll(entry.results);
+                    } else {
+                        out.add("W" + entry.watermark.getTimestamp());
+                    }
+                });
         return out;
     }
 }

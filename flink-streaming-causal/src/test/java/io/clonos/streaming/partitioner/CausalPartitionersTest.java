@@ -11,10 +11,10 @@
  */
 package io.clonos.streaming.partitioner;
 
-import io.clonos.runtime.causal.RecoveryDeadlines;
 import io.clonos.runtime.causal.CausalLogId;
 import io.clonos.runtime.causal.CausalRecovery;
 import io.clonos.runtime.causal.CausalTask;
+import io.clonos.runtime.causal.RecoveryDeadlines;
 import io.clonos.runtime.causal.SharedDelta;
 import io.clonos.runtime.causal.TaskCausalLog;
 
@@ -33,7 +33,10 @@ import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Partitioners that choose by chance or by history send a recovered task's records where its predecessor sent them. */
+/**
+ * Partitioners that choose by chance or by history send a recovered task's records where its
+ * predecessor sent them.
+ */
 class CausalPartitionersTest {
 
     private static final CausalLogId LOG = CausalLogId.main("vertex", 0);
@@ -55,14 +58,26 @@ class CausalPartitionersTest {
         return channels;
     }
 
-    private static void replaysItsPredecessorsChannels(Supplier<StreamPartitioner<Object>> partitioners) {
-        CausalTask predecessor = new CausalTask(new TaskCausalLog(LOG, 3), CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
+    private static void replaysItsPredecessorsChannels(
+            Supplier<StreamPartitioner<Object>> partitioners) {
+        CausalTask predecessor =
+                new CausalTask(
+                        new TaskCausalLog(LOG, 3),
+                        CausalRecovery.notRecovering("task", LOG),
+                        1,
+                        1,
+                        -1);
         List<Integer> original = channels(predecessor, partitioners.get());
         assertThat(original).as("records spread over the channels").hasSize(40);
 
         List<SharedDelta> deltas = new ArrayList<>();
-        predecessor.log().deltasSince(new TaskCausalLog.Position()).forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
-        CausalRecovery recovery = CausalRecovery.recovering("task", LOG, 3, 1, Duration.ofMinutes(1), new RecoveryDeadlines("test"));
+        predecessor
+                .log()
+                .deltasSince(new TaskCausalLog.Position())
+                .forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
+        CausalRecovery recovery =
+                CausalRecovery.recovering(
+                        "task", LOG, 3, 1, Duration.ofMinutes(1), new RecoveryDeadlines("test"));
         recovery.consumerConnected(0);
         recovery.determinantsReceived(0, deltas, () -> {});
         CausalTask recovered = new CausalTask(new TaskCausalLog(LOG, 3), recovery, 1, 1, -1);
@@ -88,9 +103,14 @@ class CausalPartitionersTest {
 
     @Test
     void onlyPartitionersThatChooseByChanceOrHistoryAreReplaced() {
-        assertThat(CausalPartitioners.replacementOf(new RebalancePartitioner<>())).isInstanceOf(CausalRoundRobinPartitioner.class).matches(p -> !p.isPointwise());
-        assertThat(CausalPartitioners.replacementOf(new RescalePartitioner<>())).isInstanceOf(CausalRoundRobinPartitioner.class).matches(StreamPartitioner::isPointwise);
-        assertThat(CausalPartitioners.replacementOf(new ShufflePartitioner<>())).isInstanceOf(CausalShufflePartitioner.class);
+        assertThat(CausalPartitioners.replacementOf(new RebalancePartitioner<>()))
+                .isInstanceOf(CausalRoundRobinPartitioner.class)
+                .matches(p -> !p.isPointwise());
+        assertThat(CausalPartitioners.replacementOf(new RescalePartitioner<>()))
+                .isInstanceOf(CausalRoundRobinPartitioner.class)
+                .matches(StreamPartitioner::isPointwise);
+        assertThat(CausalPartitioners.replacementOf(new ShufflePartitioner<>()))
+                .isInstanceOf(CausalShufflePartitioner.class);
         assertThat(CausalPartitioners.replacementOf(new ForwardPartitioner<>())).isNull();
     }
 }

@@ -90,15 +90,29 @@ class ChaosITCase {
         long lastLoss = 0;
         for (long delay : plan.killDelays) {
             Thread.sleep(delay);
-            Map<Integer, Set<String>> hosted = hostedSubtasks(cluster.getExecutionGraph(job).get(), taskManagers);
+            Map<Integer, Set<String>> hosted =
+                    hostedSubtasks(cluster.getExecutionGraph(job).get(), taskManagers);
             if (hosted.isEmpty()) {
                 break;
             }
-            int victim = Integer.parseInt(plan.nextVictim(new ArrayList<>(new TreeMap<>(hosted).keySet().stream().map(String::valueOf).toList())));
+            int victim =
+                    Integer.parseInt(
+                            plan.nextVictim(
+                                    new ArrayList<>(
+                                            new TreeMap<>(hosted)
+                                                    .keySet().stream()
+                                                            .map(String::valueOf)
+                                                            .toList())));
             lost.add(hosted.get(victim));
             cluster.terminateTaskManager(victim).get();
             lastLoss = System.nanoTime();
-            System.out.println("chaos seed " + seed + ": lost TaskManager " + victim + " with " + hosted.get(victim));
+            System.out.println(
+                    "chaos seed "
+                            + seed
+                            + ": lost TaskManager "
+                            + victim
+                            + " with "
+                            + hosted.get(victim));
         }
         assertThat(lost).as("TaskManagers lost while the job ran").isNotEmpty();
 
@@ -111,8 +125,19 @@ class ChaosITCase {
         } catch (TimeoutException e) {
             after = -1;
         }
-        AccessExecutionGraph finished = after < 0 ? cluster.getExecutionGraph(job).get() : cluster.getArchivedExecutionGraph(job).get();
-        ChaosVerdict verdict = ChaosVerdict.judge(plan, attempts(finished), lost, rest.exceptions(job.toHexString()), CommittedLinesSink.committedLines(output), after, remaining);
+        AccessExecutionGraph finished =
+                after < 0
+                        ? cluster.getExecutionGraph(job).get()
+                        : cluster.getArchivedExecutionGraph(job).get();
+        ChaosVerdict verdict =
+                ChaosVerdict.judge(
+                        plan,
+                        attempts(finished),
+                        lost,
+                        rest.exceptions(job.toHexString()),
+                        CommittedLinesSink.committedLines(output),
+                        after,
+                        remaining);
         System.out.println("chaos seed " + seed + ": " + verdict.summary());
         assertThat(verdict.problems).as("chaos " + plan + " (reproduce with this seed)").isEmpty();
     }
@@ -122,13 +147,16 @@ class ChaosITCase {
         while (rest.completedCheckpoints(job) < 1 && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
-        assertThat(rest.completedCheckpoints(job)).as("checkpoints before the first loss").isPositive();
+        assertThat(rest.completedCheckpoints(job))
+                .as("checkpoints before the first loss")
+                .isPositive();
     }
 
     /** Every TaskManager's start index by resource id, once all have registered. */
     private Map<String, Integer> awaitTaskManagers() throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (EmbeddedTaskManagers.indexes(cluster).size() < TASK_MANAGERS && System.nanoTime() < deadline) {
+        while (EmbeddedTaskManagers.indexes(cluster).size() < TASK_MANAGERS
+                && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
         Map<String, Integer> indexes = EmbeddedTaskManagers.indexes(cluster);
@@ -137,12 +165,20 @@ class ChaosITCase {
     }
 
     /** Per TaskManager (start index) that runs subtasks of the job: their names. */
-    private static Map<Integer, Set<String>> hostedSubtasks(AccessExecutionGraph graph, Map<String, Integer> taskManagers) {
+    private static Map<Integer, Set<String>> hostedSubtasks(
+            AccessExecutionGraph graph, Map<String, Integer> taskManagers) {
         Map<String, Set<String>> byResource = new TreeMap<>();
         for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            if (vertex.getExecutionState() == ExecutionState.RUNNING || vertex.getExecutionState() == ExecutionState.INITIALIZING || vertex.getExecutionState() == ExecutionState.DEPLOYING) {
-                String resource = vertex.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString();
-                byResource.computeIfAbsent(resource, r -> new TreeSet<>()).add(SliceRecoveryITCase.subtaskName(vertex));
+            if (vertex.getExecutionState() == ExecutionState.RUNNING
+                    || vertex.getExecutionState() == ExecutionState.INITIALIZING
+                    || vertex.getExecutionState() == ExecutionState.DEPLOYING) {
+                String resource =
+                        vertex.getCurrentAssignedResourceLocation()
+                                .getResourceID()
+                                .getResourceIdString();
+                byResource
+                        .computeIfAbsent(resource, r -> new TreeSet<>())
+                        .add(SliceRecoveryITCase.subtaskName(vertex));
             }
         }
         Map<Integer, Set<String>> byIndex = new TreeMap<>();
@@ -155,7 +191,9 @@ class ChaosITCase {
     private static Map<String, Integer> attempts(AccessExecutionGraph graph) {
         Map<String, Integer> attempts = new TreeMap<>();
         for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            attempts.put(SliceRecoveryITCase.subtaskName(vertex), vertex.getCurrentExecutionAttempt().getAttemptNumber());
+            attempts.put(
+                    SliceRecoveryITCase.subtaskName(vertex),
+                    vertex.getCurrentExecutionAttempt().getAttemptNumber());
         }
         return attempts;
     }

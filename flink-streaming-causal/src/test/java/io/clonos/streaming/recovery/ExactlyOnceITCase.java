@@ -12,11 +12,11 @@
 
 package io.clonos.streaming.recovery;
 
-import io.clonos.runtime.minicluster.ClonosMiniCluster;
-import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.HashChainJob;
 import io.clonos.examples.HashChains;
+import io.clonos.runtime.minicluster.ClonosMiniCluster;
+import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 import io.clonos.streaming.causal.CausalServices;
 import io.clonos.streaming.standby.StandbyPlacement;
 
@@ -76,37 +76,48 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Exactly-once local recovery of a deliberately nondeterministic job on a real embedded cluster.
  *
- * <p>Two sources feed one keyed operator through four channels, so the order in which it reads
- * them differs on every run; per record it also reads Flink's processing time, the causal time
- * service and the causal random service, and it fires processing-time timers of all keys at the
- * same instants; in the one-stage job, processing-time windows chained to it summarize each key's
- * links. Every effect (a record, a timer or a window) extends its key's hash chain: sequence number, previous digest, new digest,
- * where the digest covers the input, the time and the random number. A recovered task that did not
- * reproduce its predecessor exactly emits links that break the chain at the sink; one that lost or
- * repeated work emits gaps or repeated sequence numbers.
+ * <p>Two sources feed one keyed operator through four channels, so the order in which it reads them
+ * differs on every run; per record it also reads Flink's processing time, the causal time service
+ * and the causal random service, and it fires processing-time timers of all keys at the same
+ * instants; in the one-stage job, processing-time windows chained to it summarize each key's links.
+ * Every effect (a record, a timer or a window) extends its key's hash chain: sequence number,
+ * previous digest, new digest, where the digest covers the input, the time and the random number. A
+ * recovered task that did not reproduce its predecessor exactly emits links that break the chain at
+ * the sink; one that lost or repeated work emits gaps or repeated sequence numbers.
  */
 class ExactlyOnceITCase {
 
     private static final long NUMBERS = 8_000;
     private static final int KEYS = 8;
     private static final int PARALLELISM = 2;
-    /** The first keyed stage of the one-stage job: the hash chain and its processing-time windows. */
+
+    /**
+     * The first keyed stage of the one-stage job: the hash chain and its processing-time windows.
+     */
     private static final String FIRST_STAGE = "chain -> window";
 
-    /** Where the sink commits the links it received (key, sequence, previous digest, digest, input). */
+    /**
+     * Where the sink commits the links it received (key, sequence, previous digest, digest, input).
+     */
     private static volatile String output;
 
     @TempDir Path work;
 
     private static final AtomicBoolean FAILED = new AtomicBoolean();
+
     /** The subtasks of {@link #failingToo} that failed. */
-    private static final Set<Integer> FAILED_TOO = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final Set<Integer> FAILED_TOO =
+            java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /** Which operator fails too, right after the first failure; null: none. */
     private static volatile String failingToo;
+
     /** Whether every subtask of {@link #failingToo} fails, not only subtask 0. */
     private static volatile boolean everySubtaskFailsToo;
+
     /** Which operator's subtask 0 fails in its first attempt, and after how many records. */
     private static volatile String failing;
+
     private static volatile long failAfter;
 
     private ClonosMiniCluster cluster;
@@ -134,7 +145,8 @@ class ExactlyOnceITCase {
         config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        config.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
         cluster = ClonosMiniCluster.create(config, 3, 2);
         cluster.start();
     }
@@ -181,7 +193,14 @@ class ExactlyOnceITCase {
     @Test
     void consecutiveFailuresBeyondTheDsdFallBackAndStayExactlyOnce() throws Exception {
         Set<String> all = new HashSet<>();
-        for (String operator : new String[] {"Source: left -> left-tag", "Source: right -> right-tag", "chain -> rekey", "chain2", "Sink: sink"}) {
+        for (String operator :
+                new String[] {
+                    "Source: left -> left-tag",
+                    "Source: right -> right-tag",
+                    "chain -> rekey",
+                    "chain2",
+                    "Sink: sink"
+                }) {
             for (int i = 0; i < (operator.startsWith("Sink") ? 1 : PARALLELISM); i++) {
                 all.add(operator + "[" + i + "]");
             }
@@ -198,7 +217,13 @@ class ExactlyOnceITCase {
     @Test
     void lostDeterminantsWithAtLeastOnceFallbackRestartOnlyTheFailedTasks() throws Exception {
         everySubtaskFailsToo = true;
-        startCluster(Configuration.fromMap(Map.of("clonos.determinant-sharing-depth", "1", "clonos.recovery.orphan-fallback", "at-least-once")));
+        startCluster(
+                Configuration.fromMap(
+                        Map.of(
+                                "clonos.determinant-sharing-depth",
+                                "1",
+                                "clonos.recovery.orphan-fallback",
+                                "at-least-once")));
         failing = "chain";
         failingToo = "chain2";
         failAfter = NUMBERS / PARALLELISM / 2;
@@ -207,10 +232,13 @@ class ExactlyOnceITCase {
         assertThat(FAILED_TOO).hasSize(PARALLELISM);
         // the sink may restart too: when it finds a derailed producer's output diverging it fails
         // that producer, and may lose the race with the release of its partition
-        assertThat(restartedSubtasks(graph)).as("no global rollback")
+        assertThat(restartedSubtasks(graph))
+                .as("no global rollback")
                 .contains("chain -> rekey[0]", "chain2[0]", "chain2[1]")
                 .isSubsetOf("chain -> rekey[0]", "chain2[0]", "chain2[1]", "Sink: sink[0]");
-        assertThat(HashChains.lostInputs(committedLinks(), new String[] {"left", "right"}, NUMBERS)).as("inputs lost").isEmpty();
+        assertThat(HashChains.lostInputs(committedLinks(), new String[] {"left", "right"}, NUMBERS))
+                .as("inputs lost")
+                .isEmpty();
     }
 
     private void consecutiveFailures(String dsd, Set<String> restarted) throws Exception {
@@ -220,7 +248,9 @@ class ExactlyOnceITCase {
         failAfter = NUMBERS / PARALLELISM / 2;
         AccessExecutionGraph graph = run(true);
 
-        assertThat(FAILED_TOO).as("the consecutive injected failures happened").hasSize(everySubtaskFailsToo ? PARALLELISM : 1);
+        assertThat(FAILED_TOO)
+                .as("the consecutive injected failures happened")
+                .hasSize(everySubtaskFailsToo ? PARALLELISM : 1);
         assertThat(restartedSubtasks(graph)).isEqualTo(restarted);
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
@@ -243,11 +273,12 @@ class ExactlyOnceITCase {
 
         assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
         Set<String> onLost = new HashSet<>();
-        locations.forEach((subtask, taskManager) -> {
-            if (taskManager.equals(lost)) {
-                onLost.add(subtask);
-            }
-        });
+        locations.forEach(
+                (subtask, taskManager) -> {
+                    if (taskManager.equals(lost)) {
+                        onLost.add(subtask);
+                    }
+                });
         Set<String> restarted = restartedSubtasks(cluster.getArchivedExecutionGraph(job).get());
         assertThat(onLost).contains(FIRST_STAGE + "[0]");
         assertThat(restarted).as("only the lost TaskManager's tasks restart").isEqualTo(onLost);
@@ -262,17 +293,25 @@ class ExactlyOnceITCase {
     @Test
     void lostTaskManagerIsReplacedByStandbysExactlyOnce() throws Exception {
         Path tmp = Files.createDirectories(work.resolve("tmp-" + System.nanoTime()));
-        startCluster(Configuration.fromMap(Map.of(
-                "clonos.standby.enabled", "true",
-                "io.tmp.dirs", tmp.toString(),
-                "state.checkpoints.dir", work.resolve("checkpoints-" + System.nanoTime()).toUri().toString(),
-                "state.checkpoint-storage", "filesystem",
-                // RocksDB with incremental checkpoints: the replacement restores its instance from
-                // the standby's directory, and its next checkpoints refer to the files it restored
-                "state.backend.type", "rocksdb",
-                "state.backend.incremental", "true",
-                // every piece of state in a file: the standbys have something to copy
-                "state.storage.fs.memory-threshold", "0")));
+        startCluster(
+                Configuration.fromMap(
+                        Map.of(
+                                "clonos.standby.enabled", "true",
+                                "io.tmp.dirs", tmp.toString(),
+                                "state.checkpoints.dir",
+                                        work.resolve("checkpoints-" + System.nanoTime())
+                                                .toUri()
+                                                .toString(),
+                                "state.checkpoint-storage", "filesystem",
+                                // RocksDB with incremental checkpoints: the replacement restores
+                                // its instance from
+                                // the standby's directory, and its next checkpoints refer to the
+                                // files it restored
+                                "state.backend.type", "rocksdb",
+                                "state.backend.incremental", "true",
+                                // every piece of state in a file: the standbys have something to
+                                // copy
+                                "state.storage.fs.memory-threshold", "0")));
         failing = null;
         // long enough to be running still once the standbys have settled and hold a checkpoint
         JobID job = cluster.submitJob(jobGraph(false, false, 3 * NUMBERS)).get().getJobID();
@@ -284,7 +323,9 @@ class ExactlyOnceITCase {
         Map<String, String> locations = awaitStandbysOffTheirPrimaries(job);
         String lost = locations.get(subtask);
         String standby = locations.get("Standby: " + subtask);
-        assertThat(cluster.getExecutionGraph(job).get().getState()).as("the job still runs").isEqualTo(org.apache.flink.api.common.JobStatus.RUNNING);
+        assertThat(cluster.getExecutionGraph(job).get().getState())
+                .as("the job still runs")
+                .isEqualTo(org.apache.flink.api.common.JobStatus.RUNNING);
         cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();
 
         assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
@@ -299,11 +340,16 @@ class ExactlyOnceITCase {
     }
 
     /**
-     * Waits until every subtask runs and every standby runs on another TaskManager than its
-     * primary ({@code clonos.standby.placement: spread}); returns where each runs.
+     * Waits until every subtask runs and every standby runs on another TaskManager than its primary
+     * ({@code clonos.standby.placement: spread}); returns where each runs.
      */
     private Map<String, String> awaitStandbysOffTheirPrimaries(JobID job) throws Exception {
-        return StandbyPlacement.awaitSpread(cluster, job, ExactlyOnceITCase::subtaskName, graph -> true, Duration.ofSeconds(60));
+        return StandbyPlacement.awaitSpread(
+                cluster,
+                job,
+                ExactlyOnceITCase::subtaskName,
+                graph -> true,
+                Duration.ofSeconds(60));
     }
 
     private static void awaitCommittedLinks(long links) throws Exception {
@@ -311,23 +357,35 @@ class ExactlyOnceITCase {
         while (committedLinks().size() < links && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        assertThat(committedLinks().size()).as("links committed before the TaskManager is lost").isGreaterThanOrEqualTo((int) links);
+        assertThat(committedLinks().size())
+                .as("links committed before the TaskManager is lost")
+                .isGreaterThanOrEqualTo((int) links);
     }
 
-    /** Each subtask's current attempt: its name as {@link #restartedSubtasks} spells it -> attempt number. */
+    /**
+     * Each subtask's current attempt: its name as {@link #restartedSubtasks} spells it -> attempt
+     * number.
+     */
     private static Map<String, Integer> attemptNumbers(AccessExecutionGraph graph) {
         Map<String, Integer> attempts = new HashMap<>();
         for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            attempts.put(subtaskName(vertex), vertex.getCurrentExecutionAttempt().getAttemptNumber());
+            attempts.put(
+                    subtaskName(vertex), vertex.getCurrentExecutionAttempt().getAttemptNumber());
         }
         return attempts;
     }
 
-    /** Where each subtask runs: its name as {@link #restartedSubtasks} spells it -> TaskManager id. */
+    /**
+     * Where each subtask runs: its name as {@link #restartedSubtasks} spells it -> TaskManager id.
+     */
     private static Map<String, String> subtaskLocations(AccessExecutionGraph graph) {
         Map<String, String> locations = new HashMap<>();
         for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            locations.put(subtaskName(vertex), vertex.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString());
+            locations.put(
+                    subtaskName(vertex),
+                    vertex.getCurrentAssignedResourceLocation()
+                            .getResourceID()
+                            .getResourceIdString());
         }
         return locations;
     }
@@ -363,7 +421,8 @@ class ExactlyOnceITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
         env.enableCheckpointing(250);
-        source(env, "left").keyBy(t -> t.f0)
+        source(env, "left")
+                .keyBy(t -> t.f0)
                 .connect(source(env, "right").keyBy(t -> t.f0))
                 .process(new CoHashChain())
                 .name("co-chain")
@@ -378,28 +437,39 @@ class ExactlyOnceITCase {
     }
 
     /** One hash chain per key over the records of both inputs, in the order the task reads them. */
-    static final class CoHashChain extends KeyedCoProcessFunction<Long, Tuple3<Long, String, Long>, Tuple3<Long, String, Long>, String> {
+    static final class CoHashChain
+            extends KeyedCoProcessFunction<
+                    Long, Tuple3<Long, String, Long>, Tuple3<Long, String, Long>, String> {
         private transient ValueState<Tuple2<Long, Long>> chain;
         private long seen;
 
         @Override
         public void open(OpenContext openContext) {
-            chain = getRuntimeContext().getState(new ValueStateDescriptor<>("seq-and-digest", Types.TUPLE(Types.LONG, Types.LONG)));
+            chain =
+                    getRuntimeContext()
+                            .getState(
+                                    new ValueStateDescriptor<>(
+                                            "seq-and-digest", Types.TUPLE(Types.LONG, Types.LONG)));
         }
 
         @Override
-        public void processElement1(Tuple3<Long, String, Long> in, Context ctx, Collector<String> out) throws Exception {
+        public void processElement1(
+                Tuple3<Long, String, Long> in, Context ctx, Collector<String> out)
+                throws Exception {
             link(in, out);
         }
 
         @Override
-        public void processElement2(Tuple3<Long, String, Long> in, Context ctx, Collector<String> out) throws Exception {
+        public void processElement2(
+                Tuple3<Long, String, Long> in, Context ctx, Collector<String> out)
+                throws Exception {
             link(in, out);
         }
 
         private void link(Tuple3<Long, String, Long> in, Collector<String> out) throws Exception {
             maybeFail(getRuntimeContext(), "co-chain", ++seen);
-            out.collect(HashChains.link(chain, in.f0, HashChains.mix(in.f2, in.f1.hashCode()), in.f1));
+            out.collect(
+                    HashChains.link(chain, in.f0, HashChains.mix(in.f2, in.f1.hashCode()), in.f1));
         }
     }
 
@@ -427,16 +497,20 @@ class ExactlyOnceITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
         env.enableCheckpointing(250);
-        DataStream<Tuple3<Long, String, Long>> rekeyed = source(env, "left").union(source(env, "right"))
-                .keyBy(t -> t.f0)
-                .process(new HashChain("chain"))
-                .name("chain")
-                .map(ExactlyOnceITCase::rekey)
-                .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
-                .name("rekey");
+        DataStream<Tuple3<Long, String, Long>> rekeyed =
+                source(env, "left")
+                        .union(source(env, "right"))
+                        .keyBy(t -> t.f0)
+                        .process(new HashChain("chain"))
+                        .name("chain")
+                        .map(ExactlyOnceITCase::rekey)
+                        .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
+                        .name("rekey");
         (ordered
-                        ? AsyncDataStream.orderedWait(rekeyed, new NondeterministicLookup(), 30, TimeUnit.SECONDS, 4)
-                        : AsyncDataStream.unorderedWait(rekeyed, new NondeterministicLookup(), 30, TimeUnit.SECONDS, 4))
+                        ? AsyncDataStream.orderedWait(
+                                rekeyed, new NondeterministicLookup(), 30, TimeUnit.SECONDS, 4)
+                        : AsyncDataStream.unorderedWait(
+                                rekeyed, new NondeterministicLookup(), 30, TimeUnit.SECONDS, 4))
                 .name("lookup")
                 .keyBy(t -> t.f0)
                 .process(new HashChain("chain2"))
@@ -453,7 +527,8 @@ class ExactlyOnceITCase {
     }
 
     /** Answers after a random delay with a random digest; one record in five at once. */
-    static final class NondeterministicLookup extends RichAsyncFunction<Tuple3<Long, String, Long>, Tuple3<Long, String, Long>> {
+    static final class NondeterministicLookup
+            extends RichAsyncFunction<Tuple3<Long, String, Long>, Tuple3<Long, String, Long>> {
         private transient ExecutorService threads;
         private long seen;
 
@@ -463,20 +538,23 @@ class ExactlyOnceITCase {
         }
 
         @Override
-        public void asyncInvoke(Tuple3<Long, String, Long> in, ResultFuture<Tuple3<Long, String, Long>> result) {
+        public void asyncInvoke(
+                Tuple3<Long, String, Long> in, ResultFuture<Tuple3<Long, String, Long>> result) {
             maybeFail(getRuntimeContext(), "lookup", ++seen);
             if (in.f2 % 5 == 0) {
                 result.complete(List.of(answer(in)));
                 return;
             }
-            threads.execute(() -> {
-                LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(2_000_000));
-                result.complete(List.of(answer(in)));
-            });
+            threads.execute(
+                    () -> {
+                        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(2_000_000));
+                        result.complete(List.of(answer(in)));
+                    });
         }
 
         private static Tuple3<Long, String, Long> answer(Tuple3<Long, String, Long> in) {
-            return Tuple3.of(in.f0, in.f1, HashChain.mix(in.f2, ThreadLocalRandom.current().nextLong()));
+            return Tuple3.of(
+                    in.f0, in.f1, HashChain.mix(in.f2, ThreadLocalRandom.current().nextLong()));
         }
 
         @Override
@@ -544,28 +622,29 @@ class ExactlyOnceITCase {
         env.enableCheckpointing(250);
         DataStream<Tuple3<Long, String, Long>> left = source(env, "left", numbers);
         DataStream<Tuple3<Long, String, Long>> right = source(env, "right", numbers);
-        DataStream<String> links = left.union(right).keyBy(t -> t.f0).process(new HashChain("chain")).name("chain");
+        DataStream<String> links =
+                left.union(right).keyBy(t -> t.f0).process(new HashChain("chain")).name("chain");
         if (twoStages) {
             // a second keyed stage, fed by the first through a shuffle: links rekeyed by digest
-            SingleOutputStreamOperator<Tuple3<Long, String, Long>> rekeyed = (rebalanced ? links.rebalance() : links).map(ExactlyOnceITCase::rekey)
-                    .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
-                    .name("rekey");
+            SingleOutputStreamOperator<Tuple3<Long, String, Long>> rekeyed =
+                    (rebalanced ? links.rebalance() : links)
+                            .map(ExactlyOnceITCase::rekey)
+                            .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
+                            .name("rekey");
             if (rebalanced) {
                 // five channels: Flink's rebalance would pick its predecessor's channel by chance
                 // one time in five
                 rekeyed.setParallelism(5);
             }
-            links = rekeyed
-                    .keyBy(t -> t.f0)
-                    .process(new HashChain("chain2"))
-                    .name("chain2");
+            links = rekeyed.keyBy(t -> t.f0).process(new HashChain("chain2")).name("chain2");
         } else {
             // processing-time windows over each key's links, chained to the keyed operator: the
             // windows of all keys end at the same instant and fire together
-            DataStream<String> windows = DataStreamUtils.reinterpretAsKeyedStream(links, HashChains::keyOf, Types.LONG)
-                    .window(TumblingProcessingTimeWindows.of(Duration.ofMillis(100)))
-                    .process(new HashChainJob.WindowChain())
-                    .name("window");
+            DataStream<String> windows =
+                    DataStreamUtils.reinterpretAsKeyedStream(links, HashChains::keyOf, Types.LONG)
+                            .window(TumblingProcessingTimeWindows.of(Duration.ofMillis(100)))
+                            .process(new HashChainJob.WindowChain())
+                            .name("window");
             links = links.union(windows);
         }
         links.addSink(new CommittedLinesSink(output))
@@ -575,20 +654,28 @@ class ExactlyOnceITCase {
         return env.getStreamGraph().getJobGraph();
     }
 
-    private static DataStream<Tuple3<Long, String, Long>> source(StreamExecutionEnvironment env, String name) {
+    private static DataStream<Tuple3<Long, String, Long>> source(
+            StreamExecutionEnvironment env, String name) {
         return source(env, name, NUMBERS);
     }
 
-    private static DataStream<Tuple3<Long, String, Long>> source(StreamExecutionEnvironment env, String name, long numbers) {
+    private static DataStream<Tuple3<Long, String, Long>> source(
+            StreamExecutionEnvironment env, String name, long numbers) {
         return env.fromSource(
-                        new DataGeneratorSource<>(index -> index + 1, numbers, RateLimiterStrategy.perSecond(1_500), Types.LONG),
+                        new DataGeneratorSource<>(
+                                index -> index + 1,
+                                numbers,
+                                RateLimiterStrategy.perSecond(1_500),
+                                Types.LONG),
                         WatermarkStrategy.noWatermarks(),
                         name)
                 .map(new Tag(name))
                 .name(name + "-tag");
     }
 
-    /** A link of the first stage as input of the second: (key by digest, the link's input, digest). */
+    /**
+     * A link of the first stage as input of the second: (key by digest, the link's input, digest).
+     */
     static Tuple3<Long, String, Long> rekey(String link) {
         String[] f = link.split(",");
         long digest = Long.parseLong(f[3]);
@@ -611,16 +698,31 @@ class ExactlyOnceITCase {
         }
     }
 
-    static void maybeFail(org.apache.flink.api.common.functions.RuntimeContext context, String operator, long seen) {
+    static void maybeFail(
+            org.apache.flink.api.common.functions.RuntimeContext context,
+            String operator,
+            long seen) {
         int subtask = context.getTaskInfo().getIndexOfThisSubtask();
         if (context.getTaskInfo().getAttemptNumber() != 0) {
             return;
         }
-        if (subtask == 0 && operator.equals(failing) && seen == failAfter && FAILED.compareAndSet(false, true)) {
-            throw new RuntimeException("Injected failure of " + operator + "[0] after " + seen + " records");
+        if (subtask == 0
+                && operator.equals(failing)
+                && seen == failAfter
+                && FAILED.compareAndSet(false, true)) {
+            throw new RuntimeException(
+                    "Injected failure of " + operator + "[0] after " + seen + " records");
         }
-        if ((subtask == 0 || everySubtaskFailsToo) && operator.equals(failingToo) && FAILED.get() && FAILED_TOO.add(subtask)) {
-            throw new RuntimeException("Injected failure of " + operator + "[" + subtask + "] right after the first failure");
+        if ((subtask == 0 || everySubtaskFailsToo)
+                && operator.equals(failingToo)
+                && FAILED.get()
+                && FAILED_TOO.add(subtask)) {
+            throw new RuntimeException(
+                    "Injected failure of "
+                            + operator
+                            + "["
+                            + subtask
+                            + "] right after the first failure");
         }
     }
 
@@ -628,7 +730,8 @@ class ExactlyOnceITCase {
      * Extends each key's hash chain with every record and every timer. The digest depends on the
      * order of the records, the processing time, the causal time and the causal random numbers.
      */
-    static final class HashChain extends KeyedProcessFunction<Long, Tuple3<Long, String, Long>, String> {
+    static final class HashChain
+            extends KeyedProcessFunction<Long, Tuple3<Long, String, Long>, String> {
         private final String name;
         private transient ValueState<Tuple2<Long, Long>> chain;
         private transient CausalServices causal;
@@ -640,26 +743,41 @@ class ExactlyOnceITCase {
 
         @Override
         public void open(OpenContext openContext) {
-            chain = getRuntimeContext().getState(new ValueStateDescriptor<>("seq-and-digest", Types.TUPLE(Types.LONG, Types.LONG)));
+            chain =
+                    getRuntimeContext()
+                            .getState(
+                                    new ValueStateDescriptor<>(
+                                            "seq-and-digest", Types.TUPLE(Types.LONG, Types.LONG)));
             causal = CausalServices.of(getRuntimeContext());
         }
 
         @Override
-        public void processElement(Tuple3<Long, String, Long> in, Context ctx, Collector<String> out) throws Exception {
+        public void processElement(
+                Tuple3<Long, String, Long> in, Context ctx, Collector<String> out)
+                throws Exception {
             maybeFail(getRuntimeContext(), name, ++seen);
             long now = ctx.timerService().currentProcessingTime();
             // the timers of all keys are due at the same instant
             ctx.timerService().registerProcessingTimeTimer(now - now % 50 + 50);
-            long value = mix(mix(mix(in.f2, in.f1.hashCode()), now), mix(causal.currentTimeMillis(), causal.random().nextInt()));
+            long value =
+                    mix(
+                            mix(mix(in.f2, in.f1.hashCode()), now),
+                            mix(causal.currentTimeMillis(), causal.random().nextInt()));
             link(out, in.f0, value, in.f1);
         }
 
         @Override
-        public void onTimer(long timestamp, OnTimerContext ctx, Collector<String> out) throws Exception {
-            link(out, ctx.getCurrentKey(), mix(timestamp, ctx.timerService().currentProcessingTime()), name + "-timer:" + ctx.getCurrentKey() + ":" + timestamp);
+        public void onTimer(long timestamp, OnTimerContext ctx, Collector<String> out)
+                throws Exception {
+            link(
+                    out,
+                    ctx.getCurrentKey(),
+                    mix(timestamp, ctx.timerService().currentProcessingTime()),
+                    name + "-timer:" + ctx.getCurrentKey() + ":" + timestamp);
         }
 
-        private void link(Collector<String> out, long key, long value, String input) throws Exception {
+        private void link(Collector<String> out, long key, long value, String input)
+                throws Exception {
             out.collect(HashChains.link(chain, key, value, input));
         }
 
@@ -679,7 +797,9 @@ class ExactlyOnceITCase {
 
     private static List<String> committedLinks() throws java.io.IOException {
         Path directory = Paths.get(output);
-        return Files.isDirectory(directory) ? CommittedLinesSink.committedLines(directory) : List.of();
+        return Files.isDirectory(directory)
+                ? CommittedLinesSink.committedLines(directory)
+                : List.of();
     }
 
     /** Subtasks (operator name[index]) whose current attempt is not the first. */
@@ -697,7 +817,9 @@ class ExactlyOnceITCase {
     private static String subtaskName(AccessExecutionVertex vertex) {
         String name = vertex.getTaskNameWithSubtaskIndex();
         String operator = name.substring(0, name.lastIndexOf(" ("));
-        int index = Integer.parseInt(name.substring(name.lastIndexOf(" (") + 2, name.lastIndexOf('/'))) - 1;
+        int index =
+                Integer.parseInt(name.substring(name.lastIndexOf(" (") + 2, name.lastIndexOf('/')))
+                        - 1;
         return operator + "[" + index + "]";
     }
 }

@@ -16,7 +16,6 @@ import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.ValueState;
@@ -97,7 +96,8 @@ class LocalFailoverITCase {
         config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        config.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
         cluster = ClonosMiniCluster.create(config, taskManagers, slots);
         cluster.start();
     }
@@ -148,7 +148,10 @@ class LocalFailoverITCase {
      */
     @Test
     void failedTwoInputTaskIsRecoveredLocally() throws Exception {
-        startCluster(3, 2, Configuration.fromMap(java.util.Map.of("clonos.determinant-sharing-depth", "0")));
+        startCluster(
+                3,
+                2,
+                Configuration.fromMap(java.util.Map.of("clonos.determinant-sharing-depth", "0")));
         FailureSwitch.arm("running-sum", 1, NUMBERS / PARALLELISM / 3);
         JobID job = cluster.submitJob(twoInputJobGraph()).get().getJobID();
         assertThat(cluster.requestJobResult(job).get(90, TimeUnit.SECONDS).isSuccess()).isTrue();
@@ -158,7 +161,10 @@ class LocalFailoverITCase {
         assertCheckpointCompletedAfter(graph, FailureSwitch.failedAt());
     }
 
-    /** The odd numbers from one source, the even ones from another, summed per key by a two-input task. */
+    /**
+     * The odd numbers from one source, the even ones from another, summed per key by a two-input
+     * task.
+     */
     private static JobGraph twoInputJobGraph() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
@@ -175,9 +181,14 @@ class LocalFailoverITCase {
         return env.getStreamGraph().getJobGraph();
     }
 
-    private static DataStream<Tuple2<Long, Long>> numbers(StreamExecutionEnvironment env, String name, long first) {
+    private static DataStream<Tuple2<Long, Long>> numbers(
+            StreamExecutionEnvironment env, String name, long first) {
         return env.fromSource(
-                        new DataGeneratorSource<>(index -> first + 2 * index, NUMBERS / 2, RateLimiterStrategy.perSecond(1_000), Types.LONG),
+                        new DataGeneratorSource<>(
+                                index -> first + 2 * index,
+                                NUMBERS / 2,
+                                RateLimiterStrategy.perSecond(1_000),
+                                Types.LONG),
                         WatermarkStrategy.noWatermarks(),
                         name)
                 .map(n -> Tuple2.of(n % KEYS, n))
@@ -186,7 +197,9 @@ class LocalFailoverITCase {
     }
 
     /** The running sum of {@link RunningSum}, fed by two inputs. */
-    static final class TwoInputRunningSum extends org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction<Long, Tuple2<Long, Long>, Tuple2<Long, Long>, String> {
+    static final class TwoInputRunningSum
+            extends org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction<
+                    Long, Tuple2<Long, Long>, Tuple2<Long, Long>, String> {
         private transient ValueState<Tuple2<Long, Long>> countAndSum;
         private long seen;
 
@@ -196,17 +209,23 @@ class LocalFailoverITCase {
         }
 
         @Override
-        public void processElement1(Tuple2<Long, Long> tagged, Context ctx, Collector<String> out) throws Exception {
+        public void processElement1(Tuple2<Long, Long> tagged, Context ctx, Collector<String> out)
+                throws Exception {
             add(tagged, out);
         }
 
         @Override
-        public void processElement2(Tuple2<Long, Long> tagged, Context ctx, Collector<String> out) throws Exception {
+        public void processElement2(Tuple2<Long, Long> tagged, Context ctx, Collector<String> out)
+                throws Exception {
             add(tagged, out);
         }
 
         private void add(Tuple2<Long, Long> tagged, Collector<String> out) throws Exception {
-            FailureSwitch.maybeFail("running-sum", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), getRuntimeContext().getTaskInfo().getAttemptNumber(), ++seen);
+            FailureSwitch.maybeFail(
+                    "running-sum",
+                    getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                    getRuntimeContext().getTaskInfo().getAttemptNumber(),
+                    ++seen);
             out.collect(RunningSum.add(countAndSum, tagged));
         }
     }
@@ -273,11 +292,12 @@ class LocalFailoverITCase {
         Set<String> killed = new HashSet<>(before);
         killed.removeAll(after);
         Set<String> onKilled = new HashSet<>();
-        locations.forEach((subtask, tm) -> {
-            if (killed.contains(tm)) {
-                onKilled.add(subtask);
-            }
-        });
+        locations.forEach(
+                (subtask, tm) -> {
+                    if (killed.contains(tm)) {
+                        onKilled.add(subtask);
+                    }
+                });
         AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
         assertThat(onKilled).isNotEmpty();
         assertThat(restartedSubtasks(graph)).isEqualTo(onKilled);
@@ -293,7 +313,11 @@ class LocalFailoverITCase {
         env.enableCheckpointing(200);
         DataStream<Tuple2<Long, Long>> tagged =
                 env.fromSource(
-                                new DataGeneratorSource<>(index -> index + 1, NUMBERS, RateLimiterStrategy.perSecond(2_000), Types.LONG),
+                                new DataGeneratorSource<>(
+                                        index -> index + 1,
+                                        NUMBERS,
+                                        RateLimiterStrategy.perSecond(2_000),
+                                        Types.LONG),
                                 WatermarkStrategy.noWatermarks(),
                                 "source")
                         .map(new Tag())
@@ -313,7 +337,11 @@ class LocalFailoverITCase {
 
         @Override
         public Tuple2<Long, Long> map(Long n) {
-            FailureSwitch.maybeFail("tag", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), getRuntimeContext().getTaskInfo().getAttemptNumber(), ++seen);
+            FailureSwitch.maybeFail(
+                    "tag",
+                    getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                    getRuntimeContext().getTaskInfo().getAttemptNumber(),
+                    ++seen);
             return Tuple2.of(n % KEYS, n);
         }
     }
@@ -325,9 +353,13 @@ class LocalFailoverITCase {
         }
 
         /** Adds a number to its key's running count and sum; returns the line for the sink. */
-        static String add(ValueState<Tuple2<Long, Long>> countAndSum, Tuple2<Long, Long> tagged) throws Exception {
+        static String add(ValueState<Tuple2<Long, Long>> countAndSum, Tuple2<Long, Long> tagged)
+                throws Exception {
             Tuple2<Long, Long> current = countAndSum.value();
-            Tuple2<Long, Long> next = current == null ? Tuple2.of(1L, tagged.f1) : Tuple2.of(current.f0 + 1, current.f1 + tagged.f1);
+            Tuple2<Long, Long> next =
+                    current == null
+                            ? Tuple2.of(1L, tagged.f1)
+                            : Tuple2.of(current.f0 + 1, current.f1 + tagged.f1);
             countAndSum.update(next);
             return tagged.f0 + "," + tagged.f1 + "," + next.f0 + "," + next.f1;
         }
@@ -341,18 +373,28 @@ class LocalFailoverITCase {
         }
 
         @Override
-        public void processElement(Tuple2<Long, Long> tagged, Context ctx, Collector<String> out) throws Exception {
-            FailureSwitch.maybeFail("running-sum", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), getRuntimeContext().getTaskInfo().getAttemptNumber(), ++seen);
+        public void processElement(Tuple2<Long, Long> tagged, Context ctx, Collector<String> out)
+                throws Exception {
+            FailureSwitch.maybeFail(
+                    "running-sum",
+                    getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                    getRuntimeContext().getTaskInfo().getAttemptNumber(),
+                    ++seen);
             out.collect(add(countAndSum, tagged));
         }
     }
 
-    static final class CollectingSink extends org.apache.flink.streaming.api.functions.sink.RichSinkFunction<String> {
+    static final class CollectingSink
+            extends org.apache.flink.streaming.api.functions.sink.RichSinkFunction<String> {
         private long seen;
 
         @Override
         public void invoke(String value, SinkFunction.Context context) {
-            FailureSwitch.maybeFail("sink", getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), getRuntimeContext().getTaskInfo().getAttemptNumber(), ++seen);
+            FailureSwitch.maybeFail(
+                    "sink",
+                    getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                    getRuntimeContext().getTaskInfo().getAttemptNumber(),
+                    ++seen);
             SINK.add(value);
         }
     }
@@ -362,8 +404,10 @@ class LocalFailoverITCase {
         private static volatile String operator;
         private static volatile int subtask;
         private static volatile long afterRecords;
+
         /** After how many records the second attempt fails too; 0: it does not. */
         private static volatile long againAfterRecords;
+
         private static final AtomicLong FAILED_AT = new AtomicLong();
         private static final AtomicLong FAILED_AGAIN_AT = new AtomicLong();
 
@@ -392,11 +436,29 @@ class LocalFailoverITCase {
             if (!op.equals(operator) || index != subtask) {
                 return;
             }
-            if (attempt == 0 && records == afterRecords && FAILED_AT.compareAndSet(0, System.currentTimeMillis())) {
-                throw new RuntimeException("Injected failure of " + op + "[" + index + "] after " + records + " records");
+            if (attempt == 0
+                    && records == afterRecords
+                    && FAILED_AT.compareAndSet(0, System.currentTimeMillis())) {
+                throw new RuntimeException(
+                        "Injected failure of "
+                                + op
+                                + "["
+                                + index
+                                + "] after "
+                                + records
+                                + " records");
             }
-            if (attempt == 1 && records == againAfterRecords && FAILED_AGAIN_AT.compareAndSet(0, System.currentTimeMillis())) {
-                throw new RuntimeException("Injected failure of " + op + "[" + index + "] during its recovery, after " + records + " records");
+            if (attempt == 1
+                    && records == againAfterRecords
+                    && FAILED_AGAIN_AT.compareAndSet(0, System.currentTimeMillis())) {
+                throw new RuntimeException(
+                        "Injected failure of "
+                                + op
+                                + "["
+                                + index
+                                + "] during its recovery, after "
+                                + records
+                                + " records");
             }
         }
     }
@@ -418,9 +480,12 @@ class LocalFailoverITCase {
     }
 
     private static void assertCheckpointCompletedAfter(AccessExecutionGraph graph, long timestamp) {
-        CompletedCheckpointStats latest = graph.getCheckpointStatsSnapshot().getHistory().getLatestCompletedCheckpoint();
+        CompletedCheckpointStats latest =
+                graph.getCheckpointStatsSnapshot().getHistory().getLatestCompletedCheckpoint();
         assertThat(latest).as("a completed checkpoint").isNotNull();
-        assertThat(latest.getTriggerTimestamp()).as("the last completed checkpoint was triggered after the failure").isGreaterThan(timestamp);
+        assertThat(latest.getTriggerTimestamp())
+                .as("the last completed checkpoint was triggered after the failure")
+                .isGreaterThan(timestamp);
     }
 
     /** Subtasks (operator name[index]) whose current attempt is not the first. */
@@ -437,12 +502,18 @@ class LocalFailoverITCase {
     private static Map<String, String> subtaskLocations(AccessExecutionGraph graph) {
         Map<String, String> locations = new HashMap<>();
         for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            locations.put(shortName(vertex.getTaskNameWithSubtaskIndex()), vertex.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString());
+            locations.put(
+                    shortName(vertex.getTaskNameWithSubtaskIndex()),
+                    vertex.getCurrentAssignedResourceLocation()
+                            .getResourceID()
+                            .getResourceIdString());
         }
         return locations;
     }
 
-    /** "Source: source -> tag (1/2)#0" -> "source[0]"; "running-sum (1/2)#0" -> "running-sum[0]". */
+    /**
+     * "Source: source -> tag (1/2)#0" -> "source[0]"; "running-sum (1/2)#0" -> "running-sum[0]".
+     */
     private static String shortName(String taskNameWithSubtask) {
         String name = taskNameWithSubtask.replace("Source: ", "").replace("Sink: ", "");
         int arrow = name.indexOf(" -> ");
@@ -467,7 +538,11 @@ class LocalFailoverITCase {
 
     private JsonNode rest(String path) throws Exception {
         URI base = cluster.getRestAddress().get();
-        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(base.resolve(path)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response =
+                HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(base.resolve(path)).build(),
+                                HttpResponse.BodyHandlers.ofString());
         return new ObjectMapper().readTree(response.body());
     }
 
@@ -476,6 +551,8 @@ class LocalFailoverITCase {
         while (SINK.size() < records && Instant.now().isBefore(deadline)) {
             Thread.sleep(50);
         }
-        assertThat(SINK.size()).as("records through the job before the TaskManager is lost").isGreaterThanOrEqualTo((int) records);
+        assertThat(SINK.size())
+                .as("records through the job before the TaskManager is lost")
+                .isGreaterThanOrEqualTo((int) records);
     }
 }

@@ -53,8 +53,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class SliceRecoveryITCase {
 
-    /** The issue's job: source -> keyBy timers -> rebalance map -> keyBy state -> keyBy state -> chain. */
+    /**
+     * The issue's job: source -> keyBy timers -> rebalance map -> keyBy state -> keyBy state ->
+     * chain.
+     */
     static final String SLICE_SHAPE = "keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2";
+
     private static final long COUNT = 12_000;
     private static final int RATE = 1_000;
 
@@ -82,25 +86,41 @@ class SliceRecoveryITCase {
 
         awaitCommittedLinks(output, COUNT / 3);
         Map<String, String> locations = subtaskLocations(cluster.getExecutionGraph(job).get());
-        String source = locations.keySet().stream().filter(s -> s.startsWith("Source: source") && s.endsWith("[0]")).findFirst().orElseThrow();
+        String source =
+                locations.keySet().stream()
+                        .filter(s -> s.startsWith("Source: source") && s.endsWith("[0]"))
+                        .findFirst()
+                        .orElseThrow();
         String lost = locations.get(source);
         Set<String> onLost = new TreeSet<>();
-        locations.forEach((subtask, taskManager) -> {
-            if (taskManager.equals(lost)) {
-                onLost.add(subtask);
-            }
-        });
-        assertThat(onLost).as("the lost TaskManager holds a slice: subtasks of every stage").hasSize(shape.depth());
+        locations.forEach(
+                (subtask, taskManager) -> {
+                    if (taskManager.equals(lost)) {
+                        onLost.add(subtask);
+                    }
+                });
+        assertThat(onLost)
+                .as("the lost TaskManager holds a slice: subtasks of every stage")
+                .hasSize(shape.depth());
         long killed = System.nanoTime();
         cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();
 
         // what was left to generate, and 15 s for the recovery
         long bound = COUNT * 2 / 3 / RATE + 15;
-        assertThat(cluster.requestJobResult(job).get(bound + 60, TimeUnit.SECONDS).isSuccess()).isTrue();
+        assertThat(cluster.requestJobResult(job).get(bound + 60, TimeUnit.SECONDS).isSuccess())
+                .isTrue();
         long took = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - killed);
         AccessExecutionGraph finished = cluster.getArchivedExecutionGraph(job).get();
-        assertThat(restartedSubtasks(finished)).as("only the lost TaskManager's subtasks restart, once").isEqualTo(onLost);
-        assertThat(HashChains.violations(CommittedLinesSink.committedLines(output), GeneratedJob.SOURCES, COUNT)).as("broken, lossy or repeated hash chains").isEmpty();
+        assertThat(restartedSubtasks(finished))
+                .as("only the lost TaskManager's subtasks restart, once")
+                .isEqualTo(onLost);
+        assertThat(
+                        HashChains.violations(
+                                CommittedLinesSink.committedLines(output),
+                                GeneratedJob.SOURCES,
+                                COUNT))
+                .as("broken, lossy or repeated hash chains")
+                .isEmpty();
         assertThat(took).as("seconds from the loss to the job's end").isLessThanOrEqualTo(bound);
     }
 
@@ -114,7 +134,8 @@ class SliceRecoveryITCase {
         config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
         config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        config.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
         config.setString("clonos.determinant-sharing-depth", dsd);
         ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 4, 2);
         cluster.start();
@@ -123,19 +144,26 @@ class SliceRecoveryITCase {
 
     static void awaitCommittedLinks(Path output, long links) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        while (CommittedLinesSink.committedLines(output).size() < links && System.nanoTime() < deadline) {
+        while (CommittedLinesSink.committedLines(output).size() < links
+                && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
-        assertThat(CommittedLinesSink.committedLines(output).size()).as("links committed before the loss").isGreaterThanOrEqualTo((int) links);
+        assertThat(CommittedLinesSink.committedLines(output).size())
+                .as("links committed before the loss")
+                .isGreaterThanOrEqualTo((int) links);
     }
 
-    /** Subtasks whose attempt is not the first; attempt 1 for each is asserted by the set equality with attempts. */
+    /**
+     * Subtasks whose attempt is not the first; attempt 1 for each is asserted by the set equality
+     * with attempts.
+     */
     static Set<String> restartedSubtasks(AccessExecutionGraph graph) {
         Set<String> restarted = new TreeSet<>();
         for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
             int attempt = vertex.getCurrentExecutionAttempt().getAttemptNumber();
             if (attempt > 0) {
-                restarted.add(attempt == 1 ? subtaskName(vertex) : subtaskName(vertex) + "#" + attempt);
+                restarted.add(
+                        attempt == 1 ? subtaskName(vertex) : subtaskName(vertex) + "#" + attempt);
             }
         }
         return restarted;
@@ -144,7 +172,11 @@ class SliceRecoveryITCase {
     static Map<String, String> subtaskLocations(AccessExecutionGraph graph) {
         Map<String, String> locations = new HashMap<>();
         for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            locations.put(subtaskName(vertex), vertex.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString());
+            locations.put(
+                    subtaskName(vertex),
+                    vertex.getCurrentAssignedResourceLocation()
+                            .getResourceID()
+                            .getResourceIdString());
         }
         return locations;
     }
@@ -153,7 +185,9 @@ class SliceRecoveryITCase {
     static String subtaskName(AccessExecutionVertex vertex) {
         String name = vertex.getTaskNameWithSubtaskIndex();
         String operator = name.substring(0, name.lastIndexOf(" ("));
-        int index = Integer.parseInt(name.substring(name.lastIndexOf(" (") + 2, name.lastIndexOf('/'))) - 1;
+        int index =
+                Integer.parseInt(name.substring(name.lastIndexOf(" (") + 2, name.lastIndexOf('/')))
+                        - 1;
         return operator + "[" + index + "]";
     }
 }

@@ -80,21 +80,34 @@ class StandbyITCase {
 
             List<Path> copies = awaitStandbyCopies(tmp, job, result);
 
-            assertThat(result.get(120, TimeUnit.SECONDS)).satisfies(r -> assertThat(((org.apache.flink.runtime.jobmaster.JobResult) r).isSuccess()).isTrue());
-            assertThat(copies).as("local copies of checkpointed state on the standbys' side").isNotEmpty();
+            assertThat(result.get(120, TimeUnit.SECONDS))
+                    .satisfies(
+                            r ->
+                                    assertThat(
+                                                    ((org.apache.flink.runtime.jobmaster.JobResult)
+                                                                    r)
+                                                            .isSuccess())
+                                            .isTrue());
+            assertThat(copies)
+                    .as("local copies of checkpointed state on the standbys' side")
+                    .isNotEmpty();
             AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
             List<String> standbyVertices = new ArrayList<>();
             for (AccessExecutionJobVertex vertex : graph.getVerticesTopologically()) {
                 if (vertex.getName().startsWith("Standby: ")) {
                     standbyVertices.add(vertex.getName());
                     for (AccessExecutionVertex subtask : vertex.getTaskVertices()) {
-                        assertThat(subtask.getExecutionState()).as(subtask.getTaskNameWithSubtaskIndex()).isEqualTo(ExecutionState.FINISHED);
+                        assertThat(subtask.getExecutionState())
+                                .as(subtask.getTaskNameWithSubtaskIndex())
+                                .isEqualTo(ExecutionState.FINISHED);
                     }
                 }
             }
             assertThat(standbyVertices).as("one standby vertex per vertex").hasSize(3);
             try (Stream<Path> left = Files.walk(tmp.resolve("clonos-standby"))) {
-                assertThat(left.filter(Files::isRegularFile)).as("standbys delete their copies when they end").isEmpty();
+                assertThat(left.filter(Files::isRegularFile))
+                        .as("standbys delete their copies when they end")
+                        .isEmpty();
             }
         }
     }
@@ -114,14 +127,19 @@ class StandbyITCase {
             cluster.start();
             JobID job = cluster.submitJob(jobGraph()).get().getJobID();
 
-            assertThat(((org.apache.flink.runtime.jobmaster.JobResult) cluster.requestJobResult(job).get(120, TimeUnit.SECONDS)).isSuccess()).isTrue();
+            assertThat(
+                            ((org.apache.flink.runtime.jobmaster.JobResult)
+                                            cluster.requestJobResult(job)
+                                                    .get(120, TimeUnit.SECONDS))
+                                    .isSuccess())
+                    .isTrue();
         }
     }
 
     /**
      * Under {@code spread} (the default) every standby runs on another TaskManager than its
-     * primary, although Flink placed some next to theirs; after a TaskManager is lost, the
-     * standbys of the subtasks it hosted are activated, and new standbys appear, spread again.
+     * primary, although Flink placed some next to theirs; after a TaskManager is lost, the standbys
+     * of the subtasks it hosted are activated, and new standbys appear, spread again.
      */
     @Test
     void standbysRunAwayFromTheirPrimariesAndAreReplacedAfterATaskManagerIsLost() throws Exception {
@@ -146,19 +164,29 @@ class StandbyITCase {
             cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();
 
             Map<String, String> after = awaitSpread(cluster, job, 1);
-            assertThat(after.get("count (1/2)")).as("the replacement runs where its standby was").isEqualTo(before.get("Standby: count (1/2)"));
-            assertThat(after.values()).as("nothing runs on the lost TaskManager").doesNotContain(lost);
+            assertThat(after.get("count (1/2)"))
+                    .as("the replacement runs where its standby was")
+                    .isEqualTo(before.get("Standby: count (1/2)"));
+            assertThat(after.values())
+                    .as("nothing runs on the lost TaskManager")
+                    .doesNotContain(lost);
             cluster.cancelJob(job).get();
         }
     }
 
     /**
      * Waits until every subtask runs, the lost TaskManager's subtasks in attempt {@code attempt},
-     * and every standby on another TaskManager than its primary; returns where each runs (task
-     * name with subtask -> TaskManager).
+     * and every standby on another TaskManager than its primary; returns where each runs (task name
+     * with subtask -> TaskManager).
      */
-    private static Map<String, String> awaitSpread(ClonosMiniCluster cluster, JobID job, int attempt) throws Exception {
-        return StandbyPlacement.awaitSpread(cluster, job, AccessExecutionVertex::getTaskNameWithSubtaskIndex, graph -> countAttempt(graph) >= attempt, Duration.ofSeconds(40));
+    private static Map<String, String> awaitSpread(
+            ClonosMiniCluster cluster, JobID job, int attempt) throws Exception {
+        return StandbyPlacement.awaitSpread(
+                cluster,
+                job,
+                AccessExecutionVertex::getTaskNameWithSubtaskIndex,
+                graph -> countAttempt(graph) >= attempt,
+                Duration.ofSeconds(40));
     }
 
     /** The attempt of the first subtask of {@code count}; -1 before the job's graph is there. */
@@ -172,7 +200,8 @@ class StandbyITCase {
     }
 
     /** Waits until the standbys copied state files, while the job runs. */
-    private static List<Path> awaitStandbyCopies(Path tmp, JobID job, CompletableFuture<?> result) throws Exception {
+    private static List<Path> awaitStandbyCopies(Path tmp, JobID job, CompletableFuture<?> result)
+            throws Exception {
         Path standbys = tmp.resolve("clonos-standby").resolve(job.toHexString());
         while (!result.isDone()) {
             if (Files.isDirectory(standbys)) {
@@ -197,7 +226,11 @@ class StandbyITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
         env.enableCheckpointing(200);
-        env.fromSource(new DataGeneratorSource<>(n -> n, records, RateLimiterStrategy.perSecond(1_000), Types.LONG), WatermarkStrategy.noWatermarks(), "numbers")
+        env.fromSource(
+                        new DataGeneratorSource<>(
+                                n -> n, records, RateLimiterStrategy.perSecond(1_000), Types.LONG),
+                        WatermarkStrategy.noWatermarks(),
+                        "numbers")
                 .keyBy(n -> n % 16)
                 .process(new Count())
                 .name("count")

@@ -24,7 +24,10 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
-/** For tests: waits for standbys to run away from their primaries ({@code clonos.standby.placement: spread}). */
+/**
+ * For tests: waits for standbys to run away from their primaries ({@code clonos.standby.placement:
+ * spread}).
+ */
 public final class StandbyPlacement {
 
     private static final String STANDBY = "Standby: ";
@@ -37,7 +40,11 @@ public final class StandbyPlacement {
      * {@code name} (a standby's name is its primary's after "Standby: ", as its vertex's is).
      */
     public static Map<String, String> awaitSpread(
-            MiniCluster cluster, JobID job, Function<AccessExecutionVertex, String> name, Predicate<AccessExecutionGraph> alsoSettled, Duration timeout)
+            MiniCluster cluster,
+            JobID job,
+            Function<AccessExecutionVertex, String> name,
+            Predicate<AccessExecutionGraph> alsoSettled,
+            Duration timeout)
             throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         Map<String, String> locations = new HashMap<>();
@@ -47,14 +54,22 @@ public final class StandbyPlacement {
             boolean settled = graph.getAllExecutionVertices().iterator().hasNext();
             for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
                 if (vertex.getExecutionState() == ExecutionState.RUNNING) {
-                    locations.put(name.apply(vertex), vertex.getCurrentAssignedResourceLocation().getResourceID().getResourceIdString());
+                    locations.put(
+                            name.apply(vertex),
+                            vertex.getCurrentAssignedResourceLocation()
+                                    .getResourceID()
+                                    .getResourceIdString());
                 } else {
                     settled = false;
                 }
             }
             for (Map.Entry<String, String> entry : locations.entrySet()) {
                 if (entry.getKey().startsWith(STANDBY)) {
-                    settled &= !entry.getValue().equals(locations.get(entry.getKey().substring(STANDBY.length())));
+                    settled &=
+                            !entry.getValue()
+                                    .equals(
+                                            locations.get(
+                                                    entry.getKey().substring(STANDBY.length())));
                 }
             }
             if (settled && alsoSettled.test(graph)) {
@@ -62,6 +77,8 @@ public final class StandbyPlacement {
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("Not every standby runs on another TaskManager than its primary in time: " + locations);
+        throw new AssertionError(
+                "Not every standby runs on another TaskManager than its primary in time: "
+                        + locations);
     }
 }

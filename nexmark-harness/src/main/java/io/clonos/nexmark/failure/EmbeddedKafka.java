@@ -12,12 +12,11 @@
 
 package io.clonos.nexmark.failure;
 
-import kafka.server.KafkaConfig;
-import kafka.server.KafkaRaftServer;
-
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.util.FileUtils;
 
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.metadata.storage.Formatter;
@@ -59,7 +58,12 @@ public final class EmbeddedKafka implements AutoCloseable {
         props.put("process.roles", "broker,controller");
         props.put("node.id", "1");
         props.put("controller.quorum.voters", "1@localhost:" + controllerPort);
-        props.put("listeners", "PLAINTEXT://localhost:" + brokerPort + ",CONTROLLER://localhost:" + controllerPort);
+        props.put(
+                "listeners",
+                "PLAINTEXT://localhost:"
+                        + brokerPort
+                        + ",CONTROLLER://localhost:"
+                        + controllerPort);
         props.put("advertised.listeners", "PLAINTEXT://localhost:" + brokerPort);
         props.put("controller.listener.names", "CONTROLLER");
         props.put("inter.broker.listener.name", "PLAINTEXT");

@@ -12,12 +12,12 @@
 
 package io.clonos.nexmark.failure;
 
+import org.apache.flink.annotation.Internal;
+
 import org.apache.beam.sdk.nexmark.NexmarkConfiguration;
 import org.apache.beam.sdk.nexmark.NexmarkUtils;
 import org.apache.beam.sdk.nexmark.sources.generator.Generator;
 import org.apache.beam.sdk.nexmark.sources.generator.GeneratorConfig;
-import org.apache.flink.annotation.Internal;
-
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -31,10 +31,10 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The failure experiment's rate-limited generator: Beam Nexmark's event generator, with a fixed
  * base time so that every run publishes the same events, written to the input topic at the
- * generator's pace (event {@code i} at the start plus its offset from the base time). Event
- * {@code i} goes to partition {@code i mod partitions}, so where the input ends is known before it
- * is written. The record's timestamp is the event's time, which therefore maps to the wall-clock
- * time it was due to be sent: the reference of end-to-end latency.
+ * generator's pace (event {@code i} at the start plus its offset from the base time). Event {@code
+ * i} goes to partition {@code i mod partitions}, so where the input ends is known before it is
+ * written. The record's timestamp is the event's time, which therefore maps to the wall-clock time
+ * it was due to be sent: the reference of end-to-end latency.
  */
 @Internal
 public final class EventPublisher implements AutoCloseable {
@@ -55,7 +55,13 @@ public final class EventPublisher implements AutoCloseable {
     private Thread thread;
 
     /** With {@code paced} false, the same events are written as fast as the broker takes them. */
-    public EventPublisher(String bootstrapServers, String topic, int partitions, long events, int rate, boolean paced) {
+    public EventPublisher(
+            String bootstrapServers,
+            String topic,
+            int partitions,
+            long events,
+            int rate,
+            boolean paced) {
         this.bootstrapServers = bootstrapServers;
         this.topic = topic;
         this.partitions = partitions;
@@ -73,7 +79,10 @@ public final class EventPublisher implements AutoCloseable {
         return end;
     }
 
-    /** Beam's Nexmark configuration of the experiment: {@code events} events at {@code rate} per second, in event-time order. */
+    /**
+     * Beam's Nexmark configuration of the experiment: {@code events} events at {@code rate} per
+     * second, in event-time order.
+     */
     static NexmarkConfiguration configuration(long events, int rate) {
         NexmarkConfiguration config = NexmarkConfiguration.DEFAULT.copy();
         config.numEvents = events;
@@ -82,7 +91,8 @@ public final class EventPublisher implements AutoCloseable {
         config.rateUnit = NexmarkUtils.RateUnit.PER_SECOND;
         config.firstEventRate = rate;
         config.nextEventRate = rate;
-        // no delayed events: each partition is in event-time order, so no result depends on lateness
+        // no delayed events: each partition is in event-time order, so no result depends on
+        // lateness
         config.probDelayedEvent = 0;
         config.outOfOrderGroupSize = 1;
         return config;
@@ -114,7 +124,8 @@ public final class EventPublisher implements AutoCloseable {
         thread.join();
         Throwable t = failure.get();
         if (t != null) {
-            throw new IllegalStateException("Publishing the Nexmark events to " + topic + " failed", t);
+            throw new IllegalStateException(
+                    "Publishing the Nexmark events to " + topic + " failed", t);
         }
     }
 
@@ -123,11 +134,14 @@ public final class EventPublisher implements AutoCloseable {
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         props.put(ProducerConfig.ACKS_CONFIG, "all");
         props.put(ProducerConfig.LINGER_MS_CONFIG, 2);
-        // one request at a time: unpaced, the in-process broker rejected reordered idempotent batches
+        // one request at a time: unpaced, the in-process broker rejected reordered idempotent
+        // batches
         props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        Generator generator = new Generator(new GeneratorConfig(configuration(events, rate), BASE_TIME, 1, events, 0));
+        Generator generator =
+                new Generator(
+                        new GeneratorConfig(configuration(events, rate), BASE_TIME, 1, events, 0));
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
             for (long i = 0; generator.hasNext() && !closed; i++) {
                 Generator.NextEvent next = generator.nextEvent();
@@ -135,11 +149,18 @@ public final class EventPublisher implements AutoCloseable {
                 if (paced && wait > 0) {
                     Thread.sleep(wait);
                 }
-                producer.send(new ProducerRecord<>(topic, (int) (i % partitions), next.eventTimestamp, null, NexmarkEvent.encode(next.event)), (metadata, e) -> {
-                    if (e != null) {
-                        failure.compareAndSet(null, e);
-                    }
-                });
+                producer.send(
+                        new ProducerRecord<>(
+                                topic,
+                                (int) (i % partitions),
+                                next.eventTimestamp,
+                                null,
+                                NexmarkEvent.encode(next.event)),
+                        (metadata, e) -> {
+                            if (e != null) {
+                                failure.compareAndSet(null, e);
+                            }
+                        });
                 published.incrementAndGet();
             }
             producer.flush();

@@ -21,10 +21,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The failure experiment's figures of one system, from the committed output records: for each,
- * when it reached the broker and the wall-clock time its input was due to arrive; the difference
- * is its end-to-end latency. Time is bucketed as the paper sampled it, {@value #BUCKET_MS} ms at a
- * time.
+ * The failure experiment's figures of one system, from the committed output records: for each, when
+ * it reached the broker and the wall-clock time its input was due to arrive; the difference is its
+ * end-to-end latency. Time is bucketed as the paper sampled it, {@value #BUCKET_MS} ms at a time.
  *
  * <p>Recovery time follows the paper: from the failure until the latency is back within 10% of its
  * level before it. The level is the mean latency over the {@code baselineMs} before the failure. A
@@ -70,7 +69,10 @@ public final class FailureFigures {
         long baselineFrom = Math.max(first, killedAt - baselineMs);
 
         this.baselineLatencyMs = meanLatency(outputs, baselineFrom, killedAt);
-        this.latencyBoundMs = Math.max(Math.round(baselineLatencyMs * 1.1), percentile(outputs, baselineFrom, killedAt, 0.99));
+        this.latencyBoundMs =
+                Math.max(
+                        Math.round(baselineLatencyMs * 1.1),
+                        percentile(outputs, baselineFrom, killedAt, 0.99));
 
         long recoveredAt = killedAt;
         int inBounds = 0;
@@ -87,7 +89,12 @@ public final class FailureFigures {
 
         long previous = killedAt;
         long gap = 0;
-        for (long appended : outputs.stream().mapToLong(Output::appendedAt).filter(t -> t >= killedAt).sorted().toArray()) {
+        for (long appended :
+                outputs.stream()
+                        .mapToLong(Output::appendedAt)
+                        .filter(t -> t >= killedAt)
+                        .sorted()
+                        .toArray()) {
             gap = Math.max(gap, appended - previous);
             previous = appended;
         }
@@ -96,13 +103,24 @@ public final class FailureFigures {
         this.p99BeforeMs = percentile(outputs, first, killedAt, 0.99);
         this.p99AfterMs = percentile(outputs, killedAt, last + 1, 0.99);
 
-        for (long from = killedAt - ((killedAt - first) / BUCKET_MS + 1) * BUCKET_MS; from <= last; from += BUCKET_MS) {
+        for (long from = killedAt - ((killedAt - first) / BUCKET_MS + 1) * BUCKET_MS;
+                from <= last;
+                from += BUCKET_MS) {
             long count = count(outputs, from, from + BUCKET_MS);
-            timeline.add(String.format(Locale.ROOT, "%s,%d,%d,%.0f,%d", system, from - killedAt, count, count * 1000.0 / BUCKET_MS, meanLatency(outputs, from, from + BUCKET_MS)));
+            timeline.add(
+                    String.format(
+                            Locale.ROOT,
+                            "%s,%d,%d,%.0f,%d",
+                            system,
+                            from - killedAt,
+                            count,
+                            count * 1000.0 / BUCKET_MS,
+                            meanLatency(outputs, from, from + BUCKET_MS)));
         }
     }
 
-    static final String TIMELINE_HEADER = "system,ms_since_kill,results,results_per_second,mean_latency_ms";
+    static final String TIMELINE_HEADER =
+            "system,ms_since_kill,results,results_per_second,mean_latency_ms";
 
     private static long count(List<Output> outputs, long from, long to) {
         return outputs.stream().filter(o -> o.appendedAt() >= from && o.appendedAt() < to).count();
@@ -110,16 +128,33 @@ public final class FailureFigures {
 
     /** Mean latency of the output that reached the broker in [from, to), -1 if none did. */
     static long meanLatency(List<Output> outputs, long from, long to) {
-        return Math.round(outputs.stream().filter(o -> o.appendedAt() >= from && o.appendedAt() < to).mapToLong(Output::latency).average().orElse(-1));
+        return Math.round(
+                outputs.stream()
+                        .filter(o -> o.appendedAt() >= from && o.appendedAt() < to)
+                        .mapToLong(Output::latency)
+                        .average()
+                        .orElse(-1));
     }
 
     private static long percentile(List<Output> outputs, long from, long to, double p) {
-        return Percentiles.of(outputs.stream().filter(o -> o.appendedAt() >= from && o.appendedAt() < to).mapToLong(Output::latency), p);
+        return Percentiles.of(
+                outputs.stream()
+                        .filter(o -> o.appendedAt() >= from && o.appendedAt() < to)
+                        .mapToLong(Output::latency),
+                p);
     }
 
     String json() {
-        return String.format(Locale.ROOT,
+        return String.format(
+                Locale.ROOT,
                 "{\"results\":%d,\"baselineLatencyMs\":%d,\"latencyBoundMs\":%d,\"recoveryMs\":%d,\"longestOutputGapMs\":%d,\"latencyP50BeforeMs\":%d,\"latencyP99BeforeMs\":%d,\"latencyP99AfterMs\":%d}",
-                results, baselineLatencyMs, latencyBoundMs, recoveryMs, longestGapMs, p50BeforeMs, p99BeforeMs, p99AfterMs);
+                results,
+                baselineLatencyMs,
+                latencyBoundMs,
+                recoveryMs,
+                longestGapMs,
+                p50BeforeMs,
+                p99BeforeMs,
+                p99AfterMs);
     }
 }

@@ -52,13 +52,13 @@ import java.util.Set;
 /**
  * Nexmark Q3 and Q8 as Flink jobs between Kafka topics, for the failure experiment: a Kafka source
  * (one partition per subtask; it ends at the offsets the input ends at), the query, and Flink's
- * transactional Kafka sink (exactly once: a consumer that reads committed records sees each
- * result once). The queries are Beam Nexmark's: Q3, local item suggestion, joins new persons in
- * Oregon, Idaho and California with the auctions of category 10 they open (name, city, state,
- * auction id); Q8, monitor new users, joins the persons with the auctions they open in the same
- * tumbling event-time window (person id, name, auction reserve). Each output record carries the
- * event time it answers (Q3: the later of the two events; Q8: the window's end) in its
- * {@value #EVENT_TIME_HEADER} header, from which the experiment computes end-to-end latency.
+ * transactional Kafka sink (exactly once: a consumer that reads committed records sees each result
+ * once). The queries are Beam Nexmark's: Q3, local item suggestion, joins new persons in Oregon,
+ * Idaho and California with the auctions of category 10 they open (name, city, state, auction id);
+ * Q8, monitor new users, joins the persons with the auctions they open in the same tumbling
+ * event-time window (person id, name, auction reserve). Each output record carries the event time
+ * it answers (Q3: the later of the two events; Q8: the window's end) in its {@value
+ * #EVENT_TIME_HEADER} header, from which the experiment computes end-to-end latency.
  */
 @Internal
 public final class FailureJob {
@@ -80,66 +80,101 @@ public final class FailureJob {
      * What one run of the job reads and writes; {@code guarantee} is the sink's (the failure-free
      * reference run needs no transactions).
      */
-    public record Topics(String bootstrapServers, String input, Map<Integer, Long> inputEnd, String output, String transactionalIdPrefix, DeliveryGuarantee guarantee) {}
+    public record Topics(
+            String bootstrapServers,
+            String input,
+            Map<Integer, Long> inputEnd,
+            String output,
+            String transactionalIdPrefix,
+            DeliveryGuarantee guarantee) {}
 
     /**
      * The job of query {@code query} (3 or 8) at parallelism {@code parallelism}, checkpointing
      * every {@code checkpointIntervalMs}; {@code windowSeconds} is Q8's window size.
      */
-    public static JobGraph build(int query, Topics topics, int parallelism, long checkpointIntervalMs, long windowSeconds) {
+    public static JobGraph build(
+            int query,
+            Topics topics,
+            int parallelism,
+            long checkpointIntervalMs,
+            long windowSeconds) {
         if (!QUERIES.contains(query)) {
-            throw new IllegalArgumentException("The failure experiment runs Nexmark query 3 or 8, not " + query + ".");
+            throw new IllegalArgumentException(
+                    "The failure experiment runs Nexmark query 3 or 8, not " + query + ".");
         }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         env.enableCheckpointing(checkpointIntervalMs);
 
         Map<TopicPartition, Long> end = new HashMap<>();
-        topics.inputEnd().forEach((partition, offset) -> end.put(new TopicPartition(topics.input(), partition), offset));
-        KafkaSource<String> source = KafkaSource.<String>builder()
-                .setBootstrapServers(topics.bootstrapServers())
-                .setTopics(topics.input())
-                .setGroupId(topics.transactionalIdPrefix())
-                .setStartingOffsets(OffsetsInitializer.earliest())
-                .setBounded(OffsetsInitializer.offsets(end))
-                .setValueOnlyDeserializer(new SimpleStringSchema())
-                .setProperty("commit.offsets.on.checkpoint", "false")
-                .build();
+        topics.inputEnd()
+                .forEach(
+                        (partition, offset) ->
+                                end.put(new TopicPartition(topics.input(), partition), offset));
+        KafkaSource<String> source =
+                KafkaSource.<String>builder()
+                        .setBootstrapServers(topics.bootstrapServers())
+                        .setTopics(topics.input())
+                        .setGroupId(topics.transactionalIdPrefix())
+                        .setStartingOffsets(OffsetsInitializer.earliest())
+                        .setBounded(OffsetsInitializer.offsets(end))
+                        .setValueOnlyDeserializer(new SimpleStringSchema())
+                        .setProperty("commit.offsets.on.checkpoint", "false")
+                        .build();
         // the record timestamps are the events' times, in order within each partition
-        DataStream<NexmarkEvent> events = env.fromSource(source, WatermarkStrategy.<String>forMonotonousTimestamps(), "nexmark-events")
-                .flatMap((FlatMapFunction<String, NexmarkEvent>) (line, out) -> {
-                    NexmarkEvent event = NexmarkEvent.parse(line);
-                    if (event != null) {
-                        out.collect(event);
-                    }
-                })
-                .returns(NexmarkEvent.class)
-                .name("parse");
-        DataStream<NexmarkEvent> persons = events.filter(e -> e.kind == NexmarkEvent.PERSON).name("persons");
-        DataStream<NexmarkEvent> auctions = events.filter(e -> e.kind == NexmarkEvent.AUCTION).name("auctions");
+        DataStream<NexmarkEvent> events =
+                env.fromSource(
+                                source,
+                                WatermarkStrategy.<String>forMonotonousTimestamps(),
+                                "nexmark-events")
+                        .flatMap(
+                                (FlatMapFunction<String, NexmarkEvent>)
+                                        (line, out) -> {
+                                            NexmarkEvent event = NexmarkEvent.parse(line);
+                                            if (event != null) {
+                                                out.collect(event);
+                                            }
+                                        })
+                        .returns(NexmarkEvent.class)
+                        .name("parse");
+        DataStream<NexmarkEvent> persons =
+                events.filter(e -> e.kind == NexmarkEvent.PERSON).name("persons");
+        DataStream<NexmarkEvent> auctions =
+                events.filter(e -> e.kind == NexmarkEvent.AUCTION).name("auctions");
 
         DataStream<String> results;
         if (query == 3) {
-            results = persons.filter(p -> Q3_STATES.contains(p.state)).name("q3-persons")
-                    .connect(auctions.filter(a -> a.category == Q3_CATEGORY).name("q3-auctions"))
-                    .keyBy((KeySelector<NexmarkEvent, Long>) p -> p.id, (KeySelector<NexmarkEvent, Long>) a -> a.seller)
-                    .process(new LocalItemSuggestion())
-                    .name("q3-join");
+            results =
+                    persons.filter(p -> Q3_STATES.contains(p.state))
+                            .name("q3-persons")
+                            .connect(
+                                    auctions.filter(a -> a.category == Q3_CATEGORY)
+                                            .name("q3-auctions"))
+                            .keyBy(
+                                    (KeySelector<NexmarkEvent, Long>) p -> p.id,
+                                    (KeySelector<NexmarkEvent, Long>) a -> a.seller)
+                            .process(new LocalItemSuggestion())
+                            .name("q3-join");
         } else {
-            results = persons.union(auctions)
-                    .keyBy(e -> e.kind == NexmarkEvent.PERSON ? e.id : e.seller)
-                    .window(TumblingEventTimeWindows.of(Duration.ofSeconds(windowSeconds)))
-                    .process(new NewUsers())
-                    .name("q8-join");
+            results =
+                    persons.union(auctions)
+                            .keyBy(e -> e.kind == NexmarkEvent.PERSON ? e.id : e.seller)
+                            .window(TumblingEventTimeWindows.of(Duration.ofSeconds(windowSeconds)))
+                            .process(new NewUsers())
+                            .name("q8-join");
         }
-        results.sinkTo(KafkaSink.<String>builder()
-                        .setBootstrapServers(topics.bootstrapServers())
-                        .setRecordSerializer(new ResultRecords(topics.output()))
-                        .setDeliveryGuarantee(topics.guarantee())
-                        .setTransactionalIdPrefix(topics.transactionalIdPrefix())
-                        // at most the broker's transaction.max.timeout.ms (15 minutes by default)
-                        .setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, String.valueOf(Duration.ofMinutes(10).toMillis()))
-                        .build())
+        results.sinkTo(
+                        KafkaSink.<String>builder()
+                                .setBootstrapServers(topics.bootstrapServers())
+                                .setRecordSerializer(new ResultRecords(topics.output()))
+                                .setDeliveryGuarantee(topics.guarantee())
+                                .setTransactionalIdPrefix(topics.transactionalIdPrefix())
+                                // at most the broker's transaction.max.timeout.ms (15 minutes by
+                                // default)
+                                .setProperty(
+                                        ProducerConfig.TRANSACTION_TIMEOUT_CONFIG,
+                                        String.valueOf(Duration.ofMinutes(10).toMillis()))
+                                .build())
                 .name("results");
         return env.getStreamGraph().getJobGraph();
     }
@@ -148,18 +183,26 @@ public final class FailureJob {
      * Q3's join: a person waits for their auctions and an auction for its seller; each match is
      * emitted once, when its second half arrives, whatever the order.
      */
-    static final class LocalItemSuggestion extends KeyedCoProcessFunction<Long, NexmarkEvent, NexmarkEvent, String> {
+    static final class LocalItemSuggestion
+            extends KeyedCoProcessFunction<Long, NexmarkEvent, NexmarkEvent, String> {
         private transient ValueState<NexmarkEvent> person;
         private transient ListState<NexmarkEvent> waitingAuctions;
 
         @Override
         public void open(Configuration parameters) {
-            person = getRuntimeContext().getState(new ValueStateDescriptor<>("person", NexmarkEvent.class));
-            waitingAuctions = getRuntimeContext().getListState(new ListStateDescriptor<>("waiting-auctions", NexmarkEvent.class));
+            person =
+                    getRuntimeContext()
+                            .getState(new ValueStateDescriptor<>("person", NexmarkEvent.class));
+            waitingAuctions =
+                    getRuntimeContext()
+                            .getListState(
+                                    new ListStateDescriptor<>(
+                                            "waiting-auctions", NexmarkEvent.class));
         }
 
         @Override
-        public void processElement1(NexmarkEvent p, Context context, Collector<String> out) throws Exception {
+        public void processElement1(NexmarkEvent p, Context context, Collector<String> out)
+                throws Exception {
             person.update(p);
             for (NexmarkEvent a : waitingAuctions.get()) {
                 out.collect(result(p, a));
@@ -168,7 +211,8 @@ public final class FailureJob {
         }
 
         @Override
-        public void processElement2(NexmarkEvent a, Context context, Collector<String> out) throws Exception {
+        public void processElement2(NexmarkEvent a, Context context, Collector<String> out)
+                throws Exception {
             NexmarkEvent p = person.value();
             if (p == null) {
                 waitingAuctions.add(a);
@@ -186,9 +230,14 @@ public final class FailureJob {
      * Q8's join within a window, keyed by person: for each person who joined in the window and each
      * auction they opened in it, the person's id and name and the auction's reserve.
      */
-    static final class NewUsers extends ProcessWindowFunction<NexmarkEvent, String, Long, TimeWindow> {
+    static final class NewUsers
+            extends ProcessWindowFunction<NexmarkEvent, String, Long, TimeWindow> {
         @Override
-        public void process(Long person, Context context, Iterable<NexmarkEvent> events, Collector<String> out) {
+        public void process(
+                Long person,
+                Context context,
+                Iterable<NexmarkEvent> events,
+                Collector<String> out) {
             List<NexmarkEvent> persons = new ArrayList<>();
             List<NexmarkEvent> auctions = new ArrayList<>();
             events.forEach(e -> (e.kind == NexmarkEvent.PERSON ? persons : auctions).add(e));
@@ -201,8 +250,8 @@ public final class FailureJob {
     }
 
     /**
-     * A result as an output record: the value is the result's text, the header its event time
-     * (the element's timestamp), the partition the sink subtask's own.
+     * A result as an output record: the value is the result's text, the header its event time (the
+     * element's timestamp), the partition the sink subtask's own.
      */
     static final class ResultRecords implements KafkaRecordSerializationSchema<String> {
         private final String topic;
@@ -213,15 +262,26 @@ public final class FailureJob {
         }
 
         @Override
-        public void open(org.apache.flink.api.common.serialization.SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext) {
+        public void open(
+                org.apache.flink.api.common.serialization.SerializationSchema.InitializationContext
+                        context,
+                KafkaSinkContext sinkContext) {
             int[] partitions = sinkContext.getPartitionsForTopic(topic);
             partition = partitions[sinkContext.getParallelInstanceId() % partitions.length];
         }
 
         @Override
-        public ProducerRecord<byte[], byte[]> serialize(String result, KafkaSinkContext context, Long timestamp) {
-            ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, partition, null, null, result.getBytes(StandardCharsets.UTF_8));
-            record.headers().add(EVENT_TIME_HEADER, ByteBuffer.allocate(Long.BYTES).putLong(timestamp == null ? Long.MIN_VALUE : timestamp).array());
+        public ProducerRecord<byte[], byte[]> serialize(
+                String result, KafkaSinkContext context, Long timestamp) {
+            ProducerRecord<byte[], byte[]> record =
+                    new ProducerRecord<>(
+                            topic, partition, null, null, result.getBytes(StandardCharsets.UTF_8));
+            record.headers()
+                    .add(
+                            EVENT_TIME_HEADER,
+                            ByteBuffer.allocate(Long.BYTES)
+                                    .putLong(timestamp == null ? Long.MIN_VALUE : timestamp)
+                                    .array());
             return record;
         }
     }

@@ -17,7 +17,6 @@ import org.apache.flink.annotation.Internal;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,8 +26,8 @@ import java.util.function.ToLongFunction;
 
 /**
  * The failure experiment's results as a person reads them: a table in the terminal, the timelines
- * as CSV, the figures as JSON, and a self-contained HTML page with throughput and latency over
- * time around the failure, Clonos beside Flink (the paper's Figure 6).
+ * as CSV, the figures as JSON, and a self-contained HTML page with throughput and latency over time
+ * around the failure, Clonos beside Flink (the paper's Figure 6).
  */
 @Internal
 final class FailureReport {
@@ -37,14 +36,17 @@ final class FailureReport {
 
     private FailureReport() {}
 
-    static void write(NexmarkFailure.Settings settings, List<NexmarkFailure.Run> runs, PrintStream out) throws IOException {
+    static void write(
+            NexmarkFailure.Settings settings, List<NexmarkFailure.Run> runs, PrintStream out)
+            throws IOException {
         Files.createDirectories(settings.output);
         String prefix = "q" + settings.query + "-";
         List<String> timeline = new ArrayList<>();
         timeline.add(FailureFigures.TIMELINE_HEADER);
         runs.forEach(run -> timeline.addAll(run.figures().timeline));
         Files.write(settings.output.resolve(prefix + "timeline.csv"), timeline);
-        Files.writeString(settings.output.resolve(prefix + "summary.json"), json(settings, runs) + "\n");
+        Files.writeString(
+                settings.output.resolve(prefix + "summary.json"), json(settings, runs) + "\n");
         Files.writeString(settings.output.resolve(prefix + "failure.html"), html(settings, runs));
         out.println(table(runs));
         out.println("Results: " + settings.output.toAbsolutePath());
@@ -54,35 +56,74 @@ final class FailureReport {
         StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "%-44s", ""));
         runs.forEach(run -> table.append(String.format(Locale.ROOT, " %12s", run.system())));
         table.append('\n');
-        row(table, runs, "latency before the failure, mean (ms)", run -> run.figures().baselineLatencyMs);
+        row(
+                table,
+                runs,
+                "latency before the failure, mean (ms)",
+                run -> run.figures().baselineLatencyMs);
         row(table, runs, "latency before the failure, p50 (ms)", run -> run.figures().p50BeforeMs);
         row(table, runs, "latency before the failure, p99 (ms)", run -> run.figures().p99BeforeMs);
         row(table, runs, "latency bound for recovery (ms)", run -> run.figures().latencyBoundMs);
         row(table, runs, "latency after the failure, p99 (ms)", run -> run.figures().p99AfterMs);
-        row(table, runs, "recovery time: latency back in bounds (ms)", NexmarkFailure.Run::recoveryMs);
-        row(table, runs, "longest output gap after the failure (ms)", run -> run.figures().longestGapMs);
+        row(
+                table,
+                runs,
+                "recovery time: latency back in bounds (ms)",
+                NexmarkFailure.Run::recoveryMs);
+        row(
+                table,
+                runs,
+                "longest output gap after the failure (ms)",
+                run -> run.figures().longestGapMs);
         row(table, runs, "subtasks restarted", run -> run.restartedSubtasks());
         row(table, runs, "results", run -> run.figures().results);
         row(table, runs, "results missing against failure-free run", NexmarkFailure.Run::missing);
-        row(table, runs, "results duplicated against failure-free run", NexmarkFailure.Run::duplicated);
+        row(
+                table,
+                runs,
+                "results duplicated against failure-free run",
+                NexmarkFailure.Run::duplicated);
         return table.toString();
     }
 
-    private static void row(StringBuilder table, List<NexmarkFailure.Run> runs, String label, ToLongFunction<NexmarkFailure.Run> value) {
+    private static void row(
+            StringBuilder table,
+            List<NexmarkFailure.Run> runs,
+            String label,
+            ToLongFunction<NexmarkFailure.Run> value) {
         table.append(String.format(Locale.ROOT, "%-44s", label));
-        runs.forEach(run -> table.append(String.format(Locale.ROOT, " %12d", value.applyAsLong(run))));
+        runs.forEach(
+                run -> table.append(String.format(Locale.ROOT, " %12d", value.applyAsLong(run))));
         table.append('\n');
     }
 
     static String json(NexmarkFailure.Settings settings, List<NexmarkFailure.Run> runs) {
         List<String> entries = new ArrayList<>();
         for (NexmarkFailure.Run run : runs) {
-            entries.add(String.format(Locale.ROOT, "\"%s\":{\"figures\":%s,\"restartedSubtasks\":%d,\"subtasks\":%d,\"missing\":%d,\"duplicated\":%d,\"exactlyOnce\":%b,\"local\":%b}",
-                    run.system(), run.figures().json(), run.restartedSubtasks(), run.subtasks(), run.missing(), run.duplicated(), run.exactlyOnce(), run.local()));
+            entries.add(
+                    String.format(
+                            Locale.ROOT,
+                            "\"%s\":{\"figures\":%s,\"restartedSubtasks\":%d,\"subtasks\":%d,\"missing\":%d,\"duplicated\":%d,\"exactlyOnce\":%b,\"local\":%b}",
+                            run.system(),
+                            run.figures().json(),
+                            run.restartedSubtasks(),
+                            run.subtasks(),
+                            run.missing(),
+                            run.duplicated(),
+                            run.exactlyOnce(),
+                            run.local()));
         }
-        return String.format(Locale.ROOT,
+        return String.format(
+                Locale.ROOT,
                 "{\"benchmark\":\"nexmark-failure\",\"query\":%d,\"events\":%d,\"rate\":%d,\"parallelism\":%d,\"checkpointIntervalMs\":%d,\"killAfterSeconds\":%d,\"standby\":%b,%s}",
-                settings.query, settings.events(), settings.rate, settings.parallelism, settings.checkpointIntervalMs, settings.killAfterSeconds, settings.standby, String.join(",", entries));
+                settings.query,
+                settings.events(),
+                settings.rate,
+                settings.parallelism,
+                settings.checkpointIntervalMs,
+                settings.killAfterSeconds,
+                settings.standby,
+                String.join(",", entries));
     }
 
     static String html(NexmarkFailure.Settings settings, List<NexmarkFailure.Run> runs) {
@@ -102,15 +143,29 @@ final class FailureReport {
             throughput.put(run.system(), t);
             latency.put(run.system(), l);
         }
-        return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Nexmark Q" + settings.query + ": a TaskManager lost, Clonos against Flink</title></head>"
+        return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Nexmark Q"
+                + settings.query
+                + ": a TaskManager lost, Clonos against Flink</title></head>"
                 + "<body style=\"font-family:sans-serif\">\n"
-                + "<h1>Nexmark Q" + settings.query + ": a TaskManager lost, Clonos against Flink 1.20.5</h1>\n"
-                + String.format(Locale.ROOT, "<p>%,d events at %,d/s, parallelism %d, checkpoints every %d ms; the TaskManager running the query's first subtask is terminated at 0 s. "
-                        + "Measured at the output topic (when results reached the broker; committed results only), per %d ms.</p>%n",
-                        settings.events(), settings.rate, settings.parallelism, settings.checkpointIntervalMs, FailureFigures.BUCKET_MS)
-                + "<h2>Throughput (results/s)</h2>\n" + chart(throughput)
-                + "<h2>End-to-end latency (ms, mean per interval)</h2>\n" + chart(latency)
-                + "<pre>" + table(runs) + "</pre>\n</body></html>\n";
+                + "<h1>Nexmark Q"
+                + settings.query
+                + ": a TaskManager lost, Clonos against Flink 1.20.5</h1>\n"
+                + String.format(
+                        Locale.ROOT,
+                        "<p>%,d events at %,d/s, parallelism %d, checkpoints every %d ms; the TaskManager running the query's first subtask is terminated at 0 s. "
+                                + "Measured at the output topic (when results reached the broker; committed results only), per %d ms.</p>%n",
+                        settings.events(),
+                        settings.rate,
+                        settings.parallelism,
+                        settings.checkpointIntervalMs,
+                        FailureFigures.BUCKET_MS)
+                + "<h2>Throughput (results/s)</h2>\n"
+                + chart(throughput)
+                + "<h2>End-to-end latency (ms, mean per interval)</h2>\n"
+                + chart(latency)
+                + "<pre>"
+                + table(runs)
+                + "</pre>\n</body></html>\n";
     }
 
     /** A line chart (inline SVG) of each system's series over seconds since the failure. */
@@ -136,17 +191,41 @@ final class FailureReport {
         double x0 = minX;
         double xSpan = Math.max(1e-9, maxX - minX);
         double yMax = maxY * 1.05;
-        StringBuilder svg = new StringBuilder(String.format(Locale.ROOT,
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-size=\"11\">%n", width + left + 20, height + top + 50));
+        StringBuilder svg =
+                new StringBuilder(
+                        String.format(
+                                Locale.ROOT,
+                                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-size=\"11\">%n",
+                                width + left + 20,
+                                height + top + 50));
         for (int i = 0; i <= 4; i++) {
             double y = top + height - i * height / 4.0;
-            svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>%n",
-                    left, left + width, y, y, left - 5, y + 4, yMax * i / 4));
+            svg.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.0f</text>%n",
+                            left,
+                            left + width,
+                            y,
+                            y,
+                            left - 5,
+                            y + 4,
+                            yMax * i / 4));
         }
         for (double s = Math.ceil(minX / 5) * 5; s <= maxX; s += 5) {
             double x = left + (s - x0) / xSpan * width;
-            svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\"/><text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f s</text>%n",
-                    x, x, top, top + height, s == 0 ? "#d62728" : "#eee", x, top + height + 15, s));
+            svg.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\"/><text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f s</text>%n",
+                            x,
+                            x,
+                            top,
+                            top + height,
+                            s == 0 ? "#d62728" : "#eee",
+                            x,
+                            top + height + 15,
+                            s));
         }
         int i = 0;
         // a line breaks where samples are missing (no output then), rather than bridging the gap
@@ -160,21 +239,43 @@ final class FailureReport {
                     svg.append(polyline(color, points));
                     points.setLength(0);
                 }
-                points.append(String.format(Locale.ROOT, "%.1f,%.1f ", left + (p[0] - x0) / xSpan * width, top + height - p[1] / yMax * height));
+                points.append(
+                        String.format(
+                                Locale.ROOT,
+                                "%.1f,%.1f ",
+                                left + (p[0] - x0) / xSpan * width,
+                                top + height - p[1] / yMax * height));
                 previous = p[0];
             }
             svg.append(polyline(color, points));
-            svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>%n",
-                    left + i * 120, top + height + 26, color, left + i * 120 + 16, top + height + 36, entry.getKey()));
+            svg.append(
+                    String.format(
+                            Locale.ROOT,
+                            "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>%n",
+                            left + i * 120,
+                            top + height + 26,
+                            color,
+                            left + i * 120 + 16,
+                            top + height + 36,
+                            entry.getKey()));
             i++;
         }
-        svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" fill=\"#d62728\">TaskManager terminated at 0 s</text>%n", left + 260, top + height + 36));
+        svg.append(
+                String.format(
+                        Locale.ROOT,
+                        "<text x=\"%d\" y=\"%d\" fill=\"#d62728\">TaskManager terminated at 0 s</text>%n",
+                        left + 260,
+                        top + height + 36));
         return svg.append("</svg>\n").toString();
     }
 
     private static String polyline(String color, CharSequence points) {
         return points.length() == 0
                 ? ""
-                : String.format(Locale.ROOT, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"/>%n", color, points.toString().trim());
+                : String.format(
+                        Locale.ROOT,
+                        "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"%s\"/>%n",
+                        color,
+                        points.toString().trim());
     }
 }

@@ -12,11 +12,12 @@
 
 package io.clonos.nexmark.failure;
 
+import org.apache.flink.annotation.Internal;
+
 import org.apache.beam.sdk.nexmark.model.Auction;
 import org.apache.beam.sdk.nexmark.model.Bid;
 import org.apache.beam.sdk.nexmark.model.Event;
 import org.apache.beam.sdk.nexmark.model.Person;
-import org.apache.flink.annotation.Internal;
 
 import javax.annotation.Nullable;
 
@@ -39,8 +40,10 @@ public class NexmarkEvent {
 
     /** {@link #PERSON} or {@link #AUCTION}; bids are dropped when read. */
     public char kind;
+
     /** The person's or the auction's id. */
     public long id;
+
     public String name;
     public String city;
     public String state;
@@ -55,11 +58,29 @@ public class NexmarkEvent {
     public static String encode(Event event) {
         if (event.newPerson != null) {
             Person p = event.newPerson;
-            return "P|" + p.id + "|" + clean(p.name) + "|" + clean(p.city) + "|" + clean(p.state) + "|" + p.dateTime.getMillis();
+            return "P|"
+                    + p.id
+                    + "|"
+                    + clean(p.name)
+                    + "|"
+                    + clean(p.city)
+                    + "|"
+                    + clean(p.state)
+                    + "|"
+                    + p.dateTime.getMillis();
         }
         if (event.newAuction != null) {
             Auction a = event.newAuction;
-            return "A|" + a.id + "|" + a.seller + "|" + a.category + "|" + a.reserve + "|" + a.dateTime.getMillis();
+            return "A|"
+                    + a.id
+                    + "|"
+                    + a.seller
+                    + "|"
+                    + a.category
+                    + "|"
+                    + a.reserve
+                    + "|"
+                    + a.dateTime.getMillis();
         }
         Bid b = event.bid;
         return "B|" + b.auction + "|" + b.bidder + "|" + b.price + "|" + b.dateTime.getMillis();
@@ -68,8 +89,8 @@ public class NexmarkEvent {
     /**
      * The person or auction of a line, null for a bid (neither query reads bids).
      *
-     * @throws IllegalArgumentException for a line that is no event: the input topic holds
-     *     something else, and a query over it would give a silently wrong answer
+     * @throws IllegalArgumentException for a line that is no event: the input topic holds something
+     *     else, and a query over it would give a silently wrong answer
      */
     @Nullable
     public static NexmarkEvent parse(String line) {
@@ -101,7 +122,9 @@ public class NexmarkEvent {
                     check(f, 5, line);
                     return null;
                 }
-                default -> throw new IllegalArgumentException("Not a Nexmark event line: '" + line + "'");
+                default ->
+                        throw new IllegalArgumentException(
+                                "Not a Nexmark event line: '" + line + "'");
             }
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("Not a Nexmark event line: '" + line + "'", e);
@@ -110,7 +133,8 @@ public class NexmarkEvent {
 
     private static void check(String[] fields, int expected, String line) {
         if (fields.length != expected) {
-            throw new IllegalArgumentException("Not a Nexmark event line (" + expected + " fields expected): '" + line + "'");
+            throw new IllegalArgumentException(
+                    "Not a Nexmark event line (" + expected + " fields expected): '" + line + "'");
         }
     }
 

@@ -64,9 +64,9 @@ import java.util.function.LongUnaryOperator;
  * URI; midway the TaskManager that runs the query's first subtask is terminated. The same
  * invocation does this on Clonos (local recovery, one standby per task) and on vanilla Flink 1.20.5
  * (restart of the whole job), each on a fresh embedded cluster and its own topics with the same
- * events, after a run of the query without a failure, the reference: each system's
- * committed output must equal it. It reports throughput and latency over time at the output topic
- * and the recovery times ({@link FailureFigures}).
+ * events, after a run of the query without a failure, the reference: each system's committed output
+ * must equal it. It reports throughput and latency over time at the output topic and the recovery
+ * times ({@link FailureFigures}).
  */
 @Internal
 public final class NexmarkFailure {
@@ -82,14 +82,22 @@ public final class NexmarkFailure {
         public int killAfterSeconds = 30;
         public int parallelism = 2;
         public long checkpointIntervalMs = 1_000;
+
         /** Q8's window. */
         public long windowSeconds = 10;
-        /** A file system URI for the checkpoints, each run in a directory of its own under it; null for a temporary directory. */
+
+        /**
+         * A file system URI for the checkpoints, each run in a directory of its own under it; null
+         * for a temporary directory.
+         */
         public String checkpointDir;
+
         /** An external broker; null for one in this JVM. */
         public String bootstrapServers;
+
         /** Clonos with one standby per task (the paper's setting). */
         public boolean standby = true;
+
         public Path output = Path.of("bench-results", "nexmark-failure");
 
         long events() {
@@ -98,7 +106,13 @@ public final class NexmarkFailure {
     }
 
     /** One system's run: its figures and how its output compares with the reference. */
-    public record Run(String system, FailureFigures figures, int restartedSubtasks, int subtasks, long missing, long duplicated) {
+    public record Run(
+            String system,
+            FailureFigures figures,
+            int restartedSubtasks,
+            int subtasks,
+            long missing,
+            long duplicated) {
         public boolean exactlyOnce() {
             return missing == 0 && duplicated == 0;
         }
@@ -124,29 +138,60 @@ public final class NexmarkFailure {
     /** Runs the experiment; returns the runs, also written to the output directory. */
     public List<Run> run() throws Exception {
         if (settings.killAfterSeconds >= settings.seconds) {
-            throw new IllegalArgumentException("--kill-after (" + settings.killAfterSeconds + " s) must be less than --seconds (" + settings.seconds + ").");
+            throw new IllegalArgumentException(
+                    "--kill-after ("
+                            + settings.killAfterSeconds
+                            + " s) must be less than --seconds ("
+                            + settings.seconds
+                            + ").");
         }
         if (settings.checkpointDir != null) {
             checkFileSystem(settings.checkpointDir);
         }
-        out.printf(Locale.ROOT, "Nexmark failure experiment: Q%d, %,d events at %,d/s, parallelism %d, checkpoint every %d ms, a TaskManager terminated after %d s, on %s%n",
-                settings.query, settings.events(), settings.rate, settings.parallelism, settings.checkpointIntervalMs, settings.killAfterSeconds, SYSTEMS);
+        out.printf(
+                Locale.ROOT,
+                "Nexmark failure experiment: Q%d, %,d events at %,d/s, parallelism %d, checkpoint every %d ms, a TaskManager terminated after %d s, on %s%n",
+                settings.query,
+                settings.events(),
+                settings.rate,
+                settings.parallelism,
+                settings.checkpointIntervalMs,
+                settings.killAfterSeconds,
+                SYSTEMS);
         EmbeddedKafka embedded = settings.bootstrapServers == null ? EmbeddedKafka.start() : null;
-        Path checkpoints = settings.checkpointDir == null ? Files.createTempDirectory("clonos-nexmark-checkpoints") : null;
+        Path checkpoints =
+                settings.checkpointDir == null
+                        ? Files.createTempDirectory("clonos-nexmark-checkpoints")
+                        : null;
         try {
-            String bootstrap = embedded == null ? settings.bootstrapServers : embedded.bootstrapServers();
-            String checkpointRoot = checkpoints == null ? settings.checkpointDir : checkpoints.toUri().toString();
-            progress("Kafka at %s%s, checkpoints under %s", bootstrap, embedded == null ? "" : " (in this JVM)", checkpointRoot);
-            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            String bootstrap =
+                    embedded == null ? settings.bootstrapServers : embedded.bootstrapServers();
+            String checkpointRoot =
+                    checkpoints == null ? settings.checkpointDir : checkpoints.toUri().toString();
+            progress(
+                    "Kafka at %s%s, checkpoints under %s",
+                    bootstrap, embedded == null ? "" : " (in this JVM)", checkpointRoot);
+            try (Admin admin =
+                    Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
                 awaitBroker(admin, bootstrap);
                 // first, so that it also warms this JVM up for the systems' runs
-                List<String> reference = reference(runId("reference"), admin, bootstrap, checkpointRoot);
+                List<String> reference =
+                        reference(runId("reference"), admin, bootstrap, checkpointRoot);
                 List<Run> runs = new ArrayList<>();
                 for (String system : SYSTEMS) {
-                    runs.add(runSystem(system, runId(system), admin, bootstrap, checkpointRoot).compareWith(reference));
+                    runs.add(
+                            runSystem(system, runId(system), admin, bootstrap, checkpointRoot)
+                                    .compareWith(reference));
                     Run last = runs.get(runs.size() - 1);
-                    progress("%s: %d results, missing %d, duplicated %d against the failure-free run; %d of %d subtasks restarted; recovery %d ms",
-                            system, last.figures().results, last.missing(), last.duplicated(), last.restartedSubtasks(), last.subtasks(), last.recoveryMs());
+                    progress(
+                            "%s: %d results, missing %d, duplicated %d against the failure-free run; %d of %d subtasks restarted; recovery %d ms",
+                            system,
+                            last.figures().results,
+                            last.missing(),
+                            last.duplicated(),
+                            last.restartedSubtasks(),
+                            last.subtasks(),
+                            last.recoveryMs());
                 }
                 FailureReport.write(settings, runs, out);
                 return runs;
@@ -162,41 +207,86 @@ public final class NexmarkFailure {
     }
 
     /** What a system's run leaves before it is compared with the reference. */
-    private record SystemRun(String system, List<FailureFigures.Output> outputs, FailureFigures figures, int restarted, int subtasks) {
+    private record SystemRun(
+            String system,
+            List<FailureFigures.Output> outputs,
+            FailureFigures figures,
+            int restarted,
+            int subtasks) {
         Run compareWith(List<String> reference) {
             Map<String, Long> balance = new HashMap<>();
             reference.forEach(value -> balance.merge(value, 1L, Long::sum));
             outputs.forEach(o -> balance.merge(o.value(), -1L, Long::sum));
-            long missing = balance.values().stream().filter(n -> n > 0).mapToLong(Long::longValue).sum();
-            long duplicated = -balance.values().stream().filter(n -> n < 0).mapToLong(Long::longValue).sum();
+            long missing =
+                    balance.values().stream().filter(n -> n > 0).mapToLong(Long::longValue).sum();
+            long duplicated =
+                    -balance.values().stream().filter(n -> n < 0).mapToLong(Long::longValue).sum();
             return new Run(system, figures, restarted, subtasks, missing, duplicated);
         }
     }
 
-    private SystemRun runSystem(String system, String id, Admin admin, String bootstrap, String checkpointRoot) throws Exception {
+    private SystemRun runSystem(
+            String system, String id, Admin admin, String bootstrap, String checkpointRoot)
+            throws Exception {
         boolean onClonos = system.equals("clonos");
         String input = id + "-in";
         String output = id + "-out";
         createTopics(admin, input, output);
-        Map<Integer, Long> inputEnd = EventPublisher.endOffsets(settings.events(), settings.parallelism);
+        Map<Integer, Long> inputEnd =
+                EventPublisher.endOffsets(settings.events(), settings.parallelism);
         Configuration config = clusterConfiguration(checkpointRoot + "/" + id);
         config.set(ClonosOptions.STANDBY_ENABLED, onClonos && settings.standby);
-        // one slot per TaskManager, so that the lost TaskManager runs one subtask of each task (slot
+        // one slot per TaskManager, so that the lost TaskManager runs one subtask of each task
+        // (slot
         // sharing) and nothing else; one TaskManager per standby and one spare, for both systems
-        try (MiniCluster cluster = EmbeddedClusters.start(onClonos, config, 2 * settings.parallelism + 1, 1);
-                EventPublisher publisher = new EventPublisher(bootstrap, input, settings.parallelism, settings.events(), settings.rate, true)) {
-            JobID job = cluster.submitJob(FailureJob.build(settings.query, new FailureJob.Topics(bootstrap, input, inputEnd, output, id, DeliveryGuarantee.EXACTLY_ONCE), settings.parallelism,
-                    settings.checkpointIntervalMs, settings.windowSeconds)).get().getJobID();
+        try (MiniCluster cluster =
+                        EmbeddedClusters.start(onClonos, config, 2 * settings.parallelism + 1, 1);
+                EventPublisher publisher =
+                        new EventPublisher(
+                                bootstrap,
+                                input,
+                                settings.parallelism,
+                                settings.events(),
+                                settings.rate,
+                                true)) {
+            JobID job =
+                    cluster.submitJob(
+                                    FailureJob.build(
+                                            settings.query,
+                                            new FailureJob.Topics(
+                                                    bootstrap,
+                                                    input,
+                                                    inputEnd,
+                                                    output,
+                                                    id,
+                                                    DeliveryGuarantee.EXACTLY_ONCE),
+                                            settings.parallelism,
+                                            settings.checkpointIntervalMs,
+                                            settings.windowSeconds))
+                            .get()
+                            .getJobID();
             awaitRunning(cluster, job);
             publisher.start();
             progress("%s: job running, publishing", system);
             long killedAt = runToEnd(system, cluster, job, publisher, admin, output);
             publisher.await();
             if (cluster.getJobStatus(job).get() != JobStatus.FINISHED) {
-                throw new IllegalStateException("Q" + settings.query + " on " + system + " ended " + cluster.getJobStatus(job).get() + cause(cluster, job));
+                throw new IllegalStateException(
+                        "Q"
+                                + settings.query
+                                + " on "
+                                + system
+                                + " ended "
+                                + cluster.getJobStatus(job).get()
+                                + cause(cluster, job));
             }
             if (killedAt < 0) {
-                throw new IllegalStateException("Q" + settings.query + " on " + system + " ended before the TaskManager was to be terminated; give it more --seconds.");
+                throw new IllegalStateException(
+                        "Q"
+                                + settings.query
+                                + " on "
+                                + system
+                                + " ended before the TaskManager was to be terminated; give it more --seconds.");
             }
             AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
             int restarted = 0;
@@ -212,17 +302,30 @@ public final class NexmarkFailure {
             // the level before the failure: its last two thirds (the first is warm-up), which hold
             // several of Q8's windows
             long baselineMs = TimeUnit.SECONDS.toMillis(settings.killAfterSeconds) * 2 / 3;
-            return new SystemRun(system, outputs, new FailureFigures(system, outputs, killedAt, baselineMs), restarted, subtasks);
+            return new SystemRun(
+                    system,
+                    outputs,
+                    new FailureFigures(system, outputs, killedAt, baselineMs),
+                    restarted,
+                    subtasks);
         }
     }
 
     /**
      * Waits for the job to end, terminating the TaskManager that runs the query's first subtask
-     * {@code --kill-after} seconds after publishing began and printing progress every two
-     * seconds; returns when the TaskManager was terminated, -1 if the job ended before.
+     * {@code --kill-after} seconds after publishing began and printing progress every two seconds;
+     * returns when the TaskManager was terminated, -1 if the job ended before.
      */
-    private long runToEnd(String system, MiniCluster cluster, JobID job, EventPublisher publisher, Admin admin, String output) throws Exception {
-        long killAt = publisher.startMillis() + TimeUnit.SECONDS.toMillis(settings.killAfterSeconds);
+    private long runToEnd(
+            String system,
+            MiniCluster cluster,
+            JobID job,
+            EventPublisher publisher,
+            Admin admin,
+            String output)
+            throws Exception {
+        long killAt =
+                publisher.startMillis() + TimeUnit.SECONDS.toMillis(settings.killAfterSeconds);
         long killedAt = -1;
         long lastOutput = 0;
         long lastReport = System.currentTimeMillis();
@@ -231,17 +334,25 @@ public final class NexmarkFailure {
             Thread.sleep(100);
             long now = System.currentTimeMillis();
             if (killedAt < 0 && now >= killAt) {
-                String victim = EmbeddedClusters.location(cluster.getExecutionGraph(job).get(), queryOperator(), 0);
+                String victim =
+                        EmbeddedClusters.location(
+                                cluster.getExecutionGraph(job).get(), queryOperator(), 0);
                 int index = EmbeddedTaskManagers.indexOf(cluster, victim);
                 killedAt = System.currentTimeMillis();
                 cluster.terminateTaskManager(index).get();
-                progress("%s: terminated TaskManager %d (%s), which ran %s[0]", system, index, victim, queryOperator());
+                progress(
+                        "%s: terminated TaskManager %d (%s), which ran %s[0]",
+                        system, index, victim, queryOperator());
             }
             if (now - lastReport >= 2_000) {
                 long written = latestOffsets(admin, output);
                 long published = publisher.published();
-                progress("%s: %,d events published (%,.0f/s), output %,.0f records/s", system, published,
-                        (published - lastPublished) * 1000.0 / (now - lastReport), (written - lastOutput) * 1000.0 / (now - lastReport));
+                progress(
+                        "%s: %,d events published (%,.0f/s), output %,.0f records/s",
+                        system,
+                        published,
+                        (published - lastPublished) * 1000.0 / (now - lastReport),
+                        (written - lastOutput) * 1000.0 / (now - lastReport));
                 lastOutput = written;
                 lastPublished = published;
                 lastReport = now;
@@ -254,24 +365,59 @@ public final class NexmarkFailure {
      * The failure-free output: the query without a failure or a rate limit, on vanilla Flink, over
      * the same events every run publishes, its sink without transactions: nothing fails.
      */
-    private List<String> reference(String id, Admin admin, String bootstrap, String checkpointRoot) throws Exception {
+    private List<String> reference(String id, Admin admin, String bootstrap, String checkpointRoot)
+            throws Exception {
         String input = id + "-in";
         String output = id + "-out";
         createTopics(admin, input, output);
-        try (EventPublisher publisher = new EventPublisher(bootstrap, input, settings.parallelism, settings.events(), settings.rate, false)) {
+        try (EventPublisher publisher =
+                new EventPublisher(
+                        bootstrap,
+                        input,
+                        settings.parallelism,
+                        settings.events(),
+                        settings.rate,
+                        false)) {
             publisher.start();
             publisher.await();
         }
         progress("reference: the failure-free run");
-        try (MiniCluster cluster = EmbeddedClusters.start(false, clusterConfiguration(checkpointRoot + "/" + id), 1, settings.parallelism)) {
-            JobID job = cluster.submitJob(FailureJob.build(settings.query,
-                    new FailureJob.Topics(bootstrap, input, EventPublisher.endOffsets(settings.events(), settings.parallelism), output, id, DeliveryGuarantee.AT_LEAST_ONCE),
-                    settings.parallelism, settings.checkpointIntervalMs, settings.windowSeconds)).get().getJobID();
+        try (MiniCluster cluster =
+                EmbeddedClusters.start(
+                        false,
+                        clusterConfiguration(checkpointRoot + "/" + id),
+                        1,
+                        settings.parallelism)) {
+            JobID job =
+                    cluster.submitJob(
+                                    FailureJob.build(
+                                            settings.query,
+                                            new FailureJob.Topics(
+                                                    bootstrap,
+                                                    input,
+                                                    EventPublisher.endOffsets(
+                                                            settings.events(),
+                                                            settings.parallelism),
+                                                    output,
+                                                    id,
+                                                    DeliveryGuarantee.AT_LEAST_ONCE),
+                                            settings.parallelism,
+                                            settings.checkpointIntervalMs,
+                                            settings.windowSeconds))
+                            .get()
+                            .getJobID();
             if (!cluster.requestJobResult(job).get().isSuccess()) {
-                throw new IllegalStateException("The failure-free run of Q" + settings.query + " failed" + cause(cluster, job));
+                throw new IllegalStateException(
+                        "The failure-free run of Q"
+                                + settings.query
+                                + " failed"
+                                + cause(cluster, job));
             }
         }
-        List<String> values = committed(bootstrap, output, t -> t).stream().map(FailureFigures.Output::value).toList();
+        List<String> values =
+                committed(bootstrap, output, t -> t).stream()
+                        .map(FailureFigures.Output::value)
+                        .toList();
         admin.deleteTopics(List.of(input, output));
         progress("reference: %d results", values.size());
         return values;
@@ -282,7 +428,12 @@ public final class NexmarkFailure {
         try {
             new org.apache.flink.core.fs.Path(uri).getFileSystem();
         } catch (IOException | IllegalArgumentException e) {
-            throw new IllegalArgumentException("--checkpoint-dir " + uri + " is not a file system Flink can write checkpoints to: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "--checkpoint-dir "
+                            + uri
+                            + " is not a file system Flink can write checkpoints to: "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -291,12 +442,21 @@ public final class NexmarkFailure {
         try {
             admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
-            throw new IllegalStateException("No Kafka broker answered at " + bootstrap + " within 30 s (--bootstrap-servers).", e);
+            throw new IllegalStateException(
+                    "No Kafka broker answered at "
+                            + bootstrap
+                            + " within 30 s (--bootstrap-servers).",
+                    e);
         }
     }
 
     private String runId(String run) {
-        return "nexmark-q" + settings.query + "-" + run + "-" + UUID.randomUUID().toString().substring(0, 8);
+        return "nexmark-q"
+                + settings.query
+                + "-"
+                + run
+                + "-"
+                + UUID.randomUUID().toString().substring(0, 8);
     }
 
     private String queryOperator() {
@@ -317,9 +477,17 @@ public final class NexmarkFailure {
      * generator's past (its base time), which time-based retention would delete at once.
      */
     private void createTopics(Admin admin, String input, String output) throws Exception {
-        admin.createTopics(List.of(
-                        new NewTopic(input, settings.parallelism, (short) 1).configs(Map.of("retention.ms", "-1")),
-                        new NewTopic(output, settings.parallelism, (short) 1).configs(Map.of("retention.ms", "-1", "message.timestamp.type", "LogAppendTime"))))
+        admin.createTopics(
+                        List.of(
+                                new NewTopic(input, settings.parallelism, (short) 1)
+                                        .configs(Map.of("retention.ms", "-1")),
+                                new NewTopic(output, settings.parallelism, (short) 1)
+                                        .configs(
+                                                Map.of(
+                                                        "retention.ms",
+                                                        "-1",
+                                                        "message.timestamp.type",
+                                                        "LogAppendTime"))))
                 .all()
                 .get();
     }
@@ -328,7 +496,8 @@ public final class NexmarkFailure {
         while (true) {
             AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
             if (graph.getState().isGloballyTerminalState()) {
-                throw new IllegalStateException("The job ended before it ran: " + graph.getState() + cause(cluster, job));
+                throw new IllegalStateException(
+                        "The job ended before it ran: " + graph.getState() + cause(cluster, job));
             }
             boolean running = true;
             for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
@@ -343,7 +512,11 @@ public final class NexmarkFailure {
 
     /** Why a job failed, as far as its result says. */
     private static String cause(MiniCluster cluster, JobID job) throws Exception {
-        return cluster.requestJobResult(job).get().getSerializedThrowable().map(t -> ": " + t.getOriginalErrorClassName() + ": " + t.getMessage()).orElse("");
+        return cluster.requestJobResult(job)
+                .get()
+                .getSerializedThrowable()
+                .map(t -> ": " + t.getOriginalErrorClassName() + ": " + t.getMessage())
+                .orElse("");
     }
 
     /** The partitions of a topic of the run's: {@link #createTopics} gives each one per subtask. */
@@ -358,14 +531,17 @@ public final class NexmarkFailure {
     private long latestOffsets(Admin admin, String topic) throws Exception {
         Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
         partitions(topic).forEach(partition -> latest.put(partition, OffsetSpec.latest()));
-        return admin.listOffsets(latest).all().get().values().stream().mapToLong(info -> info.offset()).sum();
+        return admin.listOffsets(latest).all().get().values().stream()
+                .mapToLong(info -> info.offset())
+                .sum();
     }
 
     /**
      * Every committed record of {@code topic}, as a consumer that reads committed records sees it,
      * with when it reached the broker and when its input was due ({@code dueAt} of its event time).
      */
-    private List<FailureFigures.Output> committed(String bootstrap, String topic, LongUnaryOperator dueAt) {
+    private List<FailureFigures.Output> committed(
+            String bootstrap, String topic, LongUnaryOperator dueAt) {
         Map<String, Object> props = new HashMap<>();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -379,9 +555,14 @@ public final class NexmarkFailure {
             consumer.seekToBeginning(partitions);
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
             while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                for (ConsumerRecord<byte[], String> record : consumer.poll(Duration.ofMillis(200))) {
+                for (ConsumerRecord<byte[], String> record :
+                        consumer.poll(Duration.ofMillis(200))) {
                     Header eventTime = record.headers().lastHeader(FailureJob.EVENT_TIME_HEADER);
-                    outputs.add(new FailureFigures.Output(record.timestamp(), dueAt.applyAsLong(ByteBuffer.wrap(eventTime.value()).getLong()), record.value()));
+                    outputs.add(
+                            new FailureFigures.Output(
+                                    record.timestamp(),
+                                    dueAt.applyAsLong(ByteBuffer.wrap(eventTime.value()).getLong()),
+                                    record.value()));
                 }
             }
         }
@@ -389,7 +570,10 @@ public final class NexmarkFailure {
     }
 
     private void progress(String format, Object... args) {
-        out.printf(Locale.ROOT, "[%4ds] " + format + "%n", prepend((System.nanoTime() - started) / 1_000_000_000L, args));
+        out.printf(
+                Locale.ROOT,
+                "[%4ds] " + format + "%n",
+                prepend((System.nanoTime() - started) / 1_000_000_000L, args));
     }
 
     private static Object[] prepend(Object first, Object[] rest) {

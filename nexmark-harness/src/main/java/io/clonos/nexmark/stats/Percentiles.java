@@ -25,6 +25,14 @@ public final class Percentiles {
     /** The {@code p} percentile (0 to 1, nearest rank) of {@code values}, -1 if there are none. */
     public static long of(LongStream values, double p) {
         long[] sorted = values.sorted().toArray();
-        return sorted.length == 0 ? -1 : sorted[(int) Math.max(0, Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1))];
+        return sorted.length == 0
+                ? -1
+                : sorted[
+                        (int)
+                                Math.max(
+                                        0,
+                                        Math.min(
+                                                sorted.length - 1,
+                                                Math.ceil(p * sorted.length) - 1))];
     }
 }

@@ -25,7 +25,8 @@ class FailureFiguresTest {
     private static final long KILL = 100_000;
 
     /** One result every 10 ms from {@code from} to {@code to}, each {@code latency} late. */
-    private static void results(List<FailureFigures.Output> outputs, long from, long to, long latency) {
+    private static void results(
+            List<FailureFigures.Output> outputs, long from, long to, long latency) {
         for (long t = from; t < to; t += 10) {
             outputs.add(new FailureFigures.Output(t, t - latency, "r" + t));
         }
@@ -46,7 +47,8 @@ class FailureFiguresTest {
         assertThat(figures.baselineLatencyMs).isEqualTo(50);
         assertThat(figures.latencyBoundMs).isEqualTo(55);
         // the last bucket out of bounds before three in a row back in bounds ends after KILL + 2 s
-        assertThat(figures.recoveryMs).isBetween(2_000L - FailureFigures.BUCKET_MS, 2_000L + FailureFigures.BUCKET_MS);
+        assertThat(figures.recoveryMs)
+                .isBetween(2_000L - FailureFigures.BUCKET_MS, 2_000L + FailureFigures.BUCKET_MS);
         assertThat(figures.longestGapMs).isEqualTo(1_000);
         assertThat(figures.results).isEqualTo(outputs.size());
     }
@@ -59,7 +61,9 @@ class FailureFiguresTest {
         FailureFigures figures = new FailureFigures("test", outputs, KILL, 20_000);
 
         assertThat(figures.recoveryMs).isZero();
-        assertThat(figures.timeline).allMatch(line -> line.startsWith("test,")).anyMatch(line -> line.startsWith("test,0,"));
+        assertThat(figures.timeline)
+                .allMatch(line -> line.startsWith("test,"))
+                .anyMatch(line -> line.startsWith("test,0,"));
     }
 
     @Test
@@ -74,6 +78,8 @@ class FailureFiguresTest {
         FailureFigures figures = new FailureFigures("test", outputs, KILL, 20_000);
 
         assertThat(figures.baselineLatencyMs).isEqualTo(200);
-        assertThat(figures.recoveryMs).as("until the end of the bucket of the late window").isBetween(10_000L, 10_000L + FailureFigures.BUCKET_MS);
+        assertThat(figures.recoveryMs)
+                .as("until the end of the bucket of the late window")
+                .isBetween(10_000L, 10_000L + FailureFigures.BUCKET_MS);
     }
 }

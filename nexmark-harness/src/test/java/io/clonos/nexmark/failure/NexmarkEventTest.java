@@ -27,7 +27,14 @@ class NexmarkEventTest {
 
     @Test
     void generatedEventsAreDueAtTheRateAndRoundTrip() {
-        Generator generator = new Generator(new GeneratorConfig(EventPublisher.configuration(1_000, 500), EventPublisher.BASE_TIME, 1, 1_000, 0));
+        Generator generator =
+                new Generator(
+                        new GeneratorConfig(
+                                EventPublisher.configuration(1_000, 500),
+                                EventPublisher.BASE_TIME,
+                                1,
+                                1_000,
+                                0));
         List<Long> due = new ArrayList<>();
         int persons = 0;
         int auctions = 0;
@@ -61,13 +68,20 @@ class NexmarkEventTest {
 
     @Test
     void aLineThatIsNoEventIsRejected() {
-        assertThatThrownBy(() -> NexmarkEvent.parse("hello")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("hello");
-        assertThatThrownBy(() -> NexmarkEvent.parse("P|1|x")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> NexmarkEvent.parse("A|1|2|x|4|5")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> NexmarkEvent.parse("hello"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("hello");
+        assertThatThrownBy(() -> NexmarkEvent.parse("P|1|x"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> NexmarkEvent.parse("A|1|2|x|4|5"))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void eachPartitionEndsWhereItsShareOfTheEventsEnds() {
-        assertThat(EventPublisher.endOffsets(7, 3)).containsEntry(0, 3L).containsEntry(1, 2L).containsEntry(2, 2L);
+        assertThat(EventPublisher.endOffsets(7, 3))
+                .containsEntry(0, 3L)
+                .containsEntry(1, 2L)
+                .containsEntry(2, 2L);
     }
 }

@@ -23,33 +23,44 @@ import java.util.stream.StreamSupport;
 
 /**
  * <b>Patch of Flink's behaviour.</b> Leaves some vertices out of a job's checkpoints: Clonos's
- * standby tasks have no state, and one that is not running (no slot yet, being moved) must not
- * keep the job from checkpointing, as Flink's plan calculator would (it refuses to trigger a
- * checkpoint while any task is not running). The coordinator's plan calculator is a private final
- * field built by the execution graph; it is replaced by reflection, here only, with Flink's own
- * calculator over the other vertices.
+ * standby tasks have no state, and one that is not running (no slot yet, being moved) must not keep
+ * the job from checkpointing, as Flink's plan calculator would (it refuses to trigger a checkpoint
+ * while any task is not running). The coordinator's plan calculator is a private final field built
+ * by the execution graph; it is replaced by reflection, here only, with Flink's own calculator over
+ * the other vertices.
  */
 @Internal
 public final class ClonosCheckpointPlanPatch {
 
     private ClonosCheckpointPlanPatch() {}
 
-    public static void excludeFromCheckpoints(ExecutionGraph graph, Predicate<ExecutionJobVertex> excluded, boolean checkpointsAfterTasksFinish) {
+    public static void excludeFromCheckpoints(
+            ExecutionGraph graph,
+            Predicate<ExecutionJobVertex> excluded,
+            boolean checkpointsAfterTasksFinish) {
         CheckpointCoordinator coordinator = graph.getCheckpointCoordinator();
         if (coordinator == null) {
             return;
         }
-        Iterable<ExecutionJobVertex> included = () -> StreamSupport.stream(graph.getVerticesTopologically().spliterator(), false)
-                .filter(excluded.negate())
-                .iterator();
-        CheckpointPlanCalculator calculator = new DefaultCheckpointPlanCalculator(
-                graph.getJobID(), new ExecutionGraphCheckpointPlanCalculatorContext(graph), included, checkpointsAfterTasksFinish);
+        Iterable<ExecutionJobVertex> included =
+                () ->
+                        StreamSupport.stream(graph.getVerticesTopologically().spliterator(), false)
+                                .filter(excluded.negate())
+                                .iterator();
+        CheckpointPlanCalculator calculator =
+                new DefaultCheckpointPlanCalculator(
+                        graph.getJobID(),
+                        new ExecutionGraphCheckpointPlanCalculatorContext(graph),
+                        included,
+                        checkpointsAfterTasksFinish);
         try {
             Field field = CheckpointCoordinator.class.getDeclaredField("checkpointPlanCalculator");
             field.setAccessible(true);
             field.set(coordinator, calculator);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("This Flink's CheckpointCoordinator has no plan calculator field; Clonos's patch does not fit it", e);
+            throw new IllegalStateException(
+                    "This Flink's CheckpointCoordinator has no plan calculator field; Clonos's patch does not fit it",
+                    e);
         }
     }
 }

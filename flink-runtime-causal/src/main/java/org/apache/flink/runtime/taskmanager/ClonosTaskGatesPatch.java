@@ -21,8 +21,8 @@ import java.lang.reflect.Field;
  * PATCH of Flink's behaviour, kept to this one class in Flink's package.
  *
  * <p>Why: Flink's task wraps every input gate the shuffle environment made in an {@link
- * InputGateWithMetrics}, which keeps the gate in a private field without getter. A Clonos task
- * must reach its own gates (to enable causal logging on them, and to find its TaskManager's Clonos
+ * InputGateWithMetrics}, which keeps the gate in a private field without getter. A Clonos task must
+ * reach its own gates (to enable causal logging on them, and to find its TaskManager's Clonos
  * context), so this reads the field by reflection.
  */
 @Internal
@@ -40,7 +40,8 @@ public final class ClonosTaskGatesPatch {
         try {
             return (IndexedInputGate) INPUT_GATE.get(gate);
         } catch (IllegalAccessException e) {
-            throw new IllegalStateException("Cannot read the gate wrapped in Flink's InputGateWithMetrics", e);
+            throw new IllegalStateException(
+                    "Cannot read the gate wrapped in Flink's InputGateWithMetrics", e);
         }
     }
 
@@ -50,7 +51,9 @@ public final class ClonosTaskGatesPatch {
             field.setAccessible(true);
             return field;
         } catch (NoSuchFieldException e) {
-            throw new IllegalStateException("Flink's InputGateWithMetrics has no field inputGate: this Flink version is not the one Clonos patches", e);
+            throw new IllegalStateException(
+                    "Flink's InputGateWithMetrics has no field inputGate: this Flink version is not the one Clonos patches",
+                    e);
         }
     }
 }

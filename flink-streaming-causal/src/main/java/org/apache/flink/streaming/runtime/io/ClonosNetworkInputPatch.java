@@ -25,7 +25,6 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamElement;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
-
 import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -62,7 +61,9 @@ public final class ClonosNetworkInputPatch {
     public static void reset(StreamInputProcessor processor, InputChannelInfo channel) {
         for (StreamTaskInput<?> input : inputsOf(processor)) {
             if (input instanceof AbstractStreamTaskNetworkInput) {
-                RecordDeserializer<?> deserializer = ((AbstractStreamTaskNetworkInput<?, ?>) input).recordDeserializers.get(channel);
+                RecordDeserializer<?> deserializer =
+                        ((AbstractStreamTaskNetworkInput<?, ?>) input)
+                                .recordDeserializers.get(channel);
                 if (deserializer != null) {
                     deserializer.clear();
                 }
@@ -71,11 +72,15 @@ public final class ClonosNetworkInputPatch {
     }
 
     /**
-     * Makes every network input of the processor call {@code beforeElement} right before it hands
-     * a stream element to the operators. Call once, before the task reads its input.
+     * Makes every network input of the processor call {@code beforeElement} right before it hands a
+     * stream element to the operators. Call once, before the task reads its input.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public static void countElements(StreamInputProcessor processor, String[] spillingDirectories, CausalTask task, @Nullable Object headOperator) {
+    public static void countElements(
+            StreamInputProcessor processor,
+            String[] spillingDirectories,
+            CausalTask task,
+            @Nullable Object headOperator) {
         Runnable beforeElement = task::beforeElement;
         List<StreamTaskInput<?>> inputs = inputsOf(processor);
         boolean[] bufferInProgress = new boolean[inputs.size()];
@@ -83,15 +88,32 @@ public final class ClonosNetworkInputPatch {
             StreamTaskInput<?> input = inputs.get(i);
             if (input instanceof StreamTaskNetworkInput) {
                 int index = i;
-                Map deserializers = ((AbstractStreamTaskNetworkInput<?, ?>) input).recordDeserializers;
-                deserializers.replaceAll((channel, old) -> new CountingDeserializer(spillingDirectories, beforeElement, inProgress -> bufferInProgress[index] = inProgress));
+                Map deserializers =
+                        ((AbstractStreamTaskNetworkInput<?, ?>) input).recordDeserializers;
+                deserializers.replaceAll(
+                        (channel, old) ->
+                                new CountingDeserializer(
+                                        spillingDirectories,
+                                        beforeElement,
+                                        inProgress -> bufferInProgress[index] = inProgress));
             }
         }
         gateWatermarks(processor, task, headOperator);
         if (processor instanceof StreamMultipleInputProcessor) {
-            MultipleInputSelectionHandler flink = (MultipleInputSelectionHandler) field(processor, StreamMultipleInputProcessor.class, "inputSelectionHandler");
-            InputSelectable selectable = (InputSelectable) field(flink, MultipleInputSelectionHandler.class, "inputSelectable");
-            setField(processor, StreamMultipleInputProcessor.class, "inputSelectionHandler", new BufferAtATimeSelection(selectable, inputs.size(), bufferInProgress));
+            MultipleInputSelectionHandler flink =
+                    (MultipleInputSelectionHandler)
+                            field(
+                                    processor,
+                                    StreamMultipleInputProcessor.class,
+                                    "inputSelectionHandler");
+            InputSelectable selectable =
+                    (InputSelectable)
+                            field(flink, MultipleInputSelectionHandler.class, "inputSelectable");
+            setField(
+                    processor,
+                    StreamMultipleInputProcessor.class,
+                    "inputSelectionHandler",
+                    new BufferAtATimeSelection(selectable, inputs.size(), bufferInProgress));
         }
     }
 
@@ -99,8 +121,8 @@ public final class ClonosNetworkInputPatch {
      * Third, a task with several inputs reads them record by record, switching between them as
      * their data happens to arrive, so its records interleave differently on every run and the
      * order of its input buffers, which the causal log records, does not determine it. This
-     * selection reads an input's buffer to its end before it switches, unless the operator
-     * selects another input: the interleaving of records then follows from the order of buffers.
+     * selection reads an input's buffer to its end before it switches, unless the operator selects
+     * another input: the interleaving of records then follows from the order of buffers.
      */
     private static final class BufferAtATimeSelection extends MultipleInputSelectionHandler {
         private final boolean[] bufferInProgress;
@@ -129,34 +151,49 @@ public final class ClonosNetworkInputPatch {
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static void countSourceElements(StreamInputProcessor processor, CausalTask task) {
         if (!(processor instanceof StreamOneInputProcessor)) {
-            throw new IllegalStateException("A source task's input is " + processor.getClass().getName());
+            throw new IllegalStateException(
+                    "A source task's input is " + processor.getClass().getName());
         }
-        PushingAsyncDataInput.DataOutput output = (PushingAsyncDataInput.DataOutput) field(processor, StreamOneInputProcessor.class, "output");
+        PushingAsyncDataInput.DataOutput output =
+                (PushingAsyncDataInput.DataOutput)
+                        field(processor, StreamOneInputProcessor.class, "output");
         CountingOutput counting = new CountingOutput(output, task);
         setField(processor, StreamOneInputProcessor.class, "output", counting);
         task.setWatermarkInputs(1, new WatermarkReplay(List.of(counting.gated), null));
     }
 
     /**
-     * Fourth, the watermarks an input hands its operators depend on what it saw before the
-     * restored checkpoint: a source's watermark generator and output, and a network input's
-     * watermark valve, keep state that Flink's checkpoints do not hold, and an operator with
-     * several inputs combines its inputs' watermarks in a field of its own. So each input's
-     * output is gated: running normally, what it hands on is logged; recovering, it hands on the
-     * logged watermarks at their places and nothing of its own ({@link CausalTask#watermark});
-     * the restored epoch's combination of inputs is written back into the operator.
+     * Fourth, the watermarks an input hands its operators depend on what it saw before the restored
+     * checkpoint: a source's watermark generator and output, and a network input's watermark valve,
+     * keep state that Flink's checkpoints do not hold, and an operator with several inputs combines
+     * its inputs' watermarks in a field of its own. So each input's output is gated: running
+     * normally, what it hands on is logged; recovering, it hands on the logged watermarks at their
+     * places and nothing of its own ({@link CausalTask#watermark}); the restored epoch's
+     * combination of inputs is written back into the operator.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static void gateWatermarks(StreamInputProcessor processor, CausalTask task, @Nullable Object headOperator) {
+    private static void gateWatermarks(
+            StreamInputProcessor processor, CausalTask task, @Nullable Object headOperator) {
         List<GatedOutput> outputs = new ArrayList<>();
         List<StreamOneInputProcessor<?>> ones = new ArrayList<>();
         if (processor instanceof StreamOneInputProcessor) {
             ones.add((StreamOneInputProcessor<?>) processor);
         } else if (processor instanceof StreamMultipleInputProcessor) {
-            ones.addAll(Arrays.asList((StreamOneInputProcessor<?>[]) field(processor, StreamMultipleInputProcessor.class, "inputProcessors")));
+            ones.addAll(
+                    Arrays.asList(
+                            (StreamOneInputProcessor<?>[])
+                                    field(
+                                            processor,
+                                            StreamMultipleInputProcessor.class,
+                                            "inputProcessors")));
         }
         for (StreamOneInputProcessor<?> one : ones) {
-            GatedOutput gated = new GatedOutput((PushingAsyncDataInput.DataOutput) field(one, StreamOneInputProcessor.class, "output"), task, outputs.size());
+            GatedOutput gated =
+                    new GatedOutput(
+                            (PushingAsyncDataInput.DataOutput)
+                                    field(one, StreamOneInputProcessor.class, "output"),
+                            task,
+                            outputs.size());
             setField(one, StreamOneInputProcessor.class, "output", gated);
             outputs.add(gated);
         }
@@ -177,36 +214,48 @@ public final class ClonosNetworkInputPatch {
         }
 
         @Override
-        public void emitRecord(org.apache.flink.streaming.runtime.streamrecord.StreamRecord streamRecord) throws Exception {
+        public void emitRecord(
+                org.apache.flink.streaming.runtime.streamrecord.StreamRecord streamRecord)
+                throws Exception {
             delegate.emitRecord(streamRecord);
         }
 
         @Override
-        public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark) throws Exception {
+        public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark)
+                throws Exception {
             if (task.watermark(input, watermark.getTimestamp())) {
                 delegate.emitWatermark(watermark);
             }
         }
 
         @Override
-        public void emitWatermarkStatus(org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus) throws Exception {
+        public void emitWatermarkStatus(
+                org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus)
+                throws Exception {
             if (task.watermarkStatus(input, watermarkStatus.isIdle())) {
                 delegate.emitWatermarkStatus(watermarkStatus);
             }
         }
 
         @Override
-        public void emitLatencyMarker(org.apache.flink.streaming.runtime.streamrecord.LatencyMarker latencyMarker) throws Exception {
+        public void emitLatencyMarker(
+                org.apache.flink.streaming.runtime.streamrecord.LatencyMarker latencyMarker)
+                throws Exception {
             delegate.emitLatencyMarker(latencyMarker);
         }
 
         @Override
-        public void emitRecordAttributes(org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes) throws Exception {
+        public void emitRecordAttributes(
+                org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes)
+                throws Exception {
             delegate.emitRecordAttributes(recordAttributes);
         }
     }
 
-    /** Hands on the logged watermarks during a replay, and restores an operator's combination of its inputs. */
+    /**
+     * Hands on the logged watermarks during a replay, and restores an operator's combination of its
+     * inputs.
+     */
     private static final class WatermarkReplay implements CausalTask.WatermarkEmitter {
         private final List<GatedOutput> outputs;
         @Nullable private final Object headOperator;
@@ -219,33 +268,63 @@ public final class ClonosNetworkInputPatch {
         @Override
         public void watermark(int input, long timestamp) {
             try {
-                outputs.get(input).delegate.emitWatermark(new org.apache.flink.streaming.api.watermark.Watermark(timestamp));
+                outputs.get(input)
+                        .delegate
+                        .emitWatermark(
+                                new org.apache.flink.streaming.api.watermark.Watermark(timestamp));
             } catch (Exception e) {
-                throw new org.apache.flink.util.FlinkRuntimeException("Replaying watermark " + timestamp + " of input " + input + " failed", e);
+                throw new org.apache.flink.util.FlinkRuntimeException(
+                        "Replaying watermark " + timestamp + " of input " + input + " failed", e);
             }
         }
 
         @Override
         public void status(int input, boolean idle) {
             try {
-                outputs.get(input).delegate.emitWatermarkStatus(idle ? org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus.IDLE : org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus.ACTIVE);
+                outputs.get(input)
+                        .delegate
+                        .emitWatermarkStatus(
+                                idle
+                                        ? org.apache.flink.streaming.runtime.watermarkstatus
+                                                .WatermarkStatus.IDLE
+                                        : org.apache.flink.streaming.runtime.watermarkstatus
+                                                .WatermarkStatus.ACTIVE);
             } catch (Exception e) {
-                throw new org.apache.flink.util.FlinkRuntimeException("Replaying a watermark status of input " + input + " failed", e);
+                throw new org.apache.flink.util.FlinkRuntimeException(
+                        "Replaying a watermark status of input " + input + " failed", e);
             }
         }
 
         @Override
         public void combined(long[] watermarks, boolean[] idle) {
             Object combined = null;
-            if (headOperator instanceof org.apache.flink.streaming.api.operators.AbstractStreamOperator) {
-                combined = field(headOperator, org.apache.flink.streaming.api.operators.AbstractStreamOperator.class, "combinedWatermark");
-            } else if (headOperator instanceof org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2) {
-                combined = field(headOperator, org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2.class, "combinedWatermark");
+            if (headOperator
+                    instanceof org.apache.flink.streaming.api.operators.AbstractStreamOperator) {
+                combined =
+                        field(
+                                headOperator,
+                                org.apache.flink.streaming.api.operators.AbstractStreamOperator
+                                        .class,
+                                "combinedWatermark");
+            } else if (headOperator
+                    instanceof org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2) {
+                combined =
+                        field(
+                                headOperator,
+                                org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2
+                                        .class,
+                                "combinedWatermark");
             }
-            if (!(combined instanceof org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus)) {
-                throw new org.apache.flink.util.FlinkRuntimeException("The task's operator " + headOperator + " combines no input watermarks that Clonos can restore");
+            if (!(combined
+                    instanceof
+                    org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus)) {
+                throw new org.apache.flink.util.FlinkRuntimeException(
+                        "The task's operator "
+                                + headOperator
+                                + " combines no input watermarks that Clonos can restore");
             }
-            org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus status = (org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus) combined;
+            org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus status =
+                    (org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus) combined;
             for (int i = 0; i < watermarks.length; i++) {
                 status.updateWatermark(i, watermarks[i]);
                 status.updateStatus(i, idle[i]);
@@ -259,6 +338,7 @@ public final class ClonosNetworkInputPatch {
         private final PushingAsyncDataInput.DataOutput delegate;
         private final Runnable beforeElement;
         private final CausalTask task;
+
         /** What a replay hands the logged watermarks to: counted, as the source's own would be. */
         final GatedOutput gated;
 
@@ -270,13 +350,16 @@ public final class ClonosNetworkInputPatch {
         }
 
         @Override
-        public void emitRecord(org.apache.flink.streaming.runtime.streamrecord.StreamRecord streamRecord) throws Exception {
+        public void emitRecord(
+                org.apache.flink.streaming.runtime.streamrecord.StreamRecord streamRecord)
+                throws Exception {
             beforeElement.run();
             delegate.emitRecord(streamRecord);
         }
 
         @Override
-        public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark) throws Exception {
+        public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark)
+                throws Exception {
             if (task.watermark(0, watermark.getTimestamp())) {
                 beforeElement.run();
                 delegate.emitWatermark(watermark);
@@ -284,7 +367,9 @@ public final class ClonosNetworkInputPatch {
         }
 
         @Override
-        public void emitWatermarkStatus(org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus) throws Exception {
+        public void emitWatermarkStatus(
+                org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus)
+                throws Exception {
             if (task.watermarkStatus(0, watermarkStatus.isIdle())) {
                 beforeElement.run();
                 delegate.emitWatermarkStatus(watermarkStatus);
@@ -292,13 +377,17 @@ public final class ClonosNetworkInputPatch {
         }
 
         @Override
-        public void emitLatencyMarker(org.apache.flink.streaming.runtime.streamrecord.LatencyMarker latencyMarker) throws Exception {
+        public void emitLatencyMarker(
+                org.apache.flink.streaming.runtime.streamrecord.LatencyMarker latencyMarker)
+                throws Exception {
             beforeElement.run();
             delegate.emitLatencyMarker(latencyMarker);
         }
 
         @Override
-        public void emitRecordAttributes(org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes) throws Exception {
+        public void emitRecordAttributes(
+                org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes)
+                throws Exception {
             beforeElement.run();
             delegate.emitRecordAttributes(recordAttributes);
         }
@@ -316,29 +405,35 @@ public final class ClonosNetworkInputPatch {
         }
 
         @Override
-        public void emitRecord(org.apache.flink.streaming.runtime.streamrecord.StreamRecord streamRecord) {
+        public void emitRecord(
+                org.apache.flink.streaming.runtime.streamrecord.StreamRecord streamRecord) {
             throw new IllegalStateException("A replay hands on watermarks only");
         }
 
         @Override
-        public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark) throws Exception {
+        public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark)
+                throws Exception {
             task.countElement();
             delegate.emitWatermark(watermark);
         }
 
         @Override
-        public void emitWatermarkStatus(org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus) throws Exception {
+        public void emitWatermarkStatus(
+                org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus)
+                throws Exception {
             task.countElement();
             delegate.emitWatermarkStatus(watermarkStatus);
         }
 
         @Override
-        public void emitLatencyMarker(org.apache.flink.streaming.runtime.streamrecord.LatencyMarker latencyMarker) {
+        public void emitLatencyMarker(
+                org.apache.flink.streaming.runtime.streamrecord.LatencyMarker latencyMarker) {
             throw new IllegalStateException("A replay hands on watermarks only");
         }
 
         @Override
-        public void emitRecordAttributes(org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes) {
+        public void emitRecordAttributes(
+                org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes) {
             throw new IllegalStateException("A replay hands on watermarks only");
         }
     }
@@ -349,29 +444,45 @@ public final class ClonosNetworkInputPatch {
             field.setAccessible(true);
             field.set(target, value);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("Flink's " + declaring.getSimpleName() + "." + name + " is not where Clonos expects it", e);
+            throw new IllegalStateException(
+                    "Flink's "
+                            + declaring.getSimpleName()
+                            + "."
+                            + name
+                            + " is not where Clonos expects it",
+                    e);
         }
     }
 
-    /** Flink's deserializer, reporting each whole element it returns and whether a buffer is half-read. */
-    private static final class CountingDeserializer extends SpillingAdaptiveSpanningRecordDeserializer<DeserializationDelegate<StreamElement>> {
+    /**
+     * Flink's deserializer, reporting each whole element it returns and whether a buffer is
+     * half-read.
+     */
+    private static final class CountingDeserializer
+            extends SpillingAdaptiveSpanningRecordDeserializer<
+                    DeserializationDelegate<StreamElement>> {
         private final Runnable beforeElement;
         private final java.util.function.Consumer<Boolean> bufferInProgress;
 
-        CountingDeserializer(String[] spillingDirectories, Runnable beforeElement, java.util.function.Consumer<Boolean> bufferInProgress) {
+        CountingDeserializer(
+                String[] spillingDirectories,
+                Runnable beforeElement,
+                java.util.function.Consumer<Boolean> bufferInProgress) {
             super(spillingDirectories);
             this.beforeElement = beforeElement;
             this.bufferInProgress = bufferInProgress;
         }
 
         @Override
-        public void setNextBuffer(org.apache.flink.runtime.io.network.buffer.Buffer buffer) throws IOException {
+        public void setNextBuffer(org.apache.flink.runtime.io.network.buffer.Buffer buffer)
+                throws IOException {
             super.setNextBuffer(buffer);
             bufferInProgress.accept(true);
         }
 
         @Override
-        public DeserializationResult getNextRecord(DeserializationDelegate<StreamElement> target) throws IOException {
+        public DeserializationResult getNextRecord(DeserializationDelegate<StreamElement> target)
+                throws IOException {
             DeserializationResult result = super.getNextRecord(target);
             if (result.isBufferConsumed()) {
                 bufferInProgress.accept(false);
@@ -386,9 +497,15 @@ public final class ClonosNetworkInputPatch {
     private static List<StreamTaskInput<?>> inputsOf(StreamInputProcessor processor) {
         List<StreamTaskInput<?>> inputs = new ArrayList<>();
         if (processor instanceof StreamOneInputProcessor) {
-            inputs.add((StreamTaskInput<?>) field(processor, StreamOneInputProcessor.class, "input"));
+            inputs.add(
+                    (StreamTaskInput<?>) field(processor, StreamOneInputProcessor.class, "input"));
         } else if (processor instanceof StreamMultipleInputProcessor) {
-            for (StreamOneInputProcessor<?> one : (StreamOneInputProcessor<?>[]) field(processor, StreamMultipleInputProcessor.class, "inputProcessors")) {
+            for (StreamOneInputProcessor<?> one :
+                    (StreamOneInputProcessor<?>[])
+                            field(
+                                    processor,
+                                    StreamMultipleInputProcessor.class,
+                                    "inputProcessors")) {
                 inputs.add((StreamTaskInput<?>) field(one, StreamOneInputProcessor.class, "input"));
             }
         }
@@ -401,7 +518,13 @@ public final class ClonosNetworkInputPatch {
             field.setAccessible(true);
             return field.get(target);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("Flink's " + declaring.getSimpleName() + "." + name + " is not where Clonos expects it", e);
+            throw new IllegalStateException(
+                    "Flink's "
+                            + declaring.getSimpleName()
+                            + "."
+                            + name
+                            + " is not where Clonos expects it",
+                    e);
         }
     }
 }

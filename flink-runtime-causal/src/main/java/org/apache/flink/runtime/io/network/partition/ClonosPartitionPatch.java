@@ -21,9 +21,9 @@ import javax.annotation.Nullable;
  * PATCH of Flink's behaviour, kept to this one class in Flink's package.
  *
  * <p>Why: a task finds its TaskManager's Clonos context through the objects the TaskManager's
- * network made for it; a task with outputs and no inputs (a source) has only its result
- * partitions, and a partition knows its partition manager (Clonos's, which owns the context) only
- * in a protected field without getter, readable from this package.
+ * network made for it; a task with outputs and no inputs (a source) has only its result partitions,
+ * and a partition knows its partition manager (Clonos's, which owns the context) only in a
+ * protected field without getter, readable from this package.
  */
 @Internal
 public final class ClonosPartitionPatch {
@@ -33,6 +33,8 @@ public final class ClonosPartitionPatch {
     /** The partition manager of a result partition; null for a writer that is not a partition. */
     @Nullable
     public static ResultPartitionManager partitionManagerOf(ResultPartitionWriter writer) {
-        return writer instanceof ResultPartition ? ((ResultPartition) writer).partitionManager : null;
+        return writer instanceof ResultPartition
+                ? ((ResultPartition) writer).partitionManager
+                : null;
     }
 }

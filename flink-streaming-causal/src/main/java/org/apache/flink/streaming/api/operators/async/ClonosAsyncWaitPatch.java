@@ -25,8 +25,8 @@ import java.util.Optional;
 /**
  * <b>Patch of Flink's behaviour.</b> Reads what a job's {@link AsyncWaitOperatorFactory} was built
  * with (function, timeout, capacity, output mode, retry strategy), so that Clonos can put its
- * replayable async operator in its place. Flink keeps these in private fields without getters;
- * they are read by reflection, here only.
+ * replayable async operator in its place. Flink keeps these in private fields without getters; they
+ * are read by reflection, here only.
  */
 @Internal
 public final class ClonosAsyncWaitPatch {
@@ -34,21 +34,25 @@ public final class ClonosAsyncWaitPatch {
     private ClonosAsyncWaitPatch() {}
 
     /**
-     * Clonos's factory for what {@code flink} builds; empty when the job retries async calls,
-     * which Clonos's operator does not support.
+     * Clonos's factory for what {@code flink} builds; empty when the job retries async calls, which
+     * Clonos's operator does not support.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public static Optional<CausalAsyncWaitOperatorFactory<?, ?>> causalFactory(AsyncWaitOperatorFactory<?, ?> flink) {
+    public static Optional<CausalAsyncWaitOperatorFactory<?, ?>> causalFactory(
+            AsyncWaitOperatorFactory<?, ?> flink) {
         AsyncRetryStrategy<?> retry = (AsyncRetryStrategy<?>) read(flink, "asyncRetryStrategy");
         if (retry != null
-                && (retry.getRetryPredicate().resultPredicate().isPresent() || retry.getRetryPredicate().exceptionPredicate().isPresent())) {
+                && (retry.getRetryPredicate().resultPredicate().isPresent()
+                        || retry.getRetryPredicate().exceptionPredicate().isPresent())) {
             return Optional.empty();
         }
         AsyncFunction function = (AsyncFunction) read(flink, "asyncFunction");
         long timeout = (Long) read(flink, "timeout");
         int capacity = (Integer) read(flink, "capacity");
         AsyncDataStream.OutputMode mode = (AsyncDataStream.OutputMode) read(flink, "outputMode");
-        return Optional.of(new CausalAsyncWaitOperatorFactory<>(function, timeout, capacity, mode == AsyncDataStream.OutputMode.ORDERED));
+        return Optional.of(
+                new CausalAsyncWaitOperatorFactory<>(
+                        function, timeout, capacity, mode == AsyncDataStream.OutputMode.ORDERED));
     }
 
     private static Object read(AsyncWaitOperatorFactory<?, ?> factory, String name) {
@@ -57,7 +61,11 @@ public final class ClonosAsyncWaitPatch {
             field.setAccessible(true);
             return field.get(factory);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("This Flink's AsyncWaitOperatorFactory has no field " + name + "; Clonos's patch does not fit it", e);
+            throw new IllegalStateException(
+                    "This Flink's AsyncWaitOperatorFactory has no field "
+                            + name
+                            + "; Clonos's patch does not fit it",
+                    e);
         }
     }
 }

@@ -26,10 +26,10 @@ import java.io.IOException;
  * <p>Why: when a producer dies, Flink stores the error in the consumer's input channel (remote) or
  * releases the channel's subpartition view (local), and a later poll of the gate throws without
  * saying which channel failed. Clonos's input gate asks each channel here whether its producer is
- * gone, so that it can replace exactly those channels and let the task run on. It also sends a
- * task event upstream on one channel only (Flink's gate sends to all of its channels), for the
- * consumer's answer to a restarted producer. And it requests the channels that Flink's request
- * of a gate leaves out when one producer cannot be reached ({@link #requestChannelsLeftOut}).
+ * gone, so that it can replace exactly those channels and let the task run on. It also sends a task
+ * event upstream on one channel only (Flink's gate sends to all of its channels), for the
+ * consumer's answer to a restarted producer. And it requests the channels that Flink's request of a
+ * gate leaves out when one producer cannot be reached ({@link #requestChannelsLeftOut}).
  */
 @Internal
 public final class ClonosChannelProbe {
@@ -48,22 +48,24 @@ public final class ClonosChannelProbe {
             LocalInputChannel local = (LocalInputChannel) channel;
             if (local.getSubpartitionView() != null && local.getSubpartitionView().isReleased()) {
                 Throwable cause = local.getSubpartitionView().getFailureCause();
-                return cause != null ? cause : new IllegalStateException("The local producer's subpartition was released");
+                return cause != null
+                        ? cause
+                        : new IllegalStateException(
+                                "The local producer's subpartition was released");
             }
         }
         return null;
     }
 
     /**
-     * Requests the subpartitions of the channels that Flink's request of the gate left out.
-     * {@link SingleInputGate#requestPartitions} stops at the first channel whose producer cannot be
+     * Requests the subpartitions of the channels that Flink's request of the gate left out. {@link
+     * SingleInputGate#requestPartitions} stops at the first channel whose producer cannot be
      * reached (a TaskManager lost while this task was deployed): Flink fails the task then anyway.
      * Clonos lets the task run on and replaces that one channel when the producer's new attempt
      * runs, so the channels after it in Flink's order must still be requested, or the task never
      * connects to their producers, which wait for it until their recovery times out. Channels
-     * before it were requested already (requesting a local channel twice would start a second
-     * retry of a missing partition); channels whose producer is not known yet are requested when
-     * it is.
+     * before it were requested already (requesting a local channel twice would start a second retry
+     * of a missing partition); channels whose producer is not known yet are requested when it is.
      */
     public static void requestChannelsLeftOut(SingleInputGate gate) {
         boolean leftOut = false;
