@@ -16,7 +16,7 @@ import io.clonos.cli.bench.KillSettings;
 import io.clonos.cli.bench.OverheadBenchmark;
 import io.clonos.cli.bench.RecoveryBenchmark;
 import io.clonos.cli.bench.StandbyBenchmark;
-import io.clonos.examples.GeneratedJob;
+import io.clonos.examples.Shape;
 import io.clonos.examples.chaos.ChaosPlan;
 
 import org.apache.flink.annotation.Internal;
@@ -237,10 +237,10 @@ public final class ClonosCli {
         int slots = options.intValue("--slots", 2, 1);
         LongFunction<ChaosPlan> plans;
         if (options.value("--shape") != null) {
-            GeneratedJob.Shape shape;
+            Shape shape;
             try {
                 shape =
-                        GeneratedJob.Shape.parse(
+                        Shape.parse(
                                 options.intValue("--source-parallelism", 2, 1),
                                 options.value("--shape"));
             } catch (IllegalArgumentException e) {

@@ -420,7 +420,7 @@ class StandaloneClusterIT {
         assertThat(
                         HashChains.violations(
                                 CommittedLinesSink.committedLines(output),
-                                HashChainJob.SOURCES,
+                                HashChainJob.sources(),
                                 count))
                 .as("broken, lossy or repeated hash chains")
                 .isEmpty();

@@ -53,7 +53,10 @@ public final class HashChainJob {
      */
     public static final long WINDOW_KEYS = 1000;
 
-    public static final String[] SOURCES = {"left", "right"};
+    /** The job's sources, as its hash chains name them. */
+    public static String[] sources() {
+        return new String[] {"left", "right"};
+    }
 
     public static void main(String[] args) throws Exception {
         ParameterTool params = ParameterTool.fromArgs(args);
@@ -66,7 +69,7 @@ public final class HashChainJob {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.enableCheckpointing(checkpointInterval);
         DataStream<Tuple3<Long, String, Long>> inputs = null;
-        for (String source : SOURCES) {
+        for (String source : sources()) {
             DataStream<Tuple3<Long, String, Long>> numbers =
                     env.fromSource(
                                     new DataGeneratorSource<>(

@@ -13,18 +13,19 @@
 package io.clonos.examples.chaos;
 
 import io.clonos.examples.GeneratedJob;
+import io.clonos.examples.Shape;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
 /**
- * One chaos run, drawn from a seed: a generated job ({@link GeneratedJob.Shape}), the determinant
- * sharing depth it runs with, and the TaskManagers it loses: one to three, at once or a few seconds
- * apart (a failure during another's recovery; one loss half the time), the first at a random time
- * after the job's first completed checkpoint. The same seed draws the same plan; which TaskManagers
- * die is drawn at each kill from the ones that run the job, in the order of their names, so that a
- * seed that failed reproduces the failure on a cluster of the same size.
+ * One chaos run, drawn from a seed: a generated job ({@link Shape}), the determinant sharing depth
+ * it runs with, and the TaskManagers it loses: one to three, at once or a few seconds apart (a
+ * failure during another's recovery; one loss half the time), the first at a random time after the
+ * job's first completed checkpoint. The same seed draws the same plan; which TaskManagers die is
+ * drawn at each kill from the ones that run the job, in the order of their names, so that a seed
+ * that failed reproduces the failure on a cluster of the same size.
  */
 public final class ChaosPlan {
 
@@ -35,7 +36,7 @@ public final class ChaosPlan {
     public static final int SECONDS = 14;
 
     public final long seed;
-    public final GeneratedJob.Shape shape;
+    public final Shape shape;
 
     /** {@code clonos.determinant-sharing-depth}: 1, 2 or -1 (full). */
     public final int dsd;
@@ -51,7 +52,7 @@ public final class ChaosPlan {
 
     private ChaosPlan(
             long seed,
-            GeneratedJob.Shape shape,
+            Shape shape,
             int dsd,
             List<Long> killDelays,
             boolean staggered,
@@ -80,7 +81,7 @@ public final class ChaosPlan {
         // one loss half the time, two or three otherwise: small jobs lose every task to three
         int kills = Math.min(maxKills, new int[] {1, 1, 1, 2, 2, 3}[random.nextInt(6)]);
         int maxParallelism = Math.max(1, Math.min(4, (taskManagers - kills) * slots));
-        GeneratedJob.Shape shape = GeneratedJob.Shape.random(random.nextLong(), 7, maxParallelism);
+        Shape shape = Shape.random(random.nextLong(), 7, maxParallelism);
         // the default, full, half the time
         int dsd = new int[] {1, 2, -1, -1}[random.nextInt(4)];
         boolean staggered = kills > 1 && random.nextBoolean();
@@ -96,8 +97,7 @@ public final class ChaosPlan {
      * A plan of a given job and failure: {@code kills} TaskManagers lost {@code staggerMillis}
      * apart (0: at once), the first 1-6 s after the first checkpoint as the seed draws it.
      */
-    public static ChaosPlan fixed(
-            long seed, GeneratedJob.Shape shape, int dsd, int kills, long staggerMillis) {
+    public static ChaosPlan fixed(long seed, Shape shape, int dsd, int kills, long staggerMillis) {
         Random random = new Random(seed);
         List<Long> delays = new ArrayList<>();
         delays.add(1_000L + random.nextInt(5_000));
@@ -144,7 +144,7 @@ public final class ChaosPlan {
 
     private String stagesOnly() {
         StringBuilder stages = new StringBuilder();
-        for (GeneratedJob.Stage stage : shape.stages) {
+        for (Shape.Stage stage : shape.stages) {
             stages.append(stages.length() == 0 ? "" : "/").append(stage);
         }
         return stages.toString();

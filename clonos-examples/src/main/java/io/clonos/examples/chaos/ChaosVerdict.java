@@ -14,6 +14,7 @@ package io.clonos.examples.chaos;
 
 import io.clonos.examples.GeneratedJob;
 import io.clonos.examples.HashChains;
+import io.clonos.examples.Shape;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -108,7 +109,7 @@ public final class ChaosVerdict {
             List<String> links,
             long millisAfterLastLoss,
             long remainingMillis) {
-        HashChains.Audit audit = HashChains.audit(links, GeneratedJob.SOURCES, plan.count);
+        HashChains.Audit audit = HashChains.audit(links, GeneratedJob.sources(), plan.count);
         Set<String> down = new TreeSet<>();
         lost.forEach(down::addAll);
         Optional<String> condition = fallbackCondition(plan, attempts.keySet(), down);
@@ -210,7 +211,7 @@ public final class ChaosVerdict {
      */
     static Optional<String> fallbackCondition(
             ChaosPlan plan, Set<String> subtasks, Set<String> down) {
-        GeneratedJob.Shape shape = plan.shape;
+        Shape shape = plan.shape;
         Map<String, int[]> index = new HashMap<>();
         for (String subtask : subtasks) {
             String vertexName = subtask.substring(0, subtask.lastIndexOf('['));
@@ -245,7 +246,7 @@ public final class ChaosVerdict {
     /** The most hops from {@code task} through lost tasks to a surviving one; 0 if none. */
     private static int hops(
             String task,
-            GeneratedJob.Shape shape,
+            Shape shape,
             Map<String, int[]> index,
             Map<String, String> byPosition,
             Set<String> down,

@@ -12,7 +12,7 @@
 
 package io.clonos.examples.chaos;
 
-import io.clonos.examples.GeneratedJob;
+import io.clonos.examples.Shape;
 
 import org.junit.jupiter.api.Test;
 
@@ -29,9 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ChaosVerdictTest {
 
-    private static final GeneratedJob.Shape SLICE =
-            GeneratedJob.Shape.parse(
-                    2, "keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2");
+    private static final Shape SLICE =
+            Shape.parse(2, "keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2");
     private static final String[] VERTICES = {
         "Source: source -> tag",
         "stage1-timers",
@@ -43,9 +42,7 @@ class ChaosVerdictTest {
 
     @Test
     void shapesChainForwardStagesAndConnectSubtasksAsFlinkDoes() {
-        GeneratedJob.Shape shape =
-                GeneratedJob.Shape.parse(
-                        4, "forward:map:4/rescale:map:2/rescale:map:4/keyby:state:3");
+        Shape shape = Shape.parse(4, "forward:map:4/rescale:map:2/rescale:map:4/keyby:state:3");
         assertThat(shape.vertices()).hasSize(5);
         assertThat(shape.vertexOf("Source: source -> tag -> stage1-map")).isZero();
         assertThat(shape.vertexOf("stage2-map")).isEqualTo(1);
@@ -56,8 +53,7 @@ class ChaosVerdictTest {
         assertThat(shape.consumers(1, 1)).containsExactly(2, 3);
         assertThat(shape.consumers(2, 0)).containsExactly(0, 1, 2);
         assertThat(shape.consumers(4, 0)).isEmpty();
-        assertThat(GeneratedJob.Shape.random(42, 7, 4).toString())
-                .isEqualTo(GeneratedJob.Shape.random(42, 7, 4).toString());
+        assertThat(Shape.random(42, 7, 4).toString()).isEqualTo(Shape.random(42, 7, 4).toString());
     }
 
     @Test

@@ -41,9 +41,7 @@ import java.util.concurrent.TimeUnit;
  * subpartition has a connection, then until every consumer has answered with the task's
  * determinants it holds ({@link #determinantsReceived}); it replays by them, and runs normally once
  * they are used up. Answers that arrive before the last connection, or that hold no determinants,
- * skip states forward; nothing ever goes back ({@link State#canBecome}). A standby task comes
- * before all this: it keeps copies of the primary's checkpointed state near a free slot, so that
- * the replacement, which starts in WAITING_FOR_CONNECTIONS, restores them locally.
+ * skip states forward; nothing ever goes back ({@link RecoveryState#canBecome}).
  *
  * <p>During the replay every part of the task that makes a nondeterministic choice asks for the
  * next determinant of its kind ({@link #next}); the determinants are used in exactly the order they
@@ -58,22 +56,6 @@ import java.util.concurrent.TimeUnit;
 public final class CausalRecovery {
 
     private static final Logger LOG = LoggerFactory.getLogger(CausalRecovery.class);
-
-    /** The states of a task's recovery, in the only order they can follow one another. */
-    public enum State {
-        WAITING_FOR_CONNECTIONS,
-        WAITING_FOR_DETERMINANTS,
-        REPLAYING,
-        RUNNING;
-
-        /**
-         * Whether a recovery in this state may go on to {@code next}: forward, skipping states (all
-         * answers in before the last connection; no determinants to replay), never back.
-         */
-        public boolean canBecome(State next) {
-            return next.ordinal() > ordinal();
-        }
-    }
 
     private final String taskName;
     private final CausalLogId logId;
@@ -101,7 +83,7 @@ public final class CausalRecovery {
     @GuardedBy("this")
     private final BitSet answered = new BitSet();
 
-    private volatile State state;
+    private volatile RecoveryState state;
 
     @GuardedBy("this")
     private final List<Runnable> whenRunning = new ArrayList<>();
@@ -142,7 +124,7 @@ public final class CausalRecovery {
             int consumers,
             Duration timeout,
             @Nullable RecoveryDeadlines deadlines,
-            State initial) {
+            RecoveryState initial) {
         this.taskName = taskName;
         this.logId = logId;
         this.restoredEpoch = restoredEpoch;
@@ -156,7 +138,8 @@ public final class CausalRecovery {
 
     /** A task that starts fresh: nothing to replay. */
     public static CausalRecovery notRecovering(String taskName, CausalLogId logId) {
-        return new CausalRecovery(taskName, logId, 0, 0, Duration.ZERO, null, State.RUNNING);
+        return new CausalRecovery(
+                taskName, logId, 0, 0, Duration.ZERO, null, RecoveryState.RUNNING);
     }
 
     /**
@@ -179,31 +162,31 @@ public final class CausalRecovery {
                         consumers,
                         timeout,
                         deadlines,
-                        State.WAITING_FOR_CONNECTIONS);
+                        RecoveryState.WAITING_FOR_CONNECTIONS);
         if (consumers == 0) {
             // a sink: nobody downstream holds its determinants; it replays its input in any order
-            recovery.state = State.RUNNING;
+            recovery.state = RecoveryState.RUNNING;
         }
         return recovery;
     }
 
-    public State state() {
+    public RecoveryState state() {
         return state;
     }
 
     public boolean isRunning() {
-        return state == State.RUNNING;
+        return state == RecoveryState.RUNNING;
     }
 
     public boolean isReplaying() {
-        return state == State.REPLAYING;
+        return state == RecoveryState.REPLAYING;
     }
 
     /** Whether the task must not process anything yet. */
     public boolean isWaiting() {
-        State current = state;
-        return current == State.WAITING_FOR_CONNECTIONS
-                || current == State.WAITING_FOR_DETERMINANTS;
+        RecoveryState current = state;
+        return current == RecoveryState.WAITING_FOR_CONNECTIONS
+                || current == RecoveryState.WAITING_FOR_DETERMINANTS;
     }
 
     public long restoredEpoch() {
@@ -225,8 +208,9 @@ public final class CausalRecovery {
     public void consumerConnected(int index) {
         synchronized (this) {
             connected.set(index);
-            if (state == State.WAITING_FOR_CONNECTIONS && connected.cardinality() >= consumers) {
-                transition(State.WAITING_FOR_DETERMINANTS);
+            if (state == RecoveryState.WAITING_FOR_CONNECTIONS
+                    && connected.cardinality() >= consumers) {
+                transition(RecoveryState.WAITING_FOR_DETERMINANTS);
             }
         }
         signal();
@@ -264,8 +248,9 @@ public final class CausalRecovery {
         connected.set(index);
         if (answered.cardinality() >= consumers) {
             startReplay();
-        } else if (state == State.WAITING_FOR_CONNECTIONS && connected.cardinality() >= consumers) {
-            transition(State.WAITING_FOR_DETERMINANTS);
+        } else if (state == RecoveryState.WAITING_FOR_CONNECTIONS
+                && connected.cardinality() >= consumers) {
+            transition(RecoveryState.WAITING_FOR_DETERMINANTS);
         }
         return true;
     }
@@ -291,7 +276,7 @@ public final class CausalRecovery {
                                     + epoch.epoch()
                                     + " is incomplete: it, or a consumer's copy of it, outgrew clonos.determinant.memory";
                     LOG.warn("{}: {}; falling back to a global rollback.", taskName, impossible);
-                    transition(State.REPLAYING);
+                    transition(RecoveryState.REPLAYING);
                     return;
                 }
                 determinants.put(epoch.epoch(), decoded);
@@ -303,7 +288,7 @@ public final class CausalRecovery {
                     "{}: the determinants its consumers hold do not agree or cannot be read.",
                     taskName,
                     e);
-            transition(State.REPLAYING);
+            transition(RecoveryState.REPLAYING);
             return;
         }
         int count = replay.values().stream().mapToInt(List::size).sum();
@@ -318,11 +303,11 @@ public final class CausalRecovery {
                 count,
                 answers.size());
         answers.clear();
-        transition(count == 0 ? State.RUNNING : State.REPLAYING);
+        transition(count == 0 ? RecoveryState.RUNNING : RecoveryState.REPLAYING);
     }
 
     @GuardedBy("this")
-    private void transition(State next) {
+    private void transition(RecoveryState next) {
         if (!state.canBecome(next)) {
             throw new IllegalStateException(
                     taskName + ": the recovery cannot go from " + state + " to " + next);
@@ -330,7 +315,7 @@ public final class CausalRecovery {
         LOG.debug("{}: recovery {} -> {}", taskName, state, next);
         state = next;
         progressNanos = System.nanoTime();
-        if (next == State.RUNNING) {
+        if (next == RecoveryState.RUNNING) {
             signals.addAll(whenRunning);
             whenRunning.clear();
         }
@@ -357,7 +342,7 @@ public final class CausalRecovery {
     /** Runs {@code action} once the task runs normally: now, or at the end of its recovery. */
     public void whenRunning(Runnable action) {
         synchronized (this) {
-            if (state != State.RUNNING) {
+            if (state != RecoveryState.RUNNING) {
                 whenRunning.add(action);
                 return;
             }
@@ -370,7 +355,10 @@ public final class CausalRecovery {
         if (stateChanged == null) {
             stateChanged = new CompletableFuture<>();
         }
-        if (state != State.RUNNING && timeoutNanos > 0 && deadlines != null && !watchScheduled) {
+        if (state != RecoveryState.RUNNING
+                && timeoutNanos > 0
+                && deadlines != null
+                && !watchScheduled) {
             watchScheduled = true;
             long deadline = isWaiting() ? deadlineNanos : progressNanos + timeoutNanos;
             deadlines.wakeAfter(
@@ -402,17 +390,16 @@ public final class CausalRecovery {
 
     /** Fails the task when its consumers did not answer in time. Task thread. */
     public void checkDeadline() {
-        if (state == State.REPLAYING
+        if (state == RecoveryState.REPLAYING
                 && replay != null
                 && System.nanoTime() - progressNanos - timeoutNanos > 0) {
             throw diverged(
-                    "its replay made no progress for "
-                            + TimeUnit.NANOSECONDS.toMillis(timeoutNanos)
-                            + " ms (clonos.recovery.reconnect-timeout); at "
-                            + position()
-                            + " ("
-                            + replayedDeterminants
-                            + " replayed in all)");
+                    String.format(
+                            "its replay made no progress for %d ms (clonos.recovery.reconnect-timeout);"
+                                    + " at %s (%d replayed in all)",
+                            TimeUnit.NANOSECONDS.toMillis(timeoutNanos),
+                            position(),
+                            replayedDeterminants));
         }
         if (isWaiting() && System.nanoTime() - deadlineNanos > 0) {
             int connections;
@@ -422,14 +409,10 @@ public final class CausalRecovery {
                 answers = answered.cardinality();
             }
             throw new LocalRecoveryImpossibleException(
-                    taskName
-                            + " waited in vain for its consumers' determinants ("
-                            + connections
-                            + " of "
-                            + consumers
-                            + " connected, "
-                            + answers
-                            + " answered; clonos.recovery.reconnect-timeout)");
+                    String.format(
+                            "%s waited in vain for its consumers' determinants (%d of %d connected,"
+                                    + " %d answered; clonos.recovery.reconnect-timeout)",
+                            taskName, connections, consumers, answers));
         }
     }
 
@@ -443,7 +426,7 @@ public final class CausalRecovery {
      */
     @Nullable
     public <D extends Determinant> D peek(Class<D> kind) {
-        if (state != State.REPLAYING) {
+        if (state != RecoveryState.REPLAYING) {
             return null;
         }
         Determinant next = head();
@@ -456,7 +439,7 @@ public final class CausalRecovery {
      */
     @Nullable
     public <D extends Determinant> D next(Class<D> kind) {
-        if (state != State.REPLAYING) {
+        if (state != RecoveryState.REPLAYING) {
             return null;
         }
         Determinant next = head();
@@ -492,7 +475,7 @@ public final class CausalRecovery {
      * every determinant of the previous epoch must have been used.
      */
     public void epochStarted(long epoch) {
-        if (state != State.REPLAYING) {
+        if (state != RecoveryState.REPLAYING) {
             return;
         }
         List<Determinant> current = replay.get(replayEpoch);
@@ -558,7 +541,7 @@ public final class CausalRecovery {
                     replayedDeterminants);
             replay = new TreeMap<>(Collections.emptyMap());
             synchronized (this) {
-                transition(State.RUNNING);
+                transition(RecoveryState.RUNNING);
             }
             signal();
         }
@@ -600,15 +583,9 @@ public final class CausalRecovery {
 
     @Override
     public String toString() {
-        return "CausalRecovery{"
-                + taskName
-                + ", "
-                + state
-                + ", restored="
-                + restoredEpoch
-                + ", consumers="
-                + consumers
-                + '}';
+        return String.format(
+                "CausalRecovery{%s, %s, restored=%d, consumers=%d}",
+                taskName, state, restoredEpoch, consumers);
     }
 
     /** For tests: the determinants still to replay, per epoch. */
@@ -617,8 +594,7 @@ public final class CausalRecovery {
         replay.forEach(
                 (epoch, list) ->
                         remaining.put(
-                                epoch,
-                                epoch == replayEpoch ? list.size() - replayIndex : list.size()));
+                                epoch, list.size() - (epoch == replayEpoch ? replayIndex : 0)));
         return remaining;
     }
 }

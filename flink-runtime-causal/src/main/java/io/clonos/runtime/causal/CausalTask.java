@@ -70,33 +70,8 @@ public final class CausalTask {
     /** Latched once the regenerated output passed what consumers received (task thread). */
     private boolean regenerated;
 
-    /** What each input last handed its operators: watermark and idleness (task thread). */
-    private long[] inputWatermarks = new long[0];
-
-    private boolean[] inputIdle = new boolean[0];
-    private WatermarkEmitter watermarkEmitter =
-            new WatermarkEmitter() {
-                @Override
-                public void watermark(int input, long timestamp) {
-                    throw new LocalRecoveryImpossibleException(
-                            "The task has no input to replay watermark "
-                                    + timestamp
-                                    + " of input "
-                                    + input);
-                }
-
-                @Override
-                public void status(int input, boolean idle) {
-                    throw new LocalRecoveryImpossibleException(
-                            "The task has no input to replay a watermark status of input " + input);
-                }
-
-                @Override
-                public void combined(long[] watermarks, boolean[] idle) {
-                    throw new LocalRecoveryImpossibleException(
-                            "The task has no operator to restore input watermarks to");
-                }
-            };
+    /** What each input last handed its operators (task thread). */
+    private final InputWatermarkState inputWatermarks = new InputWatermarkState();
 
     /** Without a source's own replayer (a task that cannot emit a barrier): the epoch moves on. */
     private CheckpointReplayer checkpoints = checkpoint -> epochStarted(checkpoint.checkpointId());
@@ -275,11 +250,8 @@ public final class CausalTask {
      * The task's inputs hand on watermarks through {@link #watermark}; a replay hands them on with
      * {@code emitter}.
      */
-    public void setWatermarkInputs(int inputs, WatermarkEmitter emitter) {
-        this.inputWatermarks = new long[inputs];
-        java.util.Arrays.fill(inputWatermarks, Long.MIN_VALUE);
-        this.inputIdle = new boolean[inputs];
-        this.watermarkEmitter = emitter;
+    public void setWatermarkInputs(int inputs, InputWatermarkState.Emitter emitter) {
+        inputWatermarks.setInputs(inputs, emitter);
     }
 
     // ------------------------------------------------------------------------------------------
@@ -298,11 +270,10 @@ public final class CausalTask {
         if (!isProcessing()) {
             return true;
         }
-        if (!choosesFreely() || timestamp <= inputWatermarks[input]) {
+        if (!choosesFreely() || !inputWatermarks.advance(input, timestamp)) {
             return false;
         }
         log.append(new Determinant.Watermark(elementsInEpoch, input, timestamp));
-        inputWatermarks[input] = timestamp;
         return true;
     }
 
@@ -313,11 +284,10 @@ public final class CausalTask {
         if (!isProcessing()) {
             return true;
         }
-        if (!choosesFreely() || idle == inputIdle[input]) {
+        if (!choosesFreely() || !inputWatermarks.changeStatus(input, idle)) {
             return false;
         }
         log.append(new Determinant.WatermarkStatus(elementsInEpoch, input, idle));
-        inputIdle[input] = idle;
         return true;
     }
 
@@ -326,18 +296,10 @@ public final class CausalTask {
      * operators (they combine them); a replay checks that it got there too.
      */
     private void logInputWatermarks() {
-        if (inputWatermarks.length < 2 || !isProcessing()) {
+        Determinant.InputWatermarks current = inputWatermarks.combined();
+        if (current == null || !isProcessing()) {
             return;
         }
-        boolean any = false;
-        for (int i = 0; i < inputWatermarks.length; i++) {
-            any |= inputWatermarks[i] != Long.MIN_VALUE || inputIdle[i];
-        }
-        if (!any) {
-            return;
-        }
-        Determinant.InputWatermarks current =
-                new Determinant.InputWatermarks(inputWatermarks, inputIdle);
         Determinant.InputWatermarks logged =
                 decide(Determinant.InputWatermarks.class, () -> current);
         if (!logged.equals(current)) {
@@ -485,16 +447,11 @@ public final class CausalTask {
             ticked = false;
             timers.fire(timer);
         } else if (action instanceof Determinant.Watermark watermark) {
-            inputWatermarks[watermark.input()] = watermark.timestamp();
-            watermarkEmitter.watermark(watermark.input(), watermark.timestamp());
+            inputWatermarks.replay(watermark);
         } else if (action instanceof Determinant.WatermarkStatus status) {
-            inputIdle[status.input()] = status.idle();
-            watermarkEmitter.status(status.input(), status.idle());
+            inputWatermarks.replay(status);
         } else if (action instanceof Determinant.InputWatermarks restored) {
-            // the restored epoch began with these: the operators combine their inputs from here
-            inputWatermarks = restored.watermarks();
-            inputIdle = restored.idle();
-            watermarkEmitter.combined(restored.watermarks(), restored.idle());
+            inputWatermarks.replay(restored);
         } else if (action instanceof Determinant.SourceCheckpoint checkpoint) {
             // the source took this checkpoint here; its consumers read the barrier here, and a
             // consumer that recovers too replays its input with the barrier in that place
@@ -623,40 +580,5 @@ public final class CausalTask {
         // there
         ticked = false;
         logInputWatermarks();
-    }
-
-    /** Hands a logged async result back to its operator during a replay. */
-    @FunctionalInterface
-    public interface AsyncCompletionReplayer {
-        void complete(long entry, byte[] result);
-    }
-
-    /**
-     * Takes a source's logged checkpoint again during a replay: enters its epoch and emits its
-     * barrier at the logged place among the records. The checkpoint itself was aborted with the
-     * failure: nothing is snapshotted for it.
-     */
-    @FunctionalInterface
-    public interface CheckpointReplayer {
-        void replay(Determinant.SourceCheckpoint checkpoint);
-    }
-
-    /** Hands on what the log says a task's inputs handed its operators, during a replay. */
-    public interface WatermarkEmitter {
-        void watermark(int input, long timestamp);
-
-        void status(int input, boolean idle);
-
-        /**
-         * The restored epoch began with these per-input watermarks: the operators combine from
-         * them.
-         */
-        void combined(long[] watermarks, boolean[] idle);
-    }
-
-    /** Fires a logged timer during a replay. */
-    @FunctionalInterface
-    public interface TimerReplayer {
-        void fire(Determinant.TimerFired timer);
     }
 }

@@ -26,18 +26,12 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.failure.FailureEnricher;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.runtime.checkpoint.CheckpointCoordinator;
-import org.apache.flink.runtime.checkpoint.CheckpointException;
-import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
 import org.apache.flink.runtime.checkpoint.CheckpointRecoveryFactory;
 import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
-import org.apache.flink.runtime.checkpoint.JobManagerTaskRestore;
-import org.apache.flink.runtime.checkpoint.TaskStateSnapshot;
 import org.apache.flink.runtime.concurrent.ComponentMainThreadExecutor;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.Execution;
-import org.apache.flink.runtime.executiongraph.ExecutionJobVertex;
 import org.apache.flink.runtime.executiongraph.ExecutionVertex;
 import org.apache.flink.runtime.executiongraph.JobStatusListener;
 import org.apache.flink.runtime.executiongraph.TaskExecutionStateTransition;
@@ -76,10 +70,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -100,10 +92,9 @@ import java.util.stream.Collectors;
  * the new attempts in topological order, and tells the running consumers of each restarted producer
  * where it runs now. The network replays the producers' in-flight logs to restarted consumers.
  *
- * <p>Falls back to Flink's restart of the whole job, logged and counted in {@code
- * clonos.globalFallbacks}, when the job runs with {@code clonos.recovery.mode: global}, when a task
- * that Clonos does not cover failed, when a task's upstream cannot replay what it needs, when the
- * restart strategy refuses, and when a failure arrives while the job is not running.
+ * <p>Falls back to Flink's restart of the whole job where {@link LocalFailoverPolicy} finds that no
+ * local recovery covers the failure, or where the restart strategy refuses; logged and counted in
+ * {@code clonos.globalFallbacks}.
  */
 @Internal
 public class ClonosScheduler extends DefaultScheduler {
@@ -284,7 +275,7 @@ public class ClonosScheduler extends DefaultScheduler {
             // a task that cancelled itself has no failure info for Flink's exception history
             archiveFromFailureHandlingResult(createFailureHandlingResultSnapshot(result));
         }
-        abortPendingCheckpoints();
+        RestartScope.abortPendingCheckpoints(getExecutionGraph());
         pendingRestart.putAll(executionVertexVersioner.recordVertexModifications(Set.of(failed)));
         log.info(
                 "Recovering {} locally (attempt {} failed: {}).",
@@ -375,14 +366,6 @@ public class ClonosScheduler extends DefaultScheduler {
         return super.updateTaskExecutionState(transition);
     }
 
-    private void abortPendingCheckpoints() {
-        CheckpointCoordinator coordinator = getExecutionGraph().getCheckpointCoordinator();
-        if (coordinator != null) {
-            coordinator.abortPendingCheckpoints(
-                    new CheckpointException(CheckpointFailureReason.JOB_FAILOVER_REGION));
-        }
-    }
-
     // ------------------------------------------------------------------------------------------
     //  Coordination requests: standbys, failure injection
     // ------------------------------------------------------------------------------------------
@@ -424,8 +407,8 @@ public class ClonosScheduler extends DefaultScheduler {
                 policy.judge(
                         batch,
                         latestCompletedCheckpoint(),
-                        primaryVertices(),
-                        this::consumersOf,
+                        RestartScope.primaryVertices(getExecutionGraph()),
+                        id -> RestartScope.consumersOf(getSchedulingTopology(), id),
                         id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex());
         if (!verdict.isLocal()) {
             globalFallbacks.inc();
@@ -462,29 +445,7 @@ public class ClonosScheduler extends DefaultScheduler {
                         (ignored, failure) -> {
                             try {
                                 redeploy(versions);
-                                if (!displacedVersions.isEmpty()) {
-                                    // started, or ended: a replacement that fails before it starts
-                                    // must not
-                                    // leave the standbys undeployed (the job could never finish)
-                                    List<CompletableFuture<?>> started = new ArrayList<>();
-                                    for (ExecutionVertexID id : batch) {
-                                        Execution replacement =
-                                                getExecutionVertex(id).getCurrentExecutionAttempt();
-                                        started.add(
-                                                CompletableFuture.anyOf(
-                                                        replacement
-                                                                .getInitializingOrRunningFuture(),
-                                                        replacement.getTerminalStateFuture()));
-                                    }
-                                    FutureUtils.combineAll(started)
-                                            .whenCompleteAsync(
-                                                    (replacements, notStarted) ->
-                                                            standbyCoordination.provisionLater(
-                                                                    () ->
-                                                                            redeployStandbys(
-                                                                                    displacedVersions)),
-                                                    getMainThreadExecutor());
-                                }
+                                standbyCoordination.provisionAfterStart(batch, displacedVersions);
                             } catch (Throwable t) {
                                 log.error(
                                         "Local recovery failed; falling back to Flink's restart.",
@@ -524,29 +485,6 @@ public class ClonosScheduler extends DefaultScheduler {
         batch.addAll(earlier);
     }
 
-    private Collection<ExecutionVertexID> consumersOf(ExecutionVertexID id) {
-        List<ExecutionVertexID> consumers = new ArrayList<>();
-        for (org.apache.flink.runtime.scheduler.strategy.SchedulingResultPartition partition :
-                getSchedulingTopology().getVertex(id).getProducedResults()) {
-            for (org.apache.flink.runtime.scheduler.strategy.ConsumerVertexGroup group :
-                    partition.getConsumerVertexGroups()) {
-                group.forEach(consumers::add);
-            }
-        }
-        return consumers;
-    }
-
-    /** The job's tasks but the standbys. */
-    private Set<ExecutionVertexID> primaryVertices() {
-        Set<ExecutionVertexID> primaries = new HashSet<>();
-        for (ExecutionVertex vertex : getExecutionGraph().getAllExecutionVertices()) {
-            if (StandbyVertices.primaryOf(vertex.getJobVertex().getJobVertex()).isEmpty()) {
-                primaries.add(vertex.getID());
-            }
-        }
-        return primaries;
-    }
-
     private long latestCompletedCheckpoint() {
         return standbys.latestCheckpoint()
                 .map(CompletedCheckpoint::getCheckpointID)
@@ -580,10 +518,10 @@ public class ClonosScheduler extends DefaultScheduler {
         // A checkpoint whose triggering was under way when the tasks failed may have registered
         // after the abort at failure time; it waits for the dead attempts and would block every
         // later checkpoint until it times out.
-        abortPendingCheckpoints();
+        RestartScope.abortPendingCheckpoints(getExecutionGraph());
         resetForNewExecutions(batch);
         org.apache.flink.runtime.scheduler.ClonosEndOfDataPatch.restoreVertices(this, batch);
-        long checkpointId = restoreLatestCheckpoint(batch);
+        long checkpointId = RestartScope.restoreLatestCheckpoint(getExecutionGraph(), batch);
         for (ExecutionVertexID id : batch) {
             for (OperatorCoordinatorHolder coordinator :
                     getExecutionJobVertex(id.getJobVertexId()).getOperatorCoordinators()) {
@@ -621,52 +559,6 @@ public class ClonosScheduler extends DefaultScheduler {
                 checkpointId == OperatorCoordinator.NO_CHECKPOINT
                         ? "none (no checkpoint completed yet)"
                         : checkpointId);
-    }
-
-    /**
-     * Restores the latest completed checkpoint to the new attempts of {@code batch}. Flink's state
-     * assignment must see every job vertex but the standbys (it looks at each vertex's neighbours;
-     * standbys have none, and no state), and it assigns state to every current attempt; the running
-     * attempts get back what they had, since they read it only when they are deployed.
-     */
-    private long restoreLatestCheckpoint(Set<ExecutionVertexID> batch) throws Exception {
-        CheckpointCoordinator coordinator = getExecutionGraph().getCheckpointCoordinator();
-        if (coordinator == null) {
-            return OperatorCoordinator.NO_CHECKPOINT;
-        }
-        Map<Execution, JobManagerTaskRestore> running = new HashMap<>();
-        for (ExecutionVertex vertex : getExecutionGraph().getAllExecutionVertices()) {
-            if (!batch.contains(vertex.getID())) {
-                running.put(
-                        vertex.getCurrentExecutionAttempt(),
-                        vertex.getCurrentExecutionAttempt().getTaskRestore());
-            }
-        }
-        // standbys have no state in checkpoints (they are left out of them)
-        Set<ExecutionJobVertex> all = new LinkedHashSet<>();
-        for (ExecutionJobVertex vertex : getExecutionGraph().getAllVertices().values()) {
-            if (StandbyVertices.primaryOf(vertex.getJobVertex()).isEmpty()) {
-                all.add(vertex);
-            }
-        }
-        OptionalLong restored = coordinator.restoreLatestCheckpointedStateToSubtasks(all);
-        running.forEach(Execution::setInitialState);
-        if (restored.isPresent()) {
-            for (ExecutionVertexID id : batch) {
-                Execution attempt = getExecutionVertex(id).getCurrentExecutionAttempt();
-                if (attempt.getTaskRestore() == null) {
-                    // Flink gives a subtask that held no state in the checkpoint nothing to
-                    // restore,
-                    // so it would not know which checkpoint it restarts from; but its epoch is that
-                    // checkpoint's: its upstream replays from there and its consumers hand back
-                    // determinants from there. An empty snapshot names the checkpoint.
-                    attempt.setInitialState(
-                            new JobManagerTaskRestore(
-                                    restored.getAsLong(), new TaskStateSnapshot()));
-                }
-            }
-        }
-        return restored.orElse(OperatorCoordinator.NO_CHECKPOINT);
     }
 
     /** The scheduler as the standby coordination sees it. */

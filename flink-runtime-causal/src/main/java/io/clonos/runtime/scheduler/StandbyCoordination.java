@@ -202,6 +202,30 @@ final class StandbyCoordination {
         return false;
     }
 
+    /**
+     * Once the replacements of {@code batch} started (or ended: a replacement that fails before it
+     * starts must not leave the standbys undeployed, or the job could never finish), deploys new
+     * standbys for the ones whose slots they took.
+     */
+    void provisionAfterStart(Set<ExecutionVertexID> batch, Set<ExecutionVertexVersion> displaced) {
+        if (displaced.isEmpty()) {
+            return;
+        }
+        List<CompletableFuture<?>> started = new ArrayList<>();
+        for (ExecutionVertexID id : batch) {
+            Execution replacement = scheduling.vertex(id).getCurrentExecutionAttempt();
+            started.add(
+                    CompletableFuture.anyOf(
+                            replacement.getInitializingOrRunningFuture(),
+                            replacement.getTerminalStateFuture()));
+        }
+        FutureUtils.combineAll(started)
+                .whenCompleteAsync(
+                        (replacements, notStarted) ->
+                                provisionLater(() -> scheduling.redeployStandbys(displaced)),
+                        scheduling.mainThread());
+    }
+
     /** Whether a batch waits for standbys' transfers now. */
     boolean isWaitingForTransfers() {
         return transferWaitDeadline >= 0;

@@ -12,8 +12,6 @@
 
 package io.clonos.runtime.causal;
 
-import io.clonos.runtime.causal.CausalRecovery.State;
-
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -48,7 +46,7 @@ class CausalRecoveryTest {
     @Test
     void aTaskThatIsNotRecoveringRunsAtOnce() {
         CausalRecovery recovery = CausalRecovery.notRecovering("task", LOG);
-        assertThat(recovery.state()).isEqualTo(State.RUNNING);
+        assertThat(recovery.state()).isEqualTo(RecoveryState.RUNNING);
         assertThat(recovery.next(Determinant.Timestamp.class)).as("fresh choices").isNull();
     }
 
@@ -58,7 +56,7 @@ class CausalRecoveryTest {
                         CausalRecovery.recovering(
                                         "sink", LOG, 3, 0, TIMEOUT, TestDeadlines.INSTANCE)
                                 .state())
-                .isEqualTo(State.RUNNING);
+                .isEqualTo(RecoveryState.RUNNING);
     }
 
     @Test
@@ -66,13 +64,13 @@ class CausalRecoveryTest {
         CausalRecovery recovery =
                 CausalRecovery.recovering("task", LOG, 5, 2, TIMEOUT, TestDeadlines.INSTANCE);
         CompletableFuture<Void> changed = recovery.changed();
-        assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_CONNECTIONS);
+        assertThat(recovery.state()).isEqualTo(RecoveryState.WAITING_FOR_CONNECTIONS);
         assertThat(recovery.isWaiting()).isTrue();
 
         recovery.consumerConnected(0);
-        assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_CONNECTIONS);
+        assertThat(recovery.state()).isEqualTo(RecoveryState.WAITING_FOR_CONNECTIONS);
         recovery.consumerConnected(1);
-        assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_DETERMINANTS);
+        assertThat(recovery.state()).isEqualTo(RecoveryState.WAITING_FOR_DETERMINANTS);
         assertThat(changed).isDone();
 
         AtomicInteger accepted = new AtomicInteger();
@@ -82,17 +80,17 @@ class CausalRecoveryTest {
                                 logged(5, new Determinant.Timestamp(42)),
                                 accepted::incrementAndGet))
                 .isTrue();
-        assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_DETERMINANTS);
+        assertThat(recovery.state()).isEqualTo(RecoveryState.WAITING_FOR_DETERMINANTS);
         assertThat(recovery.determinantsReceived(0, List.of(), accepted::incrementAndGet))
                 .as("a second answer of the same consumer")
                 .isFalse();
         assertThat(recovery.determinantsReceived(1, List.of(), accepted::incrementAndGet)).isTrue();
         assertThat(accepted).hasValue(2);
-        assertThat(recovery.state()).isEqualTo(State.REPLAYING);
+        assertThat(recovery.state()).isEqualTo(RecoveryState.REPLAYING);
 
         assertThat(recovery.next(Determinant.Timestamp.class))
                 .isEqualTo(new Determinant.Timestamp(42));
-        assertThat(recovery.state()).isEqualTo(State.RUNNING);
+        assertThat(recovery.state()).isEqualTo(RecoveryState.RUNNING);
         assertThat(recovery.determinantsReceived(1, List.of(), () -> {}))
                 .as("answers after the recovery")
                 .isFalse();
@@ -100,20 +98,23 @@ class CausalRecoveryTest {
 
     @Test
     void statesOnlyMoveForwardAndMaySkip() {
-        assertThat(State.WAITING_FOR_CONNECTIONS.canBecome(State.WAITING_FOR_DETERMINANTS))
+        assertThat(
+                        RecoveryState.WAITING_FOR_CONNECTIONS.canBecome(
+                                RecoveryState.WAITING_FOR_DETERMINANTS))
                 .isTrue();
-        assertThat(State.WAITING_FOR_CONNECTIONS.canBecome(State.REPLAYING))
+        assertThat(RecoveryState.WAITING_FOR_CONNECTIONS.canBecome(RecoveryState.REPLAYING))
                 .as("every answer in before the last connection")
                 .isTrue();
-        assertThat(State.WAITING_FOR_DETERMINANTS.canBecome(State.RUNNING))
+        assertThat(RecoveryState.WAITING_FOR_DETERMINANTS.canBecome(RecoveryState.RUNNING))
                 .as("nothing to replay")
                 .isTrue();
-        assertThat(State.REPLAYING.canBecome(State.RUNNING)).isTrue();
-        for (State state : State.values()) {
+        assertThat(RecoveryState.REPLAYING.canBecome(RecoveryState.RUNNING)).isTrue();
+        for (RecoveryState state : RecoveryState.values()) {
             assertThat(state.canBecome(state)).as("%s to itself", state).isFalse();
-            assertThat(State.RUNNING.canBecome(state)).as("RUNNING to %s", state).isFalse();
+            assertThat(RecoveryState.RUNNING.canBecome(state)).as("RUNNING to %s", state).isFalse();
         }
-        assertThat(State.REPLAYING.canBecome(State.WAITING_FOR_DETERMINANTS)).isFalse();
+        assertThat(RecoveryState.REPLAYING.canBecome(RecoveryState.WAITING_FOR_DETERMINANTS))
+                .isFalse();
     }
 
     @Test
@@ -121,14 +122,14 @@ class CausalRecoveryTest {
         CausalRecovery recovery =
                 CausalRecovery.recovering("task", LOG, 5, 2, TIMEOUT, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, logged(5, new Determinant.Timestamp(1)), () -> {});
-        assertThat(recovery.state()).isEqualTo(State.WAITING_FOR_CONNECTIONS);
+        assertThat(recovery.state()).isEqualTo(RecoveryState.WAITING_FOR_CONNECTIONS);
         recovery.determinantsReceived(1, List.of(), () -> {});
-        assertThat(recovery.state()).isEqualTo(State.REPLAYING);
+        assertThat(recovery.state()).isEqualTo(RecoveryState.REPLAYING);
         recovery.consumerConnected(0);
         recovery.consumerConnected(1);
         assertThat(recovery.state())
                 .as("a late connection changes nothing")
-                .isEqualTo(State.REPLAYING);
+                .isEqualTo(RecoveryState.REPLAYING);
     }
 
     @Test
@@ -136,7 +137,7 @@ class CausalRecoveryTest {
         CausalRecovery recovery =
                 CausalRecovery.recovering("task", LOG, 5, 1, TIMEOUT, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, List.of(), () -> {});
-        assertThat(recovery.state()).isEqualTo(State.RUNNING);
+        assertThat(recovery.state()).isEqualTo(RecoveryState.RUNNING);
     }
 
     @Test
@@ -211,7 +212,7 @@ class CausalRecoveryTest {
                 CausalRecovery.recovering("task", LOG, 1, 2, TIMEOUT, TestDeadlines.INSTANCE);
         recovery.determinantsReceived(0, logged(1, new Determinant.Timestamp(1)), () -> {});
         recovery.determinantsReceived(1, logged(1, new Determinant.Timestamp(2)), () -> {});
-        assertThat(recovery.state()).isEqualTo(State.REPLAYING);
+        assertThat(recovery.state()).isEqualTo(RecoveryState.REPLAYING);
         assertThatThrownBy(() -> recovery.next(Determinant.Timestamp.class))
                 .isInstanceOf(LocalRecoveryImpossibleException.class)
                 .hasMessageContaining("do not agree");
@@ -234,7 +235,7 @@ class CausalRecoveryTest {
                         "task", LOG, 1, 1, Duration.ofMillis(20), TestDeadlines.INSTANCE);
         recovery.determinantsReceived(
                 0, logged(1, new Determinant.Order(2, 10), new Determinant.Timestamp(5)), () -> {});
-        assertThat(recovery.state()).isEqualTo(State.REPLAYING);
+        assertThat(recovery.state()).isEqualTo(RecoveryState.REPLAYING);
         // a task waiting for input is woken at the deadline, so that it notices it
         recovery.changed().get(10, java.util.concurrent.TimeUnit.SECONDS);
         recovery.changed().get(10, java.util.concurrent.TimeUnit.SECONDS);
@@ -255,7 +256,7 @@ class CausalRecoveryTest {
         recovery.determinantsReceived(0, List.of(), () -> {});
         assertThat(recovery.isWaiting()).as("one consumer has not answered yet").isTrue();
         recovery.determinantsReceived(1, List.of(), () -> {});
-        assertThat(recovery.state()).isEqualTo(State.RUNNING);
+        assertThat(recovery.state()).isEqualTo(RecoveryState.RUNNING);
         assertThat(recovery.replaysDeterminants()).isFalse();
         assertThat(recovery.peek(Determinant.Order.class)).isNull();
     }

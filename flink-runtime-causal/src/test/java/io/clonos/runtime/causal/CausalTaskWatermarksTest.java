@@ -35,7 +35,7 @@ class CausalTaskWatermarksTest {
      * What a task's inputs handed on: "input:watermark" or "input:idle"/"input:active", and
      * combinations.
      */
-    private static final class Handed implements CausalTask.WatermarkEmitter {
+    private static final class Handed implements InputWatermarkState.Emitter {
         final List<String> handed = new ArrayList<>();
 
         @Override

@@ -14,8 +14,8 @@ package io.clonos.runtime.network;
 
 import io.clonos.runtime.causal.CausalLogId;
 import io.clonos.runtime.causal.CausalRecovery;
-import io.clonos.runtime.causal.CausalRecovery.State;
 import io.clonos.runtime.causal.CausalTask;
+import io.clonos.runtime.causal.RecoveryState;
 import io.clonos.runtime.causal.TaskCausalLog;
 import io.clonos.runtime.causal.TestDeadlines;
 import io.clonos.runtime.inflightlog.InMemoryInFlightLog;
@@ -72,7 +72,7 @@ class CausalTasksTest {
         network.causalTasks().answered(partition, answer(0));
 
         CausalTask task = recoveringTask(1);
-        assertThat(task.recovery().state()).isEqualTo(State.WAITING_FOR_CONNECTIONS);
+        assertThat(task.recovery().state()).isEqualTo(RecoveryState.WAITING_FOR_CONNECTIONS);
         network.causalTasks().register(partition, task, 0, 3);
         try {
             assertThat(task.recovery().isWaiting()).isFalse();
@@ -94,7 +94,7 @@ class CausalTasksTest {
             network.causalTasks().consumerConnected(partition, 0);
             network.causalTasks().consumerConnected(partition, 1);
             assertThat(publisher.publish(partition, answer(0))).isTrue();
-            assertThat(task.recovery().state()).isEqualTo(State.WAITING_FOR_DETERMINANTS);
+            assertThat(task.recovery().state()).isEqualTo(RecoveryState.WAITING_FOR_DETERMINANTS);
             assertThat(publisher.publish(partition, answer(1))).isTrue();
             assertThat(task.recovery().isWaiting()).isFalse();
             assertThat(toFlink).isEmpty();
@@ -204,7 +204,7 @@ class CausalTasksTest {
         other.causalTasks().answered(partition, answer(0));
         assertThat(task.recovery().state())
                 .as("what reached the other TaskManager")
-                .isEqualTo(State.WAITING_FOR_CONNECTIONS);
+                .isEqualTo(RecoveryState.WAITING_FOR_CONNECTIONS);
         assertThat(other.causalTasks().of(partition)).isNull();
 
         network.causalTasks().consumerConnected(partition, 0);
@@ -234,7 +234,7 @@ class CausalTasksTest {
         CausalTask task = recoveringTask(1);
         network.causalTasks().register(partition, task, 0, 3);
         try {
-            assertThat(task.recovery().state()).isEqualTo(State.WAITING_FOR_CONNECTIONS);
+            assertThat(task.recovery().state()).isEqualTo(RecoveryState.WAITING_FOR_CONNECTIONS);
         } finally {
             network.causalTasks().unregister(partition);
         }

@@ -15,6 +15,7 @@ package io.clonos.streaming.recovery;
 import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.GeneratedJob;
 import io.clonos.examples.HashChains;
+import io.clonos.examples.Shape;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
@@ -80,7 +81,7 @@ class SliceRecoveryITCase {
 
         Path output = Files.createDirectories(work.resolve("links"));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        GeneratedJob.Shape shape = GeneratedJob.Shape.parse(2, SLICE_SHAPE);
+        Shape shape = Shape.parse(2, SLICE_SHAPE);
         GeneratedJob.build(env, shape, COUNT, RATE / 2, 500, output.toString());
         JobID job = cluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
 
@@ -117,7 +118,7 @@ class SliceRecoveryITCase {
         assertThat(
                         HashChains.violations(
                                 CommittedLinesSink.committedLines(output),
-                                GeneratedJob.SOURCES,
+                                GeneratedJob.sources(),
                                 COUNT))
                 .as("broken, lossy or repeated hash chains")
                 .isEmpty();

@@ -13,6 +13,7 @@
 package org.apache.flink.streaming.runtime.io;
 
 import io.clonos.runtime.causal.CausalTask;
+import io.clonos.runtime.causal.InputWatermarkState;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
@@ -256,7 +257,7 @@ public final class ClonosNetworkInputPatch {
      * Hands on the logged watermarks during a replay, and restores an operator's combination of its
      * inputs.
      */
-    private static final class WatermarkReplay implements CausalTask.WatermarkEmitter {
+    private static final class WatermarkReplay implements InputWatermarkState.Emitter {
         private final List<GatedOutput> outputs;
         @Nullable private final Object headOperator;
 
