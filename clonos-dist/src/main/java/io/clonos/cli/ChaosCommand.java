@@ -54,6 +54,7 @@ final class ChaosCommand {
     private final Map<String, String> properties;
     private final int taskManagers;
     private final int slots;
+    private final long recoveryBoundMillis;
     private final PrintStream out;
     private final StandaloneCluster cluster;
     private final ClusterRestClient rest;
@@ -65,12 +66,14 @@ final class ChaosCommand {
             Map<String, String> properties,
             int taskManagers,
             int slots,
+            long recoveryBoundMillis,
             PrintStream out) {
         this.home = home;
         this.properties = new LinkedHashMap<>(properties);
         this.properties.putIfAbsent("cluster.evenly-spread-out-slots", "true");
         this.taskManagers = taskManagers;
         this.slots = slots;
+        this.recoveryBoundMillis = recoveryBoundMillis;
         this.out = out;
         this.cluster = new StandaloneCluster(home, out);
         this.rest = StandaloneCluster.restClient(home.loadConfiguration(this.properties));
@@ -121,8 +124,10 @@ final class ChaosCommand {
                 GeneratedJob.class.getName(),
                 plan.jobArguments(links.toString()).toArray(new String[0]));
         String job = awaitNewJob(before);
-        long submitted = System.currentTimeMillis();
         awaitFirstCheckpoint(job);
+        // the plan's time runs from when the sources run, which every task does once a checkpoint
+        // completed: on a loaded cluster, deploying the job takes seconds of its own
+        long started = System.currentTimeMillis();
 
         List<Set<String>> lost = new ArrayList<>();
         long lastLoss = 0;
@@ -150,8 +155,10 @@ final class ChaosCommand {
                             + hosted.get(victim));
         }
 
-        long remaining = plan.plannedMillis() - (lastLoss - submitted);
-        long hardLimit = ChaosVerdict.boundAfterLastLoss(plan, remaining, false) + 30_000;
+        long remaining = plan.plannedMillis() - (lastLoss - started);
+        long hardLimit =
+                ChaosVerdict.boundAfterLastLoss(plan, remaining, false, recoveryBoundMillis)
+                        + 30_000;
         long after = awaitEnd(job, lastLoss, hardLimit);
         Map<String, Integer> attempts = new TreeMap<>();
         rest.subtasks(job)
@@ -165,7 +172,8 @@ final class ChaosCommand {
                 rest.exceptions(job),
                 CommittedLinesSink.committedLines(links),
                 after,
-                remaining);
+                remaining,
+                recoveryBoundMillis);
     }
 
     /**

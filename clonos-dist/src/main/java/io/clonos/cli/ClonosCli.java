@@ -18,6 +18,7 @@ import io.clonos.cli.bench.RecoveryBenchmark;
 import io.clonos.cli.bench.StandbyBenchmark;
 import io.clonos.examples.Shape;
 import io.clonos.examples.chaos.ChaosPlan;
+import io.clonos.examples.chaos.ChaosVerdict;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -74,7 +75,8 @@ public final class ClonosCli {
                     "        Q3 or Q8 between Kafka topics, a TaskManager terminated midway, on Clonos and on",
                     "        Flink: output checked against a failure-free run, recovery times, timelines.",
                     "  chaos [--seed S] [--runs N] [--minutes M] [--taskmanagers N] [--slots S] [--output DIR]",
-                    "        [--shape STAGES --source-parallelism P --dsd D --kills K --stagger-ms MS] [-D key=value ...]",
+                    "        [--shape STAGES --source-parallelism P --dsd D --kills K --stagger-ms MS]",
+                    "        [--recovery-bound-ms MS] [-D key=value ...]",
                     "        Generated jobs on a standalone cluster of its own (slots spread), TaskManagers killed",
                     "        with SIGKILL at random times; each run judged exactly once, local and in time. Seeds",
                     "        from S (random by default) on; a failed run's seed reproduces it. --shape fixes the job",
@@ -205,7 +207,8 @@ public final class ClonosCli {
                                 "--source-parallelism",
                                 "--dsd",
                                 "--kills",
-                                "--stagger-ms"),
+                                "--stagger-ms",
+                                "--recovery-bound-ms"),
                         List.of());
         options.requireNoPositional();
         long seed;
@@ -235,6 +238,9 @@ public final class ClonosCli {
         int runs = options.intValue("--runs", minutes > 0 ? 0 : 1, 1);
         int taskManagers = options.intValue("--taskmanagers", 4, 2);
         int slots = options.intValue("--slots", 2, 1);
+        long recoveryBound =
+                options.intValue(
+                        "--recovery-bound-ms", (int) ChaosVerdict.RECOVERY_BOUND_MILLIS, 1);
         LongFunction<ChaosPlan> plans;
         if (options.value("--shape") != null) {
             Shape shape;
@@ -298,7 +304,13 @@ public final class ClonosCli {
                         + ", output and logs in "
                         + output);
         boolean passed =
-                new ChaosCommand(home, options.dynamicProperties, taskManagers, slots, out)
+                new ChaosCommand(
+                                home,
+                                options.dynamicProperties,
+                                taskManagers,
+                                slots,
+                                recoveryBound,
+                                out)
                         .run(plans, seed, runs, minutes, output);
         return passed ? 0 : 1;
     }

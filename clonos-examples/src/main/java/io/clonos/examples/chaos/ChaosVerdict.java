@@ -108,7 +108,8 @@ public final class ChaosVerdict {
             List<String> exceptions,
             List<String> links,
             long millisAfterLastLoss,
-            long remainingMillis) {
+            long remainingMillis,
+            long recoveryBoundMillis) {
         HashChains.Audit audit = HashChains.audit(links, GeneratedJob.sources(), plan.count);
         Set<String> down = new TreeSet<>();
         lost.forEach(down::addAll);
@@ -179,7 +180,7 @@ public final class ChaosVerdict {
                                 + reasons);
             }
         }
-        long boundMillis = boundAfterLastLoss(plan, remainingMillis, local);
+        long boundMillis = boundAfterLastLoss(plan, remainingMillis, local, recoveryBoundMillis);
         if (millisAfterLastLoss < 0) {
             verdict.problems.add(
                     "the job did not end within " + boundMillis + " ms after the last loss");
@@ -195,13 +196,15 @@ public final class ChaosVerdict {
     }
 
     /**
-     * How long a job may take after its last loss: what it had left, and {@link
-     * #RECOVERY_BOUND_MILLIS} for the recovery; after a global rollback, the whole run again on top
-     * (the rollback reprocesses from the last checkpoint at the sources' rate).
+     * How long a job may take after its last loss: what it had left, and {@code
+     * recoveryBoundMillis} for the recovery ({@link #RECOVERY_BOUND_MILLIS} unless the run says
+     * otherwise); after a global rollback, the whole run again on top (the rollback reprocesses
+     * from the last checkpoint at the sources' rate).
      */
-    public static long boundAfterLastLoss(ChaosPlan plan, long remainingMillis, boolean local) {
+    public static long boundAfterLastLoss(
+            ChaosPlan plan, long remainingMillis, boolean local, long recoveryBoundMillis) {
         return Math.max(0, remainingMillis)
-                + RECOVERY_BOUND_MILLIS
+                + recoveryBoundMillis
                 + (local ? 0 : plan.plannedMillis());
     }
 

@@ -84,7 +84,8 @@ class ChaosVerdictTest {
                         List.of(),
                         links(),
                         3_000,
-                        5_000);
+                        5_000,
+                        ChaosVerdict.RECOVERY_BOUND_MILLIS);
         assertThat(verdict.problems).isEmpty();
         assertThat(verdict.local).isTrue();
         assertThat(verdict.taskManagersLost).isEqualTo(1);
@@ -104,7 +105,8 @@ class ChaosVerdictTest {
                                 "stage2-map (1/2): LocalRecoveryImpossibleException: cannot reproduce its predecessor"),
                         links,
                         60_000,
-                        5_000);
+                        5_000,
+                        ChaosVerdict.RECOVERY_BOUND_MILLIS);
         assertThat(verdict.local).isFalse();
         assertThat(verdict.problems).hasSize(3);
         assertThat(verdict.problems.get(0)).contains("1 lost");
@@ -124,7 +126,14 @@ class ChaosVerdictTest {
                         "chain -> Sink: sink[0]");
         ChaosVerdict local =
                 ChaosVerdict.judge(
-                        plan(1), attempts(slice), List.of(slice), List.of(), links(), 1_000, 5_000);
+                        plan(1),
+                        attempts(slice),
+                        List.of(slice),
+                        List.of(),
+                        links(),
+                        1_000,
+                        5_000,
+                        ChaosVerdict.RECOVERY_BOUND_MILLIS);
         assertThat(local.problems)
                 .anySatisfy(
                         p ->
@@ -139,7 +148,8 @@ class ChaosVerdictTest {
                         List.of("Clonos cannot recover [...] locally: X is an orphan: ..."),
                         links(),
                         1_000,
-                        5_000);
+                        5_000,
+                        ChaosVerdict.RECOVERY_BOUND_MILLIS);
         assertThat(named.problems).isEmpty();
         ChaosVerdict unnamed =
                 ChaosVerdict.judge(
@@ -149,7 +159,8 @@ class ChaosVerdictTest {
                         List.of("X: LocalRecoveryImpossibleException: its replay made no progress"),
                         links(),
                         1_000,
-                        5_000);
+                        5_000,
+                        ChaosVerdict.RECOVERY_BOUND_MILLIS);
         assertThat(unnamed.problems)
                 .anySatisfy(p -> assertThat(p).contains("do not name the documented reason"));
     }
@@ -159,7 +170,14 @@ class ChaosVerdictTest {
         Set<String> all = subtasks();
         ChaosVerdict local =
                 ChaosVerdict.judge(
-                        plan(-1), attempts(all), List.of(all), List.of(), links(), 1_000, 5_000);
+                        plan(-1),
+                        attempts(all),
+                        List.of(all),
+                        List.of(),
+                        links(),
+                        1_000,
+                        5_000,
+                        ChaosVerdict.RECOVERY_BOUND_MILLIS);
         assertThat(local.fallbackCondition)
                 .hasValueSatisfying(why -> assertThat(why).contains("every task"));
         assertThat(local.local).isTrue();
@@ -178,7 +196,8 @@ class ChaosVerdictTest {
                                 "stage2-map (1/2): LocalRecoveryImpossibleException: Channel 1 cannot be replayed: the partition of its producer p is gone (the producer finished, or its partition was released)"),
                         links(),
                         1_000,
-                        5_000);
+                        5_000,
+                        ChaosVerdict.RECOVERY_BOUND_MILLIS);
         assertThat(verdict.local).isFalse();
         assertThat(verdict.problems).isEmpty();
     }

@@ -13,7 +13,6 @@ package io.clonos.runtime.causal;
 
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -85,15 +84,7 @@ class DeterminantMemoryTest {
         TaskCausalLog predecessor = new TaskCausalLog(LOG, 5, new DeterminantMemory(3));
         predecessor.append(new Determinant.RandomSeed(1));
         predecessor.append(new Determinant.RandomSeed(2));
-        List<SharedDelta> deltas = new ArrayList<>();
-        predecessor
-                .deltasSince(new TaskCausalLog.Position())
-                .forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
-        CausalRecovery recovery =
-                CausalRecovery.recovering(
-                        "task", LOG, 5, 1, Duration.ofMinutes(1), TestDeadlines.INSTANCE);
-        recovery.consumerConnected(0);
-        recovery.determinantsReceived(0, deltas, () -> {});
+        CausalRecovery recovery = ReplayFixtures.replaying(predecessor);
 
         assertThatThrownBy(() -> recovery.next(Determinant.RandomSeed.class))
                 .isInstanceOf(LocalRecoveryImpossibleException.class)

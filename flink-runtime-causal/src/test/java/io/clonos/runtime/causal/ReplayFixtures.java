@@ -19,9 +19,9 @@ import java.util.List;
 /**
  * A task's log read back, and a recovery handed a predecessor's log: for tests of a task's replay.
  */
-final class ReplayFixtures {
+public final class ReplayFixtures {
 
-    static final CausalLogId LOG = CausalLogId.main("vertex", 0);
+    public static final CausalLogId LOG = CausalLogId.main("vertex", 0);
 
     private ReplayFixtures() {}
 
@@ -44,7 +44,7 @@ final class ReplayFixtures {
     }
 
     /** A task restored from epoch 5 whose one consumer handed back {@code predecessor}'s log. */
-    static CausalRecovery replaying(TaskCausalLog predecessor) {
+    public static CausalRecovery replaying(TaskCausalLog predecessor) {
         List<SharedDelta> deltas = new ArrayList<>();
         predecessor
                 .deltasSince(new TaskCausalLog.Position())
@@ -58,7 +58,7 @@ final class ReplayFixtures {
     }
 
     /** As {@link #replaying(TaskCausalLog)}, the predecessor having logged these in epoch 5. */
-    static CausalRecovery replaying(Determinant... predecessorLog) {
+    public static CausalRecovery replaying(Determinant... predecessorLog) {
         TaskCausalLog predecessor = new TaskCausalLog(LOG, 5);
         for (Determinant determinant : predecessorLog) {
             predecessor.append(determinant);

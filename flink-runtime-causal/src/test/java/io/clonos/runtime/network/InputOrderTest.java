@@ -19,9 +19,8 @@ import io.clonos.runtime.causal.CorruptCausalLogException;
 import io.clonos.runtime.causal.Determinant;
 import io.clonos.runtime.causal.DeterminantEncoding;
 import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
-import io.clonos.runtime.causal.SharedDelta;
+import io.clonos.runtime.causal.ReplayFixtures;
 import io.clonos.runtime.causal.TaskCausalLog;
-import io.clonos.runtime.causal.TestDeadlines;
 
 import org.apache.flink.runtime.io.network.api.CancelCheckpointMarker;
 import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
@@ -29,7 +28,6 @@ import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
 
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +45,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class InputOrderTest {
 
-    private static final CausalLogId LOG = CausalLogId.main("vertex", 0);
+    private static final CausalLogId LOG = ReplayFixtures.LOG;
 
     /** The gate's input, scripted: what the channels deliver, in the order they deliver it. */
     private static final class ScriptedInput implements InputOrder.Input {
@@ -87,20 +85,13 @@ class InputOrderTest {
 
     /** A task restored from epoch 5 whose predecessor logged {@code predecessorLog} in epoch 5. */
     private static CausalTask replaying(int channels, Determinant... predecessorLog) {
-        TaskCausalLog predecessor = new TaskCausalLog(LOG, 5);
-        for (Determinant determinant : predecessorLog) {
-            predecessor.append(determinant);
-        }
-        List<SharedDelta> deltas = new ArrayList<>();
-        predecessor
-                .deltasSince(new TaskCausalLog.Position())
-                .forEach(delta -> deltas.add(new SharedDelta(delta, 1)));
-        CausalRecovery recovery =
-                CausalRecovery.recovering(
-                        "task", LOG, 5, 1, Duration.ofMinutes(1), TestDeadlines.INSTANCE);
-        recovery.consumerConnected(0);
-        recovery.determinantsReceived(0, deltas, () -> {});
-        CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5), recovery, channels, 1, -1);
+        CausalTask task =
+                new CausalTask(
+                        new TaskCausalLog(LOG, 5),
+                        ReplayFixtures.replaying(predecessorLog),
+                        channels,
+                        1,
+                        -1);
         task.processingStarted();
         return task;
     }

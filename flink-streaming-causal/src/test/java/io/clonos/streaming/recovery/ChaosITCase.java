@@ -117,7 +117,10 @@ class ChaosITCase {
         assertThat(lost).as("TaskManagers lost while the job ran").isNotEmpty();
 
         long remaining = plan.plannedMillis() - TimeUnit.NANOSECONDS.toMillis(lastLoss - started);
-        long hardLimit = ChaosVerdict.boundAfterLastLoss(plan, remaining, false) + 30_000;
+        long hardLimit =
+                ChaosVerdict.boundAfterLastLoss(
+                                plan, remaining, false, ChaosVerdict.RECOVERY_BOUND_MILLIS)
+                        + 30_000;
         long after;
         try {
             cluster.requestJobResult(job).get(hardLimit, TimeUnit.MILLISECONDS);
@@ -137,7 +140,8 @@ class ChaosITCase {
                         rest.exceptions(job.toHexString()),
                         CommittedLinesSink.committedLines(output),
                         after,
-                        remaining);
+                        remaining,
+                        ChaosVerdict.RECOVERY_BOUND_MILLIS);
         System.out.println("chaos seed " + seed + ": " + verdict.summary());
         assertThat(verdict.problems).as("chaos " + plan + " (reproduce with this seed)").isEmpty();
     }
