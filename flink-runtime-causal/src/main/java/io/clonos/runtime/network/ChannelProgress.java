@@ -26,6 +26,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Per channel of a gate, how far the task got with it: the barrier of an alignment in progress, end
@@ -41,6 +43,15 @@ final class ChannelProgress {
     /** Per channel: the barrier the task was handed and has not resumed yet, -1 if none. */
     private final long[] alignedBarrier;
 
+    /** Per channel: the latest checkpoint whose barrier the task was handed, -1 if none. */
+    private final long[] lastBarrier;
+
+    /**
+     * Channels aligned at a barrier of a connection that was replaced during a replay: the
+     * alignment is the replay's to end, and the new connection has nothing blocked to resume.
+     */
+    private final BitSet alignedOnReplacedConnection = new BitSet();
+
     private final BitSet endOfPartition = new BitSet();
 
     /**
@@ -55,6 +66,8 @@ final class ChannelProgress {
         this.numberOfChannels = numberOfChannels;
         this.alignedBarrier = new long[numberOfChannels];
         Arrays.fill(alignedBarrier, -1);
+        this.lastBarrier = new long[numberOfChannels];
+        Arrays.fill(lastBarrier, -1);
         this.endOfData = new StopMode[numberOfChannels];
     }
 
@@ -66,7 +79,9 @@ final class ChannelProgress {
         int channel = boe.getChannelInfo().getInputChannelIdx();
         AbstractEvent event = boe.getEvent();
         if (event instanceof CheckpointBarrier) {
-            alignedBarrier[channel] = ((CheckpointBarrier) event).getId();
+            long id = ((CheckpointBarrier) event).getId();
+            alignedBarrier[channel] = id;
+            lastBarrier[channel] = Math.max(lastBarrier[channel], id);
         } else if (event instanceof EndOfPartitionEvent) {
             endOfPartition.set(channel);
         } else if (event instanceof EndOfData) {
@@ -89,20 +104,65 @@ final class ChannelProgress {
         return alignedBarrier[channel] >= 0;
     }
 
-    /** The task resumed the channel after its barrier. */
-    void alignmentResumed(int channel) {
-        alignedBarrier[channel] = -1;
+    /**
+     * Whether a barrier of checkpoint {@code checkpointId} repeats one the task was handed on the
+     * channel already: a restarted producer regenerates its predecessor's stream, barriers
+     * included.
+     */
+    boolean repeatsBarrier(int channel, long checkpointId) {
+        return checkpointId <= lastBarrier[channel];
     }
 
     /**
-     * The channel's producer is gone: the alignment the channel was part of cannot complete.
+     * The task resumed the channel after its barrier.
      *
-     * @return the checkpoint of that alignment, -1 if the channel was not aligning
+     * @return whether the channel's connection is to be resumed: not where the barrier came through
+     *     a connection that was replaced since
      */
-    long abortAlignment(int channel) {
+    boolean alignmentResumed(int channel) {
+        alignedBarrier[channel] = -1;
+        boolean replaced = alignedOnReplacedConnection.get(channel);
+        alignedOnReplacedConnection.clear(channel);
+        return !replaced;
+    }
+
+    /**
+     * The channel's producer is gone. Running normally, the alignment the channel was part of
+     * cannot complete: the new producer's data, not blocked behind the barrier, would overtake it.
+     * While the task replays its input in the logged order, that order holds the new data back
+     * until the predecessor read it, after the alignment; the alignment stays, as it did for the
+     * predecessor, until the replay ends ({@link #replayEnded}).
+     *
+     * @return the checkpoint of the alignment to cancel now, -1 if none
+     */
+    long producerLost(int channel, boolean replaysInOrder) {
         long barrier = alignedBarrier[channel];
+        if (barrier >= 0 && replaysInOrder) {
+            alignedOnReplacedConnection.set(channel);
+            return -1;
+        }
         alignedBarrier[channel] = -1;
         return barrier;
+    }
+
+    /**
+     * The replay ended: alignments kept across a lost producer that are still open cannot complete
+     * now that the order no longer holds the new data back.
+     *
+     * @return per channel, the checkpoint of the alignment to cancel
+     */
+    Map<Integer, Long> replayEnded() {
+        Map<Integer, Long> cancelled = new TreeMap<>();
+        for (int channel = alignedOnReplacedConnection.nextSetBit(0);
+                channel >= 0;
+                channel = alignedOnReplacedConnection.nextSetBit(channel + 1)) {
+            if (alignedBarrier[channel] >= 0) {
+                cancelled.put(channel, alignedBarrier[channel]);
+                alignedBarrier[channel] = -1;
+            }
+        }
+        alignedOnReplacedConnection.clear();
+        return cancelled;
     }
 
     /**

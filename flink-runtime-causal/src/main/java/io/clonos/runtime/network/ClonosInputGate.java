@@ -32,6 +32,9 @@ import org.apache.flink.runtime.io.network.partition.consumer.InputChannel;
 import org.apache.flink.runtime.io.network.partition.consumer.SingleInputGate;
 import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.annotation.Nullable;
 
 import java.io.IOException;
@@ -81,6 +84,8 @@ import java.util.function.IntConsumer;
  */
 @Internal
 public final class ClonosInputGate extends IndexedInputGate {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClonosInputGate.class);
 
     /** Nothing was restored: every replay is usable from its start. */
     public static final long NOT_RESTORED = 0;
@@ -334,6 +339,14 @@ public final class ClonosInputGate extends IndexedInputGate {
             return true;
         }
         AbstractEvent event = boe.getEvent();
+        if (filter.isReplacement()
+                && event instanceof CheckpointBarrier
+                && progress.repeatsBarrier(channel, ((CheckpointBarrier) event).getId())) {
+            // A restarted producer regenerates its predecessor's barriers; the task was handed
+            // this one already (Flink would ignore it, a replay cannot: it is not in the order)
+            connections.resume(channel);
+            return false;
+        }
         if (event instanceof EndOfData && progress.dataEnded(channel)) {
             // The channel's data ended already: a replacement producer that regenerated its
             // predecessor's output announces the same end again (Flink's union gate fails on a
@@ -367,23 +380,42 @@ public final class ClonosInputGate extends IndexedInputGate {
         return first;
     }
 
+    private void cancelAlignment(int channel, long barrier) {
+        if (barrier >= 0) {
+            injected.add(
+                    new BufferOrEvent(
+                            new CancelCheckpointMarker(barrier),
+                            new InputChannelInfo(original.getGateIndex(), channel)));
+        }
+    }
+
     private static boolean blocksUpstream(AbstractEvent event) {
         return event instanceof CheckpointBarrier || event instanceof EndOfChannelStateEvent;
     }
 
     /**
      * A channel's producer is gone. An alignment that included the channel is cancelled for this
-     * task: the new producer's data would overtake its barrier. What the task holds of the old
-     * stream's last record is dropped, unless the causal consumer learns that the new producer
-     * continues the stream exactly.
+     * task: the new producer's data would overtake its barrier; while the task replays its input
+     * order, only if it is still open when the replay ends ({@link ChannelProgress#producerLost}).
+     * What the task holds of the old stream's last record is dropped, unless the causal consumer
+     * learns that the new producer continues the stream exactly.
      */
     private void channelRetired(int channel) {
-        long barrier = progress.abortAlignment(channel);
-        if (barrier >= 0) {
-            injected.add(
-                    new BufferOrEvent(
-                            new CancelCheckpointMarker(barrier),
-                            new InputChannelInfo(original.getGateIndex(), channel)));
+        boolean replaysInOrder =
+                causalTask != null
+                        && causalTask.logsInputOrder()
+                        && causalTask.recovery().isReplaying();
+        cancelAlignment(channel, progress.producerLost(channel, replaysInOrder));
+        if (replaysInOrder) {
+            if (progress.isAligning(channel)) {
+                LOG.info(
+                        "{} keeps its alignment on channel {} across the loss of the channel's producer: it replays, and the logged order holds the new producer's data back.",
+                        taskName,
+                        channel);
+            }
+            causalTask
+                    .recovery()
+                    .whenRunning(() -> progress.replayEnded().forEach(this::cancelAlignment));
         }
         if (consumer != null) {
             consumer.producerLost(channel);
@@ -441,8 +473,9 @@ public final class ClonosInputGate extends IndexedInputGate {
             // resumes a barrier of a connection that was replaced since: nothing is blocked
             return;
         }
-        progress.alignmentResumed(channel);
-        connections.resume(channel);
+        if (progress.alignmentResumed(channel)) {
+            connections.resume(channel);
+        }
     }
 
     @Override

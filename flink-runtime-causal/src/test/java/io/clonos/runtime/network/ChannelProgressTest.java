@@ -37,13 +37,50 @@ class ChannelProgressTest {
         progress.delivered(barrier(0, 7));
         assertThat(progress.isAligning(0)).isTrue();
         assertThat(progress.isAligning(1)).isFalse();
-        progress.alignmentResumed(0);
+        assertThat(progress.alignmentResumed(0)).as("the connection is resumed").isTrue();
         assertThat(progress.isAligning(0)).isFalse();
-        assertThat(progress.abortAlignment(0)).as("nothing to abort").isEqualTo(-1);
+        assertThat(progress.producerLost(0, false)).as("nothing to cancel").isEqualTo(-1);
 
         progress.delivered(barrier(1, 8));
-        assertThat(progress.abortAlignment(1)).isEqualTo(8);
+        assertThat(progress.producerLost(1, false)).isEqualTo(8);
         assertThat(progress.isAligning(1)).isFalse();
+    }
+
+    @Test
+    void aProducerLostDuringAReplayLeavesTheAlignmentToTheReplay() {
+        ChannelProgress progress = new ChannelProgress(2);
+        progress.delivered(barrier(0, 13));
+        assertThat(progress.producerLost(0, true)).as("no cancellation now").isEqualTo(-1);
+        assertThat(progress.isAligning(0)).isTrue();
+
+        progress.delivered(barrier(1, 13));
+        assertThat(progress.alignmentResumed(1)).isTrue();
+        assertThat(progress.alignmentResumed(0))
+                .as("the new connection of channel 0 is not blocked")
+                .isFalse();
+        assertThat(progress.replayEnded()).as("the alignment completed in the replay").isEmpty();
+    }
+
+    @Test
+    void anAlignmentKeptAcrossALostProducerIsCancelledWhenTheReplayEndsWithItOpen() {
+        ChannelProgress progress = new ChannelProgress(3);
+        progress.delivered(barrier(2, 5));
+        progress.producerLost(2, true);
+        assertThat(progress.replayEnded()).containsExactly(java.util.Map.entry(2, 5L));
+        assertThat(progress.isAligning(2)).isFalse();
+        assertThat(progress.replayEnded()).isEmpty();
+    }
+
+    @Test
+    void aBarrierTheTaskWasHandedIsRepeatedByARegeneratedStream() {
+        ChannelProgress progress = new ChannelProgress(2);
+        progress.delivered(barrier(0, 6));
+        progress.alignmentResumed(0);
+        progress.delivered(barrier(0, 7));
+        assertThat(progress.repeatsBarrier(0, 6)).isTrue();
+        assertThat(progress.repeatsBarrier(0, 7)).isTrue();
+        assertThat(progress.repeatsBarrier(0, 8)).isFalse();
+        assertThat(progress.repeatsBarrier(1, 6)).as("another channel").isFalse();
     }
 
     @Test

@@ -61,8 +61,11 @@ public class CausalOneInputStreamTask<IN, OUT> extends OneInputStreamTask<IN, OU
     @Override
     public Future<Void> notifyCheckpointAbortAsync(
             long checkpointId, long latestCompletedCheckpointId) {
-        causal.checkpointAborted(checkpointId, latestCompletedCheckpointId);
-        return super.notifyCheckpointAbortAsync(checkpointId, latestCompletedCheckpointId);
+        return causal.checkpointAborted(
+                checkpointId,
+                latestCompletedCheckpointId,
+                super::notifyCheckpointAbortAsync,
+                super::notifyCheckpointCompleteAsync);
     }
 
     @Override

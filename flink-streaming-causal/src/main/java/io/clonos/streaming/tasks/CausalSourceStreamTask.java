@@ -56,8 +56,11 @@ public class CausalSourceStreamTask<
     @Override
     public Future<Void> notifyCheckpointAbortAsync(
             long checkpointId, long latestCompletedCheckpointId) {
-        causal.checkpointAborted(checkpointId, latestCompletedCheckpointId);
-        return super.notifyCheckpointAbortAsync(checkpointId, latestCompletedCheckpointId);
+        return causal.checkpointAborted(
+                checkpointId,
+                latestCompletedCheckpointId,
+                super::notifyCheckpointAbortAsync,
+                super::notifyCheckpointCompleteAsync);
     }
 
     @Override

@@ -46,6 +46,7 @@ import javax.annotation.Nullable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Future;
 import java.util.function.ToLongFunction;
 
 /**
@@ -68,6 +69,7 @@ public final class CausalTaskContext {
     @Nullable private final CausalTimers timers;
 
     private final EpochTracker epochs;
+    private final HeldAborts aborts;
 
     /** The Clonos context of the TaskManager that runs the task. */
     private final ClonosNetworkContext network;
@@ -84,6 +86,7 @@ public final class CausalTaskContext {
                         .getRestoreCheckpointId()
                         .orElse(ClonosInputGate.NOT_RESTORED);
         this.epochs = EpochTracker.startingAt(restored);
+        this.aborts = new HeldAborts(epochs);
         this.network = networkOf(environment);
         this.gates = ClonosNetworkContext.clonosGates(environment.getAllInputGates());
         for (ClonosInputGate gate : gates) {
@@ -326,6 +329,7 @@ public final class CausalTaskContext {
      */
     public void sourceCheckpoint(long checkpointId, long timestamp) {
         epochs.startEpoch(checkpointId);
+        aborts.entered(checkpointId);
         if (causal != null) {
             causal.sourceCheckpoint(checkpointId, timestamp);
         }
@@ -340,6 +344,7 @@ public final class CausalTaskContext {
             causal.setCheckpointReplayer(
                     checkpoint -> {
                         epochs.startEpoch(checkpoint.checkpointId());
+                        aborts.entered(checkpoint.checkpointId());
                         causal.epochStarted(checkpoint.checkpointId());
                         trigger.accept(checkpoint.checkpointId(), checkpoint.timestamp());
                     });
@@ -349,6 +354,7 @@ public final class CausalTaskContext {
     /** The task starts checkpoint {@code checkpointId}: it enters that epoch. */
     public void startEpoch(long checkpointId) {
         epochs.startEpoch(checkpointId);
+        aborts.entered(checkpointId);
         if (causal != null) {
             causal.epochStarted(checkpointId);
         }
@@ -373,12 +379,19 @@ public final class CausalTaskContext {
      * Checkpoint {@code checkpointId} was aborted: a task waiting for its completion to free
      * determinant memory stops waiting. The latest completed checkpoint Flink names with it is not
      * a completion to truncate at: it may be the one this task was restored from, whose epoch's
-     * output is still needed.
+     * output is still needed. Flink's task hears of an abort only once the task is past the
+     * checkpoint ({@link HeldAborts}).
      */
-    public void checkpointAborted(long checkpointId, long latestCompletedCheckpointId) {
-        if (causal != null) {
-            causal.checkpointAborted(checkpointId);
+    public Future<Void> checkpointAborted(
+            long checkpointId,
+            long latestCompletedCheckpointId,
+            HeldAborts.Flink abort,
+            HeldAborts.FlinkCompletion completion) {
+        if (causal == null) {
+            return abort.abort(checkpointId, latestCompletedCheckpointId);
         }
+        causal.checkpointAborted(checkpointId);
+        return aborts.aborted(checkpointId, latestCompletedCheckpointId, abort, completion);
     }
 
     public long currentEpoch() {
