@@ -15,10 +15,12 @@ package io.clonos.nexmark;
 import io.clonos.beam.ClonosPipelineOptions;
 import io.clonos.beam.ClonosRunner;
 import io.clonos.nexmark.stats.Percentiles;
+import io.clonos.nexmark.stats.ProbeRecords;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.util.FileUtils;
 
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
@@ -34,6 +36,7 @@ import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
 import org.joda.time.Instant;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
@@ -42,12 +45,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Queue;
-import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.TreeMap;
 
 /**
  * {@code bin/clonos nexmark overhead}: the Nexmark queries of the harness, without failures, on
@@ -96,32 +94,43 @@ public final class NexmarkOverhead {
     }
 
     /**
-     * What one run's first and last steps observe (both jobs run in this JVM): when the first event
-     * entered the query and the last result left it, how many results left, and each result's
-     * end-to-end latency. An event's entry is noted by its event time; a result's latency is the
-     * time from the entry of the first event at or after the result's event time (for a window's
+     * What one run's first and last steps observed (both jobs run in this JVM and write {@link
+     * ProbeRecords} to the run's directory): when the first event entered the query and the last
+     * result left it, how many results left, and each result's end-to-end latency. An event's entry
+     * is noted by its event time; a result's latency is the time from the entry of the first event
+     * at or after the result's event time that had entered when the result left (for a window's
      * result, the event that closes the window; for a per-event result, its event) to the result
-     * leaving. Results stamped beyond the last event (a global window's) have none.
+     * leaving. Results stamped beyond the events that had entered (a global window's) have none.
      */
     static final class Probe {
-        final AtomicLong firstIn = new AtomicLong(Long.MAX_VALUE);
-        final AtomicLong lastOut = new AtomicLong(Long.MIN_VALUE);
-        final AtomicLong results = new AtomicLong();
-        final ConcurrentSkipListMap<Long, Long> entries = new ConcurrentSkipListMap<>();
-        final Queue<Long> latencies = new ConcurrentLinkedQueue<>();
+        static final String ENTERED = "entered";
+        static final String LEFT = "left";
 
-        void entered(long eventTime, long now) {
-            firstIn.accumulateAndGet(now, Math::min);
-            entries.merge(eventTime, now, Math::min);
-        }
+        long firstIn = Long.MAX_VALUE;
+        long lastOut = Long.MIN_VALUE;
+        long results;
+        final List<Long> latencies = new ArrayList<>();
 
-        void left(long eventTime, long now) {
-            lastOut.accumulateAndGet(now, Math::max);
-            results.incrementAndGet();
-            Map.Entry<Long, Long> entry = entries.ceilingEntry(eventTime);
-            if (entry != null) {
-                latencies.add(now - entry.getValue());
+        /** From rows {event time, when} of the events that entered and the results that left. */
+        static Probe of(List<long[]> entered, List<long[]> left) {
+            Probe probe = new Probe();
+            TreeMap<Long, Long> entries = new TreeMap<>();
+            for (long[] row : entered) {
+                probe.firstIn = Math.min(probe.firstIn, row[1]);
+                entries.merge(row[0], row[1], Math::min);
             }
+            for (long[] row : left) {
+                long now = row[1];
+                probe.lastOut = Math.max(probe.lastOut, now);
+                probe.results++;
+                for (Map.Entry<Long, Long> entry : entries.tailMap(row[0], true).entrySet()) {
+                    if (entry.getValue() <= now) {
+                        probe.latencies.add(now - entry.getValue());
+                        break;
+                    }
+                }
+            }
+            return probe;
         }
 
         long percentile(double p) {
@@ -131,9 +140,6 @@ public final class NexmarkOverhead {
 
     /** How much event time a run's events span: ten of the queries' 10 s windows. */
     static final long EVENT_TIME_SECONDS = 100;
-
-    /** The probes of the runs in this JVM, by run id. */
-    static final Map<String, Probe> PROBES = new ConcurrentHashMap<>();
 
     private final Settings settings;
     private final PrintStream out;
@@ -238,7 +244,7 @@ public final class NexmarkOverhead {
         }
     }
 
-    private Run runOnce(int query, String system, List<String> runnerArgs) {
+    private Run runOnce(int query, String system, List<String> runnerArgs) throws IOException {
         List<String> args =
                 new ArrayList<>(
                         List.of("--streaming=true", "--parallelism=" + settings.parallelism));
@@ -250,9 +256,7 @@ public final class NexmarkOverhead {
         // queries close windows during the run, not only when the input ends
         config.firstEventRate = (int) Math.max(1, settings.events / EVENT_TIME_SECONDS);
         config.nextEventRate = config.firstEventRate;
-        String id = UUID.randomUUID().toString();
-        Probe probe = new Probe();
-        PROBES.put(id, probe);
+        Path probes = Files.createTempDirectory("clonos-nexmark-probes");
         try {
             Pipeline pipeline = Pipeline.create(options);
             // the unbounded generator: its watermark follows event time, so windows close as the
@@ -261,56 +265,93 @@ public final class NexmarkOverhead {
                     NexmarkQueries.BOUNDED_INPUT.contains(query)
                             ? NexmarkUtils.batchEventsSource(config)
                             : NexmarkUtils.streamEventsSource(config);
-            NexmarkQueries.apply(pipeline, config, query, source, ParDo.of(new FirstEvent(id)))
-                    .apply(ParDo.of(new LastResult(id)));
+            NexmarkQueries.apply(
+                            pipeline,
+                            config,
+                            query,
+                            source,
+                            ParDo.of(new FirstEvent(probes.toString())))
+                    .apply(ParDo.of(new LastResult(probes.toString())));
             PipelineResult.State state = pipeline.run().waitUntilFinish();
             if (state != PipelineResult.State.DONE) {
                 throw new IllegalStateException("Q" + query + " on " + system + " ended " + state);
             }
-            long millis =
-                    probe.lastOut.get() == Long.MIN_VALUE
-                            ? 0
-                            : probe.lastOut.get() - probe.firstIn.get();
+            Probe probe =
+                    Probe.of(
+                            ProbeRecords.read(probes, Probe.ENTERED, 2),
+                            ProbeRecords.read(probes, Probe.LEFT, 2));
+            long millis = probe.lastOut == Long.MIN_VALUE ? 0 : probe.lastOut - probe.firstIn;
             return new Run(
                     query,
                     system,
                     settings.events,
                     millis,
-                    probe.results.get(),
+                    probe.results,
                     probe.percentile(0.50),
                     probe.percentile(0.99));
         } finally {
-            PROBES.remove(id);
+            FileUtils.deleteDirectory(probes.toFile());
+        }
+    }
+
+    /** Writes rows {event time, when} of what passes a step, flushed with every bundle. */
+    abstract static class ProbeFn<T, O> extends DoFn<T, O> {
+        private final String probes;
+        private final String kind;
+        private transient ProbeRecords.Writer rows;
+
+        ProbeFn(String probes, String kind) {
+            this.probes = probes;
+            this.kind = kind;
+        }
+
+        @Setup
+        public void setup() throws IOException {
+            rows = ProbeRecords.create(probes, kind, 2);
+        }
+
+        void note(Instant timestamp) throws IOException {
+            rows.write(timestamp.getMillis(), System.currentTimeMillis());
+        }
+
+        @FinishBundle
+        public void finishBundle() throws IOException {
+            rows.flush();
+        }
+
+        @Teardown
+        public void teardown() throws IOException {
+            if (rows != null) {
+                rows.close();
+            }
         }
     }
 
     /** Notes when each event enters the query; passes every event on. */
-    static final class FirstEvent extends DoFn<Event, Event> {
-        private final String run;
-
-        FirstEvent(String run) {
-            this.run = run;
+    static final class FirstEvent extends ProbeFn<Event, Event> {
+        FirstEvent(String probes) {
+            super(probes, Probe.ENTERED);
         }
 
         @ProcessElement
         public void process(
-                @Element Event event, @Timestamp Instant timestamp, OutputReceiver<Event> out) {
-            PROBES.get(run).entered(timestamp.getMillis(), System.currentTimeMillis());
+                @Element Event event, @Timestamp Instant timestamp, OutputReceiver<Event> out)
+                throws IOException {
+            note(timestamp);
             out.output(event);
         }
     }
 
     /** Notes when each result leaves the query. */
-    static final class LastResult extends DoFn<String, Void> {
-        private final String run;
-
-        LastResult(String run) {
-            this.run = run;
+    static final class LastResult extends ProbeFn<String, Void> {
+        LastResult(String probes) {
+            super(probes, Probe.LEFT);
         }
 
         @ProcessElement
-        public void process(@Element String result, @Timestamp Instant timestamp) {
-            PROBES.get(run).left(timestamp.getMillis(), System.currentTimeMillis());
+        public void process(@Element String result, @Timestamp Instant timestamp)
+                throws IOException {
+            note(timestamp);
         }
     }
 }

@@ -12,6 +12,8 @@
 
 package io.clonos.cli.bench;
 
+import io.clonos.nexmark.stats.ProbeRecords;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Gauge;
@@ -21,49 +23,81 @@ import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.Properties;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Adds up the {@code clonos.determinantBytes} metric of every task that ends on an embedded
- * cluster, through Flink's metric reporters: the overhead benchmark's count of the determinant
- * bytes a run logged. A task's figure is read when its metrics are removed, i.e. when it ends.
- *
- * <p>The total is JVM-wide (the benchmark runs one embedded cluster at a time and reads the
- * difference around each run); Flink instantiates reporters itself, so nothing else could hand it
- * back.
+ * Writes the {@code clonos.determinantBytes} metric of every task that ends on an embedded cluster,
+ * through Flink's metric reporters: the overhead benchmark's count of the determinant bytes a run
+ * logged. A task's figure is read when its metrics are removed, i.e. when it ends. Flink
+ * instantiates reporters itself; the configuration names the directory the figures go to, which the
+ * benchmark reads once the cluster is closed.
  */
 @Internal
 public final class DeterminantBytesReporter implements MetricReporter {
 
-    private static final LongAdder ENDED_TASKS_BYTES = new LongAdder();
+    private static final String NAME = "clonos-determinant-bytes";
+    private static final String DIRECTORY = "directory";
+    private static final String KIND = "determinant-bytes";
 
-    /** Sets an embedded cluster's configuration up to report to this reporter. */
-    static void configure(Configuration config) {
-        config.setString(
-                "metrics.reporter.clonos-determinant-bytes.factory.class", Factory.class.getName());
+    @Nullable private ProbeRecords.Writer figures;
+
+    /** Sets an embedded cluster's configuration up to report to this reporter, into {@code dir}. */
+    static void configure(Configuration config, Path dir) {
+        config.setString("metrics.reporter." + NAME + ".factory.class", Factory.class.getName());
+        config.setString("metrics.reporter." + NAME + "." + DIRECTORY, dir.toString());
     }
 
-    /** The determinant bytes of every task that ended in this JVM so far. */
-    static long endedTasksBytes() {
-        return ENDED_TASKS_BYTES.sum();
+    /** The determinant bytes of every task that ended on a cluster configured with {@code dir}. */
+    static long endedTasksBytes(Path dir) throws IOException {
+        return ProbeRecords.read(dir, KIND, 1).stream().mapToLong(row -> row[0]).sum();
     }
 
     @Override
-    public void open(MetricConfig config) {}
+    public synchronized void open(MetricConfig config) {
+        String dir = config.getString(DIRECTORY, null);
+        if (dir == null) {
+            throw new IllegalArgumentException(
+                    "metrics.reporter." + NAME + "." + DIRECTORY + " is not set");
+        }
+        try {
+            figures = ProbeRecords.create(dir, KIND, 1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 
     @Override
-    public void close() {}
+    public synchronized void close() {
+        if (figures != null) {
+            try {
+                figures.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            figures = null;
+        }
+    }
 
     @Override
     public void notifyOfAddedMetric(Metric metric, String metricName, MetricGroup group) {}
 
     @Override
-    public void notifyOfRemovedMetric(Metric metric, String metricName, MetricGroup group) {
-        if ("determinantBytes".equals(metricName)
+    public synchronized void notifyOfRemovedMetric(
+            Metric metric, String metricName, MetricGroup group) {
+        if (figures != null
+                && "determinantBytes".equals(metricName)
                 && metric instanceof Gauge
                 && ((Gauge<?>) metric).getValue() instanceof Long) {
-            ENDED_TASKS_BYTES.add((Long) ((Gauge<?>) metric).getValue());
+            try {
+                figures.write((Long) ((Gauge<?>) metric).getValue());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 

@@ -18,6 +18,7 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.util.FileUtils;
 
 import javax.annotation.Nullable;
 
@@ -25,6 +26,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
@@ -161,13 +163,12 @@ public final class OverheadBenchmark {
     }
 
     private Run runOnce(Variant variant) throws Exception {
-        SyntheticJob.RECEIVED.clear();
+        Path probes = Files.createTempDirectory("clonos-overhead-probes");
         Configuration config = new Configuration();
         if (variant.dsd != null) {
             config.setString("clonos.determinant-sharing-depth", variant.dsd);
         }
-        DeterminantBytesReporter.configure(config);
-        long determinantBytesBefore = DeterminantBytesReporter.endedTasksBytes();
+        DeterminantBytesReporter.configure(config, probes);
         try (MiniCluster cluster =
                 EmbeddedClusters.start(variant != Variant.FLINK, config, 2, settings.parallelism)) {
             JobID job =
@@ -179,7 +180,8 @@ public final class OverheadBenchmark {
                                             settings.parallelism,
                                             settings.stateBytesPerKey,
                                             settings.checkpointIntervalMs,
-                                            false))
+                                            false,
+                                            probes))
                             .get()
                             .getJobID();
             if (!cluster.requestJobResult(job).get(30, TimeUnit.MINUTES).isSuccess()) {
@@ -187,11 +189,12 @@ public final class OverheadBenchmark {
             }
         }
         // the cluster is closed: every task ended and reported
-        long determinantBytes = DeterminantBytesReporter.endedTasksBytes() - determinantBytesBefore;
-        long[] latencies =
-                SyntheticJob.RECEIVED.stream().mapToLong(r -> r[3] - r[2]).sorted().toArray();
-        long first = SyntheticJob.RECEIVED.stream().mapToLong(r -> r[2]).min().orElse(0);
-        long last = SyntheticJob.RECEIVED.stream().mapToLong(r -> r[3]).max().orElse(1);
+        long determinantBytes = DeterminantBytesReporter.endedTasksBytes(probes);
+        List<long[]> received = SyntheticJob.received(probes);
+        FileUtils.deleteDirectory(probes.toFile());
+        long[] latencies = received.stream().mapToLong(r -> r[3] - r[2]).sorted().toArray();
+        long first = received.stream().mapToLong(r -> r[2]).min().orElse(0);
+        long last = received.stream().mapToLong(r -> r[3]).max().orElse(1);
         Run run =
                 new Run(
                         latencies.length * 1000.0 / Math.max(1, last - first),

@@ -22,6 +22,7 @@ import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.util.FileUtils;
 
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -115,7 +116,7 @@ public final class RecoveryBenchmark {
 
     private RecoveryFigures runOnce(boolean onClonos) throws Exception {
         String mode = onClonos ? "clonos" : "flink";
-        SyntheticJob.RECEIVED.clear();
+        Path probes = Files.createTempDirectory("clonos-recovery-probes");
         Configuration config = EmbeddedClusters.killConfiguration();
         try (MiniCluster cluster =
                 EmbeddedClusters.start(onClonos, config, 3, settings.parallelism)) {
@@ -128,7 +129,8 @@ public final class RecoveryBenchmark {
                                             settings.parallelism,
                                             settings.stateBytesPerKey,
                                             settings.checkpointIntervalMs,
-                                            true))
+                                            true,
+                                            probes))
                             .get()
                             .getJobID();
             long started = System.currentTimeMillis();
@@ -148,9 +150,11 @@ public final class RecoveryBenchmark {
             if (!cluster.requestJobResult(job).get(10, TimeUnit.MINUTES).isSuccess()) {
                 throw new IllegalStateException("The " + mode + " run failed");
             }
+            List<long[]> received = SyntheticJob.received(probes);
+            FileUtils.deleteDirectory(probes.toFile());
             return new RecoveryFigures(
                     mode,
-                    new ArrayList<>(SyntheticJob.RECEIVED),
+                    received,
                     settings.records,
                     seq ->
                             SyntheticJob.mustArrive(

@@ -25,6 +25,7 @@ import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -154,9 +155,8 @@ public final class StandbyBenchmark {
 
     private Figures runOnce(boolean withStandby) throws Exception {
         String mode = withStandby ? "standby" : "no standby";
-        SyntheticJob.RECEIVED.clear();
-        SyntheticJob.StatefulMap.FIRST_PROCESSED.clear();
         Path work = Files.createTempDirectory("clonos-standby-bench");
+        Path probes = work.resolve("probes");
         Configuration config = EmbeddedClusters.killConfiguration();
         // activation is measured, not the restart strategy's back-off (the same in both runs)
         config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
@@ -179,7 +179,8 @@ public final class StandbyBenchmark {
                                             settings.parallelism,
                                             settings.stateBytesPerKey,
                                             settings.checkpointIntervalMs,
-                                            true))
+                                            true,
+                                            probes))
                             .get()
                             .getJobID();
             long started = System.currentTimeMillis();
@@ -205,7 +206,7 @@ public final class StandbyBenchmark {
                     EmbeddedClusters.vertex(
                                     cluster.getArchivedExecutionGraph(job).get(), "stateful-map")
                             .getTaskVertices()[subtask];
-            return figures(recovered);
+            return figures(recovered, probes);
         }
     }
 
@@ -240,7 +241,7 @@ public final class StandbyBenchmark {
                 "No standby of the stateful map runs on another TaskManager than its primary");
     }
 
-    private Figures figures(AccessExecutionVertex recovered) {
+    private Figures figures(AccessExecutionVertex recovered, Path probes) throws IOException {
         AccessExecution replacement = recovered.getCurrentExecutionAttempt();
         if (replacement.getAttemptNumber() == 0) {
             throw new IllegalStateException("The stateful map's first subtask did not fail");
@@ -270,7 +271,7 @@ public final class StandbyBenchmark {
                         settings.parallelism);
         long since = detected;
         long firstOutput =
-                SyntheticJob.RECEIVED.stream()
+                SyntheticJob.received(probes).stream()
                         .filter(r -> r[3] > since)
                         .filter(
                                 r ->
@@ -284,9 +285,10 @@ public final class StandbyBenchmark {
                         .min()
                         .orElse(-1);
         Long firstProcessed =
-                SyntheticJob.StatefulMap.FIRST_PROCESSED.get(
-                        SyntheticJob.StatefulMap.firstProcessedKey(
-                                subtask, replacement.getAttemptNumber()));
+                SyntheticJob.firstProcessed(probes)
+                        .get(
+                                SyntheticJob.StatefulMap.firstProcessedKey(
+                                        subtask, replacement.getAttemptNumber()));
         return new Figures(
                 running - since,
                 running - initializing,

@@ -12,10 +12,12 @@
 
 package io.clonos.cli.bench;
 
+import io.clonos.nexmark.stats.ProbeRecords;
 import io.clonos.streaming.causal.CausalServices;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -26,6 +28,9 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
@@ -33,11 +38,12 @@ import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTime
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The benchmarks' job: a source (rate-limited unless the rate is 0) of (key, sequence number,
@@ -48,17 +54,36 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 @Internal
 final class SyntheticJob {
 
-    /** What the sinks of the job running in this JVM received: {key, seq, created, received}. */
-    static final Queue<long[]> RECEIVED = new ConcurrentLinkedQueue<>();
+    private static final String RECEIVED = "received";
+    private static final String FIRST_PROCESSED = "first-processed";
 
     private SyntheticJob() {}
+
+    /** What the job's sinks received, {key, seq, created, received}, from its probe records. */
+    static List<long[]> received(Path probes) throws IOException {
+        return ProbeRecords.read(probes, RECEIVED, 4);
+    }
+
+    /**
+     * When each attempt of each subtask of the stateful map processed its first record, from the
+     * job's probe records: {@link StatefulMap#firstProcessedKey} to millis.
+     */
+    static Map<String, Long> firstProcessed(Path probes) throws IOException {
+        Map<String, Long> first = new HashMap<>();
+        for (long[] row : ProbeRecords.read(probes, FIRST_PROCESSED, 3)) {
+            first.merge(
+                    StatefulMap.firstProcessedKey((int) row[0], (int) row[1]), row[2], Math::min);
+        }
+        return first;
+    }
 
     /**
      * The job; with {@code reproducibleClock} the source reads the creation time through Clonos'
      * causal services, so that a recovered source regenerates the records its predecessor sent (a
      * job that reads the wall clock directly cannot recover a source locally: Clonos detects the
      * divergence and rolls back globally). The overhead benchmark reads it directly, as the same
-     * job on vanilla Flink does.
+     * job on vanilla Flink does. The job's probes write what they observe to {@code probes} ({@link
+     * #received}, {@link #firstProcessed}).
      */
     static JobGraph build(
             long records,
@@ -67,7 +92,8 @@ final class SyntheticJob {
             int parallelism,
             int stateBytesPerKey,
             long checkpointIntervalMs,
-            boolean reproducibleClock) {
+            boolean reproducibleClock,
+            Path probes) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         env.enableCheckpointing(checkpointIntervalMs);
@@ -83,13 +109,13 @@ final class SyntheticJob {
                         WatermarkStrategy.noWatermarks(),
                         "source")
                 .keyBy(event -> event.f0)
-                .map(new StatefulMap(stateBytesPerKey))
+                .map(new StatefulMap(stateBytesPerKey, probes.toString()))
                 .name("stateful-map")
                 .keyBy(event -> event.f0)
                 .window(TumblingProcessingTimeWindows.of(Duration.ofMillis(100)))
                 .process(new ReEmit())
                 .name("window")
-                .addSink(new RecordingSink())
+                .addSink(new RecordingSink(probes.toString()))
                 .name("sink");
         return env.getStreamGraph().getJobGraph();
     }
@@ -133,18 +159,14 @@ final class SyntheticJob {
     /** Keeps {@code bytes} of state per key and updates it with every event. */
     static final class StatefulMap
             extends RichMapFunction<Tuple3<Long, Long, Long>, Tuple3<Long, Long, Long>> {
-        /**
-         * When each attempt of each subtask processed its first record: "subtask#attempt" to
-         * millis.
-         */
-        static final Map<String, Long> FIRST_PROCESSED = new ConcurrentHashMap<>();
-
         private final int bytes;
+        private final String probes;
         private transient ValueState<byte[]> payload;
         private transient boolean processed;
 
-        StatefulMap(int bytes) {
+        StatefulMap(int bytes, String probes) {
             this.bytes = bytes;
+            this.probes = probes;
         }
 
         @Override
@@ -158,11 +180,12 @@ final class SyntheticJob {
         public Tuple3<Long, Long, Long> map(Tuple3<Long, Long, Long> event) throws Exception {
             if (!processed) {
                 processed = true;
-                FIRST_PROCESSED.putIfAbsent(
-                        firstProcessedKey(
-                                getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
-                                getRuntimeContext().getTaskInfo().getAttemptNumber()),
-                        System.currentTimeMillis());
+                try (ProbeRecords.Writer first = ProbeRecords.create(probes, FIRST_PROCESSED, 3)) {
+                    first.write(
+                            getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
+                            getRuntimeContext().getTaskInfo().getAttemptNumber(),
+                            System.currentTimeMillis());
+                }
             }
             byte[] state = payload.value();
             if (state == null) {
@@ -193,10 +216,42 @@ final class SyntheticJob {
         }
     }
 
-    static final class RecordingSink extends RichSinkFunction<Tuple3<Long, Long, Long>> {
+    /**
+     * Writes when each element arrived. What it wrote is flushed with every checkpoint: a sink lost
+     * without closing its file is given again what came after the checkpoint.
+     */
+    static final class RecordingSink extends RichSinkFunction<Tuple3<Long, Long, Long>>
+            implements CheckpointedFunction {
+        private final String probes;
+        private transient ProbeRecords.Writer received;
+
+        RecordingSink(String probes) {
+            this.probes = probes;
+        }
+
         @Override
-        public void invoke(Tuple3<Long, Long, Long> event, Context context) {
-            RECEIVED.add(new long[] {event.f0, event.f1, event.f2, System.currentTimeMillis()});
+        public void open(OpenContext context) throws IOException {
+            received = ProbeRecords.create(probes, RECEIVED, 4);
+        }
+
+        @Override
+        public void invoke(Tuple3<Long, Long, Long> event, Context context) throws IOException {
+            received.write(event.f0, event.f1, event.f2, System.currentTimeMillis());
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext context) throws IOException {
+            received.flush();
+        }
+
+        @Override
+        public void initializeState(FunctionInitializationContext context) {}
+
+        @Override
+        public void close() throws IOException {
+            if (received != null) {
+                received.close();
+            }
         }
     }
 }

@@ -25,6 +25,7 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -63,7 +64,6 @@ class StandbyHdfsIT {
                     "hdfs://localhost:" + hdfs.getNameNodePort() + "/checkpoints");
             config.setString("io.tmp.dirs", tmp.toString());
             config.setString("clonos.standby.enabled", "true");
-            SyntheticJob.RECEIVED.clear();
             try (MiniCluster cluster = EmbeddedClusters.start(true, config, 3, PARALLELISM)) {
                 JobID job =
                         cluster.submitJob(
@@ -74,7 +74,8 @@ class StandbyHdfsIT {
                                                 PARALLELISM,
                                                 4 * 1024,
                                                 500,
-                                                true))
+                                                true,
+                                                work.resolve("probes")))
                                 .get()
                                 .getJobID();
                 awaitCopies(tmp.resolve("clonos-standby").resolve(job.toHexString()));
@@ -104,7 +105,9 @@ class StandbyHdfsIT {
                         .as("where its standby held the copies")
                         .isEqualTo(standby);
             }
-            assertThat(lost()).as("records that never reached the sink").isEmpty();
+            assertThat(lost(work.resolve("probes")))
+                    .as("records that never reached the sink")
+                    .isEmpty();
         } finally {
             hdfs.shutdown();
         }
@@ -138,9 +141,9 @@ class StandbyHdfsIT {
     }
 
     /** Sequence numbers that must arrive (SyntheticJob#mustArrive) and did not. */
-    private static Set<Long> lost() {
+    private static Set<Long> lost(Path probes) throws IOException {
         Set<Long> arrived = new HashSet<>();
-        for (long[] record : SyntheticJob.RECEIVED) {
+        for (long[] record : SyntheticJob.received(probes)) {
             arrived.add(record[1]);
         }
         Set<Long> lost = new HashSet<>();

@@ -32,7 +32,7 @@ import java.util.function.ToLongFunction;
 @Internal
 final class FailureReport {
 
-    private static final String[] COLORS = {"#1f77b4", "#999999"};
+    private static final List<String> COLORS = List.of("#1f77b4", "#999999");
 
     private FailureReport() {}
 
@@ -231,7 +231,7 @@ final class FailureReport {
         // a line breaks where samples are missing (no output then), rather than bridging the gap
         double gap = 1.5 * FailureFigures.BUCKET_MS / 1000.0;
         for (Map.Entry<String, List<double[]>> entry : series.entrySet()) {
-            String color = COLORS[i % COLORS.length];
+            String color = COLORS.get(i % COLORS.size());
             StringBuilder points = new StringBuilder();
             double previous = Double.NaN;
             for (double[] p : entry.getValue()) {
