@@ -15,8 +15,8 @@ package io.clonos.nexmark;
 import io.clonos.beam.ClonosPipelineOptions;
 import io.clonos.beam.ClonosRunner;
 import io.clonos.nexmark.stats.Percentiles;
-import io.clonos.nexmark.stats.ProbeRecords;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
+import io.clonos.runtime.minicluster.ProbeRecords;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.minicluster.MiniCluster;

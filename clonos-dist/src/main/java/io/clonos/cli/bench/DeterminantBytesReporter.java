@@ -12,7 +12,7 @@
 
 package io.clonos.cli.bench;
 
-import io.clonos.nexmark.stats.ProbeRecords;
+import io.clonos.runtime.minicluster.ProbeRecords;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;
@@ -95,6 +95,8 @@ public final class DeterminantBytesReporter implements MetricReporter {
                 && ((Gauge<?>) metric).getValue() instanceof Long) {
             try {
                 figures.write((Long) ((Gauge<?>) metric).getValue());
+                // one row per ended task: written through, whenever Flink closes the reporter
+                figures.flush();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
