@@ -86,56 +86,41 @@ class ChaosIT {
 
     @Test
     void twoTaskManagersLostAtOnceRecoverLocally() throws Exception {
-        Result result =
-                chaos(
-                        "two-at-once",
-                        "--taskmanagers",
-                        "6",
-                        "--shape",
-                        WIDE_SLICE,
-                        "--source-parallelism",
-                        "4",
-                        "--dsd",
-                        "full",
-                        "--kills",
-                        "2",
-                        "--seed",
-                        "150",
-                        "--runs",
-                        "1",
-                        "-D",
-                        "taskmanager.memory.process.size=1024m",
-                        "--recovery-bound-ms",
-                        WIDE_RECOVERY_BOUND_MS);
-        assertEveryRunLocal(result, 1);
+        assertEveryRunLocal(wideSliceChaos("two-at-once", "150", "--kills", "2"), 1);
     }
 
     @Test
     void threeTaskManagersLostTwoSecondsApartRecoverLocally() throws Exception {
-        Result result =
-                chaos(
-                        "staggered",
-                        "--taskmanagers",
-                        "6",
-                        "--shape",
-                        WIDE_SLICE,
-                        "--source-parallelism",
-                        "4",
-                        "--dsd",
-                        "full",
-                        "--kills",
-                        "3",
-                        "--stagger-ms",
-                        "2000",
-                        "--seed",
-                        "1500",
-                        "--runs",
-                        "1",
-                        "-D",
-                        "taskmanager.memory.process.size=1024m",
-                        "--recovery-bound-ms",
-                        WIDE_RECOVERY_BOUND_MS);
-        assertEveryRunLocal(result, 1);
+        assertEveryRunLocal(
+                wideSliceChaos("staggered", "1500", "--kills", "3", "--stagger-ms", "2000"), 1);
+    }
+
+    /**
+     * One run of {@link #WIDE_SLICE} on six TaskManagers of 1 GB, DSD full, bounded by {@link
+     * #WIDE_RECOVERY_BOUND_MS}, with the given seed and losses.
+     */
+    private Result wideSliceChaos(String name, String seed, String... losses) throws Exception {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--taskmanagers",
+                                "6",
+                                "--shape",
+                                WIDE_SLICE,
+                                "--source-parallelism",
+                                "4",
+                                "--dsd",
+                                "full",
+                                "--seed",
+                                seed,
+                                "--runs",
+                                "1",
+                                "-D",
+                                "taskmanager.memory.process.size=1024m",
+                                "--recovery-bound-ms",
+                                WIDE_RECOVERY_BOUND_MS));
+        args.addAll(Arrays.asList(losses));
+        return chaos(name, args.toArray(new String[0]));
     }
 
     /**

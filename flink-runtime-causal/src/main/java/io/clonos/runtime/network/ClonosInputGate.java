@@ -406,13 +406,11 @@ public final class ClonosInputGate extends IndexedInputGate {
                         && causalTask.logsInputOrder()
                         && causalTask.recovery().isReplaying();
         cancelAlignment(channel, progress.producerLost(channel, replaysInOrder));
-        if (replaysInOrder) {
-            if (progress.isAligning(channel)) {
-                LOG.info(
-                        "{} keeps its alignment on channel {} across the loss of the channel's producer: it replays, and the logged order holds the new producer's data back.",
-                        taskName,
-                        channel);
-            }
+        if (replaysInOrder && progress.isAligning(channel)) {
+            LOG.info(
+                    "{} keeps its alignment on channel {} across the loss of the channel's producer: it replays, and the logged order holds the new producer's data back.",
+                    taskName,
+                    channel);
             causalTask
                     .recovery()
                     .whenRunning(() -> progress.replayEnded().forEach(this::cancelAlignment));
