@@ -166,6 +166,27 @@ final class ChannelProgress {
     }
 
     /**
+     * The channel's producer was restarted afresh, without determinants: its stream starts over at
+     * the producer's restored checkpoint, with records the task may have read already, and ends its
+     * data anew. Where the task was handed the channel's end of data already, the channel is open
+     * again, so that the task reads the new stream up to its own end; unless that end of data
+     * completed the gate's: Flink has finished the task's operators then and drops every record
+     * that still comes, so the task cannot take the new stream.
+     *
+     * @return whether the task can take the new stream
+     */
+    boolean streamStartsAfresh(int channel) {
+        if (endOfData[channel] == null) {
+            return true;
+        }
+        if (endOfDataStatus() != EndOfDataStatus.NOT_END_OF_DATA) {
+            return false;
+        }
+        endOfData[channel] = null;
+        return true;
+    }
+
+    /**
      * A producer announced the end of its recovered state on the channel.
      *
      * @return whether it is the channel's first announcement, the one the task must be handed

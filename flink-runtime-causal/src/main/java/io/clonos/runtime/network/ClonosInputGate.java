@@ -200,7 +200,7 @@ public final class ClonosInputGate extends IndexedInputGate {
 
                             @Override
                             public void resetChannel(int channel) {
-                                channelResetListener.accept(channel);
+                                streamStartsAfresh(channel);
                             }
                         });
         CausalConsumer.Producers producers =
@@ -418,8 +418,26 @@ public final class ClonosInputGate extends IndexedInputGate {
         if (consumer != null) {
             consumer.producerLost(channel);
         } else {
-            channelResetListener.accept(channel);
+            // without causal logging every restarted producer starts its stream afresh
+            streamStartsAfresh(channel);
         }
+    }
+
+    /**
+     * The channel's producer starts its stream afresh: what the task holds of the old stream's last
+     * record is dropped. A task that was handed the channel's end of data already reads the new
+     * stream to its own end, if it can ({@link ChannelProgress#streamStartsAfresh}); if it cannot,
+     * taking it would silently lose the new stream's records, so the task fails and restarts too.
+     */
+    private void streamStartsAfresh(int channel) {
+        if (!progress.streamStartsAfresh(channel)) {
+            throw new LocalRecoveryImpossibleException(
+                    taskName
+                            + " cannot take the stream of the restarted producer of its channel "
+                            + channel
+                            + ": the producer starts afresh from its restored checkpoint, but the task read the end of all its input already, and Flink, which finished the task's operators, would drop the new records");
+        }
+        channelResetListener.accept(channel);
     }
 
     // ------------------------------------------------------------------------------------------

@@ -104,6 +104,32 @@ class ChannelProgressTest {
     }
 
     @Test
+    void aFreshStreamReopensAChannelWhoseDataEndedWhileTheGatesDataGoesOn() {
+        ChannelProgress progress = new ChannelProgress(2);
+        assertThat(progress.streamStartsAfresh(0)).as("a channel that did not end").isTrue();
+        progress.delivered(event(0, new EndOfData(StopMode.DRAIN)));
+
+        assertThat(progress.streamStartsAfresh(0)).isTrue();
+        assertThat(progress.dataEnded(0))
+                .as("the new stream's end of data is the one to wait for")
+                .isFalse();
+        progress.delivered(event(1, new EndOfData(StopMode.DRAIN)));
+        assertThat(progress.endOfDataStatus()).isEqualTo(EndOfDataStatus.NOT_END_OF_DATA);
+        progress.delivered(event(0, new EndOfData(StopMode.DRAIN)));
+        assertThat(progress.endOfDataStatus()).isEqualTo(EndOfDataStatus.DRAINED);
+    }
+
+    @Test
+    void aFreshStreamCannotBeTakenOnceTheGatesDataEnded() {
+        ChannelProgress progress = new ChannelProgress(2);
+        progress.delivered(event(0, new EndOfData(StopMode.DRAIN)));
+        progress.delivered(event(1, new EndOfData(StopMode.DRAIN)));
+
+        assertThat(progress.streamStartsAfresh(1)).isFalse();
+        assertThat(progress.endOfDataStatus()).isEqualTo(EndOfDataStatus.DRAINED);
+    }
+
+    @Test
     void theGateIsFinishedWhenEveryPartitionEnded() {
         ChannelProgress progress = new ChannelProgress(3);
         progress.delivered(event(1, EndOfPartitionEvent.INSTANCE));

@@ -17,6 +17,7 @@ import io.clonos.examples.HashChainJob;
 import io.clonos.examples.HashChains;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
+import io.clonos.runtime.scheduler.FailTaskRequest;
 import io.clonos.streaming.causal.CausalServices;
 import io.clonos.streaming.standby.StandbyPlacement;
 
@@ -38,6 +39,7 @@ import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
@@ -47,8 +49,13 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.SerializedValue;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -64,6 +71,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
@@ -120,6 +128,12 @@ class ExactlyOnceITCase {
 
     private static volatile long failAfter;
 
+    /** Counted down when the first attempt of an {@link EndGate} read the end of its input. */
+    private static volatile CountDownLatch inputEnded = new CountDownLatch(1);
+
+    /** Releases the checkpoints an {@link EndGate} holds. */
+    private static volatile CountDownLatch released = new CountDownLatch(1);
+
     private ClonosMiniCluster cluster;
 
     @BeforeEach
@@ -129,6 +143,8 @@ class ExactlyOnceITCase {
         FAILED_TOO.clear();
         failingToo = null;
         everySubtaskFailsToo = false;
+        inputEnded = new CountDownLatch(1);
+        released = new CountDownLatch(1);
     }
 
     @AfterEach
@@ -239,6 +255,82 @@ class ExactlyOnceITCase {
         assertThat(HashChains.lostInputs(committedLinks(), new String[] {"left", "right"}, NUMBERS))
                 .as("inputs lost")
                 .isEmpty();
+    }
+
+    /**
+     * A producer that restarts without determinants (here: causal logging off, at least once by
+     * choice) after its consumer read the end of all its input. Flink has finished the consumer's
+     * operators then and drops whatever records still come, so the consumer must not take the new
+     * stream: it restarts too (a rollback, with the default orphan fallback), and every input takes
+     * effect.
+     */
+    @Test
+    void aConsumerThatEndedItsInputDoesNotTakeAFreshStream() throws Exception {
+        startCluster(Configuration.fromMap(Map.of("clonos.determinant-sharing-depth", "0")));
+        failing = null;
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(PARALLELISM);
+        env.enableCheckpointing(250);
+        source(env, "left")
+                .union(source(env, "right"))
+                .keyBy(t -> t.f0)
+                .process(new HashChain("chain"))
+                .name("chain")
+                .transform("end-gate", Types.STRING, new EndGate())
+                .setParallelism(1)
+                .addSink(new CommittedLinesSink(output))
+                .name("sink")
+                .setParallelism(1);
+        JobID job = cluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
+        assertThat(inputEnded.await(2, TimeUnit.MINUTES)).as("the consumer's input ended").isTrue();
+        cluster.deliverCoordinationRequestToCoordinator(
+                        job,
+                        FailTaskRequest.TARGET,
+                        new SerializedValue<>(new FailTaskRequest("chain", 0)))
+                .get(1, TimeUnit.MINUTES);
+        released.countDown();
+
+        assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
+        Set<String> restarted = restartedSubtasks(cluster.getArchivedExecutionGraph(job).get());
+        assertThat(restarted).contains("chain[0]");
+        assertThat(restarted)
+                .as("the consumer that had ended its input restarted")
+                .anyMatch(subtask -> subtask.startsWith("end-gate"));
+        assertThat(HashChains.lostInputs(committedLinks(), new String[] {"left", "right"}, NUMBERS))
+                .as("inputs lost")
+                .isEmpty();
+    }
+
+    /**
+     * Passes its input on; once its first attempt read the end of its input, it holds that
+     * attempt's checkpoints, and with them the job's final one, until the test releases them.
+     */
+    static final class EndGate extends AbstractStreamOperator<String>
+            implements OneInputStreamOperator<String, String>, BoundedOneInput {
+
+        @Override
+        public void processElement(StreamRecord<String> element) {
+            output.collect(element);
+        }
+
+        @Override
+        public void endInput() {
+            if (isFirstAttempt()) {
+                inputEnded.countDown();
+            }
+        }
+
+        @Override
+        public void snapshotState(StateSnapshotContext context) throws Exception {
+            super.snapshotState(context);
+            if (isFirstAttempt() && inputEnded.getCount() == 0) {
+                released.await(1, TimeUnit.MINUTES);
+            }
+        }
+
+        private boolean isFirstAttempt() {
+            return getRuntimeContext().getTaskInfo().getAttemptNumber() == 0;
+        }
     }
 
     private void consecutiveFailures(String dsd, Set<String> restarted) throws Exception {
