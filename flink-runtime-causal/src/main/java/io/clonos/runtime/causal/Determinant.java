@@ -35,6 +35,7 @@ public sealed interface Determinant
                 Determinant.WatermarkStatus,
                 Determinant.InputWatermarks,
                 Determinant.AlignmentCancelled,
+                Determinant.SourceSplit,
                 Determinant.Overflow {
 
     /**
@@ -213,6 +214,20 @@ public sealed interface Determinant
         public AlignmentCancelled {
             requireNonNegative(channel, "channel");
             requireNonNegative(checkpointId, "checkpointId");
+        }
+    }
+
+    /**
+     * A source's reader emitted its next record from split {@code splitId}. A reader with several
+     * splits (a Kafka partition each) takes them from fetcher threads in an order that thread
+     * scheduling and network timing decide; a split's own records, read from its restored position,
+     * are the same every time. Logged before the record is emitted, so a consumer that holds the
+     * record holds its split too. The encoding names a split by its place in the epoch's table of
+     * splits and a run of records from one split by a byte each.
+     */
+    record SourceSplit(String splitId) implements Determinant {
+        public SourceSplit {
+            java.util.Objects.requireNonNull(splitId, "splitId");
         }
     }
 

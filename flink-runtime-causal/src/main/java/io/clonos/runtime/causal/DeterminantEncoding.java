@@ -14,9 +14,14 @@ package io.clonos.runtime.causal;
 
 import org.apache.flink.annotation.Internal;
 
+import javax.annotation.Nullable;
+
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The binary form of determinants: a one-byte tag, then the fields as variable-length integers
@@ -57,6 +62,12 @@ public final class DeterminantEncoding {
     static final byte INPUT_WATERMARKS = 14;
     static final byte ALIGNMENT_CANCELLED = 15;
 
+    /** A record from a split by its index in the epoch's table; a new split's id follows. */
+    static final byte SOURCE_SPLIT = 16;
+
+    /** A record from the same split as the previous record: the tag alone. */
+    static final byte SOURCE_SPLIT_SAME = 17;
+
     private DeterminantEncoding() {}
 
     /** The marker of a log whose memory ran out; it depends on no encoder state. */
@@ -78,6 +89,7 @@ public final class DeterminantEncoding {
     public static final class Encoder {
         private long lastMillis;
         private long lastTickElement;
+        private final SplitTable splits = new SplitTable();
 
         public void encode(Determinant determinant, ByteArrayOutputStream out) {
             if (determinant instanceof Determinant.Order d) {
@@ -148,6 +160,8 @@ public final class DeterminantEncoding {
                 out.write(ALIGNMENT_CANCELLED);
                 VarInts.writeUnsigned(out, d.channel());
                 VarInts.writeUnsigned(out, d.checkpointId());
+            } else if (determinant instanceof Determinant.SourceSplit d) {
+                splits.encode(d.splitId(), out);
             } else if (determinant instanceof Determinant.Overflow) {
                 out.write(OVERFLOW);
             } else {
@@ -161,8 +175,9 @@ public final class DeterminantEncoding {
         VarInts.Reader in = new VarInts.Reader(bytes, 0, bytes.length);
         List<Determinant> determinants = new ArrayList<>();
         Determinant.Timestamp lastTick = new Determinant.Timestamp(0, 0);
+        SplitTable splits = new SplitTable();
         while (in.hasMore()) {
-            Determinant next = decodeOne(in, lastTick);
+            Determinant next = decodeOne(in, lastTick, splits);
             if (next instanceof Determinant.Timestamp t) {
                 lastTick = t;
             }
@@ -171,7 +186,8 @@ public final class DeterminantEncoding {
         return determinants;
     }
 
-    private static Determinant decodeOne(VarInts.Reader in, Determinant.Timestamp lastTick)
+    private static Determinant decodeOne(
+            VarInts.Reader in, Determinant.Timestamp lastTick, SplitTable splits)
             throws CorruptCausalLogException {
         int position = in.position();
         byte tag = in.readByte();
@@ -228,6 +244,10 @@ public final class DeterminantEncoding {
                 }
             case ALIGNMENT_CANCELLED:
                 return new Determinant.AlignmentCancelled(in.readUnsignedInt(), in.readUnsigned());
+            case SOURCE_SPLIT:
+                return splits.decode(in, position);
+            case SOURCE_SPLIT_SAME:
+                return splits.decodeSame(position);
             default:
                 throw new CorruptCausalLogException(
                         "Unknown determinant tag " + tag + " at byte " + position);
@@ -252,5 +272,78 @@ public final class DeterminantEncoding {
                     "A tick at a negative element (" + element + ") at byte " + position);
         }
         return new Determinant.Timestamp(element, last.millis() + millis);
+    }
+
+    /**
+     * The splits an epoch's records came from, in the order of their first record: a record names
+     * its split by index, and a run of records from one split takes a byte each.
+     */
+    private static final class SplitTable {
+        private final List<Determinant.SourceSplit> splits = new ArrayList<>();
+        private final Map<String, Integer> indexes = new HashMap<>();
+        @Nullable private Determinant.SourceSplit last;
+
+        void encode(String splitId, ByteArrayOutputStream out) {
+            if (last != null && last.splitId().equals(splitId)) {
+                out.write(SOURCE_SPLIT_SAME);
+                return;
+            }
+            out.write(SOURCE_SPLIT);
+            Integer index = indexes.get(splitId);
+            if (index != null) {
+                VarInts.writeUnsigned(out, index);
+                last = splits.get(index);
+                return;
+            }
+            VarInts.writeUnsigned(out, splits.size());
+            byte[] id = splitId.getBytes(StandardCharsets.UTF_8);
+            VarInts.writeUnsigned(out, id.length);
+            out.write(id, 0, id.length);
+            last = new Determinant.SourceSplit(splitId);
+            indexes.put(splitId, splits.size());
+            splits.add(last);
+        }
+
+        Determinant.SourceSplit decode(VarInts.Reader in, int position)
+                throws CorruptCausalLogException {
+            int index = in.readUnsignedInt();
+            if (index < splits.size()) {
+                last = splits.get(index);
+            } else if (index == splits.size()) {
+                int length = in.readUnsignedInt();
+                if (length > in.remaining()) {
+                    throw new CorruptCausalLogException(
+                            "A split id of "
+                                    + length
+                                    + " bytes at byte "
+                                    + position
+                                    + " exceeds the log");
+                }
+                last =
+                        new Determinant.SourceSplit(
+                                new String(in.readBytes(length), StandardCharsets.UTF_8));
+                splits.add(last);
+            } else {
+                throw new CorruptCausalLogException(
+                        "Split "
+                                + index
+                                + " at byte "
+                                + position
+                                + " where the epoch named "
+                                + splits.size()
+                                + " splits");
+            }
+            return last;
+        }
+
+        Determinant.SourceSplit decodeSame(int position) throws CorruptCausalLogException {
+            if (last == null) {
+                throw new CorruptCausalLogException(
+                        "A record of the previous split at byte "
+                                + position
+                                + " where the epoch named no split");
+            }
+            return last;
+        }
     }
 }

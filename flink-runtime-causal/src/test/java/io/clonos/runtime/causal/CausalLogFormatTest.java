@@ -32,7 +32,7 @@ class CausalLogFormatTest {
     private static final CausalLogId LOG = new CausalLogId("window-1", 3, CausalLogId.MAIN);
 
     static Determinant randomDeterminant(Random random) {
-        switch (random.nextInt(12)) {
+        switch (random.nextInt(13)) {
             case 0:
                 return new Determinant.Order(
                         random.nextBoolean()
@@ -84,6 +84,11 @@ class CausalLogFormatTest {
             case 10:
                 return new Determinant.AlignmentCancelled(
                         random.nextInt(64), random.nextInt(Integer.MAX_VALUE));
+            case 11:
+                return new Determinant.SourceSplit(
+                        random.nextBoolean()
+                                ? "topic-" + random.nextInt(4)
+                                : "\u00e9-" + random.nextInt(300));
             default:
                 return new Determinant.BufferBuilt(random.nextInt(32 * 1024 + 1));
         }
@@ -128,6 +133,43 @@ class CausalLogFormatTest {
         Determinant farChannel = new Determinant.Order(1_000_000, 32_768);
         assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(List.of(farChannel))))
                 .containsExactly(farChannel);
+    }
+
+    /**
+     * A record's split takes two bytes when it is a split the epoch named before, one byte when it
+     * is the previous record's, and the split's id once per epoch.
+     */
+    @Test
+    void aRunOfRecordsFromOneSplitTakesAByteARecord() throws Exception {
+        Determinant.SourceSplit p0 = new Determinant.SourceSplit("orders-0");
+        Determinant.SourceSplit p7 = new Determinant.SourceSplit("orders-7");
+        List<Determinant> records = List.of(p0, p0, p0, p7, p7, p0, p7);
+        int named = 2 + 1 + "orders-0".length();
+        assertThat(DeterminantEncoding.encode(records)).hasSize(named + 1 + 1 + named + 1 + 2 + 2);
+        assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(records)))
+                .containsExactlyElementsOf(records);
+    }
+
+    @Test
+    void aSplitTheEpochDidNotNameIsRejected() {
+        // split 1 of an epoch that named none; a run of the previous split before any split
+        assertThatThrownBy(
+                        () ->
+                                DeterminantEncoding.decode(
+                                        new byte[] {DeterminantEncoding.SOURCE_SPLIT, 1}))
+                .isInstanceOf(CorruptCausalLogException.class)
+                .hasMessageContaining("named 0 splits");
+        assertThatThrownBy(
+                        () ->
+                                DeterminantEncoding.decode(
+                                        new byte[] {DeterminantEncoding.SOURCE_SPLIT_SAME}))
+                .isInstanceOf(CorruptCausalLogException.class)
+                .hasMessageContaining("named no split");
+        assertThatThrownBy(
+                        () ->
+                                DeterminantEncoding.decode(
+                                        new byte[] {DeterminantEncoding.SOURCE_SPLIT, 0, 9, 'a'}))
+                .isInstanceOf(CorruptCausalLogException.class);
     }
 
     @Test

@@ -12,6 +12,8 @@
 
 package io.clonos.streaming.tasks;
 
+import io.clonos.streaming.source.CausalSourceReader;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
 import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
@@ -23,6 +25,8 @@ import org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask;
 import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.util.FlinkRuntimeException;
 
+import javax.annotation.Nullable;
+
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 
@@ -32,6 +36,9 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
 
     private final CausalTaskContext causal;
 
+    /** The source's reader, ordering its splits' records; null when it stays Flink's. */
+    @Nullable private CausalSourceReader<T, ?> orderedReader;
+
     public CausalSourceOperatorStreamTask(Environment env) throws Exception {
         super(env);
         this.causal = CausalTaskContext.create(env, recordWriter);
@@ -40,6 +47,9 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
     @Override
     public void init() throws Exception {
         super.init();
+        orderedReader =
+                causal.orderSourceReader(
+                        mainOperator, configuration.getTypeSerializerOut(getUserCodeClassLoader()));
         inputProcessor = causal.sourceInputCreated(inputProcessor);
         // The barrier alone, where the predecessor emitted it: the checkpoint was aborted with the
         // failure, so no snapshot (and no acknowledgement to the source's coordinator, which
@@ -77,10 +87,14 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
                                 triggered.complete(false);
                                 return;
                             }
-                            causal.sourceCheckpoint(
-                                    checkpointMetaData.getCheckpointId(),
-                                    checkpointMetaData.getTimestamp());
                             try {
+                                if (orderedReader != null) {
+                                    // the reader's positions must match what left the task
+                                    orderedReader.emitHeld();
+                                }
+                                causal.sourceCheckpoint(
+                                        checkpointMetaData.getCheckpointId(),
+                                        checkpointMetaData.getTimestamp());
                                 triggerCheckpointOnBarrier(
                                         checkpointMetaData,
                                         checkpointOptions,

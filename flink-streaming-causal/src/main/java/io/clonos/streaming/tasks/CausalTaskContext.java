@@ -24,8 +24,12 @@ import io.clonos.runtime.network.ClonosNetworkContext;
 import io.clonos.runtime.network.SubpartitionLogMetrics;
 import io.clonos.streaming.causal.CausalTimers;
 import io.clonos.streaming.partitioner.CausalPartitioners;
+import io.clonos.streaming.source.CausalSourceReader;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.connector.source.ExternallyInducedSourceReader;
+import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
@@ -34,6 +38,8 @@ import org.apache.flink.runtime.io.network.api.writer.RecordWriterDelegate;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
+import org.apache.flink.streaming.api.operators.ClonosSourceReaderPatch;
+import org.apache.flink.streaming.api.operators.SourceOperator;
 import org.apache.flink.streaming.runtime.io.ClonosNetworkInputPatch;
 import org.apache.flink.streaming.runtime.io.StreamInputProcessor;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
@@ -298,6 +304,30 @@ public final class CausalTaskContext {
         }
         ClonosNetworkInputPatch.countSourceElements(processor, causal);
         return new CausalSourceInput(processor, causal);
+    }
+
+    /**
+     * A FLIP-27 source's reader exists: under causal logging the order in which it emits its
+     * splits' records is logged and replayed. Returns the reader that does so, or null when the
+     * source keeps Flink's (no causal logging; a reader whose checkpoints its source triggers).
+     */
+    @Nullable
+    public <T> CausalSourceReader<T, ?> orderSourceReader(
+            SourceOperator<T, ?> operator, TypeSerializer<T> serializer) {
+        if (causal == null
+                || operator.getSourceReader() == null
+                || operator.getSourceReader() instanceof ExternallyInducedSourceReader) {
+            return null;
+        }
+        return orderSplits(operator, serializer);
+    }
+
+    private <T, SplitT extends SourceSplit> CausalSourceReader<T, SplitT> orderSplits(
+            SourceOperator<T, SplitT> operator, TypeSerializer<T> serializer) {
+        CausalSourceReader<T, SplitT> ordered =
+                new CausalSourceReader<>(operator.getSourceReader(), causal, serializer);
+        ClonosSourceReaderPatch.replaceReader(operator, ordered);
+        return ordered;
     }
 
     /** Whether causal logging is on for this task. */

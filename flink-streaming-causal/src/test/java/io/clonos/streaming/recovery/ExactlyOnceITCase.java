@@ -355,12 +355,62 @@ class ExactlyOnceITCase {
      */
     @Test
     void lostTaskManagerIsRecoveredExactlyOnce() throws Exception {
+        lostTaskManager(
+                jobGraph(false),
+                FIRST_STAGE,
+                new String[] {"left", "right"},
+                NUMBERS,
+                Duration.ZERO);
+    }
+
+    /**
+     * A source whose readers interleave four splits each as their fetcher thread happens to deliver
+     * them, as Kafka's reader does with several partitions per subtask: the lost TaskManager's
+     * reader emits its splits in its predecessor's order, and only the lost subtasks restart.
+     */
+    @Test
+    void lostTaskManagerWithMultiSplitReadersIsRecoveredExactlyOnce() throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(PARALLELISM);
+        // long epochs, and the failure well inside one (below): the recovered reader replays
+        // hundreds of records' splits
+        env.enableCheckpointing(1_000);
+        env.fromSource(
+                        new InterleavingSplitsSource(NUMBERS, 4 * PARALLELISM, 12_000_000L),
+                        WatermarkStrategy.noWatermarks(),
+                        "splits")
+                .map(new Tag("splits"))
+                .name("splits-tag")
+                .keyBy(t -> t.f0)
+                .process(new HashChain("chain"))
+                .name("chain")
+                .addSink(new CommittedLinesSink(output))
+                .name("sink")
+                .setParallelism(1)
+                .disableChaining();
+        lostTaskManager(
+                env.getStreamGraph().getJobGraph(),
+                "chain",
+                new String[] {"splits"},
+                NUMBERS,
+                Duration.ofMillis(200 + ThreadLocalRandom.current().nextInt(600)));
+    }
+
+    /**
+     * Runs the job, loses the TaskManager of {@code stage}'s subtask 0 midway ({@code after} half
+     * the links were committed, which happens at a checkpoint), and checks that only that
+     * TaskManager's subtasks restarted and the links are exactly once.
+     */
+    private void lostTaskManager(
+            JobGraph jobGraph, String stage, String[] sources, long numbers, Duration after)
+            throws Exception {
         startCluster(new Configuration());
         failing = null;
-        JobID job = cluster.submitJob(jobGraph(false)).get().getJobID();
-        awaitCommittedLinks(NUMBERS / 2);
+        JobID job = cluster.submitJob(jobGraph).get().getJobID();
+        awaitCommittedLinks(numbers / 2);
+        Thread.sleep(after.toMillis());
         Map<String, String> locations = subtaskLocations(cluster.getExecutionGraph(job).get());
-        String lost = locations.get(FIRST_STAGE + "[0]");
+        String lost = locations.get(stage + "[0]");
         cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();
 
         assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
@@ -372,9 +422,11 @@ class ExactlyOnceITCase {
                     }
                 });
         Set<String> restarted = restartedSubtasks(cluster.getArchivedExecutionGraph(job).get());
-        assertThat(onLost).contains(FIRST_STAGE + "[0]");
+        assertThat(onLost).contains(stage + "[0]");
         assertThat(restarted).as("only the lost TaskManager's tasks restart").isEqualTo(onLost);
-        assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
+        assertThat(violations(sources, numbers))
+                .as("broken, lossy or repeated hash chains")
+                .isEmpty();
     }
 
     /**
@@ -880,8 +932,12 @@ class ExactlyOnceITCase {
 
     /** What the sink's links show: gaps, repeats, broken digests, inputs lost or seen twice. */
     private static List<String> violations() {
+        return violations(new String[] {"left", "right"}, NUMBERS);
+    }
+
+    private static List<String> violations(String[] sources, long numbers) {
         try {
-            return HashChains.violations(committedLinks(), new String[] {"left", "right"}, NUMBERS);
+            return HashChains.violations(committedLinks(), sources, numbers);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

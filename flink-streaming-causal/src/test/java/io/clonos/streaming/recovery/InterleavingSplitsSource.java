@@ -1,0 +1,302 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.streaming.recovery;
+
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SourceSplit;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.base.source.reader.RecordsBySplits;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The numbers 1 to {@code count} in {@code splits} splits (split {@code i} holds the numbers {@code
+ * n} with {@code (n - 1) mod splits == i}, in order), read the way Kafka's reader reads partitions:
+ * a fetcher thread polls the reader's splits in batches of random sizes from a randomly chosen
+ * split, so every run interleaves the splits differently; each split's own order never changes. The
+ * enumerator gives subtask {@code s} the splits {@code i} with {@code i mod parallelism == s}.
+ */
+final class InterleavingSplitsSource
+        implements Source<
+                Long,
+                InterleavingSplitsSource.NumberSplit,
+                List<InterleavingSplitsSource.NumberSplit>> {
+
+    private final long count;
+    private final int splits;
+
+    /** The pause of the fetcher after each batch: it sets the source's rate. */
+    private final long pauseNanos;
+
+    InterleavingSplitsSource(long count, int splits, long pauseNanos) {
+        this.count = count;
+        this.splits = splits;
+        this.pauseNanos = pauseNanos;
+    }
+
+    /** Split {@code index}, from its {@code next}-th number on. */
+    record NumberSplit(int index, long next) implements SourceSplit {
+        @Override
+        public String splitId() {
+            return "numbers-" + index;
+        }
+    }
+
+    @Override
+    public Boundedness getBoundedness() {
+        return Boundedness.BOUNDED;
+    }
+
+    @Override
+    public SourceReader<Long, NumberSplit> createReader(SourceReaderContext context) {
+        return new Reader(() -> new Fetcher(count, splits, pauseNanos), context);
+    }
+
+    @Override
+    public SplitEnumerator<NumberSplit, List<NumberSplit>> createEnumerator(
+            SplitEnumeratorContext<NumberSplit> context) {
+        List<NumberSplit> all = new ArrayList<>();
+        for (int i = 0; i < splits; i++) {
+            all.add(new NumberSplit(i, 0));
+        }
+        return new Enumerator(context, all);
+    }
+
+    @Override
+    public SplitEnumerator<NumberSplit, List<NumberSplit>> restoreEnumerator(
+            SplitEnumeratorContext<NumberSplit> context, List<NumberSplit> pending) {
+        return new Enumerator(context, pending);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<NumberSplit> getSplitSerializer() {
+        return new SplitSerializer();
+    }
+
+    @Override
+    public SimpleVersionedSerializer<List<NumberSplit>> getEnumeratorCheckpointSerializer() {
+        return new PendingSerializer();
+    }
+
+    /** Assigns each registering reader its pending splits, then tells it there are no more. */
+    private static final class Enumerator
+            implements SplitEnumerator<NumberSplit, List<NumberSplit>> {
+        private final SplitEnumeratorContext<NumberSplit> context;
+        private final List<NumberSplit> pending;
+
+        Enumerator(SplitEnumeratorContext<NumberSplit> context, List<NumberSplit> pending) {
+            this.context = context;
+            this.pending = new ArrayList<>(pending);
+        }
+
+        @Override
+        public void start() {}
+
+        @Override
+        public void handleSplitRequest(int subtaskId, String requesterHostname) {}
+
+        @Override
+        public void addSplitsBack(List<NumberSplit> splits, int subtaskId) {
+            pending.addAll(splits);
+        }
+
+        @Override
+        public void addReader(int subtaskId) {
+            int parallelism = context.currentParallelism();
+            List<NumberSplit> assigned = new ArrayList<>();
+            pending.removeIf(
+                    split -> {
+                        if (split.index() % parallelism == subtaskId) {
+                            assigned.add(split);
+                            return true;
+                        }
+                        return false;
+                    });
+            if (!assigned.isEmpty()) {
+                context.assignSplits(
+                        new org.apache.flink.api.connector.source.SplitsAssignment<>(
+                                Map.of(subtaskId, assigned)));
+            }
+            context.signalNoMoreSplits(subtaskId);
+        }
+
+        @Override
+        public List<NumberSplit> snapshotState(long checkpointId) {
+            return new ArrayList<>(pending);
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    /** Flink's reader base over one fetcher thread; a split's state is its next position. */
+    private static final class Reader
+            extends SingleThreadMultiplexSourceReaderBase<long[], Long, NumberSplit, long[]> {
+
+        Reader(
+                java.util.function.Supplier<SplitReader<long[], NumberSplit>> fetcher,
+                SourceReaderContext context) {
+            super(
+                    fetcher,
+                    (element, output, state) -> {
+                        output.collect(element[1]);
+                        state[1] = element[0] + 1;
+                    },
+                    new Configuration(),
+                    context);
+        }
+
+        @Override
+        protected void onSplitFinished(Map<String, long[]> finishedSplitIds) {}
+
+        @Override
+        protected long[] initializedState(NumberSplit split) {
+            return new long[] {split.index(), split.next()};
+        }
+
+        @Override
+        protected NumberSplit toSplitType(String splitId, long[] state) {
+            return new NumberSplit((int) state[0], state[1]);
+        }
+    }
+
+    /**
+     * Polls a random split of its own for a batch of 1 to 20 numbers, as (position, number); a
+     * split ends after its last number.
+     */
+    private static final class Fetcher implements SplitReader<long[], NumberSplit> {
+        private final long count;
+        private final int splits;
+        private final long pauseNanos;
+
+        /** Split id -> (index, next position). */
+        private final Map<String, long[]> assigned = new LinkedHashMap<>();
+
+        Fetcher(long count, int splits, long pauseNanos) {
+            this.count = count;
+            this.splits = splits;
+            this.pauseNanos = pauseNanos;
+        }
+
+        @Override
+        public RecordsWithSplitIds<long[]> fetch() {
+            RecordsBySplits.Builder<long[]> batch = new RecordsBySplits.Builder<>();
+            if (assigned.isEmpty()) {
+                LockSupport.parkNanos(pauseNanos);
+                return batch.build();
+            }
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            List<String> ids = new ArrayList<>(assigned.keySet());
+            String id = ids.get(random.nextInt(ids.size()));
+            long[] split = assigned.get(id);
+            int size = 1 + random.nextInt(20);
+            for (int i = 0; i < size; i++) {
+                long number = split[0] + 1 + split[1] * splits;
+                if (number > count) {
+                    batch.addFinishedSplit(id);
+                    assigned.remove(id);
+                    break;
+                }
+                batch.add(id, new long[] {split[1], number});
+                split[1]++;
+            }
+            LockSupport.parkNanos(pauseNanos);
+            return batch.build();
+        }
+
+        @Override
+        public void handleSplitsChanges(SplitsChange<NumberSplit> splitsChanges) {
+            if (splitsChanges instanceof SplitsAddition) {
+                for (NumberSplit split : splitsChanges.splits()) {
+                    assigned.put(split.splitId(), new long[] {split.index(), split.next()});
+                }
+            }
+        }
+
+        @Override
+        public void wakeUp() {}
+
+        @Override
+        public void close() {}
+    }
+
+    private static final class SplitSerializer implements SimpleVersionedSerializer<NumberSplit> {
+        @Override
+        public int getVersion() {
+            return 1;
+        }
+
+        @Override
+        public byte[] serialize(NumberSplit split) throws IOException {
+            DataOutputSerializer out = new DataOutputSerializer(12);
+            out.writeInt(split.index());
+            out.writeLong(split.next());
+            return out.getCopyOfBuffer();
+        }
+
+        @Override
+        public NumberSplit deserialize(int version, byte[] serialized) throws IOException {
+            DataInputDeserializer in = new DataInputDeserializer(serialized);
+            return new NumberSplit(in.readInt(), in.readLong());
+        }
+    }
+
+    private static final class PendingSerializer
+            implements SimpleVersionedSerializer<List<NumberSplit>> {
+        @Override
+        public int getVersion() {
+            return 1;
+        }
+
+        @Override
+        public byte[] serialize(List<NumberSplit> pending) throws IOException {
+            DataOutputSerializer out = new DataOutputSerializer(64);
+            out.writeInt(pending.size());
+            for (NumberSplit split : pending) {
+                out.writeInt(split.index());
+                out.writeLong(split.next());
+            }
+            return out.getCopyOfBuffer();
+        }
+
+        @Override
+        public List<NumberSplit> deserialize(int version, byte[] serialized) throws IOException {
+            DataInputDeserializer in = new DataInputDeserializer(serialized);
+            int size = in.readInt();
+            List<NumberSplit> pending = new ArrayList<>(size);
+            for (int i = 0; i < size; i++) {
+                pending.add(new NumberSplit(in.readInt(), in.readLong()));
+            }
+            return pending;
+        }
+    }
+}
