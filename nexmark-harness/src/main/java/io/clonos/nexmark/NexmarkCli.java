@@ -44,14 +44,16 @@ public final class NexmarkCli {
                     "        100000 events, all queries, parallelism 2, 3 repetitions,",
                     "        bench-results/nexmark-overhead.",
                     "  failure --query 3|8 [--rate N] [--seconds S] [--kill-after S] [--parallelism P]",
-                    "          [--checkpoint-interval MS] [--checkpoint-dir URI] [--bootstrap-servers HOST:PORT]",
+                    "          [--partitions-per-subtask N] [--checkpoint-interval MS] [--checkpoint-dir URI]",
+                    "          [--bootstrap-servers HOST:PORT]",
                     "          [--standby true|false] [--output DIR]",
                     "        The query between Kafka topics (a broker in this JVM unless --bootstrap-servers),",
                     "        exactly-once Kafka sink, RocksDB incremental checkpoints to URI; the TaskManager",
                     "        running the query's first subtask is terminated after S seconds, on Clonos and on",
                     "        Flink in one run; output checked against a failure-free run; throughput and",
                     "        latency over time, recovery times, as CSV, JSON and an HTML page. Defaults:",
-                    "        10000 events/s for 60 s, kill after 30 s, parallelism 2, checkpoint every 1000 ms,",
+                    "        10000 events/s for 60 s, kill after 30 s, parallelism 2, 4 input partitions per",
+                    "        subtask, checkpoint every 1000 ms,",
                     "        a temporary checkpoint directory, standby true, bench-results/nexmark-failure.");
 
     private NexmarkCli() {}
@@ -100,6 +102,14 @@ public final class NexmarkCli {
                     v ->
                             settings.parallelism =
                                     (int) positive("--parallelism", Integer.parseInt(v)));
+            options.put(
+                    "--partitions-per-subtask",
+                    v ->
+                            settings.partitionsPerSubtask =
+                                    (int)
+                                            positive(
+                                                    "--partitions-per-subtask",
+                                                    Integer.parseInt(v)));
             options.put(
                     "--checkpoint-interval",
                     v ->

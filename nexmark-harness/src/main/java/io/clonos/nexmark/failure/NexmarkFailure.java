@@ -83,6 +83,12 @@ public final class NexmarkFailure {
         public int parallelism = 2;
         public long checkpointIntervalMs = 1_000;
 
+        /**
+         * The input topic's partitions per source subtask: with more than one, each reader
+         * interleaves several partitions as its fetcher delivers them, which Clonos logs.
+         */
+        public int partitionsPerSubtask = 4;
+
         /** Q8's window. */
         public long windowSeconds = 10;
 
@@ -102,6 +108,10 @@ public final class NexmarkFailure {
 
         long events() {
             return (long) rate * seconds;
+        }
+
+        int inputPartitions() {
+            return parallelism * partitionsPerSubtask;
         }
     }
 
@@ -150,11 +160,12 @@ public final class NexmarkFailure {
         }
         out.printf(
                 Locale.ROOT,
-                "Nexmark failure experiment: Q%d, %,d events at %,d/s, parallelism %d, checkpoint every %d ms, a TaskManager terminated after %d s, on %s%n",
+                "Nexmark failure experiment: Q%d, %,d events at %,d/s, parallelism %d, %d input partitions per subtask, checkpoint every %d ms, a TaskManager terminated after %d s, on %s%n",
                 settings.query,
                 settings.events(),
                 settings.rate,
                 settings.parallelism,
+                settings.partitionsPerSubtask,
                 settings.checkpointIntervalMs,
                 settings.killAfterSeconds,
                 SYSTEMS);
@@ -233,7 +244,7 @@ public final class NexmarkFailure {
         String output = id + "-out";
         createTopics(admin, input, output);
         Map<Integer, Long> inputEnd =
-                EventPublisher.endOffsets(settings.events(), settings.parallelism);
+                EventPublisher.endOffsets(settings.events(), settings.inputPartitions());
         Configuration config = clusterConfiguration(checkpointRoot + "/" + id);
         config.set(ClonosOptions.STANDBY_ENABLED, onClonos && settings.standby);
         // one slot per TaskManager, so that the lost TaskManager runs one subtask of each task
@@ -245,7 +256,7 @@ public final class NexmarkFailure {
                         new EventPublisher(
                                 bootstrap,
                                 input,
-                                settings.parallelism,
+                                settings.inputPartitions(),
                                 settings.events(),
                                 settings.rate,
                                 true)) {
@@ -374,7 +385,7 @@ public final class NexmarkFailure {
                 new EventPublisher(
                         bootstrap,
                         input,
-                        settings.parallelism,
+                        settings.inputPartitions(),
                         settings.events(),
                         settings.rate,
                         false)) {
@@ -397,7 +408,7 @@ public final class NexmarkFailure {
                                                     input,
                                                     EventPublisher.endOffsets(
                                                             settings.events(),
-                                                            settings.parallelism),
+                                                            settings.inputPartitions()),
                                                     output,
                                                     id,
                                                     DeliveryGuarantee.AT_LEAST_ONCE),
@@ -472,14 +483,15 @@ public final class NexmarkFailure {
     }
 
     /**
-     * The input topic, one partition per source subtask, and the output topic, stamped with the
-     * time records reach the broker. Neither expires records by time: the events' times lie in the
-     * generator's past (its base time), which time-based retention would delete at once.
+     * The input topic, {@code partitionsPerSubtask} partitions per source subtask, and the output
+     * topic, one partition per sink subtask, stamped with the time records reach the broker.
+     * Neither expires records by time: the events' times lie in the generator's past (its base
+     * time), which time-based retention would delete at once.
      */
     private void createTopics(Admin admin, String input, String output) throws Exception {
         admin.createTopics(
                         List.of(
-                                new NewTopic(input, settings.parallelism, (short) 1)
+                                new NewTopic(input, settings.inputPartitions(), (short) 1)
                                         .configs(Map.of("retention.ms", "-1")),
                                 new NewTopic(output, settings.parallelism, (short) 1)
                                         .configs(
@@ -519,7 +531,7 @@ public final class NexmarkFailure {
                 .orElse("");
     }
 
-    /** The partitions of a topic of the run's: {@link #createTopics} gives each one per subtask. */
+    /** The partitions of an output topic of the run's: one per subtask ({@link #createTopics}). */
     private List<TopicPartition> partitions(String topic) {
         List<TopicPartition> partitions = new ArrayList<>();
         for (int p = 0; p < settings.parallelism; p++) {
