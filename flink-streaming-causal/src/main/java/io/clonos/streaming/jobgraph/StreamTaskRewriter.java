@@ -131,7 +131,18 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                     .set(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT, clonos.getReconnectTimeout());
             notReplayableBecause(vertex.getInvokableClassName(), config, userCodeClassLoader)
                     .ifPresent(
-                            why -> VertexReplay.markNotReplayable(vertex.getConfiguration(), why));
+                            why -> {
+                                if (clonos.getDeterminantSharingDepth() != 0) {
+                                    // said at submission, not first at a failure
+                                    LOG.warn(
+                                            "Vertex '{}' of job {} cannot be recovered locally: {}. A failure of one"
+                                                    + " of its tasks rolls the job back globally (exactly once).",
+                                            vertex.getName(),
+                                            jobGraph.getJobID(),
+                                            why);
+                                }
+                                VertexReplay.markNotReplayable(vertex.getConfiguration(), why);
+                            });
         }
     }
 

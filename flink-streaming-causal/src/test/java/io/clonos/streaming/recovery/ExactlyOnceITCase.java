@@ -61,6 +61,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -366,17 +368,22 @@ class ExactlyOnceITCase {
     /**
      * A source whose readers interleave four splits each as their fetcher thread happens to deliver
      * them, as Kafka's reader does with several partitions per subtask: the lost TaskManager's
-     * reader emits its splits in its predecessor's order, and only the lost subtasks restart.
+     * reader emits its splits in its predecessor's order, and only the lost subtasks restart. With
+     * {@code late} splits, the enumerator discovers splits while the job runs, as Kafka's discovers
+     * new partitions: a split its reader got during the failure's epoch comes back from the
+     * coordinator at another point of the recovered reader's run, and its records still go out in
+     * the logged order.
      */
-    @Test
-    void lostTaskManagerWithMultiSplitReadersIsRecoveredExactlyOnce() throws Exception {
+    @ParameterizedTest(name = "{0} splits discovered while the job runs")
+    @ValueSource(ints = {0, 4})
+    void lostTaskManagerWithMultiSplitReadersIsRecoveredExactlyOnce(int late) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
         // long epochs, and the failure well inside one (below): the recovered reader replays
         // hundreds of records' splits
         env.enableCheckpointing(1_000);
         env.fromSource(
-                        new InterleavingSplitsSource(NUMBERS, 4 * PARALLELISM, 12_000_000L),
+                        new InterleavingSplitsSource(NUMBERS, 4 * PARALLELISM, late, 12_000_000L),
                         WatermarkStrategy.noWatermarks(),
                         "splits")
                 .map(new Tag("splits"))

@@ -19,6 +19,7 @@ import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.connector.source.SplitsAssignment;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.source.reader.RecordsBySplits;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
@@ -43,25 +44,36 @@ import java.util.concurrent.locks.LockSupport;
  * n} with {@code (n - 1) mod splits == i}, in order), read the way Kafka's reader reads partitions:
  * a fetcher thread polls the reader's splits in batches of random sizes from a randomly chosen
  * split, so every run interleaves the splits differently; each split's own order never changes. The
- * enumerator gives subtask {@code s} the splits {@code i} with {@code i mod parallelism == s}.
+ * enumerator gives subtask {@code s} the splits {@code i} with {@code i mod parallelism == s}; the
+ * last {@code late} splits it discovers one at a time while the job runs, as Kafka's enumerator
+ * discovers new partitions, and assigns each to its running reader at once.
  */
 final class InterleavingSplitsSource
         implements Source<
-                Long,
-                InterleavingSplitsSource.NumberSplit,
-                List<InterleavingSplitsSource.NumberSplit>> {
+                Long, InterleavingSplitsSource.NumberSplit, InterleavingSplitsSource.Splits> {
+
+    /**
+     * How often the enumerator discovers the next late split: about once per epoch of a job that
+     * checkpoints every second, so that a failure's epoch likely saw a split assigned.
+     */
+    private static final long DISCOVERY_INTERVAL_MS = 1_100;
 
     private final long count;
     private final int splits;
+    private final int late;
 
     /** The pause of the fetcher after each batch: it sets the source's rate. */
     private final long pauseNanos;
 
-    InterleavingSplitsSource(long count, int splits, long pauseNanos) {
+    InterleavingSplitsSource(long count, int splits, int late, long pauseNanos) {
         this.count = count;
         this.splits = splits;
+        this.late = late;
         this.pauseNanos = pauseNanos;
     }
+
+    /** The enumerator's state: splits to assign, and splits not discovered yet. */
+    record Splits(List<NumberSplit> pending, List<NumberSplit> hidden) {}
 
     /** Split {@code index}, from its {@code next}-th number on. */
     record NumberSplit(int index, long next) implements SourceSplit {
@@ -82,19 +94,20 @@ final class InterleavingSplitsSource
     }
 
     @Override
-    public SplitEnumerator<NumberSplit, List<NumberSplit>> createEnumerator(
+    public SplitEnumerator<NumberSplit, Splits> createEnumerator(
             SplitEnumeratorContext<NumberSplit> context) {
-        List<NumberSplit> all = new ArrayList<>();
+        List<NumberSplit> pending = new ArrayList<>();
+        List<NumberSplit> hidden = new ArrayList<>();
         for (int i = 0; i < splits; i++) {
-            all.add(new NumberSplit(i, 0));
+            (i < splits - late ? pending : hidden).add(new NumberSplit(i, 0));
         }
-        return new Enumerator(context, all);
+        return new Enumerator(context, new Splits(pending, hidden));
     }
 
     @Override
-    public SplitEnumerator<NumberSplit, List<NumberSplit>> restoreEnumerator(
-            SplitEnumeratorContext<NumberSplit> context, List<NumberSplit> pending) {
-        return new Enumerator(context, pending);
+    public SplitEnumerator<NumberSplit, Splits> restoreEnumerator(
+            SplitEnumeratorContext<NumberSplit> context, Splits checkpoint) {
+        return new Enumerator(context, checkpoint);
     }
 
     @Override
@@ -103,23 +116,45 @@ final class InterleavingSplitsSource
     }
 
     @Override
-    public SimpleVersionedSerializer<List<NumberSplit>> getEnumeratorCheckpointSerializer() {
-        return new PendingSerializer();
+    public SimpleVersionedSerializer<Splits> getEnumeratorCheckpointSerializer() {
+        return new SplitsSerializer();
     }
 
-    /** Assigns each registering reader its pending splits, then tells it there are no more. */
-    private static final class Enumerator
-            implements SplitEnumerator<NumberSplit, List<NumberSplit>> {
+    /**
+     * Assigns each registering reader its pending splits, discovers the hidden ones one by one, and
+     * tells a reader there are no more once none is hidden.
+     */
+    private static final class Enumerator implements SplitEnumerator<NumberSplit, Splits> {
         private final SplitEnumeratorContext<NumberSplit> context;
         private final List<NumberSplit> pending;
+        private final List<NumberSplit> hidden;
 
-        Enumerator(SplitEnumeratorContext<NumberSplit> context, List<NumberSplit> pending) {
+        Enumerator(SplitEnumeratorContext<NumberSplit> context, Splits splits) {
             this.context = context;
-            this.pending = new ArrayList<>(pending);
+            this.pending = new ArrayList<>(splits.pending());
+            this.hidden = new ArrayList<>(splits.hidden());
         }
 
         @Override
-        public void start() {}
+        public void start() {
+            if (!hidden.isEmpty()) {
+                context.callAsync(
+                        () -> null,
+                        (ignored, error) -> discover(),
+                        DISCOVERY_INTERVAL_MS,
+                        DISCOVERY_INTERVAL_MS);
+            }
+        }
+
+        private void discover() {
+            if (hidden.isEmpty()) {
+                return;
+            }
+            pending.add(hidden.remove(0));
+            for (int reader : context.registeredReaders().keySet()) {
+                assign(reader);
+            }
+        }
 
         @Override
         public void handleSplitRequest(int subtaskId, String requesterHostname) {}
@@ -131,6 +166,10 @@ final class InterleavingSplitsSource
 
         @Override
         public void addReader(int subtaskId) {
+            assign(subtaskId);
+        }
+
+        private void assign(int subtaskId) {
             int parallelism = context.currentParallelism();
             List<NumberSplit> assigned = new ArrayList<>();
             pending.removeIf(
@@ -142,16 +181,16 @@ final class InterleavingSplitsSource
                         return false;
                     });
             if (!assigned.isEmpty()) {
-                context.assignSplits(
-                        new org.apache.flink.api.connector.source.SplitsAssignment<>(
-                                Map.of(subtaskId, assigned)));
+                context.assignSplits(new SplitsAssignment<>(Map.of(subtaskId, assigned)));
             }
-            context.signalNoMoreSplits(subtaskId);
+            if (hidden.isEmpty()) {
+                context.signalNoMoreSplits(subtaskId);
+            }
         }
 
         @Override
-        public List<NumberSplit> snapshotState(long checkpointId) {
-            return new ArrayList<>(pending);
+        public Splits snapshotState(long checkpointId) {
+            return new Splits(new ArrayList<>(pending), new ArrayList<>(hidden));
         }
 
         @Override
@@ -270,33 +309,38 @@ final class InterleavingSplitsSource
         }
     }
 
-    private static final class PendingSerializer
-            implements SimpleVersionedSerializer<List<NumberSplit>> {
+    private static final class SplitsSerializer implements SimpleVersionedSerializer<Splits> {
         @Override
         public int getVersion() {
             return 1;
         }
 
         @Override
-        public byte[] serialize(List<NumberSplit> pending) throws IOException {
+        public byte[] serialize(Splits splits) throws IOException {
             DataOutputSerializer out = new DataOutputSerializer(64);
-            out.writeInt(pending.size());
-            for (NumberSplit split : pending) {
-                out.writeInt(split.index());
-                out.writeLong(split.next());
+            for (List<NumberSplit> list : List.of(splits.pending(), splits.hidden())) {
+                out.writeInt(list.size());
+                for (NumberSplit split : list) {
+                    out.writeInt(split.index());
+                    out.writeLong(split.next());
+                }
             }
             return out.getCopyOfBuffer();
         }
 
         @Override
-        public List<NumberSplit> deserialize(int version, byte[] serialized) throws IOException {
+        public Splits deserialize(int version, byte[] serialized) throws IOException {
             DataInputDeserializer in = new DataInputDeserializer(serialized);
+            return new Splits(read(in), read(in));
+        }
+
+        private static List<NumberSplit> read(DataInputDeserializer in) throws IOException {
             int size = in.readInt();
-            List<NumberSplit> pending = new ArrayList<>(size);
+            List<NumberSplit> splits = new ArrayList<>(size);
             for (int i = 0; i < size; i++) {
-                pending.add(new NumberSplit(in.readInt(), in.readLong()));
+                splits.add(new NumberSplit(in.readInt(), in.readLong()));
             }
-            return pending;
+            return splits;
         }
     }
 }
