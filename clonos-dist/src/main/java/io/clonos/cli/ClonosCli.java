@@ -76,11 +76,12 @@ public final class ClonosCli {
                     "        Flink: output checked against a failure-free run, recovery times, timelines.",
                     "  chaos [--seed S] [--runs N] [--minutes M] [--taskmanagers N] [--slots S] [--output DIR]",
                     "        [--shape STAGES --source-parallelism P --dsd D --kills K --stagger-ms MS]",
-                    "        [--recovery-bound-ms MS] [-D key=value ...]",
+                    "        [--splits-per-subtask N] [--recovery-bound-ms MS] [-D key=value ...]",
                     "        Generated jobs on a standalone cluster of its own (slots spread), TaskManagers killed",
                     "        with SIGKILL at random times; each run judged exactly once, local and in time. Seeds",
                     "        from S (random by default) on; a failed run's seed reproduces it. --shape fixes the job",
-                    "        (e.g. keyby:timers:2/rebalance:map:2/keyby:state:2) and the failure.",
+                    "        (e.g. keyby:timers:2/rebalance:map:2/keyby:state:2) and the failure; with",
+                    "        --splits-per-subtask N each source reader interleaves N splits, as Kafka's readers do.",
                     "  demo [--count N] [--rate R] [--keys K] [--no-failure] [-D key=value ...]",
                     "        Run the example job on an embedded Clonos cluster, fail one of its tasks",
                     "        midway, and check that only it was restarted and the results are right.",
@@ -208,6 +209,7 @@ public final class ClonosCli {
                                 "--dsd",
                                 "--kills",
                                 "--stagger-ms",
+                                "--splits-per-subtask",
                                 "--recovery-bound-ms"),
                         List.of());
         options.requireNoPositional();
@@ -284,6 +286,9 @@ public final class ClonosCli {
             }
             plans = s -> ChaosPlan.of(s, taskManagers, slots);
         }
+        int splits = options.intValue("--splits-per-subtask", 1, 1);
+        LongFunction<ChaosPlan> drawn = plans;
+        plans = s -> drawn.apply(s).withSplitsPerSubtask(splits);
         Path output =
                 Paths.get(
                                 options.value("--output") == null

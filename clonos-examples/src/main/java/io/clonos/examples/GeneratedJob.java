@@ -24,6 +24,7 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
@@ -54,7 +55,9 @@ import java.io.Serializable;
  * ({@code --source-parallelism}, default 2) and the hash chain last ({@code --chain-parallelism},
  * default the last stage's). Arguments: {@code --shape} or {@code --seed}, {@code --count} numbers
  * (default 20000), {@code --rate} per second per source subtask (default 1000), {@code
- * --checkpoint-interval} ms (default 500), {@code --output}.
+ * --checkpoint-interval} ms (default 500), {@code --splits-per-subtask} (default 1: Flink's data
+ * generator, which reads its splits one after the other; more: {@link InterleavingSplitsSource},
+ * whose readers interleave their splits as Kafka's interleave partitions), {@code --output}.
  */
 public final class GeneratedJob {
 
@@ -94,11 +97,12 @@ public final class GeneratedJob {
                 params.getLong("count", 20_000),
                 params.getInt("rate", 1_000),
                 params.getLong("checkpoint-interval", 500),
+                params.getInt("splits-per-subtask", 1),
                 params.getRequired("output"));
         env.execute("generated " + shape);
     }
 
-    /** Adds the job of {@code shape} to {@code env}. */
+    /** Adds the job of {@code shape} to {@code env}, its source Flink's data generator. */
     public static void build(
             StreamExecutionEnvironment env,
             Shape shape,
@@ -106,18 +110,44 @@ public final class GeneratedJob {
             int ratePerSubtask,
             long checkpointInterval,
             String output) {
+        build(env, shape, count, ratePerSubtask, checkpointInterval, 1, output);
+    }
+
+    /**
+     * Adds the job of {@code shape} to {@code env}; with more than one split per source subtask,
+     * its readers interleave their splits.
+     */
+    public static void build(
+            StreamExecutionEnvironment env,
+            Shape shape,
+            long count,
+            int ratePerSubtask,
+            long checkpointInterval,
+            int splitsPerSubtask,
+            String output) {
         env.enableCheckpointing(checkpointInterval);
         TypeInformation<Tuple3<Long, String, Long>> type =
                 Types.TUPLE(Types.LONG, Types.STRING, Types.LONG);
+        Source<Long, ?, ?> numbers =
+                splitsPerSubtask <= 1
+                        ? new DataGeneratorSource<>(
+                                index -> index + 1,
+                                count,
+                                RateLimiterStrategy.perSecond(
+                                        ratePerSubtask * shape.sourceParallelism),
+                                Types.LONG)
+                        : new InterleavingSplitsSource(
+                                count,
+                                splitsPerSubtask * shape.sourceParallelism,
+                                0,
+                                (long)
+                                        (InterleavingSplitsSource.AVERAGE_BATCH
+                                                * 1e9
+                                                / ratePerSubtask));
         DataStream<Tuple3<Long, String, Long>> stream =
                 env.fromSource(
-                                new DataGeneratorSource<>(
-                                        index -> index + 1,
-                                        count,
-                                        RateLimiterStrategy.perSecond(
-                                                ratePerSubtask * shape.sourceParallelism),
-                                        Types.LONG),
-                                // each subtask reads its numbers in order: event time is the number
+                                numbers,
+                                // each split holds its numbers in order: event time is the number
                                 WatermarkStrategy.<Long>forMonotonousTimestamps()
                                         .withTimestampAssigner((n, previous) -> n),
                                 "source")

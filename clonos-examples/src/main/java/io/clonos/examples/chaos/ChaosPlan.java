@@ -48,6 +48,10 @@ public final class ChaosPlan {
     public final boolean staggered;
 
     public final long count;
+
+    /** Splits per source subtask: 1 for Flink's data generator, more for interleaving readers. */
+    public final int splitsPerSubtask;
+
     private final Random victims;
 
     private ChaosPlan(
@@ -56,6 +60,7 @@ public final class ChaosPlan {
             int dsd,
             List<Long> killDelays,
             boolean staggered,
+            int splitsPerSubtask,
             Random victims) {
         this.seed = seed;
         this.shape = shape;
@@ -63,7 +68,20 @@ public final class ChaosPlan {
         this.killDelays = List.copyOf(killDelays);
         this.staggered = staggered;
         this.count = (long) RATE * shape.sourceParallelism * SECONDS;
+        this.splitsPerSubtask = splitsPerSubtask;
         this.victims = victims;
+    }
+
+    /**
+     * This plan with source readers that interleave {@code splits} splits each (as Kafka's readers
+     * interleave partitions); the seed's other draws stay.
+     */
+    public ChaosPlan withSplitsPerSubtask(int splits) {
+        if (splits < 1) {
+            throw new IllegalArgumentException(
+                    "Splits per subtask must be positive, not " + splits);
+        }
+        return new ChaosPlan(seed, shape, dsd, killDelays, staggered, splits, victims);
     }
 
     /**
@@ -90,7 +108,7 @@ public final class ChaosPlan {
         for (int i = 1; i < kills; i++) {
             delays.add(staggered ? 1_000L + random.nextInt(4_001) : 0L);
         }
-        return new ChaosPlan(seed, shape, dsd, delays, staggered, new Random(random.nextLong()));
+        return new ChaosPlan(seed, shape, dsd, delays, staggered, 1, new Random(random.nextLong()));
     }
 
     /**
@@ -110,6 +128,7 @@ public final class ChaosPlan {
                 dsd,
                 delays,
                 kills > 1 && staggerMillis > 0,
+                1,
                 new Random(random.nextLong()));
     }
 
@@ -138,6 +157,8 @@ public final class ChaosPlan {
                 String.valueOf(RATE),
                 "--checkpoint-interval",
                 "500",
+                "--splits-per-subtask",
+                String.valueOf(splitsPerSubtask),
                 "--output",
                 output);
     }
@@ -160,6 +181,9 @@ public final class ChaosPlan {
                 + seed
                 + ": "
                 + shape
+                + (splitsPerSubtask > 1
+                        ? ", " + splitsPerSubtask + " interleaved splits per source subtask"
+                        : "")
                 + ", DSD "
                 + dsdName()
                 + ", "

@@ -29,7 +29,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,17 +70,25 @@ class ChaosITCase {
         }
     }
 
-    @ParameterizedTest(name = "seed {0}")
-    @ValueSource(longs = {1, 2, 3, 4, 5})
-    void seededRunIsExactlyOnceLocalAndInTime(long seed) throws Exception {
-        ChaosPlan plan = ChaosPlan.of(seed, TASK_MANAGERS, SLOTS);
+    /** Seeds 2 and 4 read with readers that interleave four splits each, as Kafka's do. */
+    @ParameterizedTest(name = "seed {0}, {1} split(s) per source subtask")
+    @CsvSource({"1, 1", "2, 4", "3, 1", "4, 4", "5, 1"})
+    void seededRunIsExactlyOnceLocalAndInTime(long seed, int splits) throws Exception {
+        ChaosPlan plan = ChaosPlan.of(seed, TASK_MANAGERS, SLOTS).withSplitsPerSubtask(splits);
         System.out.println("chaos " + plan);
         cluster = SliceRecoveryITCase.spreadCluster(String.valueOf(plan.dsd));
         ClusterRestClient rest = new ClusterRestClient(cluster.getRestAddress().get());
 
         Path output = Files.createDirectories(work.resolve("links"));
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        GeneratedJob.build(env, plan.shape, plan.count, ChaosPlan.RATE, 500, output.toString());
+        GeneratedJob.build(
+                env,
+                plan.shape,
+                plan.count,
+                ChaosPlan.RATE,
+                500,
+                plan.splitsPerSubtask,
+                output.toString());
         JobID job = cluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
         long started = System.nanoTime();
         awaitFirstCheckpoint(rest, job.toHexString());

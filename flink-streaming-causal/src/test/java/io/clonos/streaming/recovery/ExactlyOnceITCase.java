@@ -15,6 +15,7 @@ package io.clonos.streaming.recovery;
 import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.HashChainJob;
 import io.clonos.examples.HashChains;
+import io.clonos.examples.InterleavingSplitsSource;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 import io.clonos.runtime.scheduler.FailTaskRequest;

@@ -10,8 +10,10 @@
  * and limitations under the License.
  */
 
-package io.clonos.streaming.recovery;
+package io.clonos.examples;
 
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.connector.source.SourceReader;
@@ -20,6 +22,7 @@ import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.connector.source.SplitsAssignment;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.source.reader.RecordsBySplits;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
@@ -48,9 +51,12 @@ import java.util.concurrent.locks.LockSupport;
  * last {@code late} splits it discovers one at a time while the job runs, as Kafka's enumerator
  * discovers new partitions, and assigns each to its running reader at once.
  */
-final class InterleavingSplitsSource
+public final class InterleavingSplitsSource
         implements Source<
-                Long, InterleavingSplitsSource.NumberSplit, InterleavingSplitsSource.Splits> {
+                        Long,
+                        InterleavingSplitsSource.NumberSplit,
+                        InterleavingSplitsSource.Splits>,
+                ResultTypeQueryable<Long> {
 
     /**
      * How often the enumerator discovers the next late split: about once per epoch of a job that
@@ -62,10 +68,31 @@ final class InterleavingSplitsSource
     private final int splits;
     private final int late;
 
+    /** The average batch: a rate of {@code AVERAGE_BATCH / pause} numbers per reader. */
+    public static final double AVERAGE_BATCH = 10.5;
+
     /** The pause of the fetcher after each batch: it sets the source's rate. */
     private final long pauseNanos;
 
-    InterleavingSplitsSource(long count, int splits, int late, long pauseNanos) {
+    /**
+     * @param count the numbers, 1 to {@code count}
+     * @param splits how many splits hold them
+     * @param late how many of the splits the enumerator discovers while the job runs
+     * @param pauseNanos the fetcher's pause after each batch (10.5 numbers on average)
+     */
+    public InterleavingSplitsSource(long count, int splits, int late, long pauseNanos) {
+        if (count < 1 || splits < 1 || late < 0 || late >= splits || pauseNanos < 0) {
+            throw new IllegalArgumentException(
+                    "count "
+                            + count
+                            + ", splits "
+                            + splits
+                            + ", late "
+                            + late
+                            + ", pause "
+                            + pauseNanos
+                            + " ns: count and splits must be positive, late less than splits, the pause not negative");
+        }
         this.count = count;
         this.splits = splits;
         this.late = late;
@@ -73,14 +100,19 @@ final class InterleavingSplitsSource
     }
 
     /** The enumerator's state: splits to assign, and splits not discovered yet. */
-    record Splits(List<NumberSplit> pending, List<NumberSplit> hidden) {}
+    public record Splits(List<NumberSplit> pending, List<NumberSplit> hidden) {}
 
     /** Split {@code index}, from its {@code next}-th number on. */
-    record NumberSplit(int index, long next) implements SourceSplit {
+    public record NumberSplit(int index, long next) implements SourceSplit {
         @Override
         public String splitId() {
             return "numbers-" + index;
         }
+    }
+
+    @Override
+    public TypeInformation<Long> getProducedType() {
+        return Types.LONG;
     }
 
     @Override
