@@ -24,12 +24,16 @@ import org.apache.flink.core.execution.DefaultExecutorServiceLoader;
 import javax.annotation.Nullable;
 
 import java.io.File;
+import java.net.URL;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Runs an unchanged Flink job jar against a Clonos cluster the way {@code flink run} does: the
  * jar's main method builds the job with a context environment whose executor submits it over
- * Flink's REST API (jar upload and job submission), attached or detached.
+ * Flink's REST API (jar upload and job submission), attached or detached. Jars the job needs
+ * besides its own and the cluster's are URLs in {@code pipeline.classpaths} ({@code -D}), which
+ * every node must reach, as with {@code flink run -C}.
  */
 @Internal
 final class ProgramRunner {
@@ -52,9 +56,15 @@ final class ProgramRunner {
         config.set(DeploymentOptions.ATTACHED, !detached);
         config.set(PipelineOptions.JARS, List.of(jar.toURI().toURL().toString()));
 
+        // jars of the job's own that the cluster's lib/ lacks (a connector), as Flink's -C gives
+        List<URL> classpaths = new ArrayList<>();
+        for (String url : config.get(PipelineOptions.CLASSPATHS, List.of())) {
+            classpaths.add(new URL(url));
+        }
         PackagedProgram program =
                 PackagedProgram.newBuilder()
                         .setJarFile(jar)
+                        .setUserClassPaths(classpaths)
                         .setEntryPointClassName(entryClass)
                         .setArguments(args)
                         .setConfiguration(config)

@@ -292,14 +292,13 @@ final class StandaloneCluster {
     }
 
     /**
-     * The launcher's class path without the example jobs (which {@code chaos} loads to judge their
-     * output): the cluster's processes get jobs as jars, never on their class path.
+     * The distribution's {@code lib/}, as Flink's scripts give its processes: not the launcher's
+     * own class path, which may hold what jobs bring themselves (the example jobs {@code chaos}
+     * loads to judge their output, a test's connectors); a class the cluster holds is loaded
+     * parent-first and clashes with the job's copy of what it refers to.
      */
     private String clusterClassPath() {
-        Path examples = home.examplesJar().toAbsolutePath().normalize();
-        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(entry -> !Paths.get(entry).toAbsolutePath().normalize().equals(examples))
-                .collect(Collectors.joining(File.pathSeparator));
+        return home.home().resolve("lib").toAbsolutePath() + File.separator + "*";
     }
 
     private void awaitTaskManagers(ClusterRestClient rest, int taskManagers) throws Exception {

@@ -94,7 +94,7 @@ import java.util.stream.Collectors;
  *
  * <p>Falls back to Flink's restart of the whole job where {@link LocalFailoverPolicy} finds that no
  * local recovery covers the failure, or where the restart strategy refuses; logged and counted in
- * {@code clonos.globalFallbacks}.
+ * {@code clonos.globalFallbacks}, in all and per reason ({@link GlobalFallbacks}).
  */
 @Internal
 public class ClonosScheduler extends DefaultScheduler {
@@ -103,7 +103,7 @@ public class ClonosScheduler extends DefaultScheduler {
     private final Logger log;
     private final Time rpcTimeout;
     private final Counter localRecoveries;
-    private final Counter globalFallbacks;
+    private final GlobalFallbacks globalFallbacks;
     private final StandbyManager standbys;
     private final StandbyActivations activations;
 
@@ -187,7 +187,7 @@ public class ClonosScheduler extends DefaultScheduler {
         this.rpcTimeout = rpcTimeout;
         MetricGroup metrics = jobManagerJobMetricGroup.addGroup("clonos");
         this.localRecoveries = metrics.counter("localRecoveries");
-        this.globalFallbacks = metrics.counter("globalFallbacks");
+        this.globalFallbacks = new GlobalFallbacks(metrics);
         this.standbys = new StandbyManager(this::getExecutionGraph, metrics, log);
         this.activations = standbyActivations;
         this.standbyCoordination =
@@ -232,13 +232,14 @@ public class ClonosScheduler extends DefaultScheduler {
         JobStatus job = getExecutionGraph().getState();
         org.apache.flink.runtime.jobgraph.JobVertex failedVertex =
                 failedExecution.getVertex().getJobVertex().getJobVertex();
-        String fallbackReason = policy.whyNotLocal(job, failedVertex, error).orElse(null);
+        LocalFailoverPolicy.NotLocal fallbackReason =
+                policy.whyNotLocal(job, failedVertex, error).orElse(null);
         if (fallbackReason != null && policy.restartsAfresh(job, failedVertex, error)) {
             log.warn(
                     "Cannot recover {} by determinants ({}); clonos.recovery.orphan-fallback is at-least-once: it restarts alone, "
                             + "without them, and its consumers may see its records twice.",
                     failedExecution.getVertex().getTaskNameWithSubtaskIndex(),
-                    fallbackReason);
+                    fallbackReason.why());
             freshStarts.mark(
                     getJobId(),
                     failedExecution.getVertex().getID(),
@@ -264,7 +265,7 @@ public class ClonosScheduler extends DefaultScheduler {
 
         FailureHandlingResult result = recordTaskFailure(failedExecution, error);
         if (!result.canRestart() || result.isGlobalFailure()) {
-            globalFallbacks.inc();
+            globalFallbacks.count(GlobalFallbacks.Reason.RESTART_STRATEGY);
             log.warn(
                     "Restart strategy refuses to restart {}; Flink handles the failure.",
                     failedExecution.getVertex().getTaskNameWithSubtaskIndex());
@@ -289,13 +290,16 @@ public class ClonosScheduler extends DefaultScheduler {
                         TimeUnit.MILLISECONDS);
     }
 
-    private void fallBack(String reason, Execution failedExecution, @Nullable Throwable error) {
-        if (policy.isFallback(getExecutionGraph().getState())) {
-            globalFallbacks.inc();
+    private void fallBack(
+            LocalFailoverPolicy.NotLocal reason,
+            Execution failedExecution,
+            @Nullable Throwable error) {
+        if (reason.reason() != null && policy.isFallback(getExecutionGraph().getState())) {
+            globalFallbacks.count(reason.reason());
             log.warn(
                     "Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.",
                     failedExecution.getVertex().getTaskNameWithSubtaskIndex(),
-                    reason);
+                    reason.why());
         }
         pendingRestart.clear();
         super.handleTaskFailure(failedExecution, error);
@@ -411,7 +415,7 @@ public class ClonosScheduler extends DefaultScheduler {
                         id -> RestartScope.consumersOf(getSchedulingTopology(), id),
                         id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex());
         if (!verdict.isLocal()) {
-            globalFallbacks.inc();
+            globalFallbacks.count(verdict.fallback());
             log.warn(
                     "Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.",
                     names(batch),
@@ -450,7 +454,7 @@ public class ClonosScheduler extends DefaultScheduler {
                                 log.error(
                                         "Local recovery failed; falling back to Flink's restart.",
                                         t);
-                                globalFallbacks.inc();
+                                globalFallbacks.count(GlobalFallbacks.Reason.RESTART_FAILED);
                                 handleGlobalFailure(t);
                             }
                         },

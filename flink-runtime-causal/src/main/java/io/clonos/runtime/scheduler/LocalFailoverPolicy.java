@@ -70,22 +70,28 @@ final class LocalFailoverPolicy<V> {
      * @param job the job's state when the failure arrived
      * @param error the failure, null if unknown
      */
-    Optional<String> whyNotLocal(JobStatus job, JobVertex vertex, @Nullable Throwable error) {
+    Optional<NotLocal> whyNotLocal(JobStatus job, JobVertex vertex, @Nullable Throwable error) {
         if (clonos.getRecoveryMode() == RecoveryMode.GLOBAL) {
-            return Optional.of("clonos.recovery.mode is global");
+            return Optional.of(new NotLocal(null, "clonos.recovery.mode is global"));
         }
         if (job != JobStatus.RUNNING) {
-            return Optional.of("the job is " + job);
+            return Optional.of(new NotLocal(null, "the job is " + job));
         }
         if (error != null && LocalRecoveryImpossibleException.isCauseOf(error)) {
             return Optional.of(
-                    "an upstream task cannot replay what the task needs ("
-                            + error.getMessage()
-                            + ")");
+                    new NotLocal(
+                            GlobalFallbacks.Reason.REPLAY_IMPOSSIBLE,
+                            "an upstream task cannot replay what the task needs ("
+                                    + error.getMessage()
+                                    + ")"));
         }
         if (!isClonosTask(vertex)) {
             return Optional.of(
-                    "its task " + vertex.getInvokableClassName() + " is not a Clonos task");
+                    new NotLocal(
+                            GlobalFallbacks.Reason.NOT_REPLAYABLE,
+                            "its task "
+                                    + vertex.getInvokableClassName()
+                                    + " is not a Clonos task"));
         }
         Configuration configuration = vertex.getConfiguration();
         if (configuration.get(ClonosOptions.DETERMINANT_SHARING_DEPTH) != 0) {
@@ -94,11 +100,20 @@ final class LocalFailoverPolicy<V> {
             Optional<String> notReplayable = VertexReplay.whyNotReplayable(configuration);
             if (notReplayable.isPresent()) {
                 return Optional.of(
-                        "it cannot be recovered by determinants: " + notReplayable.get());
+                        new NotLocal(
+                                GlobalFallbacks.Reason.NOT_REPLAYABLE,
+                                "it cannot be recovered by determinants: " + notReplayable.get()));
             }
         }
         return Optional.empty();
     }
+
+    /**
+     * Why a failure is not recovered locally: the kind of reason, for the {@code globalFallbacks}
+     * metric (null where the rollback is no fallback: the job chose global recovery, or it was not
+     * running), and the reason in words, for the log.
+     */
+    record NotLocal(@Nullable GlobalFallbacks.Reason reason, String why) {}
 
     /**
      * Whether a task that cannot be recovered by determinants restarts alone and afresh (at least
@@ -146,7 +161,7 @@ final class LocalFailoverPolicy<V> {
         ConnectedFailures<V> failures = new ConnectedFailures<>(consumersOf, down);
         Optional<String> noSurvivor = failures.noSurvivor(primaries);
         if (noSurvivor.isPresent()) {
-            return BatchVerdict.global(noSurvivor.get());
+            return BatchVerdict.global(GlobalFallbacks.Reason.NO_SURVIVOR, noSurvivor.get());
         }
         int depth = clonos.getDeterminantSharingDepth();
         Map<V, ConnectedFailures.Orphan<V>> orphans = failures.orphans(depth);
@@ -169,9 +184,9 @@ final class LocalFailoverPolicy<V> {
                                                 + " hops")
                         .collect(Collectors.joining("; "));
         if (clonos.getOrphanFallback() == OrphanFallback.AT_LEAST_ONCE) {
-            return new BatchVerdict<>(null, new LinkedHashSet<>(orphans.keySet()), reasons);
+            return new BatchVerdict<>(null, null, new LinkedHashSet<>(orphans.keySet()), reasons);
         }
-        return BatchVerdict.global(reasons);
+        return BatchVerdict.global(GlobalFallbacks.Reason.BEYOND_DSD, reasons);
     }
 
     /** The tasks of a batch were restarted locally from {@code checkpoint}. */
@@ -196,14 +211,17 @@ final class LocalFailoverPolicy<V> {
      * those of earlier batches are restarted again with this one), or a global rollback and why.
      */
     record BatchVerdict<V>(
-            @Nullable String notLocal, Set<V> restartAfresh, @Nullable String orphanReasons) {
+            @Nullable GlobalFallbacks.Reason fallback,
+            @Nullable String notLocal,
+            Set<V> restartAfresh,
+            @Nullable String orphanReasons) {
 
         static <V> BatchVerdict<V> local(Set<V> restartAfresh) {
-            return new BatchVerdict<>(null, restartAfresh, null);
+            return new BatchVerdict<>(null, null, restartAfresh, null);
         }
 
-        static <V> BatchVerdict<V> global(String reason) {
-            return new BatchVerdict<>(reason, Set.of(), null);
+        static <V> BatchVerdict<V> global(GlobalFallbacks.Reason fallback, String reason) {
+            return new BatchVerdict<>(fallback, reason, Set.of(), null);
         }
 
         boolean isLocal() {

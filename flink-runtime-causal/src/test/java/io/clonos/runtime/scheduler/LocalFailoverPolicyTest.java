@@ -79,28 +79,35 @@ class LocalFailoverPolicyTest {
         assertThat(
                         policy("clonos.recovery.mode", "global")
                                 .whyNotLocal(JobStatus.RUNNING, clonosVertex(), CRASH))
-                .hasValue("clonos.recovery.mode is global");
+                .hasValue(new LocalFailoverPolicy.NotLocal(null, "clonos.recovery.mode is global"));
         assertThat(policy().whyNotLocal(JobStatus.RESTARTING, clonosVertex(), CRASH))
-                .hasValue("the job is RESTARTING");
+                .hasValue(new LocalFailoverPolicy.NotLocal(null, "the job is RESTARTING"));
         assertThat(policy().whyNotLocal(JobStatus.RUNNING, clonosVertex(), LOST_DETERMINANTS))
                 .hasValueSatisfying(
-                        reason ->
-                                assertThat(reason)
-                                        .startsWith("an upstream task cannot replay")
-                                        .contains("epoch 3"));
+                        notLocal -> {
+                            assertThat(notLocal.reason())
+                                    .isEqualTo(GlobalFallbacks.Reason.REPLAY_IMPOSSIBLE);
+                            assertThat(notLocal.why())
+                                    .startsWith("an upstream task cannot replay")
+                                    .contains("epoch 3");
+                        });
 
         JobVertex flinkTask = new JobVertex("legacy");
         flinkTask.setInvokableClass(BatchTask.class);
         assertThat(policy().whyNotLocal(JobStatus.RUNNING, flinkTask, CRASH))
                 .hasValue(
-                        "its task org.apache.flink.runtime.operators.BatchTask is not a Clonos task");
+                        new LocalFailoverPolicy.NotLocal(
+                                GlobalFallbacks.Reason.NOT_REPLAYABLE,
+                                "its task org.apache.flink.runtime.operators.BatchTask is not a Clonos task"));
 
         JobVertex notReplayable = clonosVertex();
         VertexReplay.markNotReplayable(
                 notReplayable.getConfiguration(), "its source reads splits in an unlogged order");
         assertThat(policy().whyNotLocal(JobStatus.RUNNING, notReplayable, CRASH))
                 .hasValue(
-                        "it cannot be recovered by determinants: its source reads splits in an unlogged order");
+                        new LocalFailoverPolicy.NotLocal(
+                                GlobalFallbacks.Reason.NOT_REPLAYABLE,
+                                "it cannot be recovered by determinants: its source reads splits in an unlogged order"));
     }
 
     @Test
@@ -177,6 +184,7 @@ class LocalFailoverPolicyTest {
                 policy("clonos.determinant-sharing-depth", "1")
                         .judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NAME);
         assertThat(dsd1.isLocal()).isFalse();
+        assertThat(dsd1.fallback()).isEqualTo(GlobalFallbacks.Reason.BEYOND_DSD);
         assertThat(dsd1.notLocal())
                 .isEqualTo(
                         "task a0 is an orphan: its output reached task c1, which kept running, 2 hops downstream through failed tasks, "
@@ -202,6 +210,7 @@ class LocalFailoverPolicyTest {
         LocalFailoverPolicy.BatchVerdict<String> verdict =
                 policy().judge(ALL, 5, ALL, PIPELINE::get, NAME);
         assertThat(verdict.isLocal()).isFalse();
+        assertThat(verdict.fallback()).isEqualTo(GlobalFallbacks.Reason.NO_SURVIVOR);
         assertThat(verdict.notLocal()).contains("every task of the job");
     }
 
