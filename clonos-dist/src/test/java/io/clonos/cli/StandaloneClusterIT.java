@@ -151,17 +151,16 @@ class StandaloneClusterIT {
                         "--output",
                         output.toString());
         assertThat(submitted.exitCode).as(submitted.toString()).isZero();
-        Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(submitted.stdout);
-        assertThat(jobId.find()).as(submitted.toString()).isTrue();
+        String job = jobIdOf(submitted);
 
-        RunningSumChecks.awaitEpochOnEverySubtask(rest, jobId.group(1), Duration.ofSeconds(90));
-        assertThat(subtaskHosts(rest, jobId.group(1)))
+        RunningSumChecks.awaitEpochOnEverySubtask(rest, job, Duration.ofSeconds(90));
+        assertThat(subtaskHosts(rest, job))
                 .as("subtasks run on two TaskManagers")
                 .hasSize(2)
                 .isSubsetOf("tm-0", "tm-1", "tm-2", "tm-3");
-        assertThat(RunningSumChecks.awaitTerminal(rest, jobId.group(1), Duration.ofMinutes(2)))
+        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(2)))
                 .isEqualTo("FINISHED");
-        assertThat(rest.completedCheckpoints(jobId.group(1))).isPositive();
+        assertThat(rest.completedCheckpoints(job)).isPositive();
         RunningSumChecks.assertComplete(output, COUNT, KEYS);
 
         Result status = clonos("cluster", "status", "-D", "rest.port=" + restPort);
@@ -313,6 +312,11 @@ class StandaloneClusterIT {
                         "300",
                         "--output",
                         output.toString());
+        return jobIdOf(submitted);
+    }
+
+    /** The id of the job a {@code clonos run} submitted, as it printed it. */
+    private static String jobIdOf(Result submitted) {
         Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(submitted.stdout);
         assertThat(jobId.find()).as(submitted.toString()).isTrue();
         return jobId.group(1);
@@ -368,10 +372,7 @@ class StandaloneClusterIT {
 
         Map<String, String> hosts = subtaskTaskManagers(rest, job);
         String victim = hosts.values().iterator().next();
-        long pid =
-                Long.parseLong(
-                        Files.readString(work.resolve("run").resolve(victim + ".pid")).trim());
-        ProcessHandle.of(pid).orElseThrow().destroyForcibly();
+        kill(victim);
 
         assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3)))
                 .isEqualTo("FINISHED");
@@ -410,22 +411,12 @@ class StandaloneClusterIT {
                         "300",
                         "--output",
                         output.toString());
-        Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(submitted.stdout);
-        assertThat(jobId.find()).as(submitted.toString()).isTrue();
-        String job = jobId.group(1);
+        String job = jobIdOf(submitted);
         awaitCompletedCheckpoint(rest, job);
 
         Map<String, String> hosts = subtaskTaskManagers(rest, job);
-        String victim =
-                hosts.entrySet().stream()
-                        .filter(e -> e.getKey().startsWith("chain") && e.getKey().endsWith("[0]"))
-                        .findFirst()
-                        .orElseThrow()
-                        .getValue();
-        long pid =
-                Long.parseLong(
-                        Files.readString(work.resolve("run").resolve(victim + ".pid")).trim());
-        ProcessHandle.of(pid).orElseThrow().destroyForcibly();
+        String victim = taskManagerOfFirstSubtask(hosts, "chain");
+        kill(victim);
 
         assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3)))
                 .isEqualTo("FINISHED");
@@ -507,20 +498,10 @@ class StandaloneClusterIT {
                             "300",
                             "--output",
                             output.toString());
-            Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(submitted.stdout);
-            assertThat(jobId.find()).as(submitted.toString()).isTrue();
-            String job = jobId.group(1);
+            String job = jobIdOf(submitted);
             awaitCompletedCheckpoint(rest, job);
             Map<String, String> hosts = subtaskTaskManagers(rest, job);
-            String victim =
-                    hosts.entrySet().stream()
-                            .filter(
-                                    e ->
-                                            e.getKey().startsWith("chain")
-                                                    && e.getKey().endsWith("[0]"))
-                            .findFirst()
-                            .orElseThrow()
-                            .getValue();
+            String victim = taskManagerOfFirstSubtask(hosts, "chain");
 
             try (KafkaProducer<String, String> producer =
                     new KafkaProducer<>(
@@ -545,13 +526,7 @@ class StandaloneClusterIT {
                         current = finalPartitions;
                     }
                     if (n == count / 2) {
-                        long pid =
-                                Long.parseLong(
-                                        Files.readString(
-                                                        work.resolve("run")
-                                                                .resolve(victim + ".pid"))
-                                                .trim());
-                        ProcessHandle.of(pid).orElseThrow().destroyForcibly();
+                        kill(victim);
                     }
                     // numbers in increasing order within each partition, 2,000 a second
                     producer.send(
@@ -664,6 +639,23 @@ class StandaloneClusterIT {
         assertThat(taskManagerIds(rest))
                 .as("TaskManagers registered")
                 .hasSizeGreaterThanOrEqualTo(count);
+    }
+
+    /** The TaskManager that runs subtask 0 of the vertex whose name starts with {@code vertex}. */
+    private static String taskManagerOfFirstSubtask(Map<String, String> hosts, String vertex) {
+        return hosts.entrySet().stream()
+                .filter(e -> e.getKey().startsWith(vertex) && e.getKey().endsWith("[0]"))
+                .findFirst()
+                .orElseThrow()
+                .getValue();
+    }
+
+    /** Kills the TaskManager process {@code taskManager} with SIGKILL, by its pid file. */
+    private static void kill(String taskManager) throws IOException {
+        long pid =
+                Long.parseLong(
+                        Files.readString(work.resolve("run").resolve(taskManager + ".pid")).trim());
+        ProcessHandle.of(pid).orElseThrow().destroyForcibly();
     }
 
     /**

@@ -32,7 +32,9 @@ import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.core.memory.DataOutputView;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -107,6 +109,15 @@ public final class InterleavingSplitsSource
         @Override
         public String splitId() {
             return "numbers-" + index;
+        }
+
+        void writeTo(DataOutputView out) throws IOException {
+            out.writeInt(index);
+            out.writeLong(next);
+        }
+
+        static NumberSplit readFrom(DataInputView in) throws IOException {
+            return new NumberSplit(in.readInt(), in.readLong());
         }
     }
 
@@ -329,15 +340,13 @@ public final class InterleavingSplitsSource
         @Override
         public byte[] serialize(NumberSplit split) throws IOException {
             DataOutputSerializer out = new DataOutputSerializer(12);
-            out.writeInt(split.index());
-            out.writeLong(split.next());
+            split.writeTo(out);
             return out.getCopyOfBuffer();
         }
 
         @Override
         public NumberSplit deserialize(int version, byte[] serialized) throws IOException {
-            DataInputDeserializer in = new DataInputDeserializer(serialized);
-            return new NumberSplit(in.readInt(), in.readLong());
+            return NumberSplit.readFrom(new DataInputDeserializer(serialized));
         }
     }
 
@@ -353,8 +362,7 @@ public final class InterleavingSplitsSource
             for (List<NumberSplit> list : List.of(splits.pending(), splits.hidden())) {
                 out.writeInt(list.size());
                 for (NumberSplit split : list) {
-                    out.writeInt(split.index());
-                    out.writeLong(split.next());
+                    split.writeTo(out);
                 }
             }
             return out.getCopyOfBuffer();
@@ -370,7 +378,7 @@ public final class InterleavingSplitsSource
             int size = in.readInt();
             List<NumberSplit> splits = new ArrayList<>(size);
             for (int i = 0; i < size; i++) {
-                splits.add(new NumberSplit(in.readInt(), in.readLong()));
+                splits.add(NumberSplit.readFrom(in));
             }
             return splits;
         }

@@ -82,8 +82,7 @@ public final class CausalSourceReader<T, SplitT extends SourceSplit>
             }
         }
         if (!held.isEmpty()) {
-            String split = held.firstSplit();
-            out.splitOutput(split).emit(held.take(split));
+            emitFirstHeld(out);
             return InputStatus.MORE_AVAILABLE;
         }
         return reader.pollNext(out);
@@ -127,13 +126,18 @@ public final class CausalSourceReader<T, SplitT extends SourceSplit>
      * (task thread, before a checkpoint): the reader's positions then match what left the task.
      */
     public void emitHeld() throws Exception {
-        if (held.isEmpty() || task.recovery().isReplaying()) {
+        if (task.recovery().isReplaying()) {
             return;
         }
         while (!held.isEmpty()) {
-            String split = held.firstSplit();
-            output.splitOutput(split).emit(held.take(split));
+            emitFirstHeld(output);
         }
+    }
+
+    /** Emits, and logs, the oldest held record; the replay is over. */
+    private void emitFirstHeld(OrderedOutput out) {
+        String split = held.firstSplit();
+        out.splitOutput(split).emit(held.take(split));
     }
 
     @Override
