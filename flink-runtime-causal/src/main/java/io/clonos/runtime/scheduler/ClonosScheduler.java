@@ -370,10 +370,7 @@ public class ClonosScheduler extends DefaultScheduler {
         return super.updateTaskExecutionState(transition);
     }
 
-    // ------------------------------------------------------------------------------------------
-    //  Coordination requests: standbys, failure injection
-    // ------------------------------------------------------------------------------------------
-
+    /** Standbys' requests, and failure injection; everything else goes to the coordinators. */
     @Override
     public CompletableFuture<CoordinationResponse> deliverCoordinationRequestToCoordinator(
             OperatorID operator, CoordinationRequest request) throws FlinkException {
@@ -519,9 +516,8 @@ public class ClonosScheduler extends DefaultScheduler {
         if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
             return;
         }
-        // A checkpoint whose triggering was under way when the tasks failed may have registered
-        // after the abort at failure time; it waits for the dead attempts and would block every
-        // later checkpoint until it times out.
+        // A checkpoint triggered as the tasks failed may have registered after the abort at failure
+        // time; it would wait for the dead attempts and block every later one until it times out.
         RestartScope.abortPendingCheckpoints(getExecutionGraph());
         resetForNewExecutions(batch);
         org.apache.flink.runtime.scheduler.ClonosEndOfDataPatch.restoreVertices(this, batch);
@@ -565,7 +561,11 @@ public class ClonosScheduler extends DefaultScheduler {
                         : checkpointId);
     }
 
-    /** The scheduler as the standby coordination sees it. */
+    /** The scheduler as the standby coordination sees it; usable once the constructor returned. */
+    StandbyCoordination.Scheduling standbyScheduling() {
+        return new StandbyScheduling();
+    }
+
     private final class StandbyScheduling implements StandbyCoordination.Scheduling {
         @Override
         public org.apache.flink.runtime.executiongraph.ExecutionGraph graph() {

@@ -14,6 +14,7 @@ package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.standby.StandbyActivations;
+import io.clonos.runtime.standby.StandbyVertices;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobStatus;
@@ -166,7 +167,10 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
                         jobMasterConfiguration.get(CheckpointingOptions.CLEANER_PARALLEL_MODE)),
                 checkpointRecoveryFactory,
                 jobManagerJobMetricGroup,
-                new PipelinedRegionSchedulingStrategy.Factory(),
+                new StandbysAfterPrimaries(
+                        new PipelinedRegionSchedulingStrategy.Factory(),
+                        StandbyVertices.standbyVertices(jobGraph),
+                        scheduler -> ((ClonosScheduler) scheduler).standbyScheduling()),
                 FailoverStrategyFactoryLoader.loadFailoverStrategyFactory(jobMasterConfiguration),
                 restartBackoffTimeStrategy,
                 new StandbyExecutionOperations(

@@ -24,8 +24,10 @@ import org.apache.flink.runtime.jobgraph.JobVertexID;
 import org.apache.flink.runtime.jobmanager.scheduler.SlotSharingGroup;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * With {@code clonos.standby.enabled}, adds to a job one standby vertex per vertex that runs a
@@ -77,6 +79,17 @@ public final class StandbyVertices implements JobGraphRewriter {
     /** The vertex {@code vertex} stands by for; empty when it is no standby vertex. */
     public static Optional<JobVertexID> primaryOf(JobVertex vertex) {
         return vertex.getConfiguration().getOptional(STANDBY_OF).map(JobVertexID::fromHexString);
+    }
+
+    /** The job's standby vertices. */
+    public static Set<JobVertexID> standbyVertices(JobGraph jobGraph) {
+        Set<JobVertexID> standbys = new HashSet<>();
+        for (JobVertex vertex : jobGraph.getVertices()) {
+            if (primaryOf(vertex).isPresent()) {
+                standbys.add(vertex.getID());
+            }
+        }
+        return standbys;
     }
 
     /** The primary subtask a standby subtask stands by for. */

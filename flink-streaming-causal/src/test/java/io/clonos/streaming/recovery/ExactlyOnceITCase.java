@@ -475,6 +475,9 @@ class ExactlyOnceITCase {
         Map<String, String> locations = awaitStandbysOffTheirPrimaries(job);
         String lost = locations.get(subtask);
         String standby = locations.get("Standby: " + subtask);
+        assertThat(locations.get(FIRST_STAGE + "[1]"))
+                .as("the job's tasks got their slots before the standbys, spread over TaskManagers")
+                .isNotEqualTo(lost);
         assertThat(cluster.getExecutionGraph(job).get().getState())
                 .as("the job still runs")
                 .isEqualTo(org.apache.flink.api.common.JobStatus.RUNNING);
