@@ -37,6 +37,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
@@ -75,7 +76,8 @@ class StandaloneClusterIT {
     private static final long COUNT = 30_000;
     private static final int KEYS = 5;
 
-    @TempDir static Path work;
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    static Path work;
 
     private Path dist;
     private int restPort;
