@@ -418,6 +418,7 @@ class StandaloneClusterIT {
 
         Map<String, String> hosts = subtaskTaskManagers(rest, job);
         String victim = taskManagerOfFirstSubtask(hosts, "chain");
+        long killedAt = System.currentTimeMillis();
         kill(victim);
 
         assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3)))
@@ -430,6 +431,20 @@ class StandaloneClusterIT {
                                 count))
                 .as("broken, lossy or repeated hash chains")
                 .isEmpty();
+        // The survivors' broken connections found the dead TaskManager (LostTaskManagers), not
+        // the heartbeats (every 1 s, two missed: 1 to 2 s), within the bound of 2 s.
+        java.util.OptionalLong detected =
+                rest.firstExceptionAt(job, "its data port refuses connections");
+        assertThat(detected)
+                .as(
+                        "the lost TaskManager declared lost on its consumers' reports; exceptions %s",
+                        rest.exceptions(job))
+                .isPresent();
+        long detectionMillis = detected.getAsLong() - killedAt;
+        System.out.printf(
+                "Failure detection: the JobManager declared the killed TaskManager lost %d ms after SIGKILL%n",
+                detectionMillis);
+        assertThat(detectionMillis).isLessThan(2_000);
         awaitUnregistered(rest, victim);
     }
 

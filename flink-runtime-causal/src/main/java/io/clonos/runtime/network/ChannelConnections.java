@@ -18,6 +18,8 @@ import io.clonos.runtime.causal.RecoveryDeadlines;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.event.TaskEvent;
+import org.apache.flink.runtime.io.network.netty.exception.RemoteTransportException;
+import org.apache.flink.runtime.io.network.netty.exception.TransportException;
 import org.apache.flink.runtime.io.network.partition.PartitionNotFoundException;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
@@ -33,6 +35,7 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,6 +72,12 @@ final class ChannelConnections {
 
         /** The channel reads from a new attempt of its producer now. */
         void reconnected(int channel);
+
+        /**
+         * The connection to the TaskManager at {@code dataAddress} broke: its process may be gone,
+         * which the JobManager should know before the heartbeats tell it.
+         */
+        default void connectionBroken(InetSocketAddress dataAddress) {}
     }
 
     /** Connects a channel to a new producer attempt. */
@@ -402,6 +411,10 @@ final class ChannelConnections {
                             + " is gone (the producer finished, or its partition was released)",
                     failure);
         }
+        ExceptionUtils.findThrowable(failure, RemoteTransportException.class)
+                .map(TransportException::getAddress)
+                .filter(InetSocketAddress.class::isInstance)
+                .ifPresent(address -> listener.connectionBroken((InetSocketAddress) address));
         LOG.info(
                 "Producer {} of channel {} of {} is gone; waiting for its new attempt.",
                 producer[i],

@@ -38,6 +38,7 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -45,6 +46,7 @@ import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 
 /**
@@ -101,6 +103,9 @@ public final class ClonosInputGate extends IndexedInputGate {
 
     /** Items the gate made itself, handed to the task before anything else. */
     private final Queue<BufferOrEvent> injected = new ArrayDeque<>();
+
+    /** Hears of broken connections to other TaskManagers; any thread. */
+    private volatile Consumer<InetSocketAddress> lostPeerReporter = address -> {};
 
     private volatile long restoredCheckpointId = NOT_RESTORED;
 
@@ -161,7 +166,20 @@ public final class ClonosInputGate extends IndexedInputGate {
                                 filters[channel] =
                                         new RestoredCheckpointFilter(taskName, channel, true);
                             }
+
+                            @Override
+                            public void connectionBroken(InetSocketAddress dataAddress) {
+                                lostPeerReporter.accept(dataAddress);
+                            }
                         });
+    }
+
+    /**
+     * Who hears of a broken connection to another TaskManager (the task reports it to the
+     * JobManager, {@code LostTaskManagerReport}). Set before the task reads.
+     */
+    public void setLostPeerReporter(Consumer<InetSocketAddress> reporter) {
+        this.lostPeerReporter = reporter;
     }
 
     /** The checkpoint the owning task was restored from; set before the task reads its input. */

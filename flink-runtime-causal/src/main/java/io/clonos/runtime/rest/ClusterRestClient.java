@@ -162,6 +162,32 @@ public final class ClusterRestClient {
         return messages;
     }
 
+    /**
+     * When the oldest exception in a job's history whose stack trace contains {@code text} was
+     * recorded (milliseconds since the epoch), if there is one.
+     */
+    public java.util.OptionalLong firstExceptionAt(String jobId, String text)
+            throws IOException, InterruptedException {
+        java.util.OptionalLong first = java.util.OptionalLong.empty();
+        for (JsonNode entry :
+                get("/jobs/" + jobId + "/exceptions?maxExceptions=1000")
+                        .path("exceptionHistory")
+                        .path("entries")) {
+            List<JsonNode> exceptions = new ArrayList<>();
+            exceptions.add(entry);
+            entry.path("concurrentExceptions").forEach(exceptions::add);
+            for (JsonNode exception : exceptions) {
+                long at = exception.path("timestamp").asLong(-1);
+                if (at >= 0
+                        && exception.path("stacktrace").asText("").contains(text)
+                        && (first.isEmpty() || at < first.getAsLong())) {
+                    first = java.util.OptionalLong.of(at);
+                }
+            }
+        }
+        return first;
+    }
+
     private static String summary(JsonNode exception) {
         List<String> lines = new ArrayList<>();
         String[] trace = exception.path("stacktrace").asText("").split("\n");

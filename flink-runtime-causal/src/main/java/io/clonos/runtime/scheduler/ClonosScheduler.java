@@ -106,6 +106,7 @@ public class ClonosScheduler extends DefaultScheduler {
     private final GlobalFallbacks globalFallbacks;
     private final StandbyManager standbys;
     private final StandbyActivations activations;
+    private final LostTaskManagers lost;
 
     /** Where replacements find their standbys, and where standbys go. */
     private final StandbyCoordination standbyCoordination;
@@ -122,6 +123,7 @@ public class ClonosScheduler extends DefaultScheduler {
     ClonosScheduler(
             ClonosConfiguration clonos,
             StandbyActivations standbyActivations,
+            LostTaskManagers lost,
             Logger log,
             JobGraph jobGraph,
             Executor ioExecutor,
@@ -190,6 +192,7 @@ public class ClonosScheduler extends DefaultScheduler {
         this.globalFallbacks = new GlobalFallbacks(metrics);
         this.standbys = new StandbyManager(this::getExecutionGraph, metrics, log);
         this.activations = standbyActivations;
+        this.lost = lost;
         this.standbyCoordination =
                 new StandbyCoordination(
                         clonos, standbys, standbyActivations, new StandbyScheduling(), log);
@@ -370,27 +373,24 @@ public class ClonosScheduler extends DefaultScheduler {
         return super.updateTaskExecutionState(transition);
     }
 
-    /** Standbys' requests, and failure injection; everything else goes to the coordinators. */
+    /** Standbys' requests, lost peers, failure injection; the rest goes to the coordinators. */
     @Override
     public CompletableFuture<CoordinationResponse> deliverCoordinationRequestToCoordinator(
             OperatorID operator, CoordinationRequest request) throws FlinkException {
         if (StandbyManager.isStandbyRequest(request)) {
             return CompletableFuture.completedFuture(standbys.answer(request));
         }
-        if (!FailTaskRequest.TARGET.equals(operator) || !(request instanceof FailTaskRequest)) {
+        if (FailTaskRequest.TARGET.equals(operator) && request instanceof LostTaskManagerReport r) {
+            return CompletableFuture.completedFuture(lost.reported(r, getExecutionGraph()));
+        }
+        if (!FailTaskRequest.TARGET.equals(operator) || !(request instanceof FailTaskRequest f)) {
             return super.deliverCoordinationRequestToCoordinator(operator, request);
         }
         return CompletableFuture.completedFuture(
-                TaskFailureInjection.fail(
-                        getExecutionGraph().getAllVertices().values(),
-                        (FailTaskRequest) request,
-                        log));
+                TaskFailureInjection.fail(getExecutionGraph().getAllVertices().values(), f, log));
     }
 
-    // ------------------------------------------------------------------------------------------
-    //  Local restart
-    // ------------------------------------------------------------------------------------------
-
+    /** Restarts the failed subtasks of the pending batch locally, or falls back. */
     private void restartPendingBatch() {
         Set<ExecutionVertexVersion> versions = new HashSet<>(pendingRestart.values());
         Set<ExecutionVertexID> batch =

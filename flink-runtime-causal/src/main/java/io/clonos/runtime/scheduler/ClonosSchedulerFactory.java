@@ -29,6 +29,7 @@ import org.apache.flink.runtime.blob.BlobWriter;
 import org.apache.flink.runtime.blocklist.BlocklistOperations;
 import org.apache.flink.runtime.checkpoint.CheckpointRecoveryFactory;
 import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
+import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.concurrent.ComponentMainThreadExecutor;
 import org.apache.flink.runtime.executiongraph.JobStatusListener;
 import org.apache.flink.runtime.executiongraph.failover.FailoverStrategyFactoryLoader;
@@ -38,7 +39,6 @@ import org.apache.flink.runtime.io.network.partition.JobMasterPartitionTracker;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobType;
 import org.apache.flink.runtime.jobmaster.ExecutionDeploymentTracker;
-import org.apache.flink.runtime.jobmaster.slotpool.DeclarativeSlotPoolBridgeServiceFactory;
 import org.apache.flink.runtime.jobmaster.slotpool.PhysicalSlotProviderImpl;
 import org.apache.flink.runtime.jobmaster.slotpool.PhysicalSlotRequestBulkCheckerImpl;
 import org.apache.flink.runtime.jobmaster.slotpool.PreferredAllocationRequestSlotMatchingStrategy;
@@ -84,7 +84,7 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
 
     /** The slot pool the default scheduler uses for a streaming job. */
     public static SlotPoolServiceFactory slotPoolServiceFactory(Configuration configuration) {
-        return new DeclarativeSlotPoolBridgeServiceFactory(
+        return new ClonosSlotPool.Factory(
                 SystemClock.getInstance(),
                 Time.fromDuration(configuration.get(RpcOptions.ASK_TIMEOUT_DURATION)),
                 Time.fromDuration(configuration.get(JobManagerOptions.SLOT_IDLE_TIMEOUT)),
@@ -153,9 +153,20 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
                                 jobGraph.isCheckpointingEnabled())
                         .create();
 
+        LostTaskManagers lostTaskManagers =
+                new LostTaskManagers(
+                        ioExecutor,
+                        mainThreadExecutor,
+                        slotPoolService
+                                .castInto(ClonosSlotPool.class)
+                                .<java.util.function.BiConsumer<ResourceID, Exception>>map(
+                                        pool -> pool::declareLost)
+                                .orElse(slotPool::releaseTaskManager),
+                        log);
         return new ClonosScheduler(
                 clonos,
                 standbyActivations,
+                lostTaskManagers,
                 log,
                 jobGraph,
                 ioExecutor,

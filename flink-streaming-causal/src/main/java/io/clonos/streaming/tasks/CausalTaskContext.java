@@ -22,6 +22,7 @@ import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.network.ClonosInputGate;
 import io.clonos.runtime.network.ClonosNetworkContext;
 import io.clonos.runtime.network.SubpartitionLogMetrics;
+import io.clonos.runtime.scheduler.LostTaskManagerReport;
 import io.clonos.streaming.causal.CausalTimers;
 import io.clonos.streaming.partitioner.CausalPartitioners;
 import io.clonos.streaming.source.CausalSourceReader;
@@ -95,8 +96,13 @@ public final class CausalTaskContext {
         this.aborts = new HeldAborts(epochs);
         this.network = networkOf(environment);
         this.gates = ClonosNetworkContext.clonosGates(environment.getAllInputGates());
+        java.util.function.Consumer<java.net.InetSocketAddress> lostPeers =
+                LostTaskManagerReport.reporter(
+                        environment.getOperatorCoordinatorEventGateway(),
+                        environment.getTaskInfo().getTaskNameWithSubtasks());
         for (ClonosInputGate gate : gates) {
             gate.setRestoredCheckpointId(restored);
+            gate.setLostPeerReporter(lostPeers);
         }
         MetricGroup group = environment.getMetricGroup().addGroup(EpochTracker.METRIC_GROUP);
         ResultPartitionWriter[] writers = environment.getAllWriters();

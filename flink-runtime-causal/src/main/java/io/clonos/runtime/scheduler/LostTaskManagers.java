@@ -1,0 +1,146 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.scheduler;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.clusterframework.types.ResourceID;
+import org.apache.flink.runtime.concurrent.ComponentMainThreadExecutor;
+import org.apache.flink.runtime.executiongraph.ExecutionGraph;
+import org.apache.flink.runtime.executiongraph.ExecutionVertex;
+import org.apache.flink.runtime.jobmaster.JobMasterException;
+import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
+
+import org.slf4j.Logger;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+/**
+ * Declares a TaskManager lost as soon as a task reports its data connection to it broken and the
+ * JobManager finds its data port refusing connections, instead of after missed heartbeats. The
+ * rule: a process that runs keeps its data port open, so a refused connection means the process is
+ * gone (killed, crashed, out of memory); a TaskManager that is slow, or that the JobManager cannot
+ * reach (a timeout, a network partition), is left to Flink's heartbeats, so one report never takes
+ * down a TaskManager that lives. Declared lost, the TaskManager's slots are released in the job's
+ * slot pool (its tasks fail, and recover locally) and the ResourceManager forgets it (its slots are
+ * not offered again). JobManager main thread, but the probe.
+ */
+@Internal
+final class LostTaskManagers {
+
+    /** How long the probe of a reported TaskManager's data port waits for an answer. */
+    static final Duration PROBE_TIMEOUT = Duration.ofMillis(500);
+
+    private final Executor io;
+    private final ComponentMainThreadExecutor mainThread;
+    private final BiConsumer<ResourceID, Exception> declareLost;
+    private final Logger log;
+
+    /** TaskManagers being probed, or declared lost already. */
+    private final Set<ResourceID> handled = new HashSet<>();
+
+    LostTaskManagers(
+            Executor io,
+            ComponentMainThreadExecutor mainThread,
+            BiConsumer<ResourceID, Exception> declareLost,
+            Logger log) {
+        this.io = io;
+        this.mainThread = mainThread;
+        this.declareLost = declareLost;
+        this.log = log;
+    }
+
+    /** A task reports its connection to a TaskManager's data port broken. */
+    LostTaskManagerReport.Response reported(LostTaskManagerReport report, ExecutionGraph graph) {
+        TaskManagerLocation location = locationOf(report, graph);
+        if (location == null) {
+            return new LostTaskManagerReport.Response("no task of the job runs there");
+        }
+        if (!handled.add(location.getResourceID())) {
+            return new LostTaskManagerReport.Response("already handled");
+        }
+        long reportedAt = System.nanoTime();
+        CompletableFuture.supplyAsync(() -> refuses(location), io)
+                .whenCompleteAsync(
+                        (refused, failure) -> {
+                            long probeMillis =
+                                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - reportedAt);
+                            if (Boolean.TRUE.equals(refused)) {
+                                log.info(
+                                        "TaskManager {} ({}) is lost: {} reported its data connection broken, and its data port refused a connection {} ms later.",
+                                        location.getResourceID(),
+                                        location,
+                                        report.reporter(),
+                                        probeMillis);
+                                declareLost.accept(
+                                        location.getResourceID(),
+                                        new JobMasterException(
+                                                "TaskManager with id "
+                                                        + location.getResourceID()
+                                                        + " is lost: its data port refuses connections (reported by "
+                                                        + report.reporter()
+                                                        + ")."));
+                            } else {
+                                handled.remove(location.getResourceID());
+                                log.info(
+                                        "{} reported its data connection to TaskManager {} ({}) broken, but its data port did not refuse a connection within {} ms: left to the heartbeats.",
+                                        report.reporter(),
+                                        location.getResourceID(),
+                                        location,
+                                        PROBE_TIMEOUT.toMillis());
+                            }
+                        },
+                        mainThread);
+        return new LostTaskManagerReport.Response("probing " + location.getResourceID());
+    }
+
+    /** The location of a current attempt whose data port the report names; null if none. */
+    private static TaskManagerLocation locationOf(
+            LostTaskManagerReport report, ExecutionGraph graph) {
+        for (ExecutionVertex vertex : graph.getAllExecutionVertices()) {
+            TaskManagerLocation location =
+                    vertex.getCurrentExecutionAttempt().getAssignedResourceLocation();
+            if (location != null
+                    && location.dataPort() == report.dataPort()
+                    && (location.address().getHostAddress().equals(report.host())
+                            || location.getFQDNHostname().equals(report.host())
+                            || location.getHostname().equals(report.host()))) {
+                return location;
+            }
+        }
+        return null;
+    }
+
+    /** Whether the TaskManager's data port refuses a connection; false on success or timeout. */
+    static boolean refuses(TaskManagerLocation location) {
+        try (Socket socket = new Socket()) {
+            socket.connect(
+                    new InetSocketAddress(location.address(), location.dataPort()),
+                    (int) PROBE_TIMEOUT.toMillis());
+            return false;
+        } catch (ConnectException refused) {
+            return true;
+        } catch (IOException timeoutOrOther) {
+            return false;
+        }
+    }
+}
