@@ -109,6 +109,47 @@ class StreamTaskRewriterTest {
     }
 
     @Test
+    void aRetryingAsyncOperatorChainedToASourceKeepsFlinksOperatorAndIsMarkedNotReplayable() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        AsyncRetryStrategy<Long> retries =
+                new AsyncRetryStrategies.FixedDelayRetryStrategyBuilder<Long>(3, 10)
+                        .ifResult(RetryPredicates.EMPTY_RESULT_PREDICATE)
+                        .build();
+        AsyncDataStream.unorderedWaitWithRetry(
+                        env.fromSequence(1, 10).name("sequence"),
+                        new Lookup(),
+                        1,
+                        TimeUnit.SECONDS,
+                        retries)
+                .name("retried lookup")
+                .addSink(new DiscardingSink<>())
+                .name("discard");
+        JobGraph jobGraph = env.getStreamGraph().getJobGraph();
+
+        new StreamTaskRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
+
+        JobVertex chain =
+                StreamSupport.stream(jobGraph.getVertices().spliterator(), false)
+                        .filter(v -> v.getName().contains("retried lookup"))
+                        .findFirst()
+                        .orElseThrow();
+        Map<String, Class<?>> factories =
+                new StreamConfig(chain.getConfiguration())
+                                .getTransitiveChainedTaskConfigsWithSelf(
+                                        getClass().getClassLoader())
+                                .values()
+                                .stream()
+                                .collect(
+                                        Collectors.toMap(
+                                                StreamConfig::getOperatorName,
+                                                c ->
+                                                        c.getStreamOperatorFactoryClass(
+                                                                getClass().getClassLoader())));
+        assertThat(factories).containsEntry("retried lookup", AsyncWaitOperatorFactory.class);
+        assertThat(VertexReplay.whyNotReplayable(chain.getConfiguration())).isPresent();
+    }
+
+    @Test
     void chainedAsyncOperatorsAreReplacedToo() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         DataStream<Long> numbers =
