@@ -128,23 +128,8 @@ class StreamTaskRewriterTest {
 
         new StreamTaskRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
 
-        JobVertex chain =
-                StreamSupport.stream(jobGraph.getVertices().spliterator(), false)
-                        .filter(v -> v.getName().contains("retried lookup"))
-                        .findFirst()
-                        .orElseThrow();
-        Map<String, Class<?>> factories =
-                new StreamConfig(chain.getConfiguration())
-                                .getTransitiveChainedTaskConfigsWithSelf(
-                                        getClass().getClassLoader())
-                                .values()
-                                .stream()
-                                .collect(
-                                        Collectors.toMap(
-                                                StreamConfig::getOperatorName,
-                                                c ->
-                                                        c.getStreamOperatorFactoryClass(
-                                                                getClass().getClassLoader())));
+        JobVertex chain = vertexNamed(jobGraph, "retried lookup");
+        Map<String, Class<?>> factories = chainedFactories(chain);
         assertThat(factories).containsEntry("retried lookup", AsyncWaitOperatorFactory.class);
         assertThat(VertexReplay.whyNotReplayable(chain.getConfiguration())).isPresent();
     }
@@ -166,25 +151,32 @@ class StreamTaskRewriterTest {
 
         new StreamTaskRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
 
-        JobVertex chain =
-                StreamSupport.stream(jobGraph.getVertices().spliterator(), false)
-                        .filter(v -> v.getName().contains("lookup"))
-                        .findFirst()
-                        .orElseThrow();
-        Map<String, Class<?>> factories =
-                new StreamConfig(chain.getConfiguration())
-                                .getTransitiveChainedTaskConfigsWithSelf(
-                                        getClass().getClassLoader())
-                                .values()
-                                .stream()
-                                .collect(
-                                        Collectors.toMap(
-                                                StreamConfig::getOperatorName,
-                                                c ->
-                                                        c.getStreamOperatorFactoryClass(
-                                                                getClass().getClassLoader())));
+        JobVertex chain = vertexNamed(jobGraph, "lookup");
+        Map<String, Class<?>> factories = chainedFactories(chain);
         assertThat(factories).containsEntry("lookup", CausalAsyncWaitOperatorFactory.class);
         assertThat(VertexReplay.whyNotReplayable(chain.getConfiguration())).isEmpty();
+    }
+
+    /** The first vertex whose name contains {@code name}. */
+    private static JobVertex vertexNamed(JobGraph jobGraph, String name) {
+        return StreamSupport.stream(jobGraph.getVertices().spliterator(), false)
+                .filter(v -> v.getName().contains(name))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    /** The operator factory class of each operator chained in {@code vertex}, by name. */
+    private Map<String, Class<?>> chainedFactories(JobVertex vertex) {
+        return new StreamConfig(vertex.getConfiguration())
+                        .getTransitiveChainedTaskConfigsWithSelf(getClass().getClassLoader())
+                        .values()
+                        .stream()
+                        .collect(
+                                Collectors.toMap(
+                                        StreamConfig::getOperatorName,
+                                        c ->
+                                                c.getStreamOperatorFactoryClass(
+                                                        getClass().getClassLoader())));
     }
 
     private static Class<?> headFactory(JobGraph jobGraph, String vertexName) {
