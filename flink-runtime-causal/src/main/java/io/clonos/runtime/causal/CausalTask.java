@@ -55,6 +55,12 @@ public final class CausalTask {
     private volatile long completedUpTo;
     private volatile long abortedUpTo = Long.MIN_VALUE;
 
+    /**
+     * Whether every checkpoint newer than the one the task took last counts this attempt, so that
+     * the coordinator tells it how that checkpoint ends. See {@link #replacedAFailedAttempt}.
+     */
+    private volatile boolean countedInNewCheckpoints = true;
+
     @Nullable private volatile Thread taskThread;
     private volatile java.util.function.Consumer<Throwable> failure = t -> {};
     private long elementsInEpoch;
@@ -129,19 +135,38 @@ public final class CausalTask {
         long pending = epoch;
         return isProcessing()
                 && recovery.isRunning()
+                && countedInNewCheckpoints
                 && pending > completedUpTo
                 && pending > abortedUpTo;
+    }
+
+    /**
+     * This attempt is not the task's first. After a local recovery the rest of the job ran on, and
+     * the barriers the attempt passes first may belong to checkpoints triggered before it ran
+     * (replayed by upstream in-flight logs, or still on their way), which the coordinator aborted
+     * at the failover and never counted this attempt in: nobody would tell it that they ended, and
+     * waiting for one would stop the task until a later checkpoint, which needs the task, timed
+     * out. The attempt therefore waits for memory only once it heard how a checkpoint ended: that
+     * checkpoint counted it, so every newer one does too (the coordinator plans checkpoints in the
+     * order of their ids, each only while all tasks run). Until then a full memory ends the epoch
+     * with an overflow marker. (After a global restart nothing is stale, but the rule costs only
+     * the wait until a checkpoint ends.)
+     */
+    public void replacedAFailedAttempt() {
+        countedInNewCheckpoints = false;
     }
 
     /** Checkpoint {@code checkpointId} completed and its truncations are done. */
     public void checkpointCompleted(long checkpointId) {
         completedUpTo = Math.max(completedUpTo, checkpointId);
+        countedInNewCheckpoints = true;
         log.memory().wakeWaiters();
     }
 
     /** Checkpoint {@code checkpointId} was aborted: waiting for it would not free memory. */
     public void checkpointAborted(long checkpointId) {
         abortedUpTo = Math.max(abortedUpTo, checkpointId);
+        countedInNewCheckpoints = true;
         log.memory().wakeWaiters();
     }
 

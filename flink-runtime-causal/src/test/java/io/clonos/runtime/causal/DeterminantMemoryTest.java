@@ -15,6 +15,8 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -193,6 +195,68 @@ class DeterminantMemoryTest {
 
         List<Determinant> epoch2 = determinants(log, 2);
         assertThat(epoch2.get(epoch2.size() - 1)).isInstanceOf(Determinant.Overflow.class);
+    }
+
+    @Test
+    void aReplacementWaitsOnlyForCheckpointsThatCountIt() throws Exception {
+        DeterminantMemory memory = new DeterminantMemory(30);
+        TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
+        CausalTask task =
+                new CausalTask(
+                        log,
+                        new HeldCausalLogs(memory),
+                        CausalRecovery.notRecovering("task", LOG),
+                        1,
+                        1,
+                        -1);
+        task.replacedAFailedAttempt();
+        AtomicBoolean waitsInStaleEpoch = new AtomicBoolean(true);
+        CountDownLatch nextCheckpoint = new CountDownLatch(1);
+        Thread taskThread =
+                new Thread(
+                        () -> {
+                            task.processingStarted();
+                            for (int i = 0; i < 8; i++) {
+                                task.logged(new Determinant.RandomSeed(i));
+                            }
+                            // the barrier of a checkpoint triggered before the attempt ran, which
+                            // the coordinator aborted at the failover without telling it
+                            task.epochStarted(2);
+                            waitsInStaleEpoch.set(memory.mayWait());
+                            if (!waitsInStaleEpoch.get()) {
+                                for (int i = 0; i < 8; i++) {
+                                    task.logged(new Determinant.RandomSeed(100 + i));
+                                }
+                            }
+                            try {
+                                nextCheckpoint.await();
+                            } catch (InterruptedException e) {
+                                return;
+                            }
+                            task.epochStarted(3);
+                            for (int i = 0; i < 8; i++) {
+                                task.logged(new Determinant.RandomSeed(200 + i));
+                            }
+                        });
+        taskThread.start();
+        while (taskThread.getState() != Thread.State.WAITING) {
+            Thread.sleep(1);
+        }
+        assertThat(waitsInStaleEpoch).as("waits for a checkpoint that does not count it").isFalse();
+        List<Determinant> epoch2 = determinants(log, 2);
+        assertThat(epoch2.get(epoch2.size() - 1)).isInstanceOf(Determinant.Overflow.class);
+
+        task.checkpointAborted(2);
+        nextCheckpoint.countDown();
+        awaitWaiting(taskThread);
+
+        log.truncateBefore(3);
+        task.checkpointCompleted(3);
+        taskThread.join();
+        assertThat(determinants(log, 3))
+                .as("checkpoint 3 counts an attempt that heard how checkpoint 2 ended: it waited")
+                .doesNotHaveAnyElementsOfTypes(Determinant.Overflow.class)
+                .hasSize(8);
     }
 
     @Test

@@ -222,6 +222,9 @@ public final class CausalTaskContext {
                         granularity,
                         dsd);
         task.setFailureHandler(environment::failExternally);
+        if (environment.getTaskInfo().getAttemptNumber() > 0) {
+            task.replacedAFailedAttempt();
+        }
         task.setRegeneratesPredecessorStream(this::regeneratesPredecessorStream);
         int firstChannel = 0;
         for (ClonosInputGate gate : gates) {
