@@ -25,10 +25,7 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
@@ -62,6 +59,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -90,16 +88,12 @@ class CoverageITCase {
 
     @BeforeAll
     void startCluster() throws Exception {
-        Configuration config = new Configuration();
-        config.set(RestOptions.BIND_PORT, "0");
-        config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-        config.set(
-                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        config.setString("clonos.recovery.reconnect-timeout", "10 s");
-        cluster = ClonosMiniCluster.create(config, 2, 4);
-        cluster.start();
+        cluster =
+                RecoveryClusters.start(
+                        Configuration.fromMap(Map.of("clonos.recovery.reconnect-timeout", "10 s")),
+                        2,
+                        4,
+                        5);
     }
 
     @AfterAll

@@ -32,10 +32,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
-import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
@@ -158,16 +155,9 @@ class ExactlyOnceITCase {
     }
 
     private void startCluster(Configuration config) throws Exception {
-        config.set(RestOptions.BIND_PORT, "0");
         // a recovery that gets stuck falls back (and the test fails) long before the job timeout
         config.setString("clonos.recovery.reconnect-timeout", "10 s");
-        config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-        config.set(
-                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        cluster = ClonosMiniCluster.create(config, 3, 2);
-        cluster.start();
+        cluster = RecoveryClusters.start(config, 3, 2, 5);
     }
 
     @Test

@@ -20,10 +20,7 @@ import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -35,7 +32,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -130,17 +126,8 @@ class SliceRecoveryITCase {
      * with DSD {@code dsd} and a restart delay of 100 ms.
      */
     static ClonosMiniCluster spreadCluster(String dsd) throws Exception {
-        Configuration config = new Configuration();
-        config.set(RestOptions.BIND_PORT, "0");
-        config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
-        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 10);
-        config.set(
-                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-        config.setString("clonos.determinant-sharing-depth", dsd);
-        ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 4, 2);
-        cluster.start();
-        return cluster;
+        return RecoveryClusters.start(
+                Configuration.fromMap(Map.of("clonos.determinant-sharing-depth", dsd)), 4, 2, 10);
     }
 
     static void awaitCommittedLinks(Path output, long links) throws Exception {
