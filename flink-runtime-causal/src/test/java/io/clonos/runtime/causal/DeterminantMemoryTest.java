@@ -97,14 +97,7 @@ class DeterminantMemoryTest {
     void aFullMemoryMakesTheTaskWaitForTheCheckpointItTookThenGoOn() throws Exception {
         DeterminantMemory memory = new DeterminantMemory(30);
         TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
-        CausalTask task =
-                new CausalTask(
-                        log,
-                        new HeldCausalLogs(memory),
-                        CausalRecovery.notRecovering("task", LOG),
-                        1,
-                        1,
-                        -1);
+        CausalTask task = runningTask(log, new HeldCausalLogs(memory));
         Thread taskThread =
                 waitingInEpoch2(
                         task,
@@ -136,8 +129,7 @@ class DeterminantMemoryTest {
         DeterminantMemory memory = new DeterminantMemory(30);
         TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
         HeldCausalLogs held = new HeldCausalLogs(memory);
-        CausalTask task =
-                new CausalTask(log, held, CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
+        CausalTask task = runningTask(log, held);
         TaskCausalLog upstream = new TaskCausalLog(UPSTREAM, 1);
         TaskCausalLog.Position position = new TaskCausalLog.Position();
         Thread taskThread =
@@ -173,14 +165,7 @@ class DeterminantMemoryTest {
     void anAbortedCheckpointEndsTheWaitWithAnOverflowMarker() throws Exception {
         DeterminantMemory memory = new DeterminantMemory(30);
         TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
-        CausalTask task =
-                new CausalTask(
-                        log,
-                        new HeldCausalLogs(memory),
-                        CausalRecovery.notRecovering("task", LOG),
-                        1,
-                        1,
-                        -1);
+        CausalTask task = runningTask(log, new HeldCausalLogs(memory));
         Thread taskThread =
                 waitingInEpoch2(
                         task,
@@ -201,14 +186,7 @@ class DeterminantMemoryTest {
     void aReplacementWaitsOnlyForCheckpointsThatCountIt() throws Exception {
         DeterminantMemory memory = new DeterminantMemory(30);
         TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
-        CausalTask task =
-                new CausalTask(
-                        log,
-                        new HeldCausalLogs(memory),
-                        CausalRecovery.notRecovering("task", LOG),
-                        1,
-                        1,
-                        -1);
+        CausalTask task = runningTask(log, new HeldCausalLogs(memory));
         task.replacedAFailedAttempt();
         AtomicBoolean waitsInStaleEpoch = new AtomicBoolean(true);
         CountDownLatch nextCheckpoint = new CountDownLatch(1);
@@ -263,14 +241,7 @@ class DeterminantMemoryTest {
     void withoutAPendingCheckpointAFullMemoryOverflowsAtOnce() throws Exception {
         DeterminantMemory memory = new DeterminantMemory(30);
         TaskCausalLog log = new TaskCausalLog(LOG, 1, memory);
-        CausalTask task =
-                new CausalTask(
-                        log,
-                        new HeldCausalLogs(memory),
-                        CausalRecovery.notRecovering("task", LOG),
-                        1,
-                        1,
-                        -1);
+        CausalTask task = runningTask(log, new HeldCausalLogs(memory));
         task.processingStarted();
         for (int i = 0; i < 30; i++) {
             task.logged(new Determinant.RandomSeed(i));
@@ -286,6 +257,11 @@ class DeterminantMemoryTest {
      * Starts a task thread that logs 16 bytes in epoch 1, takes checkpoint 2 and then does {@code
      * inEpoch2}, which outgrows the memory; returns once it waits for memory.
      */
+    /** A task of one input channel that does not recover, its logs sharing one memory. */
+    private static CausalTask runningTask(TaskCausalLog log, HeldCausalLogs held) {
+        return new CausalTask(log, held, CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
+    }
+
     private static Thread waitingInEpoch2(CausalTask task, Runnable inEpoch2)
             throws InterruptedException {
         Thread taskThread =
