@@ -410,19 +410,15 @@ public class ClonosScheduler extends DefaultScheduler {
                         latestCompletedCheckpoint(),
                         RestartScope.primaryVertices(getExecutionGraph()),
                         id -> RestartScope.consumersOf(getSchedulingTopology(), id),
+                        lost.finishedProducers(getExecutionGraph(), getSchedulingTopology()),
                         id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex());
         if (!verdict.isLocal()) {
             globalFallbacks.count(verdict.fallback());
+            String why = names(batch) + " locally: " + verdict.notLocal();
             log.warn(
-                    "Cannot recover {} locally: {}. Falling back to Flink's restart from the last checkpoint.",
-                    names(batch),
-                    verdict.notLocal());
-            handleGlobalFailure(
-                    new FlinkException(
-                            "Clonos cannot recover "
-                                    + names(batch)
-                                    + " locally: "
-                                    + verdict.notLocal()));
+                    "Cannot recover {}. Falling back to Flink's restart from the last checkpoint.",
+                    why);
+            handleGlobalFailure(new FlinkException("Clonos cannot recover " + why));
             return;
         }
         restartOrphansAfresh(verdict, batch, versions);

@@ -65,6 +65,7 @@ import org.apache.flink.util.concurrent.ScheduledExecutorServiceAdapter;
 import org.slf4j.Logger;
 
 import java.util.Collection;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -153,15 +154,20 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
                                 jobGraph.isCheckpointingEnabled())
                         .create();
 
+        Optional<ClonosSlotPool> clonosSlotPool = slotPoolService.castInto(ClonosSlotPool.class);
         LostTaskManagers lostTaskManagers =
                 new LostTaskManagers(
                         ioExecutor,
                         mainThreadExecutor,
-                        slotPoolService
-                                .castInto(ClonosSlotPool.class)
+                        clonosSlotPool
                                 .<java.util.function.BiConsumer<ResourceID, Exception>>map(
                                         pool -> pool::declareLost)
                                 .orElse(slotPool::releaseTaskManager),
+                        // without Clonos's slot pool (a test's) no TaskManager counts as gone
+                        clonosSlotPool
+                                .<java.util.function.Predicate<ResourceID>>map(
+                                        pool -> pool::isRegistered)
+                                .orElse(taskManager -> true),
                         log);
         return new ClonosScheduler(
                 clonos,

@@ -27,6 +27,9 @@ import org.apache.flink.util.clock.Clock;
 import javax.annotation.Nonnull;
 import javax.annotation.Nullable;
 
+import java.util.HashSet;
+import java.util.Set;
+
 /**
  * Flink's slot pool of a streaming job, which can declare a TaskManager lost before the heartbeats
  * do ({@link LostTaskManagers}): it releases the TaskManager's slots, as the JobMaster does when it
@@ -38,6 +41,12 @@ final class ClonosSlotPool extends DeclarativeSlotPoolBridge {
 
     /** The ResourceManager the pool is connected to; null while it is not. Main thread. */
     @Nullable private ResourceManagerGateway resourceManager;
+
+    /**
+     * The TaskManagers registered with the job and not released since (Flink's own set is not
+     * visible outside its package). Main thread.
+     */
+    private final Set<ResourceID> registered = new HashSet<>();
 
     private ClonosSlotPool(
             JobID jobId,
@@ -67,6 +76,24 @@ final class ClonosSlotPool extends DeclarativeSlotPoolBridge {
     public void disconnectResourceManager() {
         this.resourceManager = null;
         super.disconnectResourceManager();
+    }
+
+    @Override
+    public boolean registerTaskManager(ResourceID taskManager) {
+        registered.add(taskManager);
+        return super.registerTaskManager(taskManager);
+    }
+
+    @Override
+    public boolean releaseTaskManager(ResourceID taskManager, Exception cause) {
+        // forgotten before the release fails its tasks, so that their recovery sees it gone
+        registered.remove(taskManager);
+        return super.releaseTaskManager(taskManager, cause);
+    }
+
+    /** Whether the TaskManager is registered with the job and was not released since. */
+    boolean isRegistered(ResourceID taskManager) {
+        return registered.contains(taskManager);
     }
 
     /** The TaskManager is gone: its slots are released, and the ResourceManager forgets it. */

@@ -38,6 +38,8 @@ final class GlobalFallbacks {
         NO_SURVIVOR("noSurvivor"),
         /** Failed tasks in a row longer than the determinant sharing depth covers. */
         BEYOND_DSD("beyondDsd"),
+        /** A producer finished on a TaskManager that is lost: its in-flight log is gone. */
+        INPUT_LOST("inputLost"),
         /** Flink's restart strategy refused the restart, or Flink failed the job globally. */
         RESTART_STRATEGY("restartStrategy"),
         /** The local restart itself failed. */

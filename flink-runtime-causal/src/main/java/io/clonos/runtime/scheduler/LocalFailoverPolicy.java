@@ -147,6 +147,7 @@ final class LocalFailoverPolicy<V> {
      * @param completedCheckpoint the latest completed checkpoint
      * @param primaries every task of the job but the standbys
      * @param consumersOf the tasks that read each task's output
+     * @param lostProducer a producer of the task that finished on a TaskManager that is lost
      * @param names a task's name for the log
      */
     BatchVerdict<V> judge(
@@ -154,8 +155,22 @@ final class LocalFailoverPolicy<V> {
             long completedCheckpoint,
             Set<V> primaries,
             Function<V, Collection<V>> consumersOf,
+            Function<V, Optional<V>> lostProducer,
             Function<V, String> names) {
         stillRecovering.values().removeIf(restoredFrom -> restoredFrom < completedCheckpoint);
+        for (V task : batch) {
+            Optional<V> producer = lostProducer.apply(task);
+            if (producer.isPresent()) {
+                // Flink does not run a finished task again, and its output is gone with it
+                return BatchVerdict.global(
+                        GlobalFallbacks.Reason.INPUT_LOST,
+                        "the producer finished on a TaskManager that is lost: "
+                                + names.apply(producer.get())
+                                + " finished, and its in-flight log, from which "
+                                + names.apply(task)
+                                + " would replay its input, is gone with that TaskManager");
+            }
+        }
         Set<V> down = new LinkedHashSet<>(batch);
         down.addAll(stillRecovering.keySet());
         ConnectedFailures<V> failures = new ConnectedFailures<>(consumersOf, down);

@@ -15,9 +15,14 @@ package io.clonos.runtime.scheduler;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.concurrent.ComponentMainThreadExecutor;
+import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.ExecutionGraph;
 import org.apache.flink.runtime.executiongraph.ExecutionVertex;
+import org.apache.flink.runtime.jobgraph.IntermediateResultPartitionID;
 import org.apache.flink.runtime.jobmaster.JobMasterException;
+import org.apache.flink.runtime.scheduler.strategy.ConsumedPartitionGroup;
+import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
+import org.apache.flink.runtime.scheduler.strategy.SchedulingTopology;
 import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
 
 import org.slf4j.Logger;
@@ -28,11 +33,14 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Declares a TaskManager lost as soon as a task reports its data connection to it broken and the
@@ -53,6 +61,7 @@ final class LostTaskManagers {
     private final Executor io;
     private final ComponentMainThreadExecutor mainThread;
     private final BiConsumer<ResourceID, Exception> declareLost;
+    private final Predicate<ResourceID> registered;
     private final Logger log;
 
     /** TaskManagers being probed, or declared lost already. */
@@ -62,11 +71,49 @@ final class LostTaskManagers {
             Executor io,
             ComponentMainThreadExecutor mainThread,
             BiConsumer<ResourceID, Exception> declareLost,
+            Predicate<ResourceID> registered,
             Logger log) {
         this.io = io;
         this.mainThread = mainThread;
         this.declareLost = declareLost;
+        this.registered = registered;
         this.log = log;
+    }
+
+    /**
+     * Whether the TaskManager left the job: declared lost (by a report, its heartbeats or its RPC
+     * endpoint) and released. Main thread.
+     */
+    boolean isGone(ResourceID taskManager) {
+        return !registered.test(taskManager);
+    }
+
+    /**
+     * For a task, a producer of its that finished on a TaskManager that is gone: a finished task's
+     * partition and in-flight log live on its TaskManager only, and Flink does not run a finished
+     * task again. Main thread.
+     */
+    Function<ExecutionVertexID, Optional<ExecutionVertexID>> finishedProducers(
+            ExecutionGraph graph, SchedulingTopology topology) {
+        return id -> {
+            for (ConsumedPartitionGroup group :
+                    topology.getVertex(id).getConsumedPartitionGroups()) {
+                for (IntermediateResultPartitionID partition : group) {
+                    ExecutionVertexID producer =
+                            topology.getResultPartition(partition).getProducer().getId();
+                    ExecutionVertex vertex =
+                            graph.getJobVertex(producer.getJobVertexId())
+                                    .getTaskVertices()[producer.getSubtaskIndex()];
+                    TaskManagerLocation location = vertex.getCurrentAssignedResourceLocation();
+                    if (vertex.getExecutionState() == ExecutionState.FINISHED
+                            && location != null
+                            && isGone(location.getResourceID())) {
+                        return Optional.of(producer);
+                    }
+                }
+            }
+            return Optional.empty();
+        };
     }
 
     /** A task reports its connection to a TaskManager's data port broken. */

@@ -31,6 +31,7 @@ import org.junit.jupiter.api.Test;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -173,16 +174,37 @@ class LocalFailoverPolicyTest {
     private static final Set<String> ALL = PIPELINE.keySet();
     private static final Function<String, String> NAME = task -> "task " + task;
 
+    /** No producer finished on a lost TaskManager. */
+    private static final Function<String, Optional<String>> NONE_LOST = task -> Optional.empty();
+
+    @Test
+    void aTaskWhoseProducerFinishedOnTheLostTaskManagerFallsBack() {
+        // b1 finished on the TaskManager that c1 was lost with: c1 cannot replay b1's output
+        LocalFailoverPolicy.BatchVerdict<String> verdict =
+                policy().judge(
+                                Set.of("c1"),
+                                5,
+                                ALL,
+                                PIPELINE::get,
+                                task -> task.equals("c1") ? Optional.of("b1") : Optional.empty(),
+                                NAME);
+        assertThat(verdict.isLocal()).isFalse();
+        assertThat(verdict.fallback()).isEqualTo(GlobalFallbacks.Reason.INPUT_LOST);
+        assertThat(verdict.notLocal())
+                .startsWith("the producer finished on a TaskManager that is lost: task b1 finished")
+                .contains("task c1 would replay its input");
+    }
+
     @Test
     void aLostSliceRecoversLocallyAtTheFullDepthAndNamesTheOrphanBelowIt() {
         LocalFailoverPolicy.BatchVerdict<String> full =
-                policy().judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NAME);
+                policy().judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NONE_LOST, NAME);
         assertThat(full.isLocal()).isTrue();
         assertThat(full.restartAfresh()).isEmpty();
 
         LocalFailoverPolicy.BatchVerdict<String> dsd1 =
                 policy("clonos.determinant-sharing-depth", "1")
-                        .judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NAME);
+                        .judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NONE_LOST, NAME);
         assertThat(dsd1.isLocal()).isFalse();
         assertThat(dsd1.fallback()).isEqualTo(GlobalFallbacks.Reason.BEYOND_DSD);
         assertThat(dsd1.notLocal())
@@ -199,7 +221,7 @@ class LocalFailoverPolicyTest {
                                 "1",
                                 "clonos.recovery.orphan-fallback",
                                 "at-least-once")
-                        .judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NAME);
+                        .judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NONE_LOST, NAME);
         assertThat(verdict.isLocal()).isTrue();
         assertThat(verdict.restartAfresh()).containsExactly("a0");
         assertThat(verdict.orphanReasons()).startsWith("task a0 is an orphan");
@@ -208,7 +230,7 @@ class LocalFailoverPolicyTest {
     @Test
     void everyTaskDownIsARollback() {
         LocalFailoverPolicy.BatchVerdict<String> verdict =
-                policy().judge(ALL, 5, ALL, PIPELINE::get, NAME);
+                policy().judge(ALL, 5, ALL, PIPELINE::get, NONE_LOST, NAME);
         assertThat(verdict.isLocal()).isFalse();
         assertThat(verdict.fallback()).isEqualTo(GlobalFallbacks.Reason.NO_SURVIVOR);
         assertThat(verdict.notLocal()).contains("every task of the job");
@@ -221,11 +243,13 @@ class LocalFailoverPolicyTest {
 
         // a0 restored checkpoint 7 and may still wait for its determinants: with b0 lost now it
         // reaches c1 two hops away
-        assertThat(policy.judge(Set.of("b0"), 7, ALL, PIPELINE::get, NAME).isLocal()).isFalse();
+        assertThat(policy.judge(Set.of("b0"), 7, ALL, PIPELINE::get, NONE_LOST, NAME).isLocal())
+                .isFalse();
         assertThat(policy.stillRecovering()).containsExactly("a0");
 
         // checkpoint 8 completed: a0 took part in it, so it has its determinants
-        assertThat(policy.judge(Set.of("b0"), 8, ALL, PIPELINE::get, NAME).isLocal()).isTrue();
+        assertThat(policy.judge(Set.of("b0"), 8, ALL, PIPELINE::get, NONE_LOST, NAME).isLocal())
+                .isTrue();
         assertThat(policy.stillRecovering()).isEmpty();
     }
 }

@@ -34,6 +34,7 @@ import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.jobgraph.JobGraph;
@@ -156,7 +157,9 @@ class ExactlyOnceITCase {
 
     private void startCluster(Configuration config) throws Exception {
         // a recovery that gets stuck falls back (and the test fails) long before the job timeout
-        config.setString("clonos.recovery.reconnect-timeout", "10 s");
+        if (!config.containsKey("clonos.recovery.reconnect-timeout")) {
+            config.setString("clonos.recovery.reconnect-timeout", "10 s");
+        }
         cluster = RecoveryClusters.start(config, 3, 2, 5);
     }
 
@@ -581,6 +584,65 @@ class ExactlyOnceITCase {
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
+    /**
+     * A producer that finished on the TaskManager that is lost took its partition and in-flight log
+     * with it, and Flink does not run a finished task again: the recovery of its consumer cannot
+     * replay that input. The job rolls back at once, naming the reason, instead of waiting for the
+     * producer's new attempt until the reconnect timeout (longer here than the test waits).
+     */
+    @Test
+    void aProducerThatFinishedOnTheLostTaskManagerRollsBackAtOnce() throws Exception {
+        startCluster(Configuration.fromMap(Map.of("clonos.recovery.reconnect-timeout", "10 min")));
+        failing = null;
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(PARALLELISM);
+        env.enableCheckpointing(250);
+        // the left source ends at once, the right one runs for seconds
+        source(env, "left", NUMBERS, 1_000_000)
+                .keyBy(t -> t.f0)
+                .connect(source(env, "right").keyBy(t -> t.f0))
+                .process(new CoHashChain())
+                .name("co-chain")
+                .addSink(new CommittedLinesSink(output))
+                .name("sink")
+                .setParallelism(1);
+        JobID job = cluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
+        String left = "Source: left -> left-tag";
+        while (!finished(cluster.getExecutionGraph(job).get(), left)) {
+            Thread.sleep(20);
+        }
+        Map<String, String> locations = subtaskLocations(cluster.getExecutionGraph(job).get());
+        String lost = locations.get("co-chain[0]");
+        assertThat(List.of(locations.get(left + "[0]"), locations.get(left + "[1]")))
+                .as("a finished left subtask shares the TaskManager of co-chain[0]")
+                .contains(lost);
+        cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();
+
+        assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
+        AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
+        assertThat(graph.getFailureInfo()).isNotNull();
+        assertThat(graph.getFailureInfo().getExceptionAsString())
+                .contains("the producer finished on a TaskManager that is lost");
+        assertThat(restartedSubtasks(graph))
+                .as("the job rolled back")
+                .contains("Source: right -> right-tag[0]", "Source: right -> right-tag[1]");
+        assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
+    }
+
+    private static boolean finished(AccessExecutionGraph graph, String vertexName) {
+        int subtasks = 0;
+        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+            if (vertex.getTaskNameWithSubtaskIndex().startsWith(vertexName + " (")) {
+                subtasks++;
+                if (vertex.getExecutionState() != ExecutionState.FINISHED) {
+                    return false;
+                }
+            }
+        }
+        // none while the job is being created
+        return subtasks > 0;
+    }
+
     /** One hash chain per key over the records of both inputs, in the order the task reads them. */
     static final class CoHashChain
             extends KeyedCoProcessFunction<
@@ -806,11 +868,17 @@ class ExactlyOnceITCase {
 
     private static DataStream<Tuple3<Long, String, Long>> source(
             StreamExecutionEnvironment env, String name, long numbers) {
+        return source(env, name, numbers, 1_500);
+    }
+
+    /** A source of {@code numbers} numbers at {@code rate} per second. */
+    private static DataStream<Tuple3<Long, String, Long>> source(
+            StreamExecutionEnvironment env, String name, long numbers, double rate) {
         return env.fromSource(
                         new DataGeneratorSource<>(
                                 index -> index + 1,
                                 numbers,
-                                RateLimiterStrategy.perSecond(1_500),
+                                RateLimiterStrategy.perSecond(rate),
                                 Types.LONG),
                         WatermarkStrategy.noWatermarks(),
                         name)
