@@ -17,7 +17,6 @@ import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.jobgraph.JobGraphRewriter;
 import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.streaming.causal.CanonicalTimerOrder;
-import io.clonos.streaming.operators.CausalAsyncWaitOperatorFactory;
 import io.clonos.streaming.partitioner.CausalPartitioners;
 import io.clonos.streaming.tasks.CausalMultipleInputStreamTask;
 import io.clonos.streaming.tasks.CausalOneInputStreamTask;
@@ -163,10 +162,11 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                     config.getTransitiveChainedTaskConfigsWithSelf(userCodeClassLoader).values()) {
                 Class<?> factory = operator.getStreamOperatorFactoryClass(userCodeClassLoader);
                 if (factory != null && AsyncWaitOperatorFactory.class.isAssignableFrom(factory)) {
+                    // only if the rewriting left Flink's operator in place
                     return Optional.of(
                             "its operator "
                                     + operator.getOperatorName()
-                                    + " retries async I/O calls, which Clonos does not replay");
+                                    + " is Flink's async I/O operator, whose results Clonos does not replay");
                 }
             }
         } catch (RuntimeException e) {
@@ -208,7 +208,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
 
     /**
      * Puts Clonos's replayable async I/O operator in the place of Flink's, in the vertex's head and
-     * chained operators; a job that retries async calls keeps Flink's (and rolls back globally).
+     * chained operators.
      */
     static void replaceAsyncOperators(StreamConfig vertex, ClassLoader userCodeClassLoader) {
         if (isAsyncWait(vertex, userCodeClassLoader)) {
@@ -222,10 +222,9 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                 // a deserialized StreamConfig cannot take objects; a new view of its configuration
                 // can
                 StreamConfig writable = new StreamConfig(operator.getConfiguration());
-                if (replaceAsyncOperator(writable, userCodeClassLoader)) {
-                    writable.serializeAllConfigs();
-                    replaced = true;
-                }
+                replaceAsyncOperator(writable, userCodeClassLoader);
+                writable.serializeAllConfigs();
+                replaced = true;
             }
         }
         if (replaced) {
@@ -238,19 +237,11 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
         return factory != null && AsyncWaitOperatorFactory.class.isAssignableFrom(factory);
     }
 
-    private static boolean replaceAsyncOperator(
+    private static void replaceAsyncOperator(
             StreamConfig operator, ClassLoader userCodeClassLoader) {
         AsyncWaitOperatorFactory<?, ?> flink =
                 operator.getStreamOperatorFactory(userCodeClassLoader);
-        Optional<CausalAsyncWaitOperatorFactory<?, ?>> causal =
-                ClonosAsyncWaitPatch.causalFactory(flink);
-        causal.ifPresent(operator::setStreamOperatorFactory);
-        if (causal.isEmpty()) {
-            LOG.info(
-                    "Operator {} retries async I/O calls: it keeps Flink's operator, and its failures roll back globally.",
-                    operator.getOperatorName());
-        }
-        return causal.isPresent();
+        operator.setStreamOperatorFactory(ClonosAsyncWaitPatch.causalFactory(flink));
     }
 
     private static boolean isCausalTask(String invokable) {

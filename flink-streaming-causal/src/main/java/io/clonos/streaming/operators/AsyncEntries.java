@@ -143,6 +143,14 @@ final class AsyncEntries<IN, OUT> implements Iterable<AsyncEntries.Entry<IN, OUT
 
         @Nullable ScheduledFuture<?> timeout;
 
+        /**
+         * The call of the user function under way for the record: 1 for the first, then retries.
+         */
+        int attempt = 1;
+
+        /** Whether a retry of the record is due after its back-off; running tasks only. */
+        boolean retryPending;
+
         Entry(long id, @Nullable StreamRecord<IN> input, @Nullable Watermark watermark) {
             this.id = id;
             this.input = input;

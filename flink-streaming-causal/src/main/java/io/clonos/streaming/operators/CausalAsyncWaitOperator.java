@@ -27,6 +27,8 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.functions.async.AsyncFunction;
+import org.apache.flink.streaming.api.functions.async.AsyncRetryPredicate;
+import org.apache.flink.streaming.api.functions.async.AsyncRetryStrategy;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.graph.StreamConfig;
 import org.apache.flink.streaming.api.operators.AbstractUdfStreamOperator;
@@ -46,7 +48,9 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Async I/O whose results a recovered task gets back from its causal log: Clonos's replacement for
@@ -65,8 +69,14 @@ import java.util.concurrent.RejectedExecutionException;
  * <p>The operator waits for a result only where Flink's does (at capacity, at the end of input);
  * while replaying it waits for exactly the logged mailbox actions that freed its predecessor.
  * Ordered and unordered output, watermarks, timeouts (the user function's {@code timeout}) are as
- * in Flink; retry strategies are not supported (jobs that use them keep Flink's operator and roll
- * back globally).
+ * in Flink.
+ *
+ * <p>Retries ({@link AsyncRetryStrategy}) are as in Flink too: a result or failure that the
+ * strategy's predicates match is not applied; after the back-off the user function is called again,
+ * at the end of input at once and for the last time. Only the result that takes effect is logged,
+ * so a replay neither retries nor waits for a back-off: which calls failed, and how long they took,
+ * is the external world's business, like the answers themselves. The back-off therefore runs
+ * outside the task's (logged) timers.
  */
 @Internal
 public final class CausalAsyncWaitOperator<IN, OUT>
@@ -84,6 +94,13 @@ public final class CausalAsyncWaitOperator<IN, OUT>
     private final long timeout;
     private final int capacity;
     private final boolean ordered;
+
+    /** The job's retry strategy; null when it does not retry. */
+    @Nullable private final AsyncRetryStrategy<OUT> retry;
+
+    /** Set at the end of input: the retries due are made at once, and no more are scheduled. */
+    private transient boolean retriesStopped;
+
     private final transient MailboxExecutor mailbox;
 
     private transient AsyncEntries<IN, OUT> entries;
@@ -107,6 +124,7 @@ public final class CausalAsyncWaitOperator<IN, OUT>
             long timeout,
             int capacity,
             boolean ordered,
+            @Nullable AsyncRetryStrategy<OUT> retry,
             ProcessingTimeService processingTimeService,
             MailboxExecutor mailbox) {
         super(function);
@@ -117,6 +135,7 @@ public final class CausalAsyncWaitOperator<IN, OUT>
         this.timeout = timeout;
         this.capacity = capacity;
         this.ordered = ordered;
+        this.retry = retry;
         this.processingTimeService = processingTimeService;
         this.mailbox = mailbox;
         setChainingStrategy(ChainingStrategy.ALWAYS);
@@ -183,6 +202,12 @@ public final class CausalAsyncWaitOperator<IN, OUT>
 
     @Override
     public void endInput() throws Exception {
+        retriesStopped = true;
+        for (AsyncEntries.Entry<IN, OUT> entry : entries) {
+            if (entry.retryPending) {
+                retryNow(entry);
+            }
+        }
         while (!entries.isEmpty()) {
             waitForOneAction();
         }
@@ -228,6 +253,54 @@ public final class CausalAsyncWaitOperator<IN, OUT>
         userFunction.asyncInvoke(entry.input.getValue(), new Result(entry));
     }
 
+    /**
+     * Whether the strategy retries the record after this result ({@code results}) or failure
+     * ({@code error}) of its current attempt: task thread, running normally.
+     */
+    private boolean retries(
+            AsyncEntries.Entry<IN, OUT> entry,
+            @Nullable Collection<OUT> results,
+            @Nullable Throwable error) {
+        if (retry == null || retriesStopped || !retry.canRetry(entry.attempt)) {
+            return false;
+        }
+        AsyncRetryPredicate<OUT> predicate = retry.getRetryPredicate();
+        return results != null
+                ? predicate.resultPredicate().map(p -> p.test(results)).orElse(false)
+                : predicate.exceptionPredicate().map(p -> p.test(error)).orElse(false);
+    }
+
+    /** Calls the user function again for the record once the strategy's back-off passed. */
+    private void retryLater(AsyncEntries.Entry<IN, OUT> entry) {
+        entry.retryPending = true;
+        int attempt = entry.attempt;
+        CompletableFuture.delayedExecutor(
+                        retry.getBackoffTimeMillis(attempt), TimeUnit.MILLISECONDS)
+                .execute(
+                        () -> {
+                            try {
+                                mailbox.execute(
+                                        () -> {
+                                            if (entry.attempt == attempt) {
+                                                retryNow(entry);
+                                            }
+                                        },
+                                        "retry an async I/O call");
+                            } catch (RejectedExecutionException closed) {
+                                // the task ends; the record is called again after a restore
+                            }
+                        });
+    }
+
+    private void retryNow(AsyncEntries.Entry<IN, OUT> entry) throws Exception {
+        if (!entry.retryPending || entry.isCompleted()) {
+            return;
+        }
+        entry.retryPending = false;
+        entry.attempt++;
+        call(entry);
+    }
+
     private boolean isRunning() {
         return causal == null || causal.recovery().isRunning();
     }
@@ -254,15 +327,23 @@ public final class CausalAsyncWaitOperator<IN, OUT>
     private void timedOut(AsyncEntries.Entry<IN, OUT> entry) throws Exception {
         // while replaying, what the timeout led to (a result, or the failure) is in the log
         if (!entry.isCompleted() && isRunning()) {
+            // as in Flink, the timeout takes the place of a retry due, and its answer may be
+            // retried
+            entry.retryPending = false;
             userFunction.timeout(entry.input.getValue(), new Result(entry));
         }
     }
 
-    /** A result took effect: task thread, running normally. */
-    private void completed(AsyncEntries.Entry<IN, OUT> entry, Collection<OUT> results)
+    /** A result of attempt {@code attempt} arrived: task thread. */
+    private void completed(AsyncEntries.Entry<IN, OUT> entry, Collection<OUT> results, int attempt)
             throws IOException {
-        if (entry.isCompleted() || !isRunning()) {
-            // the first result of a record counts (a late answer after a timeout's does not)
+        if (entry.isCompleted() || !isRunning() || attempt != entry.attempt || entry.retryPending) {
+            // the first result of a record's current attempt counts (not a late answer after a
+            // timeout's, nor one of an attempt that is being retried)
+            return;
+        }
+        if (retries(entry, results, null)) {
+            retryLater(entry);
             return;
         }
         if (causal != null) {
@@ -439,12 +520,35 @@ public final class CausalAsyncWaitOperator<IN, OUT>
         return copy;
     }
 
-    /** The user function's handle on one record's result. */
+    /** A failure of attempt {@code attempt} arrived, with a retry strategy: task thread. */
+    private void failed(AsyncEntries.Entry<IN, OUT> entry, Throwable error, int attempt) {
+        if (entry.isCompleted() || !isRunning() || attempt != entry.attempt || entry.retryPending) {
+            return;
+        }
+        if (retries(entry, null, error)) {
+            retryLater(entry);
+            return;
+        }
+        fail(entry, error);
+    }
+
+    private void fail(AsyncEntries.Entry<IN, OUT> entry, Throwable error) {
+        getContainingTask()
+                .getEnvironment()
+                .failExternally(
+                        new Exception(
+                                "Could not complete the stream element " + entry.input + '.',
+                                error));
+    }
+
+    /** The user function's handle on the result of one call for a record. */
     private final class Result implements ResultFuture<OUT> {
         private final AsyncEntries.Entry<IN, OUT> entry;
+        private final int attempt;
 
         Result(AsyncEntries.Entry<IN, OUT> entry) {
             this.entry = entry;
+            this.attempt = entry.attempt;
         }
 
         @Override
@@ -452,7 +556,7 @@ public final class CausalAsyncWaitOperator<IN, OUT>
             // through the mailbox even from the task thread (a function that answers at once, a
             // timeout): the result then takes effect at a mailbox point, which the log can name
             try {
-                mailbox.execute(() -> completed(entry, results), "async I/O result");
+                mailbox.execute(() -> completed(entry, results, attempt), "async I/O result");
             } catch (RejectedExecutionException closed) {
                 // the task ends; the result has no effect
             }
@@ -460,12 +564,15 @@ public final class CausalAsyncWaitOperator<IN, OUT>
 
         @Override
         public void completeExceptionally(Throwable error) {
-            getContainingTask()
-                    .getEnvironment()
-                    .failExternally(
-                            new Exception(
-                                    "Could not complete the stream element " + entry.input + '.',
-                                    error));
+            if (retry == null) {
+                fail(entry, error);
+                return;
+            }
+            try {
+                mailbox.execute(() -> failed(entry, error, attempt), "async I/O failure");
+            } catch (RejectedExecutionException closed) {
+                // the task ends; the failure has no effect
+            }
         }
     }
 }

@@ -14,12 +14,15 @@ package io.clonos.streaming.operators;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.streaming.api.functions.async.AsyncFunction;
+import org.apache.flink.streaming.api.functions.async.AsyncRetryStrategy;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.ChainingStrategy;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.api.operators.YieldingOperatorFactory;
+
+import javax.annotation.Nullable;
 
 /**
  * Creates {@link CausalAsyncWaitOperator}s; it takes the place of Flink's async I/O factory in a
@@ -36,13 +39,20 @@ public final class CausalAsyncWaitOperatorFactory<IN, OUT>
     private final long timeout;
     private final int capacity;
     private final boolean ordered;
+    @Nullable private final AsyncRetryStrategy<OUT> retry;
 
+    /** {@code retry} null for a job that does not retry. */
     public CausalAsyncWaitOperatorFactory(
-            AsyncFunction<IN, OUT> function, long timeout, int capacity, boolean ordered) {
+            AsyncFunction<IN, OUT> function,
+            long timeout,
+            int capacity,
+            boolean ordered,
+            @Nullable AsyncRetryStrategy<OUT> retry) {
         this.function = function;
         this.timeout = timeout;
         this.capacity = capacity;
         this.ordered = ordered;
+        this.retry = retry;
         this.chainingStrategy = ChainingStrategy.ALWAYS;
     }
 
@@ -56,6 +66,7 @@ public final class CausalAsyncWaitOperatorFactory<IN, OUT>
                         timeout,
                         capacity,
                         ordered,
+                        retry,
                         processingTimeService,
                         getMailboxExecutor());
         operator.setup(

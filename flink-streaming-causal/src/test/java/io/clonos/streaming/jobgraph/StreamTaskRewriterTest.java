@@ -35,7 +35,6 @@ import org.apache.flink.streaming.api.functions.co.CoMapFunction;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.streaming.api.functions.source.SourceFunction;
 import org.apache.flink.streaming.api.graph.StreamConfig;
-import org.apache.flink.streaming.api.operators.async.AsyncWaitOperatorFactory;
 import org.apache.flink.streaming.util.retryable.AsyncRetryStrategies;
 import org.apache.flink.streaming.util.retryable.RetryPredicates;
 
@@ -94,22 +93,23 @@ class StreamTaskRewriterTest {
         assertThat(why.get("join")).as("two inputs, read a buffer at a time").isEmpty();
         assertThat(why.get("lookup")).as("Clonos's async operator replays").isEmpty();
         assertThat(why.get("retried lookup"))
-                .hasValueSatisfying(reason -> assertThat(reason).contains("retries async I/O"));
+                .as("Clonos's async operator retries and replays")
+                .isEmpty();
     }
 
     @Test
-    void asyncOperatorsBecomeReplayableUnlessTheyRetry() {
+    void asyncOperatorsBecomeReplayableWhetherTheyRetryOrNot() {
         JobGraph jobGraph = jobWithEveryKindOfTask();
 
         new StreamTaskRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
 
         assertThat(headFactory(jobGraph, "lookup")).isEqualTo(CausalAsyncWaitOperatorFactory.class);
         assertThat(headFactory(jobGraph, "retried lookup"))
-                .isEqualTo(AsyncWaitOperatorFactory.class);
+                .isEqualTo(CausalAsyncWaitOperatorFactory.class);
     }
 
     @Test
-    void aRetryingAsyncOperatorChainedToASourceKeepsFlinksOperatorAndIsMarkedNotReplayable() {
+    void aRetryingAsyncOperatorChainedToASourceIsReplacedAndReplayable() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         AsyncRetryStrategy<Long> retries =
                 new AsyncRetryStrategies.FixedDelayRetryStrategyBuilder<Long>(3, 10)
@@ -130,8 +130,8 @@ class StreamTaskRewriterTest {
 
         JobVertex chain = vertexNamed(jobGraph, "retried lookup");
         Map<String, Class<?>> factories = chainedFactories(chain);
-        assertThat(factories).containsEntry("retried lookup", AsyncWaitOperatorFactory.class);
-        assertThat(VertexReplay.whyNotReplayable(chain.getConfiguration())).isPresent();
+        assertThat(factories).containsEntry("retried lookup", CausalAsyncWaitOperatorFactory.class);
+        assertThat(VertexReplay.whyNotReplayable(chain.getConfiguration())).isEmpty();
     }
 
     @Test

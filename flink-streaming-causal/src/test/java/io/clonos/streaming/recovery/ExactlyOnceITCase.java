@@ -45,6 +45,7 @@ import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.async.AsyncRetryStrategy;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.async.RichAsyncFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
@@ -53,6 +54,8 @@ import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.retryable.AsyncRetryStrategies;
+import org.apache.flink.streaming.util.retryable.RetryPredicates;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.SerializedValue;
 
@@ -63,21 +66,27 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import javax.annotation.Nullable;
+
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -688,16 +697,36 @@ class ExactlyOnceITCase {
      */
     @Test
     void failedAsyncIoTaskIsRecoveredExactlyOnce() throws Exception {
-        failedAsyncIoTask(false);
+        failedAsyncIoTask(false, null);
     }
 
     /** The same with ordered output: results wait for their predecessors' before they leave. */
     @Test
     void failedOrderedAsyncIoTaskIsRecoveredExactlyOnce() throws Exception {
-        failedAsyncIoTask(true);
+        failedAsyncIoTask(true, null);
     }
 
-    private void failedAsyncIoTask(boolean ordered) throws Exception {
+    /**
+     * The same with Flink's retry strategy: a third of the answers (by their random digest), and
+     * the first call of one record in seven (it fails), are retried after a back-off, up to three
+     * calls a record. The replay applies the logged answers that took effect and retries nothing.
+     */
+    @Test
+    void failedRetryingAsyncIoTaskIsRecoveredExactlyOnce() throws Exception {
+        RETRIES.set(0);
+        failedAsyncIoTask(
+                false,
+                new AsyncRetryStrategies.FixedDelayRetryStrategyBuilder<Tuple3<Long, String, Long>>(
+                                3, 2)
+                        .ifResult(new DigestDivisibleByThree())
+                        .ifException(RetryPredicates.HAS_EXCEPTION_PREDICATE)
+                        .build());
+        assertThat(RETRIES.get()).as("calls retried").isPositive();
+    }
+
+    private void failedAsyncIoTask(
+            boolean ordered, @Nullable AsyncRetryStrategy<Tuple3<Long, String, Long>> retry)
+            throws Exception {
         startCluster(new Configuration());
         failing = "lookup";
         failAfter = NUMBERS / PARALLELISM / 2;
@@ -713,12 +742,18 @@ class ExactlyOnceITCase {
                         .map(ExactlyOnceITCase::rekey)
                         .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
                         .name("rekey");
-        (ordered
-                        ? AsyncDataStream.orderedWait(
-                                rekeyed, new NondeterministicLookup(), 30, TimeUnit.SECONDS, 4)
-                        : AsyncDataStream.unorderedWait(
-                                rekeyed, new NondeterministicLookup(), 30, TimeUnit.SECONDS, 4))
-                .name("lookup")
+        NondeterministicLookup lookup = new NondeterministicLookup(retry != null);
+        SingleOutputStreamOperator<Tuple3<Long, String, Long>> looked;
+        if (retry != null) {
+            looked =
+                    AsyncDataStream.unorderedWaitWithRetry(
+                            rekeyed, lookup, 30, TimeUnit.SECONDS, 4, retry);
+        } else if (ordered) {
+            looked = AsyncDataStream.orderedWait(rekeyed, lookup, 30, TimeUnit.SECONDS, 4);
+        } else {
+            looked = AsyncDataStream.unorderedWait(rekeyed, lookup, 30, TimeUnit.SECONDS, 4);
+        }
+        looked.name("lookup")
                 .keyBy(t -> t.f0)
                 .process(new HashChain("chain2"))
                 .name("chain2")
@@ -733,21 +768,53 @@ class ExactlyOnceITCase {
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
-    /** Answers after a random delay with a random digest; one record in five at once. */
+    /** Retries an answer whose digest is divisible by three: a third of them, at random. */
+    static final class DigestDivisibleByThree
+            implements java.util.function.Predicate<Collection<Tuple3<Long, String, Long>>>,
+                    java.io.Serializable {
+        @Override
+        public boolean test(Collection<Tuple3<Long, String, Long>> results) {
+            return results.iterator().next().f2 % 3 == 0;
+        }
+    }
+
+    /** How many calls of the lookup were retries of a record's earlier call. */
+    static final AtomicInteger RETRIES = new AtomicInteger();
+
+    /**
+     * Answers after a random delay with a random digest; one record in five at once. With retries
+     * on, the first call of one record in seven fails.
+     */
     static final class NondeterministicLookup
             extends RichAsyncFunction<Tuple3<Long, String, Long>, Tuple3<Long, String, Long>> {
+        private final boolean failsFirstCalls;
         private transient ExecutorService threads;
+        private transient Set<String> called;
         private long seen;
+
+        NondeterministicLookup(boolean failsFirstCalls) {
+            this.failsFirstCalls = failsFirstCalls;
+        }
 
         @Override
         public void open(OpenContext openContext) {
             threads = Executors.newFixedThreadPool(3);
+            called = ConcurrentHashMap.newKeySet();
         }
 
         @Override
         public void asyncInvoke(
                 Tuple3<Long, String, Long> in, ResultFuture<Tuple3<Long, String, Long>> result) {
             maybeFail(getRuntimeContext(), "lookup", ++seen);
+            boolean first = called.add(in.f1);
+            if (!first) {
+                RETRIES.incrementAndGet();
+            }
+            if (failsFirstCalls && first && in.f2 % 7 == 0) {
+                threads.execute(
+                        () -> result.completeExceptionally(new IOException("lookup failed")));
+                return;
+            }
             if (in.f2 % 5 == 0) {
                 result.complete(List.of(answer(in)));
                 return;

@@ -20,7 +20,6 @@ import org.apache.flink.streaming.api.functions.async.AsyncFunction;
 import org.apache.flink.streaming.api.functions.async.AsyncRetryStrategy;
 
 import java.lang.reflect.Field;
-import java.util.Optional;
 
 /**
  * <b>Patch of Flink's behaviour.</b> Reads what a job's {@link AsyncWaitOperatorFactory} was built
@@ -33,26 +32,25 @@ public final class ClonosAsyncWaitPatch {
 
     private ClonosAsyncWaitPatch() {}
 
-    /**
-     * Clonos's factory for what {@code flink} builds; empty when the job retries async calls, which
-     * Clonos's operator does not support.
-     */
+    /** Clonos's factory for what {@code flink} builds. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    public static Optional<CausalAsyncWaitOperatorFactory<?, ?>> causalFactory(
+    public static CausalAsyncWaitOperatorFactory<?, ?> causalFactory(
             AsyncWaitOperatorFactory<?, ?> flink) {
-        AsyncRetryStrategy<?> retry = (AsyncRetryStrategy<?>) read(flink, "asyncRetryStrategy");
-        if (retry != null
-                && (retry.getRetryPredicate().resultPredicate().isPresent()
-                        || retry.getRetryPredicate().exceptionPredicate().isPresent())) {
-            return Optional.empty();
-        }
+        AsyncRetryStrategy retry = (AsyncRetryStrategy) read(flink, "asyncRetryStrategy");
+        boolean retries =
+                retry != null
+                        && (retry.getRetryPredicate().resultPredicate().isPresent()
+                                || retry.getRetryPredicate().exceptionPredicate().isPresent());
         AsyncFunction function = (AsyncFunction) read(flink, "asyncFunction");
         long timeout = (Long) read(flink, "timeout");
         int capacity = (Integer) read(flink, "capacity");
         AsyncDataStream.OutputMode mode = (AsyncDataStream.OutputMode) read(flink, "outputMode");
-        return Optional.of(
-                new CausalAsyncWaitOperatorFactory<>(
-                        function, timeout, capacity, mode == AsyncDataStream.OutputMode.ORDERED));
+        return new CausalAsyncWaitOperatorFactory<>(
+                function,
+                timeout,
+                capacity,
+                mode == AsyncDataStream.OutputMode.ORDERED,
+                retries ? retry : null);
     }
 
     private static Object read(AsyncWaitOperatorFactory<?, ?> factory, String name) {
