@@ -62,6 +62,9 @@ public final class ClonosCli {
                     "  bench recovery [--records N] [--rate R] [--keys K] [--state-kb S] [--checkpoint-interval MS]",
                     "        [--kill-after MS] [--output DIR]",
                     "        Kill a TaskManager under the synthetic job, on Clonos and on Flink, and compare.",
+                    "        With --processes separate [--repetitions R] [--taskmanagers N] [-D key=value ...]: clusters of",
+                    "        separate JVMs (Clonos, then vanilla Flink, alternating), the TaskManager killed with",
+                    "        SIGKILL; medians and spread.",
                     "  bench standby [--records N] [--rate R] [--keys K] [--state-kb S] [--checkpoint-interval MS]",
                     "        [--kill-after MS] [--repetitions R] [--checkpoint-dir URI] [--output DIR]",
                     "        Kill a TaskManager under the synthetic job with RocksDB state, with and without standbys",
@@ -331,13 +334,60 @@ public final class ClonosCli {
         if (!"recovery".equals(benchmark)) {
             throw new UsageException("bench needs a benchmark: recovery, overhead or standby.");
         }
-        new RecoveryBenchmark(killSettings(args, RecoveryBenchmark.defaults(), false), out).run();
+        Options options =
+                Options.parse(
+                        args,
+                        killOptionNames(
+                                true, List.of("--processes", "--taskmanagers", "--conf-dir")),
+                        List.of());
+        String processes = options.values.getOrDefault("--processes", "embedded");
+        if ("embedded".equals(processes)) {
+            for (String separateOnly :
+                    List.of("--repetitions", "--checkpoint-dir", "--taskmanagers", "--conf-dir")) {
+                if (options.value(separateOnly) != null) {
+                    throw new UsageException(
+                            separateOnly + " needs --processes separate (bench recovery).");
+                }
+            }
+            if (!options.dynamicProperties.isEmpty()) {
+                throw new UsageException("-D needs --processes separate (bench recovery).");
+            }
+            new RecoveryBenchmark(killSettings(options, RecoveryBenchmark.defaults(), false), out)
+                    .run();
+            return 0;
+        }
+        if (!"separate".equals(processes)) {
+            throw new UsageException(
+                    "--processes must be embedded or separate, got '" + processes + "'.");
+        }
+        if (options.value("--checkpoint-dir") != null) {
+            throw new UsageException(
+                    "--checkpoint-dir is not supported with --processes separate (checkpoints go to"
+                            + " the JobManager).");
+        }
+        KillSettings settings = killSettings(options, RecoveryBenchmark.defaults(), true);
+        ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
+        new SeparateProcessRecovery(
+                        home,
+                        settings,
+                        options.intValue("--taskmanagers", 3, 2),
+                        options.dynamicProperties,
+                        out)
+                .run();
         return 0;
     }
 
     /** The options of a benchmark that kills a TaskManager, over its defaults. */
     private static KillSettings killSettings(
             Deque<String> args, KillSettings settings, boolean repeatable) throws UsageException {
+        return killSettings(
+                Options.parse(args, killOptionNames(repeatable, List.of()), List.of()),
+                settings,
+                repeatable);
+    }
+
+    /** The options of a benchmark that kills a TaskManager, and {@code more}. */
+    private static List<String> killOptionNames(boolean repeatable, List<String> more) {
         List<String> names =
                 new ArrayList<>(
                         List.of(
@@ -352,7 +402,12 @@ public final class ClonosCli {
             names.add("--repetitions");
             names.add("--checkpoint-dir");
         }
-        Options options = Options.parse(args, names, List.of());
+        names.addAll(more);
+        return names;
+    }
+
+    private static KillSettings killSettings(
+            Options options, KillSettings settings, boolean repeatable) throws UsageException {
         options.requireNoPositional();
         settings.repetitions =
                 repeatable ? options.intValue("--repetitions", settings.repetitions, 1) : 1;

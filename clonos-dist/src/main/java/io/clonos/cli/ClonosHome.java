@@ -58,6 +58,14 @@ final class ClonosHome {
                 home, conf.toAbsolutePath(), run.toAbsolutePath(), log.toAbsolutePath());
     }
 
+    /**
+     * The same installation, its processes' pid files and logs in {@code runDir} and {@code
+     * logDir}.
+     */
+    ClonosHome withRunAndLogDirs(Path runDir, Path logDir) {
+        return new ClonosHome(home, confDir, runDir.toAbsolutePath(), logDir.toAbsolutePath());
+    }
+
     /** The configuration in the conf directory, overridden by {@code -D key=value} arguments. */
     Configuration loadConfiguration(Map<String, String> dynamicProperties) {
         return GlobalConfiguration.loadConfiguration(

@@ -25,8 +25,10 @@ import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
 import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
+import org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint;
 import org.apache.flink.runtime.jobmanager.JobManagerProcessSpec;
 import org.apache.flink.runtime.jobmanager.JobManagerProcessUtils;
+import org.apache.flink.runtime.taskexecutor.TaskManagerRunner;
 import org.apache.flink.runtime.util.config.memory.ProcessMemoryUtils;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
@@ -59,6 +61,22 @@ import java.util.stream.Stream;
 @Internal
 final class StandaloneCluster {
 
+    /** Which system the processes run: Clonos, or vanilla Flink for a side-by-side experiment. */
+    enum Flavour {
+        /** Clonos's entrypoints and configuration (shuffle service, scheduler, job rewriting). */
+        CLONOS(ClonosSessionClusterEntrypoint.class, ClonosTaskManagerRunner.class),
+        /** Flink's own entrypoints and the same jars and settings, without Clonos. */
+        FLINK(StandaloneSessionClusterEntrypoint.class, TaskManagerRunner.class);
+
+        private final String jobManager;
+        private final String taskManager;
+
+        Flavour(Class<?> jobManager, Class<?> taskManager) {
+            this.jobManager = jobManager.getName();
+            this.taskManager = taskManager.getName();
+        }
+    }
+
     static final String JOBMANAGER = "jobmanager";
     static final String TASKMANAGER_PREFIX = "tm-";
 
@@ -78,10 +96,16 @@ final class StandaloneCluster {
 
     private final ClonosHome home;
     private final PrintStream out;
+    private final Flavour flavour;
 
     StandaloneCluster(ClonosHome home, PrintStream out) {
+        this(home, out, Flavour.CLONOS);
+    }
+
+    StandaloneCluster(ClonosHome home, PrintStream out, Flavour flavour) {
         this.home = home;
         this.out = out;
+        this.flavour = flavour;
     }
 
     /** Starts the processes and waits until every TaskManager has registered. */
@@ -90,7 +114,7 @@ final class StandaloneCluster {
         Configuration config = home.loadConfiguration(dynamicProperties);
         config.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
         withDefaultProcessMemory(config);
-        ClonosClusterConfiguration.prepare(config);
+        prepare(config);
 
         Files.createDirectories(home.runDir());
         Files.createDirectories(home.logDir());
@@ -113,7 +137,7 @@ final class StandaloneCluster {
         launch(
                 JOBMANAGER,
                 JobManagerProcessUtils.generateJvmParametersStr(jmSpec, config),
-                ClonosSessionClusterEntrypoint.class.getName(),
+                flavour.jobManager,
                 clusterProperties,
                 JobManagerProcessUtils.generateDynamicConfigsStr(jmSpec));
 
@@ -124,8 +148,11 @@ final class StandaloneCluster {
         ClusterRestClient rest = restClient(config);
         awaitTaskManagers(rest, taskManagers);
         out.printf(
-                "Clonos cluster started: 1 JobManager, %d TaskManagers x %d slots. REST and web UI at %s%n",
-                taskManagers, slots, rest.address());
+                "%s cluster started: 1 JobManager, %d TaskManagers x %d slots. REST and web UI at %s%n",
+                flavour == Flavour.CLONOS ? "Clonos" : "Flink",
+                taskManagers,
+                slots,
+                rest.address());
         out.printf("Pid files in %s, logs in %s%n", home.runDir(), home.logDir());
     }
 
@@ -138,7 +165,7 @@ final class StandaloneCluster {
         Configuration config = home.loadConfiguration(dynamicProperties);
         config.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
         withDefaultProcessMemory(config);
-        ClonosClusterConfiguration.prepare(config);
+        prepare(config);
         Map<String, String> clusterProperties = new LinkedHashMap<>(dynamicProperties);
         clusterProperties.put(TaskManagerOptions.NUM_TASK_SLOTS.key(), String.valueOf(slots));
         launchTaskManager(config, clusterProperties, name);
@@ -160,7 +187,7 @@ final class StandaloneCluster {
         launch(
                 name,
                 ProcessMemoryUtils.generateJvmParametersStr(tmSpec),
-                ClonosTaskManagerRunner.class.getName(),
+                flavour.taskManager,
                 tmProperties,
                 TaskExecutorProcessUtils.generateDynamicConfigsStr(tmSpec));
     }
@@ -226,6 +253,13 @@ final class StandaloneCluster {
                     o.path("jobs-finished").asInt());
         } else {
             out.println("REST " + rest.address() + " does not answer");
+        }
+    }
+
+    /** Clonos's checks and derived settings; Flink's processes get the configuration as it is. */
+    private void prepare(Configuration config) {
+        if (flavour == Flavour.CLONOS) {
+            ClonosClusterConfiguration.prepare(config);
         }
     }
 

@@ -26,27 +26,40 @@ import java.util.function.LongPredicate;
  * every element its key, sequence number, creation time and arrival time.
  */
 @Internal
-final class RecoveryFigures {
+public final class RecoveryFigures {
 
     static final long BUCKET_MS = 500;
     static final long BASELINE_MS = 3000;
 
-    final String mode;
-    final long baselineLatencyMs;
-    final long recoveredTaskEmitsAfterMs;
-    final long recoveryMs;
-    final long unaffectedRecoveryMs;
-    final long unaffectedMaxStallMs;
-    final long lost;
-    final long duplicated;
-    final List<String> timeline = new ArrayList<>();
+    /** How long latency must stay under its pre-failure p99 to count as recovered (robust). */
+    static final long ROBUST_MS = 3000;
+
+    public final String mode;
+    public final long baselineLatencyMs;
+    public final long recoveredTaskEmitsAfterMs;
+    public final long recoveryMs;
+
+    /**
+     * The robust variant of the recovery time, for a noisy machine: from the failure until the mean
+     * latency stays under the p99 of the latencies before the failure for {@link #ROBUST_MS}.
+     */
+    public final long robustRecoveryMs;
+
+    /** The longest time after the failure in which nothing reached the sink. */
+    public final long maxOutputGapMs;
+
+    public final long unaffectedRecoveryMs;
+    public final long unaffectedMaxStallMs;
+    public final long lost;
+    public final long duplicated;
+    public final List<String> timeline = new ArrayList<>();
 
     /**
      * @param mustArrive the sequence numbers that must arrive: the last records of each source
      *     subtask may sit in a processing-time window that never fires, since Flink does not fire
      *     processing-time timers when the input ends
      */
-    RecoveryFigures(
+    public RecoveryFigures(
             String mode,
             List<long[]> received,
             long records,
@@ -66,6 +79,8 @@ final class RecoveryFigures {
                 meanLatency(received, killedAt - BASELINE_MS, killedAt, key -> true);
         long end = received.stream().mapToLong(r -> r[3]).max().orElse(killedAt);
         this.recoveryMs = recovery(received, killedAt, end, key -> true);
+        this.robustRecoveryMs = robustRecovery(received, killedAt, end);
+        this.maxOutputGapMs = longestGap(received, killedAt, end, key -> true);
         this.unaffectedRecoveryMs = recovery(received, killedAt, end, affectedKey.negate());
         this.unaffectedMaxStallMs = longestGap(received, killedAt, end, affectedKey.negate());
         this.recoveredTaskEmitsAfterMs =
@@ -99,6 +114,38 @@ final class RecoveryFigures {
             }
         }
         return recoveredAt - killedAt;
+    }
+
+    /**
+     * The robust variant: the start of the first {@link #ROBUST_MS} after the failure whose every
+     * bucket has output with a mean latency under the p99 of the latencies before the failure.
+     */
+    private static long robustRecovery(List<long[]> received, long killedAt, long end) {
+        long[] before =
+                received.stream()
+                        .filter(r -> r[3] >= killedAt - BASELINE_MS && r[3] < killedAt)
+                        .mapToLong(r -> r[3] - r[2])
+                        .sorted()
+                        .toArray();
+        if (before.length == 0) {
+            return -1;
+        }
+        long p99 = before[(int) Math.min(before.length - 1, Math.ceil(before.length * 0.99) - 1)];
+        long inBoundsSince = -1;
+        for (long from = killedAt; from + BUCKET_MS <= end; from += BUCKET_MS) {
+            long latency = meanLatency(received, from, from + BUCKET_MS, key -> true);
+            if (latency < 0 || latency > p99) {
+                inBoundsSince = -1;
+            } else {
+                if (inBoundsSince < 0) {
+                    inBoundsSince = from;
+                }
+                if (from + BUCKET_MS - inBoundsSince >= ROBUST_MS) {
+                    return inBoundsSince - killedAt;
+                }
+            }
+        }
+        return -1;
     }
 
     private static long longestGap(List<long[]> received, long from, long to, LongPredicate keys) {
@@ -148,13 +195,15 @@ final class RecoveryFigures {
                         .orElse(-1));
     }
 
-    String json() {
+    public String json() {
         return String.format(
                 Locale.ROOT,
-                "{\"baseline_latency_ms\":%d,\"recovered_task_emits_after_ms\":%d,\"recovery_ms\":%d,\"unaffected_recovery_ms\":%d,\"unaffected_max_stall_ms\":%d,\"lost\":%d,\"duplicated\":%d}",
+                "{\"baseline_latency_ms\":%d,\"recovered_task_emits_after_ms\":%d,\"recovery_ms\":%d,\"recovery_robust_ms\":%d,\"max_output_gap_ms\":%d,\"unaffected_recovery_ms\":%d,\"unaffected_max_stall_ms\":%d,\"lost\":%d,\"duplicated\":%d}",
                 baselineLatencyMs,
                 recoveredTaskEmitsAfterMs,
                 recoveryMs,
+                robustRecoveryMs,
+                maxOutputGapMs,
                 unaffectedRecoveryMs,
                 unaffectedMaxStallMs,
                 lost,

@@ -52,7 +52,7 @@ import java.util.Map;
  * element arrived. Every stage is its own task.
  */
 @Internal
-final class SyntheticJob {
+public final class SyntheticJob {
 
     private static final String RECEIVED = "received";
     private static final String FIRST_PROCESSED = "first-processed";
@@ -60,7 +60,7 @@ final class SyntheticJob {
     private SyntheticJob() {}
 
     /** What the job's sinks received, {key, seq, created, received}, from its probe records. */
-    static List<long[]> received(Path probes) throws IOException {
+    public static List<long[]> received(Path probes) throws IOException {
         return ProbeRecords.read(probes, RECEIVED, 4);
     }
 
@@ -85,7 +85,7 @@ final class SyntheticJob {
      * job on vanilla Flink does. The job's probes write what they observe to {@code probes} ({@link
      * #received}, {@link #firstProcessed}).
      */
-    static JobGraph build(
+    public static JobGraph build(
             long records,
             int rate,
             int keys,
@@ -126,7 +126,7 @@ final class SyntheticJob {
      * last second of each range may end in a window that never fires (Flink does not fire
      * processing-time windows when a bounded input ends).
      */
-    static boolean mustArrive(long seq, long records, int parallelism, int rate) {
+    public static boolean mustArrive(long seq, long records, int parallelism, int rate) {
         long perSubtask = records / parallelism;
         long tail = rate / parallelism;
         return seq % perSubtask < perSubtask - tail;

@@ -64,5 +64,11 @@ class RecoveryFiguresTest {
         assertThat(figures.recoveryMs)
                 .as("key 1's latency is high until 3.5 s after the failure")
                 .isBetween(3_000L, 4_000L);
+        assertThat(figures.robustRecoveryMs)
+                .as(
+                        "under the p99 before the failure (50 ms) for 3 s from 13.5 s on; the 2 s"
+                                + " in bounds right after the failure (key 0 alone) are too short")
+                .isEqualTo(3_500);
+        assertThat(figures.maxOutputGapMs).as("key 0 never stops").isLessThanOrEqualTo(10);
     }
 }

@@ -1,0 +1,360 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli;
+
+import io.clonos.cli.bench.KillSettings;
+import io.clonos.cli.bench.RecoveryFigures;
+import io.clonos.cli.bench.SyntheticJob;
+import io.clonos.runtime.rest.ClusterRestClient;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.client.deployment.StandaloneClusterId;
+import org.apache.flink.client.program.rest.RestClusterClient;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+
+import org.apache.commons.io.FileUtils;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
+
+/**
+ * {@code bin/clonos bench recovery --processes separate}: the synthetic job on a standalone cluster
+ * of separate JVM processes, a TaskManager killed with SIGKILL, on Clonos and on vanilla Flink
+ * 1.20.5 (Flink's own entrypoints, the same jars and configuration) in one run, the order of the
+ * systems alternating between repetitions. Unlike the embedded benchmark, nobody tells the
+ * JobManager of the loss: each system finds it as it would in production. Prints each run and the
+ * medians with their spread, and writes {@code summary.json} (one object per run and the medians)
+ * and {@code timeline.csv}.
+ */
+@Internal
+final class SeparateProcessRecovery {
+
+    private static final String VICTIM_VERTEX = "stateful-map";
+    private static final long JOB_TIMEOUT_MS = TimeUnit.MINUTES.toMillis(10);
+
+    private final ClonosHome home;
+    private final KillSettings settings;
+    private final int taskManagers;
+    private final Map<String, String> properties;
+    private final PrintStream out;
+
+    SeparateProcessRecovery(
+            ClonosHome home,
+            KillSettings settings,
+            int taskManagers,
+            Map<String, String> properties,
+            PrintStream out) {
+        this.home = home;
+        this.settings = settings;
+        this.taskManagers = taskManagers;
+        this.properties = properties;
+        this.out = out;
+    }
+
+    /** One run of one system: its figures, and when the JobManager learnt of the loss. */
+    private record Run(
+            String system,
+            int repetition,
+            RecoveryFigures figures,
+            long detectionMs,
+            int restarted,
+            int subtasks) {}
+
+    /** Runs both systems {@code settings.repetitions} times; returns the summary JSON. */
+    String run() throws Exception {
+        out.printf(
+                Locale.ROOT,
+                "Recovery on separate processes: %d records at %d/s over %d keys, %d KB of state per key, parallelism %d, checkpoints every %d ms, %d TaskManagers, SIGKILL after %d ms, %d repetition(s)%n",
+                settings.records,
+                settings.rate,
+                settings.keys,
+                settings.stateBytesPerKey / 1024,
+                settings.parallelism,
+                settings.checkpointIntervalMs,
+                taskManagers,
+                settings.killAfterMs,
+                settings.repetitions);
+        Files.createDirectories(settings.output);
+        List<Run> runs = new ArrayList<>();
+        for (int repetition = 0; repetition < settings.repetitions; repetition++) {
+            List<StandaloneCluster.Flavour> order =
+                    repetition % 2 == 0
+                            ? List.of(
+                                    StandaloneCluster.Flavour.CLONOS,
+                                    StandaloneCluster.Flavour.FLINK)
+                            : List.of(
+                                    StandaloneCluster.Flavour.FLINK,
+                                    StandaloneCluster.Flavour.CLONOS);
+            for (StandaloneCluster.Flavour flavour : order) {
+                Run run = runOnce(flavour, repetition);
+                runs.add(run);
+                out.printf(
+                        Locale.ROOT,
+                        "[%s #%d] %d of %d subtasks restarted, detection %d ms, recovery %d ms (robust %d ms), first output of the lost keys after %d ms, longest output gap %d ms, lost %d, duplicated %d%n",
+                        run.system,
+                        repetition,
+                        run.restarted,
+                        run.subtasks,
+                        run.detectionMs,
+                        run.figures.recoveryMs,
+                        run.figures.robustRecoveryMs,
+                        run.figures.recoveredTaskEmitsAfterMs,
+                        run.figures.maxOutputGapMs,
+                        run.figures.lost,
+                        run.figures.duplicated);
+            }
+        }
+        String json = summary(runs);
+        Files.writeString(settings.output.resolve("summary.json"), json + "\n");
+        List<String> timeline = new ArrayList<>();
+        timeline.add(
+                "mode,ms_since_kill,records,mean_latency_ms,affected_latency_ms,unaffected_latency_ms");
+        for (Run run : runs) {
+            for (String line : run.figures.timeline) {
+                timeline.add(line.replaceFirst("^[^,]*", run.system + "-" + run.repetition));
+            }
+        }
+        Files.write(settings.output.resolve("timeline.csv"), timeline);
+        printMedians(runs);
+        out.println("Summary: " + settings.output.resolve("summary.json"));
+        out.println(json);
+        return json;
+    }
+
+    private Run runOnce(StandaloneCluster.Flavour flavour, int repetition) throws Exception {
+        String system = flavour.name().toLowerCase(Locale.ROOT);
+        Path dir = settings.output.resolve(system + "-" + repetition);
+        Path probes = Files.createDirectories(dir.resolve("probes"));
+        ClonosHome processes = home.withRunAndLogDirs(dir.resolve("run"), dir.resolve("log"));
+        StandaloneCluster cluster = new StandaloneCluster(processes, out, flavour);
+        Map<String, String> clusterProperties = new LinkedHashMap<>(properties);
+        clusterProperties.putIfAbsent("cluster.evenly-spread-out-slots", "true");
+        clusterProperties.putIfAbsent("restart-strategy.type", "fixed-delay");
+        clusterProperties.putIfAbsent("restart-strategy.fixed-delay.attempts", "10");
+        clusterProperties.putIfAbsent("restart-strategy.fixed-delay.delay", "100 ms");
+        cluster.start(clusterProperties, taskManagers, settings.parallelism);
+        try {
+            Configuration config = processes.loadConfiguration(clusterProperties);
+            ClusterRestClient rest = StandaloneCluster.restClient(config);
+            JobGraph jobGraph =
+                    SyntheticJob.build(
+                            settings.records,
+                            settings.rate,
+                            settings.keys,
+                            settings.parallelism,
+                            settings.stateBytesPerKey,
+                            settings.checkpointIntervalMs,
+                            true,
+                            probes);
+            String job = submit(config, jobGraph).toHexString();
+            awaitFirstCheckpoint(rest, job);
+            long started = System.currentTimeMillis();
+            while (System.currentTimeMillis() - started < settings.killAfterMs) {
+                Thread.sleep(50);
+            }
+            Map<String, JsonNode> subtasks = rest.subtasks(job);
+            String victim = subtasks.get(VICTIM_VERTEX + "[0]").path("taskmanager-id").asText();
+            Set<Integer> affectedWindows = new HashSet<>();
+            subtasks.forEach(
+                    (name, subtask) -> {
+                        if (name.startsWith("window[")
+                                && subtask.path("taskmanager-id").asText().equals(victim)) {
+                            affectedWindows.add(subtask.path("subtask").asInt());
+                        }
+                    });
+            ProcessHandle process =
+                    cluster.process(victim)
+                            .orElseThrow(
+                                    () ->
+                                            new IllegalStateException(
+                                                    "No process runs TaskManager " + victim));
+            long killedAt = System.currentTimeMillis();
+            process.destroyForcibly();
+            out.printf("[%s #%d] SIGKILL %s (pid %d)%n", system, repetition, victim, process.pid());
+            awaitEnd(rest, job);
+            OptionalLong detected = rest.firstExceptionAt(job, "");
+            Map<String, JsonNode> ended = rest.subtasks(job);
+            int restarted =
+                    (int)
+                            ended.values().stream()
+                                    .filter(t -> t.path("attempt").asInt() > 0)
+                                    .count();
+            List<long[]> received = SyntheticJob.received(probes);
+            FileUtils.deleteDirectory(probes.toFile());
+            RecoveryFigures figures =
+                    new RecoveryFigures(
+                            system,
+                            received,
+                            settings.records,
+                            seq ->
+                                    SyntheticJob.mustArrive(
+                                            seq,
+                                            settings.records,
+                                            settings.parallelism,
+                                            settings.rate),
+                            killedAt,
+                            key ->
+                                    affectedWindows.contains(
+                                            KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                                                    key,
+                                                    KeyGroupRangeAssignment
+                                                            .computeDefaultMaxParallelism(
+                                                                    settings.parallelism),
+                                                    settings.parallelism)));
+            return new Run(
+                    system,
+                    repetition,
+                    figures,
+                    detected.isPresent() ? detected.getAsLong() - killedAt : -1,
+                    restarted,
+                    ended.size());
+        } finally {
+            cluster.stop();
+        }
+    }
+
+    private static JobID submit(Configuration config, JobGraph jobGraph) throws Exception {
+        try (RestClusterClient<StandaloneClusterId> client =
+                new RestClusterClient<>(config, StandaloneClusterId.getInstance())) {
+            return client.submitJob(jobGraph).get(2, TimeUnit.MINUTES);
+        }
+    }
+
+    private static void awaitFirstCheckpoint(ClusterRestClient rest, String job)
+            throws InterruptedException {
+        long deadline = System.currentTimeMillis() + JOB_TIMEOUT_MS;
+        while (rest.completedCheckpoints(job) == 0) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("Job " + job + " completed no checkpoint");
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static void awaitEnd(ClusterRestClient rest, String job) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + JOB_TIMEOUT_MS;
+        while (true) {
+            String state = rest.jobState(job).orElse("UNKNOWN");
+            if (state.equals("FINISHED")) {
+                return;
+            }
+            if (state.equals("FAILED") || state.equals("CANCELED")) {
+                throw new IllegalStateException("Job " + job + " ended " + state);
+            }
+            if (System.currentTimeMillis() > deadline) {
+                throw new IllegalStateException("Job " + job + " did not end: " + state);
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private String summary(List<Run> runs) {
+        StringBuilder json = new StringBuilder("{\"benchmark\":\"recovery\",");
+        json.append(
+                String.format(
+                        Locale.ROOT,
+                        "\"setup\":{\"processes\":\"separate\",\"failure\":\"SIGKILL\",\"state_mb\":%.1f,\"checkpoint_interval_ms\":%d,\"rate\":%d,\"records\":%d,\"parallelism\":%d,\"taskmanagers\":%d,\"repetitions\":%d},",
+                        settings.keys * (double) settings.stateBytesPerKey / (1 << 20),
+                        settings.checkpointIntervalMs,
+                        settings.rate,
+                        settings.records,
+                        settings.parallelism,
+                        taskManagers,
+                        settings.repetitions));
+        json.append("\"runs\":[");
+        for (int i = 0; i < runs.size(); i++) {
+            Run run = runs.get(i);
+            json.append(i == 0 ? "" : ",")
+                    .append(
+                            String.format(
+                                    Locale.ROOT,
+                                    "{\"system\":\"%s\",\"repetition\":%d,\"subtasks_restarted\":%d,\"subtasks\":%d,\"detection_ms\":%d,\"figures\":%s}",
+                                    run.system,
+                                    run.repetition,
+                                    run.restarted,
+                                    run.subtasks,
+                                    run.detectionMs,
+                                    run.figures.json()));
+        }
+        json.append("],");
+        json.append("\"clonos\":").append(medians(runs, "clonos")).append(',');
+        json.append("\"flink\":").append(medians(runs, "flink")).append('}');
+        return json.toString();
+    }
+
+    private static String medians(List<Run> runs, String system) {
+        List<Run> of = runs.stream().filter(r -> r.system.equals(system)).toList();
+        return String.format(
+                Locale.ROOT,
+                "{\"detection_ms\":%d,\"recovery_ms\":%d,\"recovery_robust_ms\":%d,\"first_output_ms\":%d,\"max_output_gap_ms\":%d,\"lost\":%d,\"duplicated\":%d}",
+                median(of, r -> r.detectionMs),
+                median(of, r -> r.figures.recoveryMs),
+                median(of, r -> r.figures.robustRecoveryMs),
+                median(of, r -> r.figures.recoveredTaskEmitsAfterMs),
+                median(of, r -> r.figures.maxOutputGapMs),
+                median(of, r -> r.figures.lost),
+                median(of, r -> r.figures.duplicated));
+    }
+
+    private void printMedians(List<Run> runs) {
+        out.println();
+        out.printf("%-44s %22s %22s%n", "median (min-max)", "Clonos", "Flink");
+        row(runs, "subtasks restarted", r -> r.restarted);
+        row(runs, "detection after SIGKILL (ms)", r -> r.detectionMs);
+        row(runs, "recovery, latency within 10% (ms)", r -> r.figures.recoveryMs);
+        row(runs, "recovery, robust (ms)", r -> r.figures.robustRecoveryMs);
+        row(runs, "lost keys emit again after (ms)", r -> r.figures.recoveredTaskEmitsAfterMs);
+        row(runs, "longest output gap (ms)", r -> r.figures.maxOutputGapMs);
+        row(runs, "latency before the failure (ms)", r -> r.figures.baselineLatencyMs);
+        row(runs, "records lost", r -> r.figures.lost);
+        row(runs, "records duplicated", r -> r.figures.duplicated);
+    }
+
+    private void row(List<Run> runs, String label, ToLongFunction<Run> figure) {
+        out.printf(
+                "%-44s %22s %22s%n",
+                label, spread(runs, "clonos", figure), spread(runs, "flink", figure));
+    }
+
+    private static String spread(List<Run> runs, String system, ToLongFunction<Run> figure) {
+        List<Run> of = runs.stream().filter(r -> r.system.equals(system)).toList();
+        long min = of.stream().mapToLong(figure).min().orElse(-1);
+        long max = of.stream().mapToLong(figure).max().orElse(-1);
+        return median(of, figure) + " (" + min + "-" + max + ")";
+    }
+
+    private static long median(List<Run> runs, ToLongFunction<Run> figure) {
+        long[] values = runs.stream().mapToLong(figure).sorted().toArray();
+        if (values.length == 0) {
+            return -1;
+        }
+        return values.length % 2 == 1
+                ? values[values.length / 2]
+                : (values[values.length / 2 - 1] + values[values.length / 2]) / 2;
+    }
+}

@@ -1,0 +1,100 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code bin/clonos bench recovery --processes separate}: the same job on a standalone Clonos
+ * cluster and on a standalone vanilla Flink cluster of separate JVMs, a TaskManager killed with
+ * SIGKILL under each. Clonos restarts only the lost TaskManager's subtasks, Flink restarts the job;
+ * neither loses a record.
+ */
+class SeparateProcessRecoveryIT {
+
+    @TempDir Path work;
+
+    @Test
+    void clonosRecoversTheLostSliceWhereFlinkRestartsTheJob() throws Exception {
+        Path dist = Paths.get(System.getProperty("clonos.dist", "target/clonos")).toAbsolutePath();
+        Path output = work.resolve("recovery");
+        List<String> command =
+                List.of(
+                        dist.resolve("bin/clonos").toString(),
+                        "bench",
+                        "recovery",
+                        "--processes",
+                        "separate",
+                        "--records",
+                        "9000",
+                        "--rate",
+                        "1500",
+                        "--checkpoint-interval",
+                        "500",
+                        "--kill-after",
+                        "2000",
+                        "--output",
+                        output.toString(),
+                        "-D",
+                        "rest.port=" + freePort(),
+                        "-D",
+                        "jobmanager.rpc.port=" + freePort());
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        process.getOutputStream().close();
+        String stdout = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(10, TimeUnit.MINUTES)).as("%s finished", command).isTrue();
+        System.out.println(stdout);
+        assertThat(process.exitValue()).as(stdout).isZero();
+
+        JsonNode summary = new ObjectMapper().readTree(output.resolve("summary.json").toFile());
+        assertThat(summary.path("setup").path("processes").asText()).isEqualTo("separate");
+        assertThat(summary.path("runs")).hasSize(2);
+        for (JsonNode run : summary.path("runs")) {
+            String system = run.path("system").asText();
+            int subtasks = run.path("subtasks").asInt();
+            int restarted = run.path("subtasks_restarted").asInt();
+            assertThat(run.path("figures").path("lost").asLong()).as(system + " lost").isZero();
+            assertThat(run.path("detection_ms").asLong())
+                    .as(system + " learnt of the loss")
+                    .isNotNegative();
+            if (system.equals("clonos")) {
+                assertThat(restarted)
+                        .as("Clonos restarts the lost slice")
+                        .isBetween(1, subtasks - 1);
+            } else {
+                assertThat(system).isEqualTo("flink");
+                assertThat(restarted).as("Flink restarts the job").isEqualTo(subtasks);
+            }
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
