@@ -23,7 +23,6 @@ import org.apache.flink.client.deployment.StandaloneClusterId;
 import org.apache.flink.client.program.rest.RestClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobgraph.JobGraph;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 import org.apache.commons.io.FileUtils;
@@ -161,17 +160,7 @@ final class SeparateProcessRecovery {
         try {
             Configuration config = processes.loadConfiguration(clusterProperties);
             ClusterRestClient rest = StandaloneCluster.restClient(config);
-            JobGraph jobGraph =
-                    SyntheticJob.build(
-                            settings.records,
-                            settings.rate,
-                            settings.keys,
-                            settings.parallelism,
-                            settings.stateBytesPerKey,
-                            settings.checkpointIntervalMs,
-                            true,
-                            probes);
-            String job = submit(config, jobGraph).toHexString();
+            String job = submit(config, SyntheticJob.build(settings, probes)).toHexString();
             awaitFirstCheckpoint(rest, job);
             long started = System.currentTimeMillis();
             while (System.currentTimeMillis() - started < settings.killAfterMs) {
@@ -207,25 +196,7 @@ final class SeparateProcessRecovery {
             List<long[]> received = SyntheticJob.received(probes);
             FileUtils.deleteDirectory(probes.toFile());
             RecoveryFigures figures =
-                    new RecoveryFigures(
-                            system,
-                            received,
-                            settings.records,
-                            seq ->
-                                    SyntheticJob.mustArrive(
-                                            seq,
-                                            settings.records,
-                                            settings.parallelism,
-                                            settings.rate),
-                            killedAt,
-                            key ->
-                                    affectedWindows.contains(
-                                            KeyGroupRangeAssignment.assignKeyToParallelOperator(
-                                                    key,
-                                                    KeyGroupRangeAssignment
-                                                            .computeDefaultMaxParallelism(
-                                                                    settings.parallelism),
-                                                    settings.parallelism)));
+                    RecoveryFigures.of(system, received, settings, killedAt, affectedWindows);
             return new Run(
                     system,
                     repetition,

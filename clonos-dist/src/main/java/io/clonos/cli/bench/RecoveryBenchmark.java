@@ -21,7 +21,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.util.FileUtils;
 
 import java.io.PrintStream;
@@ -120,19 +119,7 @@ public final class RecoveryBenchmark {
         Configuration config = EmbeddedClusters.killConfiguration();
         try (MiniCluster cluster =
                 EmbeddedClusters.start(onClonos, config, 3, settings.parallelism)) {
-            JobID job =
-                    cluster.submitJob(
-                                    SyntheticJob.build(
-                                            settings.records,
-                                            settings.rate,
-                                            settings.keys,
-                                            settings.parallelism,
-                                            settings.stateBytesPerKey,
-                                            settings.checkpointIntervalMs,
-                                            true,
-                                            probes))
-                            .get()
-                            .getJobID();
+            JobID job = cluster.submitJob(SyntheticJob.build(settings, probes)).get().getJobID();
             long started = System.currentTimeMillis();
             out.printf("[%s] running; the TaskManager goes in %d ms%n", mode, settings.killAfterMs);
             while (System.currentTimeMillis() - started < settings.killAfterMs) {
@@ -152,21 +139,7 @@ public final class RecoveryBenchmark {
             }
             List<long[]> received = SyntheticJob.received(probes);
             FileUtils.deleteDirectory(probes.toFile());
-            return new RecoveryFigures(
-                    mode,
-                    received,
-                    settings.records,
-                    seq ->
-                            SyntheticJob.mustArrive(
-                                    seq, settings.records, settings.parallelism, settings.rate),
-                    killedAt,
-                    key ->
-                            affectedWindows.contains(
-                                    KeyGroupRangeAssignment.assignKeyToParallelOperator(
-                                            key,
-                                            KeyGroupRangeAssignment.computeDefaultMaxParallelism(
-                                                    settings.parallelism),
-                                            settings.parallelism)));
+            return RecoveryFigures.of(mode, received, settings, killedAt, affectedWindows);
         }
     }
 

@@ -13,6 +13,7 @@
 package io.clonos.cli.bench;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -53,6 +54,32 @@ public final class RecoveryFigures {
     public final long lost;
     public final long duplicated;
     public final List<String> timeline = new ArrayList<>();
+
+    /**
+     * The figures of a run of the synthetic job with {@code settings}, whose window subtasks {@code
+     * affectedWindows} ran on the lost TaskManager.
+     */
+    public static RecoveryFigures of(
+            String mode,
+            List<long[]> received,
+            KillSettings settings,
+            long killedAt,
+            Set<Integer> affectedWindows) {
+        int maxParallelism =
+                KeyGroupRangeAssignment.computeDefaultMaxParallelism(settings.parallelism);
+        return new RecoveryFigures(
+                mode,
+                received,
+                settings.records,
+                seq ->
+                        SyntheticJob.mustArrive(
+                                seq, settings.records, settings.parallelism, settings.rate),
+                killedAt,
+                key ->
+                        affectedWindows.contains(
+                                KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                                        key, maxParallelism, settings.parallelism)));
+    }
 
     /**
      * @param mustArrive the sequence numbers that must arrive: the last records of each source

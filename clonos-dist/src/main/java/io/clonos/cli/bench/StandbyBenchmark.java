@@ -170,19 +170,7 @@ public final class StandbyBenchmark {
         config.setString("io.tmp.dirs", Files.createDirectories(work.resolve("tmp")).toString());
         config.setString("clonos.standby.enabled", String.valueOf(withStandby));
         try (MiniCluster cluster = EmbeddedClusters.start(true, config, 3, settings.parallelism)) {
-            JobID job =
-                    cluster.submitJob(
-                                    SyntheticJob.build(
-                                            settings.records,
-                                            settings.rate,
-                                            settings.keys,
-                                            settings.parallelism,
-                                            settings.stateBytesPerKey,
-                                            settings.checkpointIntervalMs,
-                                            true,
-                                            probes))
-                            .get()
-                            .getJobID();
+            JobID job = cluster.submitJob(SyntheticJob.build(settings, probes)).get().getJobID();
             long started = System.currentTimeMillis();
             out.printf("[%s] running; the TaskManager goes in %d ms%n", mode, settings.killAfterMs);
             while (System.currentTimeMillis() - started < settings.killAfterMs) {

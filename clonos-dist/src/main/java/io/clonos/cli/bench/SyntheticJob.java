@@ -85,6 +85,19 @@ public final class SyntheticJob {
      * job on vanilla Flink does. The job's probes write what they observe to {@code probes} ({@link
      * #received}, {@link #firstProcessed}).
      */
+    /** The job with a benchmark's settings and a clock its recovery reproduces. */
+    public static JobGraph build(KillSettings settings, Path probes) {
+        return build(
+                settings.records,
+                settings.rate,
+                settings.keys,
+                settings.parallelism,
+                settings.stateBytesPerKey,
+                settings.checkpointIntervalMs,
+                true,
+                probes);
+    }
+
     public static JobGraph build(
             long records,
             int rate,
