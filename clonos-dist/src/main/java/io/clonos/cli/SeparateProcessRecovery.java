@@ -152,10 +152,10 @@ final class SeparateProcessRecovery {
         ClonosHome processes = home.withRunAndLogDirs(dir.resolve("run"), dir.resolve("log"));
         StandaloneCluster cluster = new StandaloneCluster(processes, out, flavour);
         Map<String, String> clusterProperties = new LinkedHashMap<>(properties);
+        // the restart strategy is the configuration's (Flink's default: exponential delay); a
+        // short fixed delay makes vanilla Flink spend its attempts on the killed TaskManager's
+        // slots, which its JobManager holds until the heartbeat timeout
         clusterProperties.putIfAbsent("cluster.evenly-spread-out-slots", "true");
-        clusterProperties.putIfAbsent("restart-strategy.type", "fixed-delay");
-        clusterProperties.putIfAbsent("restart-strategy.fixed-delay.attempts", "10");
-        clusterProperties.putIfAbsent("restart-strategy.fixed-delay.delay", "100 ms");
         cluster.start(clusterProperties, taskManagers, settings.parallelism);
         try {
             Configuration config = processes.loadConfiguration(clusterProperties);
