@@ -51,6 +51,34 @@ class ClonosCliTest {
     }
 
     @Test
+    void benchRecoveryRejectsWhatItsModeDoesNotUse() {
+        assertThat(run("bench", "recovery", "--processes", "remote")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--processes must be embedded or separate, got 'remote'");
+        err.reset();
+        assertThat(run("bench", "recovery", "--repetitions", "3")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--repetitions needs --processes separate");
+        err.reset();
+        assertThat(
+                        run(
+                                "bench",
+                                "recovery",
+                                "--processes",
+                                "separate",
+                                "--checkpoint-dir",
+                                "file:///tmp/checkpoints"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--checkpoint-dir is not supported with --processes separate");
+        err.reset();
+        assertThat(run("bench", "recovery", "--processes", "separate", "--taskmanagers", "1"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--taskmanagers needs an integer of at least 2, got '1'");
+    }
+
+    @Test
     void runWithoutJarIsAUsageError() {
         assertThat(run("run", "--detached")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("run needs a job jar");
