@@ -62,7 +62,7 @@ public final class ClonosCli {
                     "  bench recovery [--records N] [--rate R] [--keys K] [--state-kb S] [--checkpoint-interval MS]",
                     "        [--kill-after MS] [--output DIR]",
                     "        Kill a TaskManager under the synthetic job, on Clonos and on Flink, and compare.",
-                    "        With --processes separate [--repetitions R] [--taskmanagers N] [-D key=value ...]: clusters of",
+                    "        With --processes separate [--repetitions R] [--taskmanagers N] [--load F] [-D key=value ...]: clusters of",
                     "        separate JVMs (Clonos, then vanilla Flink, alternating), the TaskManager killed with",
                     "        SIGKILL; medians and spread.",
                     "  bench standby [--records N] [--rate R] [--keys K] [--state-kb S] [--checkpoint-interval MS]",
@@ -338,12 +338,18 @@ public final class ClonosCli {
                 Options.parse(
                         args,
                         killOptionNames(
-                                true, List.of("--processes", "--taskmanagers", "--conf-dir")),
+                                true,
+                                List.of("--processes", "--taskmanagers", "--conf-dir", "--load")),
                         List.of());
         String processes = options.values.getOrDefault("--processes", "embedded");
         if ("embedded".equals(processes)) {
             for (String separateOnly :
-                    List.of("--repetitions", "--checkpoint-dir", "--taskmanagers", "--conf-dir")) {
+                    List.of(
+                            "--repetitions",
+                            "--checkpoint-dir",
+                            "--taskmanagers",
+                            "--conf-dir",
+                            "--load")) {
                 if (options.value(separateOnly) != null) {
                     throw new UsageException(
                             separateOnly + " needs --processes separate (bench recovery).");
@@ -366,12 +372,27 @@ public final class ClonosCli {
                             + " the JobManager).");
         }
         KillSettings settings = killSettings(options, RecoveryBenchmark.defaults(), true);
+        double load = 0;
+        if (options.value("--load") != null) {
+            try {
+                load = Double.parseDouble(options.value("--load"));
+            } catch (NumberFormatException e) {
+                load = -1;
+            }
+            if (!(load > 0 && load <= 1)) {
+                throw new UsageException(
+                        "--load needs a fraction of the capacity in (0, 1], got '"
+                                + options.value("--load")
+                                + "'.");
+            }
+        }
         ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
         new SeparateProcessRecovery(
                         home,
                         settings,
                         options.intValue("--taskmanagers", 3, 2),
                         options.dynamicProperties,
+                        load,
                         out)
                 .run();
         return 0;

@@ -62,13 +62,24 @@ final class SeparateProcessRecovery {
     private final Map<String, String> properties;
     private final PrintStream out;
 
+    /**
+     * The input rate as a fraction of the capacity a first, unthrottled run measures; 0 for the
+     * settings' rate as it is.
+     */
+    private final double load;
+
+    /** The capacity measured for {@link #load}, records per second; -1 when none was measured. */
+    private long capacity = -1;
+
     SeparateProcessRecovery(
             ClonosHome home,
             KillSettings settings,
             int taskManagers,
             Map<String, String> properties,
+            double load,
             PrintStream out) {
         this.home = home;
+        this.load = load;
         this.settings = settings;
         this.taskManagers = taskManagers;
         this.properties = properties;
@@ -86,6 +97,16 @@ final class SeparateProcessRecovery {
 
     /** Runs both systems {@code settings.repetitions} times; returns the summary JSON. */
     String run() throws Exception {
+        if (load > 0) {
+            capacity = measureCapacity();
+            settings.rate = (int) Math.max(1, Math.round(capacity * load));
+            out.printf(
+                    Locale.ROOT,
+                    "Capacity on Clonos, unthrottled: %d records/s; the input runs at %.2f of it, %d records/s%n",
+                    capacity,
+                    load,
+                    settings.rate);
+        }
         out.printf(
                 Locale.ROOT,
                 "Recovery on separate processes: %d records at %d/s over %d keys, %d KB of state per key, parallelism %d, checkpoints every %d ms, %d TaskManagers, SIGKILL after %d ms, %d repetition(s)%n",
@@ -145,10 +166,16 @@ final class SeparateProcessRecovery {
         return json;
     }
 
-    private Run runOnce(StandaloneCluster.Flavour flavour, int repetition) throws Exception {
-        String system = flavour.name().toLowerCase(Locale.ROOT);
-        Path dir = settings.output.resolve(system + "-" + repetition);
-        Path probes = Files.createDirectories(dir.resolve("probes"));
+    /** What runs on a started cluster: its REST client, its processes, its configuration. */
+    @FunctionalInterface
+    private interface OnCluster<T> {
+        T run(StandaloneCluster cluster, ClusterRestClient rest, Configuration config)
+                throws Exception;
+    }
+
+    /** Starts a cluster of {@code flavour} with its files in {@code dir}, runs, stops it. */
+    private <T> T onCluster(StandaloneCluster.Flavour flavour, Path dir, OnCluster<T> action)
+            throws Exception {
         ClonosHome processes = home.withRunAndLogDirs(dir.resolve("run"), dir.resolve("log"));
         StandaloneCluster cluster = new StandaloneCluster(processes, out, flavour);
         Map<String, String> clusterProperties = new LinkedHashMap<>(properties);
@@ -159,54 +186,100 @@ final class SeparateProcessRecovery {
         cluster.start(clusterProperties, taskManagers, settings.parallelism);
         try {
             Configuration config = processes.loadConfiguration(clusterProperties);
-            ClusterRestClient rest = StandaloneCluster.restClient(config);
-            String job = submit(config, SyntheticJob.build(settings, probes)).toHexString();
-            awaitFirstCheckpoint(rest, job);
-            long started = System.currentTimeMillis();
-            while (System.currentTimeMillis() - started < settings.killAfterMs) {
-                Thread.sleep(50);
-            }
-            Map<String, JsonNode> subtasks = rest.subtasks(job);
-            String victim = subtasks.get(VICTIM_VERTEX + "[0]").path("taskmanager-id").asText();
-            Set<Integer> affectedWindows = new HashSet<>();
-            subtasks.forEach(
-                    (name, subtask) -> {
-                        if (name.startsWith("window[")
-                                && subtask.path("taskmanager-id").asText().equals(victim)) {
-                            affectedWindows.add(subtask.path("subtask").asInt());
-                        }
-                    });
-            ProcessHandle process =
-                    cluster.process(victim)
-                            .orElseThrow(
-                                    () ->
-                                            new IllegalStateException(
-                                                    "No process runs TaskManager " + victim));
-            long killedAt = System.currentTimeMillis();
-            process.destroyForcibly();
-            out.printf("[%s #%d] SIGKILL %s (pid %d)%n", system, repetition, victim, process.pid());
-            awaitEnd(rest, job);
-            OptionalLong detected = rest.firstExceptionAt(job, "");
-            Map<String, JsonNode> ended = rest.subtasks(job);
-            int restarted =
-                    (int)
-                            ended.values().stream()
-                                    .filter(t -> t.path("attempt").asInt() > 0)
-                                    .count();
-            List<long[]> received = SyntheticJob.received(probes);
-            FileUtils.deleteDirectory(probes.toFile());
-            RecoveryFigures figures =
-                    RecoveryFigures.of(system, received, settings, killedAt, affectedWindows);
-            return new Run(
-                    system,
-                    repetition,
-                    figures,
-                    detected.isPresent() ? detected.getAsLong() - killedAt : -1,
-                    restarted,
-                    ended.size());
+            return action.run(cluster, StandaloneCluster.restClient(config), config);
         } finally {
             cluster.stop();
         }
+    }
+
+    /**
+     * Records per second the job sustains unthrottled on Clonos's cluster (the system under test,
+     * whose causal logging costs more than Flink's run), from the first to the last arrival.
+     */
+    long measureCapacity() throws Exception {
+        Path dir = settings.output.resolve("capacity");
+        Path probes = Files.createDirectories(dir.resolve("probes"));
+        return onCluster(
+                StandaloneCluster.Flavour.CLONOS,
+                dir,
+                (cluster, rest, config) -> {
+                    int rate = settings.rate;
+                    settings.rate = 0;
+                    String job;
+                    try {
+                        job = submit(config, SyntheticJob.build(settings, probes)).toHexString();
+                    } finally {
+                        settings.rate = rate;
+                    }
+                    awaitEnd(rest, job);
+                    List<long[]> received = SyntheticJob.received(probes);
+                    FileUtils.deleteDirectory(probes.toFile());
+                    long first = received.stream().mapToLong(r -> r[3]).min().orElse(0);
+                    long last = received.stream().mapToLong(r -> r[3]).max().orElse(0);
+                    if (received.isEmpty() || last <= first) {
+                        throw new IllegalStateException(
+                                "The capacity run delivered too little to measure");
+                    }
+                    return received.size() * 1000L / (last - first);
+                });
+    }
+
+    private Run runOnce(StandaloneCluster.Flavour flavour, int repetition) throws Exception {
+        String system = flavour.name().toLowerCase(Locale.ROOT);
+        Path dir = settings.output.resolve(system + "-" + repetition);
+        Path probes = Files.createDirectories(dir.resolve("probes"));
+        return onCluster(
+                flavour,
+                dir,
+                (cluster, rest, config) -> {
+                    String job = submit(config, SyntheticJob.build(settings, probes)).toHexString();
+                    awaitFirstCheckpoint(rest, job);
+                    long started = System.currentTimeMillis();
+                    while (System.currentTimeMillis() - started < settings.killAfterMs) {
+                        Thread.sleep(50);
+                    }
+                    Map<String, JsonNode> subtasks = rest.subtasks(job);
+                    String victim =
+                            subtasks.get(VICTIM_VERTEX + "[0]").path("taskmanager-id").asText();
+                    Set<Integer> affectedWindows = new HashSet<>();
+                    subtasks.forEach(
+                            (name, subtask) -> {
+                                if (name.startsWith("window[")
+                                        && subtask.path("taskmanager-id").asText().equals(victim)) {
+                                    affectedWindows.add(subtask.path("subtask").asInt());
+                                }
+                            });
+                    ProcessHandle process =
+                            cluster.process(victim)
+                                    .orElseThrow(
+                                            () ->
+                                                    new IllegalStateException(
+                                                            "No process runs TaskManager "
+                                                                    + victim));
+                    long killedAt = System.currentTimeMillis();
+                    process.destroyForcibly();
+                    out.printf(
+                            "[%s #%d] SIGKILL %s (pid %d)%n",
+                            system, repetition, victim, process.pid());
+                    awaitEnd(rest, job);
+                    OptionalLong detected = rest.firstExceptionAt(job, "");
+                    Map<String, JsonNode> ended = rest.subtasks(job);
+                    int restarted =
+                            (int)
+                                    ended.values().stream()
+                                            .filter(t -> t.path("attempt").asInt() > 0)
+                                            .count();
+                    List<long[]> received = SyntheticJob.received(probes);
+                    FileUtils.deleteDirectory(probes.toFile());
+                    return new Run(
+                            system,
+                            repetition,
+                            RecoveryFigures.of(
+                                    system, received, settings, killedAt, affectedWindows),
+                            detected.isPresent() ? detected.getAsLong() - killedAt : -1,
+                            restarted,
+                            ended.size());
+                });
     }
 
     private static JobID submit(Configuration config, JobGraph jobGraph) throws Exception {
@@ -249,9 +322,11 @@ final class SeparateProcessRecovery {
         json.append(
                 String.format(
                         Locale.ROOT,
-                        "\"setup\":{\"processes\":\"separate\",\"failure\":\"SIGKILL\",\"state_mb\":%.1f,\"checkpoint_interval_ms\":%d,\"rate\":%d,\"records\":%d,\"parallelism\":%d,\"taskmanagers\":%d,\"repetitions\":%d},",
+                        "\"setup\":{\"processes\":\"separate\",\"failure\":\"SIGKILL\",\"state_mb\":%.1f,\"checkpoint_interval_ms\":%d,\"load\":%s,\"capacity\":%d,\"rate\":%d,\"records\":%d,\"parallelism\":%d,\"taskmanagers\":%d,\"repetitions\":%d},",
                         settings.keys * (double) settings.stateBytesPerKey / (1 << 20),
                         settings.checkpointIntervalMs,
+                        load > 0 ? String.format(Locale.ROOT, "%.2f", load) : "null",
+                        capacity,
                         settings.rate,
                         settings.records,
                         settings.parallelism,

@@ -76,6 +76,11 @@ class ClonosCliTest {
                 .isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8))
                 .contains("--taskmanagers needs an integer of at least 2, got '1'");
+        err.reset();
+        assertThat(run("bench", "recovery", "--processes", "separate", "--load", "1.5"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--load needs a fraction of the capacity in (0, 1], got '1.5'");
     }
 
     @Test
