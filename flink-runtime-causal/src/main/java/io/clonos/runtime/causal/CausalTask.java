@@ -49,17 +49,8 @@ public final class CausalTask {
 
     private volatile boolean processing;
 
-    /** The last checkpoint the task took, and the last completed and aborted ones it heard of. */
-    private volatile long epoch;
-
-    private volatile long completedUpTo;
-    private volatile long abortedUpTo = Long.MIN_VALUE;
-
-    /**
-     * Whether every checkpoint newer than the one the task took last counts this attempt, so that
-     * the coordinator tells it how that checkpoint ends. See {@link #replacedAFailedAttempt}.
-     */
-    private volatile boolean countedInNewCheckpoints = true;
+    /** The checkpoint the task took last, and whether it is still pending. */
+    private final PendingCheckpoint pending;
 
     @Nullable private volatile Thread taskThread;
     private volatile java.util.function.Consumer<Throwable> failure = t -> {};
@@ -117,8 +108,7 @@ public final class CausalTask {
         this.recovery = recovery;
         this.inputChannels = inputChannels;
         this.timeServiceGranularityMillis = timeServiceGranularityMillis;
-        this.epoch = log.currentEpoch();
-        this.completedUpTo = epoch;
+        this.pending = new PendingCheckpoint(log.currentEpoch());
         log.memory().setWaitCondition(this::mayWaitForMemory);
     }
 
@@ -128,45 +118,27 @@ public final class CausalTask {
 
     /**
      * Whether the task thread may wait for memory now: it runs normally and took a checkpoint that
-     * is neither completed nor aborted, whose completion truncates every older epoch. Reads
-     * volatile fields only: it is asked while other threads release memory.
+     * is still pending ({@link PendingCheckpoint}). Reads volatile fields only: it is asked while
+     * other threads release memory.
      */
     private boolean mayWaitForMemory() {
-        long pending = epoch;
-        return isProcessing()
-                && recovery.isRunning()
-                && countedInNewCheckpoints
-                && pending > completedUpTo
-                && pending > abortedUpTo;
+        return isProcessing() && recovery.isRunning() && pending.isPending();
     }
 
-    /**
-     * This attempt is not the task's first. After a local recovery the rest of the job ran on, and
-     * the barriers the attempt passes first may belong to checkpoints triggered before it ran
-     * (replayed by upstream in-flight logs, or still on their way), which the coordinator aborted
-     * at the failover and never counted this attempt in: nobody would tell it that they ended, and
-     * waiting for one would stop the task until a later checkpoint, which needs the task, timed
-     * out. The attempt therefore waits for memory only once it heard how a checkpoint ended: that
-     * checkpoint counted it, so every newer one does too (the coordinator plans checkpoints in the
-     * order of their ids, each only while all tasks run). Until then a full memory ends the epoch
-     * with an overflow marker. (After a global restart nothing is stale, but the rule costs only
-     * the wait until a checkpoint ends.)
-     */
+    /** This attempt is not the task's first ({@link PendingCheckpoint}). */
     public void replacedAFailedAttempt() {
-        countedInNewCheckpoints = false;
+        pending.replacedAFailedAttempt();
     }
 
     /** Checkpoint {@code checkpointId} completed and its truncations are done. */
     public void checkpointCompleted(long checkpointId) {
-        completedUpTo = Math.max(completedUpTo, checkpointId);
-        countedInNewCheckpoints = true;
+        pending.completed(checkpointId);
         log.memory().wakeWaiters();
     }
 
     /** Checkpoint {@code checkpointId} was aborted: waiting for it would not free memory. */
     public void checkpointAborted(long checkpointId) {
-        abortedUpTo = Math.max(abortedUpTo, checkpointId);
-        countedInNewCheckpoints = true;
+        pending.aborted(checkpointId);
         log.memory().wakeWaiters();
     }
 
@@ -597,7 +569,7 @@ public final class CausalTask {
 
     /** The task took checkpoint {@code epoch}. */
     public void epochStarted(long epoch) {
-        this.epoch = Math.max(this.epoch, epoch);
+        pending.taken(epoch);
         log.startEpoch(epoch);
         recovery.epochStarted(epoch);
         elementsInEpoch = 0;
