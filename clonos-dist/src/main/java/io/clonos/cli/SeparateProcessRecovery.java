@@ -256,6 +256,11 @@ final class SeparateProcessRecovery {
                                                     new IllegalStateException(
                                                             "No process runs TaskManager "
                                                                     + victim));
+                    if (!"RUNNING".equals(rest.jobState(job).orElse(""))) {
+                        throw new IllegalStateException(
+                                "The job ended before the TaskManager was to be killed: give it more"
+                                        + " records (--records) or kill earlier (--kill-after)");
+                    }
                     long killedAt = System.currentTimeMillis();
                     process.destroyForcibly();
                     out.printf(
