@@ -42,7 +42,9 @@ public final class RecoveryFigures {
 
     /**
      * The robust variant of the recovery time, for a noisy machine: from the failure until the mean
-     * latency stays under the p99 of the latencies before the failure for {@link #ROBUST_MS}.
+     * latency stays under the p99 of the latencies before the failure for {@link #ROBUST_MS},
+     * counted from when the lost keys reach the sink again (while they are silent, the mean of the
+     * others says nothing about them).
      */
     public final long robustRecoveryMs;
 
@@ -106,12 +108,13 @@ public final class RecoveryFigures {
                 meanLatency(received, killedAt - BASELINE_MS, killedAt, key -> true);
         long end = received.stream().mapToLong(r -> r[3]).max().orElse(killedAt);
         this.recoveryMs = recovery(received, killedAt, end, key -> true);
-        this.robustRecoveryMs = robustRecovery(received, killedAt, end);
         this.maxOutputGapMs = longestGap(received, killedAt, end, key -> true);
         this.unaffectedRecoveryMs = recovery(received, killedAt, end, affectedKey.negate());
         this.unaffectedMaxStallMs = longestGap(received, killedAt, end, affectedKey.negate());
         this.recoveredTaskEmitsAfterMs =
                 endOfLongestGap(received, killedAt, end, affectedKey) - killedAt;
+        this.robustRecoveryMs =
+                robustRecovery(received, killedAt, killedAt + recoveredTaskEmitsAfterMs, end);
 
         for (long from = killedAt - BASELINE_MS; from < end; from += BUCKET_MS) {
             long to = from + BUCKET_MS;
@@ -144,10 +147,11 @@ public final class RecoveryFigures {
     }
 
     /**
-     * The robust variant: the start of the first {@link #ROBUST_MS} after the failure whose every
-     * bucket has output with a mean latency under the p99 of the latencies before the failure.
+     * The robust variant: the start of the first {@link #ROBUST_MS} from {@code back} (the lost
+     * keys' first output, rounded down to a bucket) whose every bucket has output with a mean
+     * latency under the p99 of the latencies before the failure; relative to the failure.
      */
-    private static long robustRecovery(List<long[]> received, long killedAt, long end) {
+    private static long robustRecovery(List<long[]> received, long killedAt, long back, long end) {
         long[] before =
                 received.stream()
                         .filter(r -> r[3] >= killedAt - BASELINE_MS && r[3] < killedAt)
@@ -159,7 +163,8 @@ public final class RecoveryFigures {
         }
         long p99 = before[(int) Math.min(before.length - 1, Math.ceil(before.length * 0.99) - 1)];
         long inBoundsSince = -1;
-        for (long from = killedAt; from + BUCKET_MS <= end; from += BUCKET_MS) {
+        long first = killedAt + Math.max(0, (back - killedAt) / BUCKET_MS * BUCKET_MS);
+        for (long from = first; from + BUCKET_MS <= end; from += BUCKET_MS) {
             long latency = meanLatency(received, from, from + BUCKET_MS, key -> true);
             if (latency < 0 || latency > p99) {
                 inBoundsSince = -1;

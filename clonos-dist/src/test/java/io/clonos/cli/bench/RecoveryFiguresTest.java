@@ -66,9 +66,37 @@ class RecoveryFiguresTest {
                 .isBetween(3_000L, 4_000L);
         assertThat(figures.robustRecoveryMs)
                 .as(
-                        "under the p99 before the failure (50 ms) for 3 s from 13.5 s on; the 2 s"
-                                + " in bounds right after the failure (key 0 alone) are too short")
+                        "under the p99 before the failure (50 ms) for 3 s from 13.5 s on; key 0"
+                                + " alone in bounds while key 1 is silent does not count")
                 .isEqualTo(3_500);
         assertThat(figures.maxOutputGapMs).as("key 0 never stops").isLessThanOrEqualTo(10);
+    }
+
+    /**
+     * Key 1 is silent for 4 s after the failure, then late for 1 s: the robust recovery counts from
+     * its return, not from the 4 s in which key 0 alone was in bounds.
+     */
+    @Test
+    void theRobustRecoveryStartsWhenTheLostKeysAreBack() {
+        long killedAt = 10_000;
+        List<long[]> received = new ArrayList<>();
+        for (long t = 0; t < 20_000; t += 10) {
+            long seq0 = t / 10 * 2;
+            received.add(new long[] {0, seq0, t, t + 50});
+            if (t < killedAt || t >= killedAt + 5_000) {
+                received.add(new long[] {1, seq0 + 1, t, t + 50});
+            } else if (t >= killedAt + 4_000) {
+                received.add(new long[] {1, seq0 + 1, t, t + 400});
+            }
+        }
+
+        RecoveryFigures figures =
+                new RecoveryFigures(
+                        "test", received, 4_000, seq -> true, killedAt, key -> key == 1);
+
+        assertThat(figures.recoveredTaskEmitsAfterMs).isBetween(4_350L, 4_450L);
+        assertThat(figures.robustRecoveryMs)
+                .as("in bounds for 3 s from 15.5 s on (the late records arrive until 15.4 s)")
+                .isEqualTo(5_500);
     }
 }
