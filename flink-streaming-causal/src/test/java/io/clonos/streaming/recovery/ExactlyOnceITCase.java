@@ -273,9 +273,7 @@ class ExactlyOnceITCase {
     void aConsumerThatEndedItsInputDoesNotTakeAFreshStream() throws Exception {
         startCluster(Configuration.fromMap(Map.of("clonos.determinant-sharing-depth", "0")));
         failing = null;
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(PARALLELISM);
-        env.enableCheckpointing(250);
+        StreamExecutionEnvironment env = environment();
         source(env, "left")
                 .union(source(env, "right"))
                 .keyBy(t -> t.f0)
@@ -575,9 +573,7 @@ class ExactlyOnceITCase {
         startCluster(new Configuration());
         failing = "co-chain";
         failAfter = NUMBERS / PARALLELISM / 2;
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(PARALLELISM);
-        env.enableCheckpointing(250);
+        StreamExecutionEnvironment env = environment();
         source(env, "left")
                 .keyBy(t -> t.f0)
                 .connect(source(env, "right").keyBy(t -> t.f0))
@@ -603,9 +599,7 @@ class ExactlyOnceITCase {
     void aProducerThatFinishedOnTheLostTaskManagerRollsBackAtOnce() throws Exception {
         startCluster(Configuration.fromMap(Map.of("clonos.recovery.reconnect-timeout", "10 min")));
         failing = null;
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(PARALLELISM);
-        env.enableCheckpointing(250);
+        StreamExecutionEnvironment env = environment();
         // the left source ends at once, the right one runs for seconds
         source(env, "left", NUMBERS, 1_000_000)
                 .keyBy(t -> t.f0)
@@ -730,9 +724,7 @@ class ExactlyOnceITCase {
         startCluster(new Configuration());
         failing = "lookup";
         failAfter = NUMBERS / PARALLELISM / 2;
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(PARALLELISM);
-        env.enableCheckpointing(250);
+        StreamExecutionEnvironment env = environment();
         DataStream<Tuple3<Long, String, Long>> rekeyed =
                 source(env, "left")
                         .union(source(env, "right"))
@@ -891,9 +883,7 @@ class ExactlyOnceITCase {
 
     /** The job, its sources emitting {@code numbers} numbers each. */
     private static JobGraph jobGraph(boolean twoStages, boolean rebalanced, long numbers) {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(PARALLELISM);
-        env.enableCheckpointing(250);
+        StreamExecutionEnvironment env = environment();
         DataStream<Tuple3<Long, String, Long>> left = source(env, "left", numbers);
         DataStream<Tuple3<Long, String, Long>> right = source(env, "right", numbers);
         DataStream<String> links =
@@ -926,6 +916,14 @@ class ExactlyOnceITCase {
                 .setParallelism(1)
                 .disableChaining();
         return env.getStreamGraph().getJobGraph();
+    }
+
+    /** The tests' environment: parallelism 2, a checkpoint every 250 ms. */
+    private static StreamExecutionEnvironment environment() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(PARALLELISM);
+        env.enableCheckpointing(250);
+        return env;
     }
 
     private static DataStream<Tuple3<Long, String, Long>> source(
