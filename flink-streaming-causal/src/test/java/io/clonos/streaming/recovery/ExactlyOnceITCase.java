@@ -574,14 +574,7 @@ class ExactlyOnceITCase {
         failing = "co-chain";
         failAfter = NUMBERS / PARALLELISM / 2;
         StreamExecutionEnvironment env = environment();
-        source(env, "left")
-                .keyBy(t -> t.f0)
-                .connect(source(env, "right").keyBy(t -> t.f0))
-                .process(new CoHashChain())
-                .name("co-chain")
-                .addSink(new CommittedLinesSink(output))
-                .name("sink")
-                .setParallelism(1);
+        coChain(env, source(env, "left"));
         AccessExecutionGraph graph = run(env.getStreamGraph().getJobGraph());
 
         assertThat(FAILED).isTrue();
@@ -601,14 +594,7 @@ class ExactlyOnceITCase {
         failing = null;
         StreamExecutionEnvironment env = environment();
         // the left source ends at once, the right one runs for seconds
-        source(env, "left", NUMBERS, 1_000_000)
-                .keyBy(t -> t.f0)
-                .connect(source(env, "right").keyBy(t -> t.f0))
-                .process(new CoHashChain())
-                .name("co-chain")
-                .addSink(new CommittedLinesSink(output))
-                .name("sink")
-                .setParallelism(1);
+        coChain(env, source(env, "left", NUMBERS, 1_000_000));
         JobID job = cluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
         String left = "Source: left -> left-tag";
         while (!finished(cluster.getExecutionGraph(job).get(), left)) {
@@ -644,6 +630,18 @@ class ExactlyOnceITCase {
         }
         // none while the job is being created
         return subtasks > 0;
+    }
+
+    /** {@code left} and the right source, keyed and connected, into the co-chain and the sink. */
+    private static void coChain(
+            StreamExecutionEnvironment env, DataStream<Tuple3<Long, String, Long>> left) {
+        left.keyBy(t -> t.f0)
+                .connect(source(env, "right").keyBy(t -> t.f0))
+                .process(new CoHashChain())
+                .name("co-chain")
+                .addSink(new CommittedLinesSink(output))
+                .name("sink")
+                .setParallelism(1);
     }
 
     /** One hash chain per key over the records of both inputs, in the order the task reads them. */
