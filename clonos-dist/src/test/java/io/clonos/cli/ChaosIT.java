@@ -13,6 +13,7 @@
 package io.clonos.cli;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -62,7 +63,9 @@ class ChaosIT {
      */
     private static final String WIDE_RECOVERY_BOUND_MS = "30000";
 
-    @TempDir Path work;
+    /** Kept when a test fails: the JobManager's and TaskManagers' logs say why. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    Path work;
 
     @Test
     void aLostSliceRecoversLocally() throws Exception {
