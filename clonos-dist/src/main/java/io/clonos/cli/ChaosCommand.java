@@ -124,7 +124,7 @@ final class ChaosCommand {
                 GeneratedJob.class.getName(),
                 plan.jobArguments(links.toString()).toArray(new String[0]));
         String job = awaitNewJob(before);
-        awaitFirstCheckpoint(job);
+        rest.awaitCompletedCheckpoint(job, START_TIMEOUT);
         // the plan's time runs from when the sources run, which every task does once a checkpoint
         // completed: on a loaded cluster, deploying the job takes seconds of its own
         long started = System.currentTimeMillis();
@@ -270,21 +270,6 @@ final class ChaosCommand {
         }
         throw new IllegalStateException(
                 "The generated job did not show up within " + START_TIMEOUT.toSeconds() + " s");
-    }
-
-    private void awaitFirstCheckpoint(String job) throws Exception {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        while (rest.completedCheckpoints(job) < 1) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(
-                        "Job "
-                                + job
-                                + " completed no checkpoint within "
-                                + START_TIMEOUT.toSeconds()
-                                + " s");
-            }
-            Thread.sleep(50);
-        }
     }
 
     /** Counts over all runs. */

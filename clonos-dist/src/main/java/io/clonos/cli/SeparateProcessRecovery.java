@@ -30,6 +30,7 @@ import org.apache.commons.io.FileUtils;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -54,7 +55,7 @@ import java.util.function.ToLongFunction;
 final class SeparateProcessRecovery {
 
     private static final String VICTIM_VERTEX = "stateful-map";
-    private static final long JOB_TIMEOUT_MS = TimeUnit.MINUTES.toMillis(10);
+    private static final Duration JOB_TIMEOUT = Duration.ofMinutes(10);
 
     private final ClonosHome home;
     private final KillSettings settings;
@@ -233,7 +234,7 @@ final class SeparateProcessRecovery {
                 dir,
                 (cluster, rest, config) -> {
                     String job = submit(config, SyntheticJob.build(settings, probes)).toHexString();
-                    awaitFirstCheckpoint(rest, job);
+                    rest.awaitCompletedCheckpoint(job, JOB_TIMEOUT);
                     long started = System.currentTimeMillis();
                     while (System.currentTimeMillis() - started < settings.killAfterMs) {
                         Thread.sleep(50);
@@ -294,19 +295,8 @@ final class SeparateProcessRecovery {
         }
     }
 
-    private static void awaitFirstCheckpoint(ClusterRestClient rest, String job)
-            throws InterruptedException {
-        long deadline = System.currentTimeMillis() + JOB_TIMEOUT_MS;
-        while (rest.completedCheckpoints(job) == 0) {
-            if (System.currentTimeMillis() > deadline) {
-                throw new IllegalStateException("Job " + job + " completed no checkpoint");
-            }
-            Thread.sleep(100);
-        }
-    }
-
     private static void awaitEnd(ClusterRestClient rest, String job) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + JOB_TIMEOUT_MS;
+        long deadline = System.currentTimeMillis() + JOB_TIMEOUT.toMillis();
         while (true) {
             String state = rest.jobState(job).orElse("UNKNOWN");
             if (state.equals("FINISHED")) {

@@ -141,6 +141,23 @@ public final class ClusterRestClient {
                 .orElse(0L);
     }
 
+    /** Waits until a job completed a checkpoint; fails after {@code timeout}. */
+    public void awaitCompletedCheckpoint(String jobId, java.time.Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (completedCheckpoints(jobId) < 1) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(
+                        "Job "
+                                + jobId
+                                + " completed no checkpoint within "
+                                + timeout.toSeconds()
+                                + " s");
+            }
+            Thread.sleep(50);
+        }
+    }
+
     /**
      * Every exception in a job's exception history (Flink's {@code /jobs/:jobid/exceptions}), with
      * the exceptions that came with each, oldest first: the task's name, the exception's first line

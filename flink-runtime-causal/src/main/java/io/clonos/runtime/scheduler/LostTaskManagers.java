@@ -18,9 +18,7 @@ import org.apache.flink.runtime.concurrent.ComponentMainThreadExecutor;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.ExecutionGraph;
 import org.apache.flink.runtime.executiongraph.ExecutionVertex;
-import org.apache.flink.runtime.jobgraph.IntermediateResultPartitionID;
 import org.apache.flink.runtime.jobmaster.JobMasterException;
-import org.apache.flink.runtime.scheduler.strategy.ConsumedPartitionGroup;
 import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
 import org.apache.flink.runtime.scheduler.strategy.SchedulingTopology;
 import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
@@ -96,20 +94,13 @@ final class LostTaskManagers {
     Function<ExecutionVertexID, Optional<ExecutionVertexID>> finishedProducers(
             ExecutionGraph graph, SchedulingTopology topology) {
         return id -> {
-            for (ConsumedPartitionGroup group :
-                    topology.getVertex(id).getConsumedPartitionGroups()) {
-                for (IntermediateResultPartitionID partition : group) {
-                    ExecutionVertexID producer =
-                            topology.getResultPartition(partition).getProducer().getId();
-                    ExecutionVertex vertex =
-                            graph.getJobVertex(producer.getJobVertexId())
-                                    .getTaskVertices()[producer.getSubtaskIndex()];
-                    TaskManagerLocation location = vertex.getCurrentAssignedResourceLocation();
-                    if (vertex.getExecutionState() == ExecutionState.FINISHED
-                            && location != null
-                            && isGone(location.getResourceID())) {
-                        return Optional.of(producer);
-                    }
+            for (ExecutionVertexID producer : RestartScope.producersOf(topology, id)) {
+                ExecutionVertex vertex = RestartScope.vertexOf(graph, producer);
+                TaskManagerLocation location = vertex.getCurrentAssignedResourceLocation();
+                if (vertex.getExecutionState() == ExecutionState.FINISHED
+                        && location != null
+                        && isGone(location.getResourceID())) {
+                    return Optional.of(producer);
                 }
             }
             return Optional.empty();

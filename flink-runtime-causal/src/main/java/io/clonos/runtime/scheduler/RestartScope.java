@@ -61,6 +61,20 @@ final class RestartScope {
         return consumers;
     }
 
+    /** The tasks whose output task {@code id} reads. */
+    static Collection<ExecutionVertexID> producersOf(
+            SchedulingTopology topology, ExecutionVertexID id) {
+        List<ExecutionVertexID> producers = new ArrayList<>();
+        for (org.apache.flink.runtime.scheduler.strategy.ConsumedPartitionGroup group :
+                topology.getVertex(id).getConsumedPartitionGroups()) {
+            for (org.apache.flink.runtime.jobgraph.IntermediateResultPartitionID partition :
+                    group) {
+                producers.add(topology.getResultPartition(partition).getProducer().getId());
+            }
+        }
+        return producers;
+    }
+
     /** The job's tasks but the standbys. */
     static Set<ExecutionVertexID> primaryVertices(ExecutionGraph graph) {
         Set<ExecutionVertexID> primaries = new HashSet<>();
@@ -131,7 +145,7 @@ final class RestartScope {
         }
     }
 
-    private static ExecutionVertex vertexOf(ExecutionGraph graph, ExecutionVertexID id) {
+    static ExecutionVertex vertexOf(ExecutionGraph graph, ExecutionVertexID id) {
         return graph.getJobVertex(id.getJobVertexId()).getTaskVertices()[id.getSubtaskIndex()];
     }
 }

@@ -337,9 +337,7 @@ public final class CausalAsyncWaitOperator<IN, OUT>
     /** A result of attempt {@code attempt} arrived: task thread. */
     private void completed(AsyncEntries.Entry<IN, OUT> entry, Collection<OUT> results, int attempt)
             throws IOException {
-        if (entry.isCompleted() || !isRunning() || attempt != entry.attempt || entry.retryPending) {
-            // the first result of a record's current attempt counts (not a late answer after a
-            // timeout's, nor one of an attempt that is being retried)
+        if (!isAnswerDue(entry, attempt)) {
             return;
         }
         if (retries(entry, results, null)) {
@@ -520,9 +518,21 @@ public final class CausalAsyncWaitOperator<IN, OUT>
         return copy;
     }
 
+    /**
+     * Whether an answer (result or failure) of call {@code attempt} counts: the first answer of a
+     * record's current call, in a running task; not a late answer after a timeout's, nor one of a
+     * call that is being retried.
+     */
+    private boolean isAnswerDue(AsyncEntries.Entry<IN, OUT> entry, int attempt) {
+        return !entry.isCompleted()
+                && isRunning()
+                && attempt == entry.attempt
+                && !entry.retryPending;
+    }
+
     /** A failure of attempt {@code attempt} arrived, with a retry strategy: task thread. */
     private void failed(AsyncEntries.Entry<IN, OUT> entry, Throwable error, int attempt) {
-        if (entry.isCompleted() || !isRunning() || attempt != entry.attempt || entry.retryPending) {
+        if (!isAnswerDue(entry, attempt)) {
             return;
         }
         if (retries(entry, null, error)) {
