@@ -302,6 +302,9 @@ public final class CausalRecovery {
                 restoredEpoch,
                 count,
                 answers.size());
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{}: the determinants to replay, per epoch: {}", taskName, replay);
+        }
         answers.clear();
         transition(count == 0 ? RecoveryState.RUNNING : RecoveryState.REPLAYING);
     }

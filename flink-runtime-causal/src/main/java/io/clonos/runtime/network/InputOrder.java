@@ -328,6 +328,9 @@ final class InputOrder {
             if (order == null) {
                 // running normally: the task takes what is there, and the log says so
                 remove(queue);
+                if (head.isEvent() && LOG.isDebugEnabled()) {
+                    LOG.debug("{} reads {} on its channel {}.", taskName, head.getEvent(), channel);
+                }
                 if (task.logsInputOrder()) {
                     task.logged(
                             new Determinant.Order(

@@ -196,6 +196,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
             Object event =
                     EventSerializer.fromSerializedEvent(
                             buffer.getNioBufferReadable(), getClass().getClassLoader());
+            LOG.debug("{}: logs {} after {} buffers.", name, event, log.numberOfBuffers());
             if (event instanceof CheckpointBarrier) {
                 long epoch = ((CheckpointBarrier) event).getId();
                 if (epoch > log.currentEpoch()) {

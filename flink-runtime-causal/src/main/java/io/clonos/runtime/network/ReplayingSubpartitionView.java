@@ -42,8 +42,8 @@ import java.util.List;
  * this view does the same for every blocking barrier it sends, replayed or live, so a consumer
  * never receives data from behind a barrier it is still aligning.
  *
- * <p>With causal logging, every data buffer is preceded by a {@link CausalLogDeltaEvent} when the
- * producer's causal log grew since the last one, so the consumer holds the determinants of
+ * <p>With causal logging, every data buffer and event is preceded by a {@link CausalLogDeltaEvent}
+ * when the producer's causal log grew since the last one, so the consumer holds the determinants of
  * everything it received. A producer recovered with determinants skips the data the consumer
  * already has ({@link #continueAfter}).
  */
@@ -129,11 +129,13 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
                 return null;
             }
         }
-        if (buffer.isBuffer() && !streamAnnounced) {
+        CausalTask task = subpartition.causalTask();
+        if (!streamAnnounced
+                && (buffer.isBuffer() || (task != null && !task.recovery().isWaiting()))) {
             // the producer does not continue a predecessor's stream (it would have said so
-            // before producing anything): the consumer drops what it holds of the old stream
+            // before producing anything, and it has decided once its recovery stopped waiting):
+            // the consumer drops what it holds of the old stream, so this goes before any log
             streamAnnounced = true;
-            CausalTask task = subpartition.causalTask();
             if (task != null) {
                 held = buffer;
                 // a producer that replays by determinants regenerates its predecessor's stream
@@ -143,9 +145,13 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
                 return next(EventSerializer.toBuffer(new ContinuedStreamEvent(announced), false));
             }
         }
-        if (buffer.isBuffer()) {
-            CausalTask task = subpartition.causalTask();
-            List<SharedDelta> deltas = task == null ? List.of() : piggyback(task);
+        if (task != null && (buffer.isBuffer() || streamAnnounced)) {
+            // Before an event as before data: the determinant behind a barrier (a source's place
+            // for it, a task's read of the last barrier of its alignment) must reach the consumer
+            // with the barrier, since no data follows an aligned barrier until the consumer
+            // resumes. A producer lost during that alignment would otherwise leave a barrier
+            // downstream that no log explains, and its replacement would put it elsewhere.
+            List<SharedDelta> deltas = piggyback(task);
             if (!deltas.isEmpty()) {
                 held = buffer;
                 return next(EventSerializer.toBuffer(new CausalLogDeltaEvent(deltas), false));

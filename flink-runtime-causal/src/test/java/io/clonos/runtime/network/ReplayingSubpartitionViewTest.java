@@ -12,6 +12,13 @@
 
 package io.clonos.runtime.network;
 
+import io.clonos.runtime.causal.CausalLogId;
+import io.clonos.runtime.causal.CausalRecovery;
+import io.clonos.runtime.causal.CausalTask;
+import io.clonos.runtime.causal.Determinant;
+import io.clonos.runtime.causal.DeterminantEncoding;
+import io.clonos.runtime.causal.SharedDelta;
+import io.clonos.runtime.causal.TaskCausalLog;
 import io.clonos.runtime.inflightlog.InMemoryInFlightLog;
 
 import org.apache.flink.core.memory.MemorySegmentFactory;
@@ -32,7 +39,9 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -130,13 +139,59 @@ class ReplayingSubpartitionViewTest {
         assertThat(second.getNextBuffer()).isNull();
     }
 
+    /**
+     * A source's barrier blocks its subpartition until the consumer resumes it, so no data buffer
+     * follows it for a while: the determinant of the barrier's place must travel with the barrier,
+     * or a producer lost during the alignment leaves its consumers a barrier that no log explains.
+     */
+    @Test
+    void theDeterminantBehindABarrierTravelsWithTheBarrier() throws Exception {
+        ScriptedView source = new ScriptedView();
+        ClonosNetworkContext context = new ClonosNetworkContext("test");
+        ResultPartitionID partition = new ResultPartitionID();
+        CausalLogId logId = CausalLogId.main("source", 0);
+        CausalTask task =
+                new CausalTask(
+                        new TaskCausalLog(logId, 3),
+                        CausalRecovery.notRecovering("source", logId),
+                        0,
+                        1,
+                        -1);
+        task.processingStarted();
+        context.causalTasks().register(partition, task, 0, 3);
+        LoggingSubpartition subpartition = logging(context, partition, source);
+        ReplayingSubpartitionView view = subpartition.attach(IGNORE);
+        assertStartEvent(view.getNextBuffer(), ReplayStartEvent.FROM_PRODUCER_START, 0);
+
+        task.sourceCheckpoint(4, 0);
+        source.add(barrier(4));
+
+        assertThat(eventOf(view.getNextBuffer()))
+                .as("the stream is announced before any log: the consumer drops an old one's")
+                .isInstanceOf(ContinuedStreamEvent.class);
+        Object first = eventOf(view.getNextBuffer());
+        assertThat(first).isInstanceOf(CausalLogDeltaEvent.class);
+        List<Determinant> shipped = new ArrayList<>();
+        for (SharedDelta delta : ((CausalLogDeltaEvent) first).deltas()) {
+            assertThat(delta.delta().log()).isEqualTo(logId);
+            shipped.addAll(DeterminantEncoding.decode(delta.delta().bytes()));
+        }
+        assertThat(shipped).containsExactly(new Determinant.SourceCheckpoint(0, 4, 0));
+        assertThat(eventOf(view.getNextBuffer())).isInstanceOf(CheckpointBarrier.class);
+    }
+
     // ------------------------------------------------------------------------------------------
 
     private static LoggingSubpartition logging(ScriptedView source) {
+        return logging(new ClonosNetworkContext("test"), new ResultPartitionID(), source);
+    }
+
+    private static LoggingSubpartition logging(
+            ClonosNetworkContext context, ResultPartitionID partition, ScriptedView source) {
         LoggingSubpartition subpartition =
                 new LoggingSubpartition(
-                        new ClonosNetworkContext("test"),
-                        new ResultPartitionID(),
+                        context,
+                        partition,
                         0,
                         new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20),
                         new SubpartitionLogMetrics());
@@ -152,6 +207,12 @@ class ReplayingSubpartitionViewTest {
                                 next.buffer(),
                                 ReplayingSubpartitionViewTest.class.getClassLoader()))
                 .isEqualTo(new ReplayStartEvent(epoch));
+    }
+
+    private static Object eventOf(BufferAndBacklog next) throws Exception {
+        assertThat(next.buffer().isBuffer()).as("an event").isFalse();
+        return EventSerializer.fromBuffer(
+                next.buffer(), ReplayingSubpartitionViewTest.class.getClassLoader());
     }
 
     private static int valueOf(BufferAndBacklog next, int expectedSequenceNumber) {
