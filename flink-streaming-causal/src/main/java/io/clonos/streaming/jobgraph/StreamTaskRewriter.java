@@ -28,8 +28,10 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.runtime.jobgraph.tasks.TaskInvokable;
+import org.apache.flink.streaming.api.checkpoint.ExternallyInducedSource;
 import org.apache.flink.streaming.api.graph.StreamConfig;
 import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
+import org.apache.flink.streaming.api.operators.StreamSource;
 import org.apache.flink.streaming.api.operators.async.AsyncWaitOperatorFactory;
 import org.apache.flink.streaming.api.operators.async.ClonosAsyncWaitPatch;
 import org.apache.flink.streaming.runtime.tasks.MultipleInputStreamTask;
@@ -72,7 +74,8 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             Set.of(
                     CausalOneInputStreamTask.class.getName(),
                     CausalTwoInputStreamTask.class.getName(),
-                    CausalSourceOperatorStreamTask.class.getName());
+                    CausalSourceOperatorStreamTask.class.getName(),
+                    CausalSourceStreamTask.class.getName());
 
     @Override
     public void rewrite(
@@ -153,11 +156,17 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             String invokable, StreamConfig config, ClassLoader userCodeClassLoader) {
         if (!REPLAYING_TASKS.contains(invokable)) {
             return Optional.of(
-                    invokable.equals(CausalSourceStreamTask.class.getName())
-                            ? "its legacy SourceFunction emits from a thread of its own"
-                            : "its operator has several inputs with sources chained to it, whose records Clonos does not replay yet");
+                    "its operator has several inputs with sources chained to it, whose records Clonos does not replay yet");
         }
         try {
+            if (invokable.equals(CausalSourceStreamTask.class.getName())
+                    && config.getStreamOperatorFactory(userCodeClassLoader)
+                            instanceof SimpleOperatorFactory<?> simple
+                    && simple.getOperator() instanceof StreamSource<?, ?> source
+                    && source.getUserFunction() instanceof ExternallyInducedSource<?, ?>) {
+                return Optional.of(
+                        "its legacy source function triggers its own checkpoints (ExternallyInducedSource), whose places Clonos does not log");
+            }
             for (StreamConfig operator :
                     config.getTransitiveChainedTaskConfigsWithSelf(userCodeClassLoader).values()) {
                 Class<?> factory = operator.getStreamOperatorFactoryClass(userCodeClassLoader);

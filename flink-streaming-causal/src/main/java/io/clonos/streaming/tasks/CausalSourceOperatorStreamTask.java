@@ -19,11 +19,9 @@ import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
 import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.execution.Environment;
-import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
 import org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask;
 import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
-import org.apache.flink.util.FlinkRuntimeException;
 
 import javax.annotation.Nullable;
 
@@ -51,23 +49,7 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
                 causal.orderSourceReader(
                         mainOperator, configuration.getTypeSerializerOut(getUserCodeClassLoader()));
         inputProcessor = causal.sourceInputCreated(inputProcessor);
-        // The barrier alone, where the predecessor emitted it: the checkpoint was aborted with the
-        // failure, so no snapshot (and no acknowledgement to the source's coordinator, which
-        // never heard of the checkpoint for this attempt and fails the job on one).
-        causal.replaySourceCheckpoints(
-                (checkpointId, timestamp) -> {
-                    try {
-                        operatorChain.broadcastEvent(
-                                new CheckpointBarrier(
-                                        checkpointId,
-                                        timestamp,
-                                        CheckpointOptions.forCheckpointWithDefaultLocation()));
-                    } catch (Exception e) {
-                        throw new FlinkRuntimeException(
-                                "The replay of checkpoint " + checkpointId + "'s barrier failed",
-                                e);
-                    }
-                });
+        causal.replaySourceCheckpoints(operatorChain);
     }
 
     @Override
@@ -76,42 +58,24 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
         if (!causal.isCausal()) {
             return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
         }
-        // The barrier's place among the records is a determinant: it is logged and the
-        // checkpoint taken in one mail, so that no record slips in between.
-        CompletableFuture<Boolean> triggered = new CompletableFuture<>();
-        getMailboxExecutorFactory()
-                .createExecutor(TaskMailbox.MIN_PRIORITY)
-                .execute(
-                        () -> {
-                            if (!isRunning() || !causal.sourceAcceptsCheckpoint()) {
-                                triggered.complete(false);
-                                return;
-                            }
-                            try {
-                                if (orderedReader != null) {
-                                    // the reader's positions must match what left the task
-                                    orderedReader.emitHeld();
-                                }
-                                causal.sourceCheckpoint(
-                                        checkpointMetaData.getCheckpointId(),
-                                        checkpointMetaData.getTimestamp());
-                                triggerCheckpointOnBarrier(
-                                        checkpointMetaData,
-                                        checkpointOptions,
-                                        new CheckpointMetricsBuilder()
-                                                .setAlignmentDurationNanos(0L)
-                                                .setBytesProcessedDuringAlignment(0L)
-                                                .setCheckpointStartDelayNanos(0L));
-                                triggered.complete(true);
-                            } catch (Exception e) {
-                                triggered.completeExceptionally(e);
-                                throw e;
-                            }
-                        },
-                        "checkpoint %s with %s (Clonos)",
-                        checkpointMetaData,
-                        checkpointOptions);
-        return triggered;
+        return causal.triggerSourceCheckpoint(
+                getMailboxExecutorFactory().createExecutor(TaskMailbox.MIN_PRIORITY),
+                this::isRunning,
+                checkpointMetaData,
+                () -> {
+                    if (orderedReader != null) {
+                        // the reader's positions must match what left the task
+                        orderedReader.emitHeld();
+                    }
+                },
+                () ->
+                        triggerCheckpointOnBarrier(
+                                checkpointMetaData,
+                                checkpointOptions,
+                                new CheckpointMetricsBuilder()
+                                        .setAlignmentDurationNanos(0L)
+                                        .setBytesProcessedDuringAlignment(0L)
+                                        .setCheckpointStartDelayNanos(0L)));
     }
 
     @Override

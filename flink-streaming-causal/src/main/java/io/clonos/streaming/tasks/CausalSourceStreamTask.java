@@ -13,20 +13,28 @@
 package io.clonos.streaming.tasks;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
+import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.streaming.api.functions.source.SourceFunction;
 import org.apache.flink.streaming.api.operators.StreamSource;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
 import org.apache.flink.streaming.runtime.tasks.SourceStreamTask;
+import org.apache.flink.streaming.runtime.tasks.mailbox.MailboxDefaultAction;
+import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 
 /**
  * Clonos's task for a legacy {@link SourceFunction} chain; replaces Flink's {@link
- * SourceStreamTask}.
+ * SourceStreamTask}. The function emits from a thread of its own, holding the checkpoint lock, and
+ * the task's checkpoints and timers take the same lock: where they interleave with its records is
+ * logged as for any source ({@link LegacySourceOutput}), and a recovered task's function, which
+ * must emit the same records from its restored state (as any replayable source), has them passed at
+ * the logged places. The function starts once the task's consumers answered.
  */
 @Internal
 public class CausalSourceStreamTask<
@@ -37,14 +45,49 @@ public class CausalSourceStreamTask<
 
     public CausalSourceStreamTask(Environment env) throws Exception {
         super(env);
-        this.causal = CausalTaskContext.createWithoutReplay(env, recordWriter);
+        this.causal = CausalTaskContext.create(env, recordWriter);
+    }
+
+    @Override
+    protected void init() {
+        super.init();
+        causal.legacySourceCreated(mainOperator, operatorChain);
+    }
+
+    @Override
+    protected void processInput(MailboxDefaultAction.Controller controller) throws Exception {
+        if (causal.holdsBackLegacySource(controller, mailbox())) {
+            return;
+        }
+        super.processInput(controller);
     }
 
     @Override
     public CompletableFuture<Boolean> triggerCheckpointAsync(
             CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
-        causal.startEpoch(checkpointMetaData.getCheckpointId());
-        return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
+        if (!causal.isCausal() || checkpointOptions.getCheckpointType().isSavepoint()) {
+            // a savepoint (Flink's stop-with-savepoint among them) is not replayed
+            causal.startEpoch(checkpointMetaData.getCheckpointId());
+            return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
+        }
+        return causal.triggerSourceCheckpoint(
+                mailbox(),
+                this::isRunning,
+                checkpointMetaData,
+                () -> {},
+                () ->
+                        triggerCheckpointOnBarrier(
+                                checkpointMetaData,
+                                checkpointOptions,
+                                new CheckpointMetricsBuilder()
+                                        .setAlignmentDurationNanos(0L)
+                                        .setBytesProcessedDuringAlignment(0L)
+                                        .setCheckpointStartDelayNanos(0L)));
+    }
+
+    /** The mailbox's executor; its mails run under the checkpoint lock, as every mailbox action. */
+    private MailboxExecutor mailbox() {
+        return getMailboxExecutorFactory().createExecutor(TaskMailbox.MIN_PRIORITY);
     }
 
     @Override

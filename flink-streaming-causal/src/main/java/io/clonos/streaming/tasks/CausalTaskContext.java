@@ -28,32 +28,45 @@ import io.clonos.streaming.partitioner.CausalPartitioners;
 import io.clonos.streaming.source.CausalSourceReader;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.source.ExternallyInducedSourceReader;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.writer.RecordWriterDelegate;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
+import org.apache.flink.streaming.api.operators.ClonosLegacySourcePatch;
 import org.apache.flink.streaming.api.operators.ClonosSourceReaderPatch;
 import org.apache.flink.streaming.api.operators.SourceOperator;
+import org.apache.flink.streaming.api.operators.StreamSource;
 import org.apache.flink.streaming.runtime.io.ClonosNetworkInputPatch;
 import org.apache.flink.streaming.runtime.io.StreamInputProcessor;
+import org.apache.flink.streaming.runtime.tasks.OperatorChain;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
+import org.apache.flink.streaming.runtime.tasks.mailbox.MailboxDefaultAction;
+import org.apache.flink.util.FlinkRuntimeException;
+import org.apache.flink.util.function.ThrowingRunnable;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.function.BooleanSupplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -339,6 +352,62 @@ public final class CausalTaskContext {
         return ordered;
     }
 
+    /**
+     * A legacy source's operator chain exists: under causal logging, what its function emits is
+     * counted and its watermarks gated ({@link LegacySourceOutput}), and a recovering source passes
+     * its predecessor's checkpoints at their places.
+     */
+    public <T> void legacySourceCreated(StreamSource<T, ?> operator, OperatorChain<?, ?> chain) {
+        if (causal == null) {
+            return;
+        }
+        ClonosLegacySourcePatch.wrapOutput(
+                operator, output -> new LegacySourceOutput<>(output, causal));
+        replaySourceCheckpoints(chain);
+    }
+
+    /**
+     * Whether a legacy source must not start its function yet: while its recovery waits for its
+     * consumers, the task's default action is suspended until the recovery moves on ({@code
+     * mailbox} resumes it). Once it may start, it passes what its predecessor had before the first
+     * element, and a watch fails the task if its replay stalls (its function, on a thread of its
+     * own, may never emit the element a logged action waits for).
+     */
+    public boolean holdsBackLegacySource(
+            MailboxDefaultAction.Controller controller, MailboxExecutor mailbox) {
+        if (causal == null) {
+            return false;
+        }
+        causal.processingStarted();
+        CausalRecovery recovery = causal.recovery();
+        recovery.checkDeadline();
+        CompletableFuture<Void> changed = recovery.changed();
+        if (recovery.isWaiting()) {
+            MailboxDefaultAction.Suspension suspension = controller.suspendDefaultAction();
+            changed.thenRun(() -> mailbox.execute(suspension::resume, "recovery moved on"));
+            return true;
+        }
+        causal.fireDueTimers();
+        watchReplay(mailbox);
+        return false;
+    }
+
+    private void watchReplay(MailboxExecutor mailbox) {
+        CausalRecovery recovery = causal.recovery();
+        if (!recovery.isReplaying()) {
+            return;
+        }
+        recovery.changed()
+                .thenRun(
+                        () ->
+                                mailbox.execute(
+                                        () -> {
+                                            recovery.checkDeadline();
+                                            watchReplay(mailbox);
+                                        },
+                                        "watch the replay"));
+    }
+
     /** Whether causal logging is on for this task. */
     public boolean isCausal() {
         return causal != null;
@@ -375,19 +444,68 @@ public final class CausalTaskContext {
     }
 
     /**
-     * A recovering source takes the checkpoints its predecessor took at the logged places again
-     * with {@code trigger} (task thread), after it entered their epochs.
+     * A recovering source passes the checkpoints its predecessor took at the logged places again,
+     * each as its barrier alone (on whichever thread emits the source's records): the checkpoint
+     * was aborted with the failure, so no snapshot, and no acknowledgement to a source coordinator,
+     * which never heard of the checkpoint for this attempt and fails the job on one.
      */
-    public void replaySourceCheckpoints(java.util.function.BiConsumer<Long, Long> trigger) {
-        if (causal != null) {
-            causal.setCheckpointReplayer(
-                    checkpoint -> {
-                        epochs.startEpoch(checkpoint.checkpointId());
-                        aborts.entered(checkpoint.checkpointId());
-                        causal.epochStarted(checkpoint.checkpointId());
-                        trigger.accept(checkpoint.checkpointId(), checkpoint.timestamp());
-                    });
+    public void replaySourceCheckpoints(OperatorChain<?, ?> chain) {
+        if (causal == null) {
+            return;
         }
+        causal.setCheckpointReplayer(
+                checkpoint -> {
+                    epochs.startEpoch(checkpoint.checkpointId());
+                    aborts.entered(checkpoint.checkpointId());
+                    causal.epochStarted(checkpoint.checkpointId());
+                    try {
+                        chain.broadcastEvent(
+                                new CheckpointBarrier(
+                                        checkpoint.checkpointId(),
+                                        checkpoint.timestamp(),
+                                        CheckpointOptions.forCheckpointWithDefaultLocation()));
+                    } catch (IOException e) {
+                        throw new FlinkRuntimeException(
+                                "The replay of checkpoint "
+                                        + checkpoint.checkpointId()
+                                        + "'s barrier failed",
+                                e);
+                    }
+                });
+    }
+
+    /**
+     * A source task takes a checkpoint under causal logging: the barrier's place among the records
+     * is a determinant, so it is logged and the checkpoint taken in one mail ({@code mailbox}),
+     * with no record slipping in between. Declined while the source may not take one ({@link
+     * #sourceAcceptsCheckpoint}); {@code beforeBarrier} runs first (a reader emits what it holds).
+     */
+    public CompletableFuture<Boolean> triggerSourceCheckpoint(
+            MailboxExecutor mailbox,
+            BooleanSupplier taskRunning,
+            CheckpointMetaData checkpoint,
+            ThrowingRunnable<Exception> beforeBarrier,
+            ThrowingRunnable<Exception> takeCheckpoint) {
+        CompletableFuture<Boolean> triggered = new CompletableFuture<>();
+        mailbox.execute(
+                () -> {
+                    if (!taskRunning.getAsBoolean() || !sourceAcceptsCheckpoint()) {
+                        triggered.complete(false);
+                        return;
+                    }
+                    try {
+                        beforeBarrier.run();
+                        sourceCheckpoint(checkpoint.getCheckpointId(), checkpoint.getTimestamp());
+                        takeCheckpoint.run();
+                        triggered.complete(true);
+                    } catch (Exception e) {
+                        triggered.completeExceptionally(e);
+                        throw e;
+                    }
+                },
+                "checkpoint %s (Clonos)",
+                checkpoint);
+        return triggered;
     }
 
     /** The task starts checkpoint {@code checkpointId}: it enters that epoch. */

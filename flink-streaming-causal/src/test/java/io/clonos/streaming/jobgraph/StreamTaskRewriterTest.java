@@ -22,9 +22,11 @@ import io.clonos.streaming.tasks.CausalTwoInputStreamTask;
 
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.checkpoint.MasterTriggerRestoreHook;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.CheckpointingMode;
+import org.apache.flink.streaming.api.checkpoint.ExternallyInducedSource;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -89,7 +91,11 @@ class StreamTaskRewriterTest {
         assertThat(why.get("tag")).isEmpty();
         assertThat(why.get("Sink: discard")).isEmpty();
         assertThat(why.get("Source: legacy"))
-                .hasValueSatisfying(reason -> assertThat(reason).contains("SourceFunction"));
+                .as("its checkpoints' places among its records are logged")
+                .isEmpty();
+        assertThat(why.get("Source: inducing"))
+                .hasValueSatisfying(
+                        reason -> assertThat(reason).contains("ExternallyInducedSource"));
         assertThat(why.get("join")).as("two inputs, read a buffer at a time").isEmpty();
         assertThat(why.get("lookup")).as("Clonos's async operator replays").isEmpty();
         assertThat(why.get("retried lookup"))
@@ -208,6 +214,10 @@ class StreamTaskRewriterTest {
         env.disableOperatorChaining();
         DataStream<Long> numbers = env.fromSequence(1, 10).name("sequence");
         DataStream<Long> legacy = env.addSource(new OneNumber()).name("legacy");
+        env.addSource(new Inducing())
+                .name("inducing")
+                .addSink(new DiscardingSink<>())
+                .name("inducing sink");
         DataStream<Long> tagged =
                 numbers.rebalance().map((MapFunction<Long, Long>) n -> n).name("tag");
         DataStream<Long> joined = tagged.connect(legacy).map(new Identity()).name("join");
@@ -238,6 +248,23 @@ class StreamTaskRewriterTest {
 
         @Override
         public void cancel() {}
+    }
+
+    /** A legacy source that triggers its own checkpoints. */
+    private static final class Inducing implements ExternallyInducedSource<Long, Long> {
+        @Override
+        public void run(SourceContext<Long> ctx) {}
+
+        @Override
+        public void cancel() {}
+
+        @Override
+        public void setCheckpointTrigger(CheckpointTrigger checkpointTrigger) {}
+
+        @Override
+        public MasterTriggerRestoreHook<Long> createMasterTriggerRestoreHook() {
+            return null;
+        }
     }
 
     private static final class Lookup implements AsyncFunction<Long, Long> {

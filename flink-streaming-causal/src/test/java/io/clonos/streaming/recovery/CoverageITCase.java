@@ -13,6 +13,7 @@
 package io.clonos.streaming.recovery;
 
 import io.clonos.examples.InterleavingSplitsSource;
+import io.clonos.examples.LegacyNumbersSource;
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
@@ -39,7 +40,6 @@ import org.apache.flink.streaming.api.functions.async.AsyncFunction;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.co.BroadcastProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
-import org.apache.flink.streaming.api.functions.source.SourceFunction;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
 import org.apache.flink.streaming.util.retryable.AsyncRetryStrategies;
 import org.apache.flink.util.Collector;
@@ -279,7 +279,7 @@ class CoverageITCase {
                 new Shape(
                         "Legacy SourceFunction (addSource)",
                         env ->
-                                env.addSource(new LegacyNumbers())
+                                env.addSource(new LegacyNumbersSource(COUNT, 2_000))
                                         .name(UNDER_TEST)
                                         .map(new PlusOne())
                                         .name("map")));
@@ -387,26 +387,6 @@ class CoverageITCase {
         @Override
         public Long reduce(Long a, Long b) {
             return a + b;
-        }
-    }
-
-    /** {@link #COUNT} numbers, from a thread of the source's own, with pauses. */
-    private static final class LegacyNumbers implements SourceFunction<Long> {
-        private volatile boolean running = true;
-
-        @Override
-        public void run(SourceContext<Long> context) throws Exception {
-            for (long n = 0; n < COUNT / PARALLELISM && running; n++) {
-                synchronized (context.getCheckpointLock()) {
-                    context.collect(n);
-                }
-                Thread.sleep(1);
-            }
-        }
-
-        @Override
-        public void cancel() {
-            running = false;
         }
     }
 

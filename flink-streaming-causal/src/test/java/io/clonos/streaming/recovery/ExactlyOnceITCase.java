@@ -16,6 +16,7 @@ import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.HashChainJob;
 import io.clonos.examples.HashChains;
 import io.clonos.examples.InterleavingSplitsSource;
+import io.clonos.examples.LegacyNumbersSource;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 import io.clonos.runtime.scheduler.FailTaskRequest;
@@ -869,6 +870,52 @@ class ExactlyOnceITCase {
         assertThat(FAILED).as("the injected failure happened").isTrue();
         assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("chain[0]"));
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
+    }
+
+    /**
+     * A legacy SourceFunction emits from a thread of its own; the checkpoints take the checkpoint
+     * lock between its records wherever they get it. The recovered source task passes them at its
+     * predecessor's places: its consumer, which read the predecessor's barriers, dedupes the
+     * regenerated records up to the same barriers.
+     */
+    @Test
+    void failedLegacySourceTaskIsRecoveredExactlyOnce() throws Exception {
+        startCluster(new Configuration());
+        failing = "legacy-tag";
+        failAfter = NUMBERS / PARALLELISM / 2;
+        AccessExecutionGraph graph = run(legacySourceJob());
+
+        assertThat(FAILED).as("the injected failure happened").isTrue();
+        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("Source: legacy -> legacy-tag[0]"));
+        assertThat(violations(new String[] {"legacy"}, NUMBERS))
+                .as("broken, lossy or repeated hash chains")
+                .isEmpty();
+    }
+
+    /** The TaskManager of a legacy source's subtask and its consumer's is lost. */
+    @Test
+    void lostTaskManagerWithLegacySourceIsRecoveredExactlyOnce() throws Exception {
+        lostTaskManager(
+                legacySourceJob(),
+                "chain",
+                new String[] {"legacy"},
+                NUMBERS,
+                Duration.ofMillis(200 + ThreadLocalRandom.current().nextInt(600)));
+    }
+
+    private static JobGraph legacySourceJob() {
+        StreamExecutionEnvironment env = environment();
+        env.addSource(new LegacyNumbersSource(NUMBERS, 1_500), "legacy")
+                .map(new Tag("legacy"))
+                .name("legacy-tag")
+                .keyBy(t -> t.f0)
+                .process(new HashChain("chain"))
+                .name("chain")
+                .addSink(new CommittedLinesSink(output))
+                .name("sink")
+                .setParallelism(1)
+                .disableChaining();
+        return env.getStreamGraph().getJobGraph();
     }
 
     private static JobGraph jobGraph(boolean twoStages) {

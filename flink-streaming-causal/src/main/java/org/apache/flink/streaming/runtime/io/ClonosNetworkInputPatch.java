@@ -158,9 +158,23 @@ public final class ClonosNetworkInputPatch {
         PushingAsyncDataInput.DataOutput output =
                 (PushingAsyncDataInput.DataOutput)
                         field(processor, StreamOneInputProcessor.class, "output");
+        setField(
+                processor,
+                StreamOneInputProcessor.class,
+                "output",
+                countingSourceOutput(output, task));
+    }
+
+    /**
+     * A source's output that calls {@code beforeElement} right before it emits a stream element,
+     * its watermarks gated; for a legacy source, whose function emits through an operator output
+     * rather than a processor's.
+     */
+    public static PushingAsyncDataInput.DataOutput<?> countingSourceOutput(
+            PushingAsyncDataInput.DataOutput<?> output, CausalTask task) {
         CountingOutput counting = new CountingOutput(output, task);
-        setField(processor, StreamOneInputProcessor.class, "output", counting);
         task.setWatermarkInputs(1, new WatermarkReplay(List.of(counting.gated), null));
+        return counting;
     }
 
     /**
