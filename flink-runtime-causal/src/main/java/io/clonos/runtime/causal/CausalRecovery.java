@@ -23,7 +23,6 @@ import javax.annotation.concurrent.GuardedBy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -302,9 +301,7 @@ public final class CausalRecovery {
                 restoredEpoch,
                 count,
                 answers.size());
-        if (LOG.isDebugEnabled()) {
-            LOG.debug("{}: the determinants to replay, per epoch: {}", taskName, replay);
-        }
+        LOG.debug("{}: the determinants to replay, per epoch: {}", taskName, replay);
         answers.clear();
         transition(count == 0 ? RecoveryState.RUNNING : RecoveryState.REPLAYING);
     }
@@ -542,7 +539,7 @@ public final class CausalRecovery {
                     "{}: replayed {} determinants; running normally.",
                     taskName,
                     replayedDeterminants);
-            replay = new TreeMap<>(Collections.emptyMap());
+            replay = new TreeMap<>();
             synchronized (this) {
                 transition(RecoveryState.RUNNING);
             }
