@@ -17,7 +17,6 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -204,9 +203,9 @@ class ChaosIT {
                                 "--output",
                                 work.resolve(name).toString(),
                                 "-D",
-                                "rest.port=" + freePort(),
+                                "rest.port=" + FreePorts.next(),
                                 "-D",
-                                "jobmanager.rpc.port=" + freePort()));
+                                "jobmanager.rpc.port=" + FreePorts.next()));
         command.addAll(Arrays.asList(args));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         process.getOutputStream().close();
@@ -215,12 +214,6 @@ class ChaosIT {
         Result result = new Result(process.exitValue(), new String(output, StandardCharsets.UTF_8));
         System.out.println(result.stdout);
         return result;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     private record Result(int exitCode, String stdout) {

@@ -18,8 +18,6 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -60,9 +58,9 @@ class SeparateProcessRecoveryIT {
                         "--output",
                         output.toString(),
                         "-D",
-                        "rest.port=" + freePort(),
+                        "rest.port=" + FreePorts.next(),
                         "-D",
-                        "jobmanager.rpc.port=" + freePort());
+                        "jobmanager.rpc.port=" + FreePorts.next());
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         process.getOutputStream().close();
         String stdout = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -89,12 +87,6 @@ class SeparateProcessRecoveryIT {
                 assertThat(system).isEqualTo("flink");
                 assertThat(restarted).as("Flink restarts the job").isEqualTo(subtasks);
             }
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         }
     }
 }

@@ -42,7 +42,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,8 +86,8 @@ class StandaloneClusterIT {
     void startCluster() throws Exception {
         dist = Paths.get(System.getProperty("clonos.dist", "target/clonos")).toAbsolutePath();
         assertThat(dist.resolve("bin/clonos")).as("the assembled distribution").isExecutable();
-        restPort = freePort();
-        rpcPort = freePort();
+        restPort = FreePorts.next();
+        rpcPort = FreePorts.next();
 
         Result started =
                 clonos(
@@ -844,12 +843,6 @@ class StandaloneClusterIT {
         byte[] output = process.getInputStream().readAllBytes();
         assertThat(process.waitFor(5, TimeUnit.MINUTES)).as("%s finished", command).isTrue();
         return new Result(process.exitValue(), new String(output, StandardCharsets.UTF_8));
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 
     private static final class Result {
