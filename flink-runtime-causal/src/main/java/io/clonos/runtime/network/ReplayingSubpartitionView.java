@@ -130,11 +130,10 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
             }
         }
         CausalTask task = subpartition.causalTask();
-        if (!streamAnnounced
-                && (buffer.isBuffer() || (task != null && !task.recovery().isWaiting()))) {
+        if (buffer.isBuffer() && !streamAnnounced) {
             // the producer does not continue a predecessor's stream (it would have said so
-            // before producing anything, and it has decided once its recovery stopped waiting):
-            // the consumer drops what it holds of the old stream, so this goes before any log
+            // before producing anything): the consumer drops what it holds of the old stream,
+            // logs included, so this goes before any log
             streamAnnounced = true;
             if (task != null) {
                 held = buffer;
@@ -150,7 +149,8 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
             // for it, a task's read of the last barrier of its alignment) must reach the consumer
             // with the barrier, since no data follows an aligned barrier until the consumer
             // resumes. A producer lost during that alignment would otherwise leave a barrier
-            // downstream that no log explains, and its replacement would put it elsewhere.
+            // downstream that no log explains, and its replacement would put it elsewhere. (An
+            // event before the stream's announcement goes alone, as the log would be dropped.)
             List<SharedDelta> deltas = piggyback(task);
             if (!deltas.isEmpty()) {
                 held = buffer;
@@ -308,7 +308,10 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
             return new AvailabilityWithBacklog(true, backlog());
         }
         if (held != null) {
-            return new AvailabilityWithBacklog(isCreditAvailable, backlog());
+            // what goes out before the held item is an event, and so may the held item be: an
+            // event needs no credit
+            return new AvailabilityWithBacklog(
+                    isCreditAvailable || held.getDataType().isEvent(), backlog());
         }
         if (replay != null && replay.remaining() > 0) {
             return new AvailabilityWithBacklog(

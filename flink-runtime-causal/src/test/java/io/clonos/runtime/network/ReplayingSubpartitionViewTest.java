@@ -162,13 +162,15 @@ class ReplayingSubpartitionViewTest {
         LoggingSubpartition subpartition = logging(context, partition, source);
         ReplayingSubpartitionView view = subpartition.attach(IGNORE);
         assertStartEvent(view.getNextBuffer(), ReplayStartEvent.FROM_PRODUCER_START, 0);
+        source.add(data(1));
+        assertThat(eventOf(view.getNextBuffer()))
+                .as("the stream is announced before any log: the consumer drops an old one's")
+                .isInstanceOf(ContinuedStreamEvent.class);
+        assertThat(valueOf(view.getNextBuffer(), 2)).isEqualTo(1);
 
         task.sourceCheckpoint(4, 0);
         source.add(barrier(4));
 
-        assertThat(eventOf(view.getNextBuffer()))
-                .as("the stream is announced before any log: the consumer drops an old one's")
-                .isInstanceOf(ContinuedStreamEvent.class);
         Object first = eventOf(view.getNextBuffer());
         assertThat(first).isInstanceOf(CausalLogDeltaEvent.class);
         List<Determinant> shipped = new ArrayList<>();
