@@ -16,7 +16,6 @@ import io.clonos.streaming.source.CausalSourceReader;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
-import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
@@ -68,14 +67,8 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
                         orderedReader.emitHeld();
                     }
                 },
-                () ->
-                        triggerCheckpointOnBarrier(
-                                checkpointMetaData,
-                                checkpointOptions,
-                                new CheckpointMetricsBuilder()
-                                        .setAlignmentDurationNanos(0L)
-                                        .setBytesProcessedDuringAlignment(0L)
-                                        .setCheckpointStartDelayNanos(0L)));
+                metrics ->
+                        triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, metrics));
     }
 
     @Override

@@ -15,7 +15,6 @@ package io.clonos.streaming.tasks;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
-import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.streaming.api.functions.source.SourceFunction;
@@ -75,14 +74,8 @@ public class CausalSourceStreamTask<
                 this::isRunning,
                 checkpointMetaData,
                 () -> {},
-                () ->
-                        triggerCheckpointOnBarrier(
-                                checkpointMetaData,
-                                checkpointOptions,
-                                new CheckpointMetricsBuilder()
-                                        .setAlignmentDurationNanos(0L)
-                                        .setBytesProcessedDuringAlignment(0L)
-                                        .setCheckpointStartDelayNanos(0L)));
+                metrics ->
+                        triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, metrics));
     }
 
     /** The mailbox's executor; its mails run under the checkpoint lock, as every mailbox action. */

@@ -35,6 +35,7 @@ import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
+import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.execution.Environment;
@@ -53,6 +54,7 @@ import org.apache.flink.streaming.runtime.tasks.OperatorChain;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
 import org.apache.flink.streaming.runtime.tasks.mailbox.MailboxDefaultAction;
 import org.apache.flink.util.FlinkRuntimeException;
+import org.apache.flink.util.function.ThrowingConsumer;
 import org.apache.flink.util.function.ThrowingRunnable;
 
 import org.slf4j.Logger;
@@ -479,13 +481,14 @@ public final class CausalTaskContext {
      * is a determinant, so it is logged and the checkpoint taken in one mail ({@code mailbox}),
      * with no record slipping in between. Declined while the source may not take one ({@link
      * #sourceAcceptsCheckpoint}); {@code beforeBarrier} runs first (a reader emits what it holds).
+     * {@code takeCheckpoint} gets metrics of no alignment: a source has no input to align.
      */
     public CompletableFuture<Boolean> triggerSourceCheckpoint(
             MailboxExecutor mailbox,
             BooleanSupplier taskRunning,
             CheckpointMetaData checkpoint,
             ThrowingRunnable<Exception> beforeBarrier,
-            ThrowingRunnable<Exception> takeCheckpoint) {
+            ThrowingConsumer<CheckpointMetricsBuilder, Exception> takeCheckpoint) {
         CompletableFuture<Boolean> triggered = new CompletableFuture<>();
         mailbox.execute(
                 () -> {
@@ -496,7 +499,11 @@ public final class CausalTaskContext {
                     try {
                         beforeBarrier.run();
                         sourceCheckpoint(checkpoint.getCheckpointId(), checkpoint.getTimestamp());
-                        takeCheckpoint.run();
+                        takeCheckpoint.accept(
+                                new CheckpointMetricsBuilder()
+                                        .setAlignmentDurationNanos(0L)
+                                        .setBytesProcessedDuringAlignment(0L)
+                                        .setCheckpointStartDelayNanos(0L));
                         triggered.complete(true);
                     } catch (Exception e) {
                         triggered.completeExceptionally(e);
