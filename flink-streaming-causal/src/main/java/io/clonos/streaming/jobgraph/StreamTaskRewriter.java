@@ -45,7 +45,6 @@ import org.slf4j.LoggerFactory;
 
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Points every vertex of a submitted streaming job at Clonos's task for it and turns unaligned
@@ -68,14 +67,6 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                     MultipleInputStreamTask.class.getName(), CausalMultipleInputStreamTask.class,
                     SourceOperatorStreamTask.class.getName(), CausalSourceOperatorStreamTask.class,
                     SourceStreamTask.class.getName(), CausalSourceStreamTask.class);
-
-    /** The tasks that replay their input by determinants. */
-    private static final Set<String> REPLAYING_TASKS =
-            Set.of(
-                    CausalOneInputStreamTask.class.getName(),
-                    CausalTwoInputStreamTask.class.getName(),
-                    CausalSourceOperatorStreamTask.class.getName(),
-                    CausalSourceStreamTask.class.getName());
 
     @Override
     public void rewrite(
@@ -154,11 +145,12 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
      */
     static Optional<String> notReplayableBecause(
             String invokable, StreamConfig config, ClassLoader userCodeClassLoader) {
-        if (!REPLAYING_TASKS.contains(invokable)) {
-            return Optional.of(
-                    "its operator has several inputs with sources chained to it, whose records Clonos does not replay yet");
-        }
         try {
+            if (invokable.equals(CausalMultipleInputStreamTask.class.getName())
+                    && CausalMultipleInputStreamTask.chainsSources(config, userCodeClassLoader)) {
+                return Optional.of(
+                        "its operator has several inputs with sources chained to it, whose records Clonos does not replay yet");
+            }
             if (invokable.equals(CausalSourceStreamTask.class.getName())
                     && config.getStreamOperatorFactory(userCodeClassLoader)
                             instanceof SimpleOperatorFactory<?> simple

@@ -17,10 +17,12 @@ import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
 import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.streaming.api.graph.StreamConfig;
 import org.apache.flink.streaming.runtime.tasks.MultipleInputStreamTask;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 
@@ -28,6 +30,12 @@ import java.util.concurrent.Future;
  * Clonos's task for an operator chain with several inputs, possibly chained sources; replaces
  * Flink's {@link MultipleInputStreamTask}. Checkpoints reach it as barriers or, with chained
  * sources, as triggers, so it enters epochs on both.
+ *
+ * <p>With network inputs only, it replays as a two-input task does: the order of its input buffers
+ * is logged per gate and it reads a buffer to its end before it switches inputs. A chained source's
+ * records reach the operator between those buffers, at moments no determinant records yet, so a
+ * task with chained sources logs and shares its determinants but is not replayed ({@link
+ * #chainsSources}): its failure rolls the job back globally.
  */
 @Internal
 public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<OUT> {
@@ -36,7 +44,16 @@ public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<
 
     public CausalMultipleInputStreamTask(Environment env) throws Exception {
         super(env);
-        this.causal = CausalTaskContext.createWithoutReplay(env, recordWriter);
+        this.causal =
+                chainsSources(configuration, getUserCodeClassLoader())
+                        ? CausalTaskContext.createWithoutReplay(env, recordWriter)
+                        : CausalTaskContext.create(env, recordWriter);
+    }
+
+    /** Whether the task's configuration chains a source to its operator. */
+    public static boolean chainsSources(StreamConfig config, ClassLoader userCodeClassLoader) {
+        return Arrays.stream(config.getInputs(userCodeClassLoader))
+                .anyMatch(input -> input instanceof StreamConfig.SourceInputConfig);
     }
 
     @Override

@@ -15,13 +15,19 @@ package io.clonos.streaming.jobgraph;
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.streaming.operators.CausalAsyncWaitOperatorFactory;
+import io.clonos.streaming.recovery.MultipleInputLinks;
+import io.clonos.streaming.tasks.CausalMultipleInputStreamTask;
 import io.clonos.streaming.tasks.CausalOneInputStreamTask;
 import io.clonos.streaming.tasks.CausalSourceOperatorStreamTask;
 import io.clonos.streaming.tasks.CausalSourceStreamTask;
 import io.clonos.streaming.tasks.CausalTwoInputStreamTask;
 
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.checkpoint.MasterTriggerRestoreHook;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
@@ -101,6 +107,49 @@ class StreamTaskRewriterTest {
         assertThat(why.get("retried lookup"))
                 .as("Clonos's async operator retries and replays")
                 .isEmpty();
+    }
+
+    /**
+     * A multiple-input task with network inputs only replays as a two-input task does; one with a
+     * source chained to it cannot, and is said so at submission.
+     */
+    @Test
+    void multipleInputTasksReplayUnlessSourcesAreChainedToThem() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(1000, CheckpointingMode.EXACTLY_ONCE);
+        MultipleInputLinks.keyed(env, "keyed multi", tuples(env, "a"), tuples(env, "b"))
+                .sinkTo(new org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink<>())
+                .name("discard keyed");
+        MultipleInputLinks.withChainedSources(
+                        env, "chained multi", tuples(env, "c"), tuples(env, "d").rebalance())
+                .sinkTo(new org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink<>())
+                .name("discard chained");
+        JobGraph jobGraph = env.getStreamGraph().getJobGraph();
+
+        new StreamTaskRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
+
+        JobVertex keyed = vertexNamed(jobGraph, "keyed multi");
+        JobVertex chained = vertexNamed(jobGraph, "chained multi");
+        assertThat(chained.getName()).as("the source is chained").contains("Source: c");
+        assertThat(keyed.getInvokableClassName())
+                .isEqualTo(CausalMultipleInputStreamTask.class.getName());
+        assertThat(chained.getInvokableClassName())
+                .isEqualTo(CausalMultipleInputStreamTask.class.getName());
+        assertThat(VertexReplay.whyNotReplayable(keyed.getConfiguration())).isEmpty();
+        assertThat(VertexReplay.whyNotReplayable(chained.getConfiguration()))
+                .hasValueSatisfying(reason -> assertThat(reason).contains("sources chained"));
+    }
+
+    private static DataStream<Tuple3<Long, String, Long>> tuples(
+            StreamExecutionEnvironment env, String name) {
+        return env.fromSource(
+                new DataGeneratorSource<>(
+                        index -> Tuple3.of(index % 4, name, index),
+                        10,
+                        Types.TUPLE(Types.LONG, Types.STRING, Types.LONG)),
+                WatermarkStrategy.noWatermarks(),
+                name);
     }
 
     @Test

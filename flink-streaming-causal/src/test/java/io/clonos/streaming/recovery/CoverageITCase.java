@@ -26,6 +26,7 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
@@ -315,6 +316,16 @@ class CoverageITCase {
                         }));
         shapes.add(
                 new Shape(
+                        "Operator with three keyed inputs (MultipleInputStreamTask)",
+                        env ->
+                                MultipleInputLinks.keyed(
+                                        env,
+                                        UNDER_TEST,
+                                        tuples(env, "first"),
+                                        tuples(env, "second"),
+                                        tuples(env, "third"))));
+        shapes.add(
+                new Shape(
                         "Async I/O, unordered, no retries",
                         env ->
                                 AsyncDataStream.unorderedWait(
@@ -347,6 +358,19 @@ class CoverageITCase {
                                                         .build())
                                         .name(UNDER_TEST)));
         return shapes;
+    }
+
+    /** {@link #COUNT} (key, source name, number) tuples at 1,000 a second. */
+    private static DataStream<Tuple3<Long, String, Long>> tuples(
+            StreamExecutionEnvironment env, String name) {
+        return env.fromSource(
+                new DataGeneratorSource<>(
+                        index -> Tuple3.of(index % 8, name, index),
+                        COUNT,
+                        RateLimiterStrategy.perSecond(1_000),
+                        Types.TUPLE(Types.LONG, Types.STRING, Types.LONG)),
+                WatermarkStrategy.noWatermarks(),
+                name);
     }
 
     /** {@link #COUNT} numbers at 1,000 a second, from a source named {@code name}. */

@@ -584,6 +584,53 @@ class ExactlyOnceITCase {
     }
 
     /**
+     * A task with three keyed inputs (Flink's {@code MultipleInputStreamTask}), whose per-key
+     * chains depend on how the records of its inputs interleave, is recovered alone and exactly
+     * once.
+     */
+    @Test
+    void failedMultipleInputTaskIsRecoveredExactlyOnce() throws Exception {
+        startCluster(new Configuration());
+        failing = "multi-chain";
+        failAfter = NUMBERS / PARALLELISM / 2;
+        AccessExecutionGraph graph = run(multipleInputJob());
+
+        assertThat(FAILED).isTrue();
+        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("multi-chain[0]"));
+        assertThat(violations(THREE_SOURCES, NUMBERS))
+                .as("broken, lossy or repeated hash chains")
+                .isEmpty();
+    }
+
+    /** The TaskManager of the three-input task's subtask 0 is lost, with its producers. */
+    @Test
+    void lostTaskManagerWithMultipleInputTaskIsRecoveredExactlyOnce() throws Exception {
+        lostTaskManager(
+                multipleInputJob(),
+                "multi-chain",
+                THREE_SOURCES,
+                NUMBERS,
+                Duration.ofMillis(200 + ThreadLocalRandom.current().nextInt(600)));
+    }
+
+    private static final String[] THREE_SOURCES = {"left", "right", "third"};
+
+    private static JobGraph multipleInputJob() {
+        StreamExecutionEnvironment env = environment();
+        MultipleInputLinks.keyed(
+                        env,
+                        "multi-chain",
+                        source(env, "left"),
+                        source(env, "right"),
+                        source(env, "third"))
+                .addSink(new CommittedLinesSink(output))
+                .name("sink")
+                .setParallelism(1)
+                .disableChaining();
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    /**
      * A producer that finished on the TaskManager that is lost took its partition and in-flight log
      * with it, and Flink does not run a finished task again: the recovery of its consumer cannot
      * replay that input. The job rolls back at once, naming the reason, instead of waiting for the
