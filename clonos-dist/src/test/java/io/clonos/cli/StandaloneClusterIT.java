@@ -576,7 +576,15 @@ class StandaloneClusterIT {
             assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(1)))
                     .isEqualTo("CANCELED");
             assertOnlyTheKilledTaskManagersTasksRestarted(
-                    hosts, subtaskAttempts(rest, job), victim);
+                    hosts,
+                    subtaskAttempts(rest, job),
+                    victim,
+                    () ->
+                            "exceptions "
+                                    + rest.exceptions(job)
+                                    + ", the cluster's logs on recovery:\n"
+                                    + logLines(
+                                            "Recovering|locally|globally|roll|Global|CausalRecovery|switched from RUNNING to FAILED"));
             assertThat(
                             HashChains.violations(
                                     committedLinks(output), KafkaHashChainJob.sources(), count))
@@ -584,6 +592,11 @@ class StandaloneClusterIT {
                     .isEmpty();
             awaitUnregistered(rest, victim);
         }
+    }
+
+    /** Says what happened, for an assertion's message; read only when the assertion fails. */
+    private interface Diagnosis {
+        String describe() throws Exception;
     }
 
     /** The lines of the cluster's logs that match {@code pattern}, each with its file's name. */
@@ -681,17 +694,41 @@ class StandaloneClusterIT {
      */
     private static void assertOnlyTheKilledTaskManagersTasksRestarted(
             Map<String, String> hosts, Map<String, Integer> attempts, String victim) {
+        assertOnlyTheKilledTaskManagersTasksRestarted(hosts, attempts, victim, () -> "");
+    }
+
+    /** The same; {@code diagnosis} says what happened when it fails. */
+    private static void assertOnlyTheKilledTaskManagersTasksRestarted(
+            Map<String, String> hosts,
+            Map<String, Integer> attempts,
+            String victim,
+            Diagnosis diagnosis) {
+        String why = null;
+        for (Map.Entry<String, String> host : hosts.entrySet()) {
+            boolean killed = host.getValue().equals(victim);
+            Integer attempt = attempts.get(host.getKey());
+            if (killed != (attempt != null && attempt > 0) && why == null) {
+                try {
+                    why = diagnosis.describe();
+                } catch (Exception e) {
+                    why = "(no diagnosis: " + e + ")";
+                }
+            }
+        }
+        String context = why == null ? "" : why;
         hosts.forEach(
                 (subtask, tm) -> {
                     if (tm.equals(victim)) {
                         assertThat(attempts.get(subtask))
-                                .as("attempt of %s, which ran on the killed %s", subtask, tm)
+                                .as(
+                                        "attempt of %s, which ran on the killed %s; %s",
+                                        subtask, tm, context)
                                 .isPositive();
                     } else {
                         assertThat(attempts.get(subtask))
                                 .as(
-                                        "attempt of %s, which ran on %s (killed: %s)",
-                                        subtask, tm, victim)
+                                        "attempt of %s, which ran on %s (killed: %s); %s",
+                                        subtask, tm, victim, context)
                                 .isZero();
                     }
                 });

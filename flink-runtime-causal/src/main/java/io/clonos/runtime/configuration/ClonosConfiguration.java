@@ -27,6 +27,7 @@ import org.apache.flink.configuration.MemorySize;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
@@ -143,7 +144,19 @@ public final class ClonosConfiguration implements Serializable {
     public static ClonosConfiguration forJob(Configuration cluster, Configuration job) {
         Configuration merged = new Configuration(cluster);
         merged.addAll(job);
-        return new ClonosConfiguration(merged);
+        ClonosConfiguration settings = new ClonosConfiguration(merged);
+        for (ConfigOption<?> option : ClonosOptions.taskManagerOnly()) {
+            if (job.containsKey(option.key())
+                    && !Objects.equals(merged.get(option), cluster.get(option))) {
+                throw new IllegalConfigurationException(
+                        String.format(
+                                "Invalid value '%s' for configuration key '%s' in the job: it is a"
+                                        + " TaskManager setting, which a job cannot change (the"
+                                        + " cluster has '%s'); set it in the cluster's configuration.",
+                                job.toMap().get(option.key()), option.key(), cluster.get(option)));
+            }
+        }
+        return settings;
     }
 
     private static void rejectUnknownKeys(Configuration config) {

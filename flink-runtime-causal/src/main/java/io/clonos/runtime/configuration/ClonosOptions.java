@@ -87,20 +87,25 @@ public final class ClonosOptions {
                     .enumType(InFlightLogType.class)
                     .defaultValue(InFlightLogType.SPILLABLE)
                     .withDescription(
-                            "Where a task keeps the buffers it sent since the last completed checkpoint:"
-                                    + " spillable (in memory, spilled to local disk by the spill"
-                                    + " policy) or in-memory (a full log backpressures the task).");
+                            "Where a TaskManager keeps the buffers its tasks sent since the last"
+                                    + " completed checkpoint: spillable (in memory, written to files"
+                                    + " under Flink's io.tmp.dirs by the spill policy; never full),"
+                                    + " in-memory (never written; a full log overflows: it drops its"
+                                    + " epochs, and a consumer that needs them is recovered by a"
+                                    + " global rollback) or disabled (nothing logged: every failure"
+                                    + " rolls the job back globally). A TaskManager setting: a job"
+                                    + " cannot change it.");
 
     public static final ConfigOption<MemorySize> IN_FLIGHT_LOG_MEMORY =
             ConfigOptions.key("clonos.in-flight-log.memory")
                     .memoryType()
                     .defaultValue(MemorySize.parse("64mb"))
                     .withDescription(
-                            "Memory for the in-flight log of each output subpartition. A log that is"
-                                    + " full overflows: it drops what it holds, and a consumer that"
-                                    + " needs the dropped epochs is recovered by a global rollback"
-                                    + " (blocking the producer instead would deadlock the job, since"
-                                    + " the barrier that frees the log waits behind the refused data).");
+                            "Heap memory of a TaskManager for the in-flight logs of all its output"
+                                    + " subpartitions. It is part of the task heap, which Flink's"
+                                    + " taskmanager.memory settings size. When it is used up, a"
+                                    + " spillable log writes to disk and an in-memory log overflows."
+                                    + " A TaskManager setting: a job cannot change it.");
 
     public static final ConfigOption<SpillPolicy> IN_FLIGHT_LOG_SPILL_POLICY =
             ConfigOptions.key("clonos.in-flight-log.spill-policy")
@@ -108,8 +113,12 @@ public final class ClonosOptions {
                     .defaultValue(SpillPolicy.AVAILABILITY)
                     .withDescription(
                             "When a spillable in-flight log writes buffers to disk: eager (every"
-                                    + " buffer as it is logged) or availability (everything, when the"
-                                    + " free fraction of log memory drops below the spill trigger).");
+                                    + " buffer as it is logged, none kept in memory), epoch (an epoch"
+                                    + " once the next one starts, i.e. once its closing barrier"
+                                    + " passed) or availability (everything a log holds, when the"
+                                    + " free fraction of the TaskManager's log memory drops below the"
+                                    + " spill trigger). Under every policy a buffer that does not fit"
+                                    + " in the log memory goes to disk. A TaskManager setting.");
 
     public static final ConfigOption<Double> IN_FLIGHT_LOG_SPILL_TRIGGER =
             ConfigOptions.key("clonos.in-flight-log.spill-trigger")
@@ -117,15 +126,16 @@ public final class ClonosOptions {
                     .defaultValue(0.3)
                     .withDescription(
                             "With the availability policy: the free fraction of in-flight log memory"
-                                    + " below which the log spills everything it holds. Between 0"
-                                    + " (exclusive) and 1 (inclusive).");
+                                    + " below which a log spills everything it holds. Between 0"
+                                    + " (exclusive) and 1 (inclusive). A TaskManager setting.");
 
     public static final ConfigOption<Integer> IN_FLIGHT_LOG_PREFETCH_BUFFERS =
             ConfigOptions.key("clonos.in-flight-log.prefetch-buffers")
                     .intType()
                     .defaultValue(32)
                     .withDescription(
-                            "How many spilled buffers a replay reads ahead from disk. At least 1.");
+                            "How many spilled buffers a replay reads from disk at a time (one read"
+                                    + " of consecutive buffers). At least 1. A TaskManager setting.");
 
     // ------------------------------------------------------------------------------------------
     //  Recovery
@@ -204,6 +214,19 @@ public final class ClonosOptions {
                                     + " while it fetches. Past it, the replacement reads what the standby"
                                     + " does not hold yet from checkpoint storage. 0 ms does not wait.");
 
+    /**
+     * The options a TaskManager reads when it starts (its in-flight logs serve every job's tasks),
+     * which a job therefore cannot change.
+     */
+    public static List<ConfigOption<?>> taskManagerOnly() {
+        return List.of(
+                IN_FLIGHT_LOG_TYPE,
+                IN_FLIGHT_LOG_MEMORY,
+                IN_FLIGHT_LOG_SPILL_POLICY,
+                IN_FLIGHT_LOG_SPILL_TRIGGER,
+                IN_FLIGHT_LOG_PREFETCH_BUFFERS);
+    }
+
     /** Every option above, for validation and for the generated configuration reference. */
     public static List<ConfigOption<?>> all() {
         return List.of(
@@ -261,8 +284,10 @@ public final class ClonosOptions {
     public enum InFlightLogType {
         /** In memory, spilled to local disk according to the spill policy. */
         SPILLABLE,
-        /** In memory only; a full log backpressures the task. */
-        IN_MEMORY;
+        /** In memory only; a full log overflows (its epochs cannot be replayed). */
+        IN_MEMORY,
+        /** Nothing is logged: every failure rolls the job back globally. */
+        DISABLED;
 
         @Override
         public String toString() {
@@ -275,6 +300,8 @@ public final class ClonosOptions {
     public enum SpillPolicy {
         /** Every buffer is written to disk as it is logged. */
         EAGER,
+        /** An epoch is written to disk once the next epoch starts. */
+        EPOCH,
         /** Everything is spilled when the free fraction of log memory drops below the trigger. */
         AVAILABILITY;
 

@@ -59,9 +59,32 @@ public interface InFlightLog extends AutoCloseable {
     /** The epoch buffers are appended to. */
     long currentEpoch();
 
+    /** The bytes the log holds, in memory and on disk. */
     long sizeInBytes();
 
     int numberOfBuffers();
+
+    /** The bytes the log holds on disk. */
+    default long bytesOnDisk() {
+        return 0;
+    }
+
+    /** The bytes ever written to disk by this log. */
+    default long spilledBytes() {
+        return 0;
+    }
+
+    /** The bytes ever read back from disk by this log's replays. */
+    default long readBytes() {
+        return 0;
+    }
+
+    /**
+     * Part of what was to be logged is lost ({@code reason}: a buffer the log never got, a failed
+     * write): the log refuses to replay the epochs up to the current one, so a consumer that needs
+     * them is recovered by a global rollback instead of being fed a stream with a hole.
+     */
+    void invalidate(String reason);
 
     @Override
     void close();

@@ -27,7 +27,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * An {@link InFlightLog} that keeps copies of the sent buffers on the heap, within a fixed budget.
+ * An {@link InFlightLog} that keeps copies of the sent buffers on the heap, within a budget it may
+ * share with other logs ({@link InFlightLogMemory}).
  *
  * <p>A full log cannot backpressure its producer: the barrier that would complete the next
  * checkpoint, and so free the log, is queued behind the data the log refuses, and the job would
@@ -39,7 +40,7 @@ import java.util.TreeMap;
 @Internal
 public final class InMemoryInFlightLog implements InFlightLog {
 
-    private final long capacityBytes;
+    private final InFlightLogMemory memory;
 
     @GuardedBy("this")
     private final TreeMap<Long, List<LoggedBuffer>> epochs = new TreeMap<>();
@@ -51,6 +52,10 @@ public final class InMemoryInFlightLog implements InFlightLog {
     @GuardedBy("this")
     private long overflowedThroughEpoch = Long.MIN_VALUE;
 
+    /** Why those epochs were lost. */
+    @GuardedBy("this")
+    private String lostBecause = "";
+
     @GuardedBy("this")
     private long sizeInBytes;
 
@@ -61,11 +66,14 @@ public final class InMemoryInFlightLog implements InFlightLog {
     @GuardedBy("this")
     private long truncatedBuffers;
 
+    /** A log with a memory budget of its own. */
     public InMemoryInFlightLog(long initialEpoch, long capacityBytes) {
-        if (capacityBytes <= 0) {
-            throw new IllegalArgumentException("capacity must be positive, was " + capacityBytes);
-        }
-        this.capacityBytes = capacityBytes;
+        this(initialEpoch, new InFlightLogMemory(capacityBytes));
+    }
+
+    /** A log that takes its memory from {@code memory}, shared with other logs. */
+    public InMemoryInFlightLog(long initialEpoch, InFlightLogMemory memory) {
+        this.memory = memory;
         this.currentEpoch = initialEpoch;
         epochs.put(initialEpoch, new ArrayList<>());
     }
@@ -76,7 +84,7 @@ public final class InMemoryInFlightLog implements InFlightLog {
             return;
         }
         int size = buffer.readableBytes();
-        if (sizeInBytes + size > capacityBytes) {
+        if (!memory.tryReserve(size)) {
             overflow();
             return;
         }
@@ -88,14 +96,32 @@ public final class InMemoryInFlightLog implements InFlightLog {
         numberOfBuffers++;
     }
 
+    @Override
+    public synchronized void invalidate(String reason) {
+        lostBecause = reason;
+        drop();
+    }
+
     @GuardedBy("this")
     private void overflow() {
+        lostBecause =
+                "The in-flight log overflowed the TaskManager's "
+                        + memory.capacity()
+                        + " bytes of in-flight log memory in epoch "
+                        + currentEpoch
+                        + " (clonos.in-flight-log.type: in-memory)";
+        drop();
+    }
+
+    @GuardedBy("this")
+    private void drop() {
         overflowedThroughEpoch = currentEpoch;
         for (List<LoggedBuffer> epoch : epochs.values()) {
             truncatedBuffers += epoch.size();
         }
         epochs.clear();
         epochs.put(currentEpoch, new ArrayList<>());
+        memory.release(sizeInBytes);
         sizeInBytes = 0;
         numberOfBuffers = 0;
     }
@@ -116,6 +142,7 @@ public final class InMemoryInFlightLog implements InFlightLog {
             Map.Entry<Long, List<LoggedBuffer>> oldest = epochs.pollFirstEntry();
             for (LoggedBuffer buffer : oldest.getValue()) {
                 sizeInBytes -= buffer.data.length;
+                memory.release(buffer.data.length);
             }
             numberOfBuffers -= oldest.getValue().size();
             truncatedBuffers += oldest.getValue().size();
@@ -132,12 +159,7 @@ public final class InMemoryInFlightLog implements InFlightLog {
     private void checkReplayable() throws InFlightLogUnavailableException {
         if (epochs.firstKey() <= overflowedThroughEpoch) {
             throw new InFlightLogUnavailableException(
-                    "The in-flight log overflowed its "
-                            + capacityBytes
-                            + " bytes in epoch "
-                            + overflowedThroughEpoch
-                            + " and cannot replay from epoch "
-                            + epochs.firstKey());
+                    lostBecause + "; it cannot replay from epoch " + epochs.firstKey());
         }
     }
 
@@ -165,6 +187,7 @@ public final class InMemoryInFlightLog implements InFlightLog {
     public synchronized void close() {
         epochs.clear();
         epochs.put(currentEpoch, new ArrayList<>());
+        memory.release(sizeInBytes);
         sizeInBytes = 0;
         numberOfBuffers = 0;
     }

@@ -12,7 +12,7 @@
 
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.inflightlog.InMemoryInFlightLog;
+import io.clonos.runtime.inflightlog.InFlightLogs;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
@@ -50,12 +50,11 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
     private static final Duration REGISTRATION_WAIT = Duration.ofSeconds(2);
 
     private final ClonosNetworkContext context;
-    private final long inFlightLogCapacityBytes;
+    private final InFlightLogs inFlightLogs;
 
-    public ClonosResultPartitionManager(
-            ClonosNetworkContext context, long inFlightLogCapacityBytes) {
+    public ClonosResultPartitionManager(ClonosNetworkContext context, InFlightLogs inFlightLogs) {
         this.context = context;
-        this.inFlightLogCapacityBytes = inFlightLogCapacityBytes;
+        this.inFlightLogs = inFlightLogs;
     }
 
     /** The Clonos context of this TaskManager. */
@@ -148,8 +147,9 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
                         context,
                         partitionId,
                         subpartition,
-                        new InMemoryInFlightLog(
-                                ReplayStartEvent.FROM_PRODUCER_START, inFlightLogCapacityBytes),
+                        inFlightLogs.create(
+                                partitionId + "#" + subpartition,
+                                ReplayStartEvent.FROM_PRODUCER_START),
                         context.subpartitionLogs().metrics(partitionId, subpartition));
         created.setSource(
                 super.createSubpartitionView(

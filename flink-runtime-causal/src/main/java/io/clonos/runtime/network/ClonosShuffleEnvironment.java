@@ -12,6 +12,8 @@
 
 package io.clonos.runtime.network;
 
+import io.clonos.runtime.inflightlog.InFlightLogs;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.deployment.InputGateDeploymentDescriptor;
@@ -56,12 +58,15 @@ public final class ClonosShuffleEnvironment
     private final NettyShuffleEnvironment netty;
     private final SingleInputGateFactory gateFactory;
     private final Duration reconnectTimeout;
+    private final InFlightLogs inFlightLogs;
 
     public ClonosShuffleEnvironment(
             ClonosNetworkContext context,
             NettyShuffleEnvironment netty,
             SingleInputGateFactory gateFactory,
-            Duration reconnectTimeout) {
+            Duration reconnectTimeout,
+            InFlightLogs inFlightLogs) {
+        this.inFlightLogs = inFlightLogs;
         this.context = context;
         this.netty = netty;
         this.gateFactory = gateFactory;
@@ -158,7 +163,11 @@ public final class ClonosShuffleEnvironment
 
     @Override
     public void close() throws Exception {
-        netty.close();
-        context.close();
+        try {
+            netty.close();
+            context.close();
+        } finally {
+            inFlightLogs.close();
+        }
     }
 }

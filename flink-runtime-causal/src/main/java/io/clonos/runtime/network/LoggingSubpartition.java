@@ -246,11 +246,11 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
             if (current == null) {
                 try {
                     drainIntoLog();
-                } catch (IOException e) {
-                    LOG.warn(
-                            "{}: could not move data into the in-flight log while no consumer is attached.",
-                            name,
-                            e);
+                } catch (IOException | RuntimeException e) {
+                    // a buffer may have been taken from Flink's subpartition and not logged:
+                    // the log must not replay a stream with a hole
+                    log.invalidate(
+                            "moving data into it while no consumer was attached failed: " + e);
                 }
                 return;
             }

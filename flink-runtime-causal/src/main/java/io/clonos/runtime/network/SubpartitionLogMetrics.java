@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Figures of one subpartition's in-flight log, written by the network and read by the producing
- * task's metric gauges ({@code clonos.inFlightLogBytes}, {@code clonos.inFlightLogBuffers}, {@code
- * clonos.replayedBuffers}).
+ * task's metrics ({@code clonos.inFlightLogBytes}, {@code clonos.inFlightLogBytesOnDisk}, {@code
+ * clonos.inFlightLogBuffers}, {@code clonos.replayedBuffers}, and the spill and read rates).
  */
 @Internal
 public final class SubpartitionLogMetrics {
@@ -47,6 +47,21 @@ public final class SubpartitionLogMetrics {
     public long buffers() {
         InFlightLog current = log;
         return current == null ? 0 : current.numberOfBuffers();
+    }
+
+    public long bytesOnDisk() {
+        InFlightLog current = log;
+        return current == null ? 0 : current.bytesOnDisk();
+    }
+
+    public long spilledBytes() {
+        InFlightLog current = log;
+        return current == null ? 0 : current.spilledBytes();
+    }
+
+    public long readBytes() {
+        InFlightLog current = log;
+        return current == null ? 0 : current.readBytes();
     }
 
     public long replayedBuffers() {

@@ -15,6 +15,7 @@ package io.clonos.runtime.scheduler;
 import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.configuration.ClonosOptions;
+import io.clonos.runtime.configuration.ClonosOptions.InFlightLogType;
 import io.clonos.runtime.configuration.ClonosOptions.OrphanFallback;
 import io.clonos.runtime.configuration.ClonosOptions.RecoveryMode;
 import io.clonos.runtime.jobgraph.VertexReplay;
@@ -73,6 +74,9 @@ final class LocalFailoverPolicy<V> {
     Optional<NotLocal> whyNotLocal(JobStatus job, JobVertex vertex, @Nullable Throwable error) {
         if (clonos.getRecoveryMode() == RecoveryMode.GLOBAL) {
             return Optional.of(new NotLocal(null, "clonos.recovery.mode is global"));
+        }
+        if (clonos.getInFlightLogType() == InFlightLogType.DISABLED) {
+            return Optional.of(new NotLocal(null, "clonos.in-flight-log.type is disabled"));
         }
         if (job != JobStatus.RUNNING) {
             return Optional.of(new NotLocal(null, "the job is " + job));

@@ -13,6 +13,7 @@
 package io.clonos.runtime.shuffle;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.inflightlog.InFlightLogs;
 import io.clonos.runtime.network.ClonosInputGate;
 import io.clonos.runtime.network.ClonosNetworkContext;
 import io.clonos.runtime.network.ClonosResultPartitionManager;
@@ -35,9 +36,12 @@ import org.apache.flink.runtime.shuffle.ShuffleMaster;
 import org.apache.flink.runtime.shuffle.ShuffleMasterContext;
 import org.apache.flink.runtime.shuffle.ShuffleServiceFactory;
 import org.apache.flink.runtime.taskmanager.NettyShuffleEnvironmentConfiguration;
+import org.apache.flink.util.FlinkRuntimeException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
 
 /**
  * The shuffle service of a Clonos cluster, installed through Flink's {@code
@@ -79,9 +83,17 @@ public class ClonosShuffleServiceFactory
                         context.getHostAddress());
         ClonosNetworkContext clonosContext =
                 new ClonosNetworkContext("TaskManager " + context.getTaskExecutorResourceId());
+        InFlightLogs inFlightLogs;
+        try {
+            inFlightLogs = InFlightLogs.create(clonos, context.getTmpDirPaths());
+        } catch (IOException e) {
+            throw new FlinkRuntimeException(
+                    "Cannot create the in-flight log directory under io.tmp.dirs "
+                            + String.join(", ", context.getTmpDirPaths()),
+                    e);
+        }
         ClonosResultPartitionManager partitionManager =
-                new ClonosResultPartitionManager(
-                        clonosContext, clonos.getInFlightLogMemory().getBytes());
+                new ClonosResultPartitionManager(clonosContext, inFlightLogs);
         // consumers' answers to a recovering producer must not be lost before it subscribes
         TaskEventPublisher events =
                 clonosContext.causalTasks().routingAnswers(context.getEventPublisher());
@@ -117,6 +129,6 @@ public class ClonosShuffleServiceFactory
                         null,
                         null);
         return new ClonosShuffleEnvironment(
-                clonosContext, netty, gateFactory, clonos.getReconnectTimeout());
+                clonosContext, netty, gateFactory, clonos.getReconnectTimeout(), inFlightLogs);
     }
 }

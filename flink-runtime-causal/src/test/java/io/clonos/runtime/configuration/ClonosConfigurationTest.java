@@ -132,6 +132,45 @@ class ClonosConfigurationTest {
     }
 
     @Test
+    void aJobCannotChangeATaskManagerSetting() {
+        Configuration cluster =
+                Configuration.fromMap(Map.of("clonos.in-flight-log.spill-policy", "epoch"));
+
+        assertThatThrownBy(
+                        () ->
+                                ClonosConfiguration.forJob(
+                                        cluster,
+                                        Configuration.fromMap(
+                                                Map.of(
+                                                        "clonos.in-flight-log.spill-policy",
+                                                        "eager"))))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("clonos.in-flight-log.spill-policy")
+                .hasMessageContaining("'eager'")
+                .hasMessageContaining("TaskManager setting")
+                .hasMessageContaining("'epoch'");
+        assertThatThrownBy(
+                        () ->
+                                ClonosConfiguration.forJob(
+                                        new Configuration(),
+                                        Configuration.fromMap(
+                                                Map.of("clonos.in-flight-log.memory", "1 gb"))))
+                .hasMessageContaining("clonos.in-flight-log.memory");
+        // the cluster's own value, or the default, restated by the job is fine
+        assertThat(
+                        ClonosConfiguration.forJob(
+                                        cluster,
+                                        Configuration.fromMap(
+                                                Map.of(
+                                                        "clonos.in-flight-log.spill-policy",
+                                                        "epoch",
+                                                        "clonos.in-flight-log.type",
+                                                        "spillable")))
+                                .getSpillPolicy())
+                .isEqualTo(ClonosOptions.SpillPolicy.EPOCH);
+    }
+
+    @Test
     void everyOptionIsUnderThePrefixAndDocumented() {
         assertThat(ClonosOptions.all())
                 .allSatisfy(

@@ -33,6 +33,7 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.source.ExternallyInducedSourceReader;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MeterView;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
 import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
@@ -283,6 +284,16 @@ public final class CausalTaskContext {
         group.gauge(EpochTracker.EPOCH_METRIC, (Gauge<Long>) epochs::currentEpoch);
         group.gauge("inFlightLogBytes", (Gauge<Long>) () -> sum(SubpartitionLogMetrics::bytes));
         group.gauge("inFlightLogBuffers", (Gauge<Long>) () -> sum(SubpartitionLogMetrics::buffers));
+        group.gauge(
+                "inFlightLogBytesOnDisk",
+                (Gauge<Long>) () -> sum(SubpartitionLogMetrics::bytesOnDisk));
+        group.meter(
+                "inFlightLogSpilledBytesPerSecond",
+                new MeterView(
+                        new ReadOnlyCounter(() -> sum(SubpartitionLogMetrics::spilledBytes))));
+        group.meter(
+                "inFlightLogReadBytesPerSecond",
+                new MeterView(new ReadOnlyCounter(() -> sum(SubpartitionLogMetrics::readBytes))));
         group.gauge(
                 "replayedBuffers",
                 (Gauge<Long>) () -> sum(SubpartitionLogMetrics::replayedBuffers));

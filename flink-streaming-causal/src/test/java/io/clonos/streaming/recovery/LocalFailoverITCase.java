@@ -40,6 +40,8 @@ import org.apache.flink.util.Collector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -237,12 +239,45 @@ class LocalFailoverITCase {
     }
 
     /**
-     * An in-flight log too small to hold an epoch cannot replay to the restarted task: the task
-     * falls back to Flink's restart of the whole job, and still no number is lost.
+     * An in-memory in-flight log too small to hold an epoch cannot replay to the restarted task:
+     * the task falls back to Flink's restart of the whole job, and still no number is lost.
      */
     @Test
     void overflowingInFlightLogFallsBackToGlobalRollback() throws Exception {
-        startCluster(3, 2, Configuration.fromMap(Map.of("clonos.in-flight-log.memory", "16b")));
+        startCluster(
+                3,
+                2,
+                Configuration.fromMap(
+                        Map.of(
+                                "clonos.in-flight-log.type", "in-memory",
+                                "clonos.in-flight-log.memory", "16b")));
+        FailureSwitch.arm("running-sum", 0, NUMBERS / PARALLELISM / 3);
+        runAndCheck(allSubtasks());
+    }
+
+    /**
+     * A spillable in-flight log whose memory holds no buffer writes every buffer to disk and
+     * replays it from there: the restarted task alone recovers, under every spill policy.
+     */
+    @ParameterizedTest(name = "spill policy {0}")
+    @ValueSource(strings = {"eager", "epoch", "availability"})
+    void spilledInFlightLogIsReplayedFromDisk(String policy) throws Exception {
+        startCluster(
+                3,
+                2,
+                Configuration.fromMap(
+                        Map.of(
+                                "clonos.in-flight-log.type", "spillable",
+                                "clonos.in-flight-log.spill-policy", policy,
+                                "clonos.in-flight-log.memory", "16b")));
+        FailureSwitch.arm("running-sum", 0, NUMBERS / PARALLELISM / 3);
+        runAndCheck(Set.of("running-sum[0]"));
+    }
+
+    /** With in-flight logging disabled every failure is Flink's restart of the whole job. */
+    @Test
+    void disabledInFlightLogRollsBackGlobally() throws Exception {
+        startCluster(3, 2, Configuration.fromMap(Map.of("clonos.in-flight-log.type", "disabled")));
         FailureSwitch.arm("running-sum", 0, NUMBERS / PARALLELISM / 3);
         runAndCheck(allSubtasks());
     }
