@@ -36,7 +36,11 @@ public interface ClonosPipelineOptions extends FlinkPipelineOptions {
 
     void setDeterminantSharingDepth(Integer value);
 
-    @Description("clonos.in-flight-log.spill-policy: when the in-flight log spills to disk.")
+    @Description(
+            "clonos.in-flight-log.spill-policy: when the in-flight log spills to disk (eager, epoch,"
+                    + " availability). A TaskManager setting: it configures the embedded cluster; a"
+                    + " remote cluster (--clonosMaster) refuses a job that asks for another policy"
+                    + " than its own.")
     String getInFlightLogSpillPolicy();
 
     void setInFlightLogSpillPolicy(String value);
