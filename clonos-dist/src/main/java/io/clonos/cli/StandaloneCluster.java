@@ -12,6 +12,8 @@
 
 package io.clonos.cli;
 
+import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.entrypoint.ClonosClusterConfiguration;
 import io.clonos.runtime.entrypoint.ClonosSessionClusterEntrypoint;
 import io.clonos.runtime.entrypoint.ClonosTaskManagerRunner;
@@ -184,12 +186,38 @@ final class StandaloneCluster {
         TaskExecutorProcessSpec tmSpec = TaskExecutorProcessUtils.processSpecFromConfig(config);
         Map<String, String> tmProperties = new LinkedHashMap<>(clusterProperties);
         tmProperties.put(TaskManagerOptions.TASK_MANAGER_RESOURCE_ID.key(), name);
+        String jvmParameters = ProcessMemoryUtils.generateJvmParametersStr(tmSpec);
+        if (flavour == Flavour.CLONOS) {
+            jvmParameters = withInFlightLogHeap(jvmParameters, config);
+        }
         launch(
                 name,
-                ProcessMemoryUtils.generateJvmParametersStr(tmSpec),
+                jvmParameters,
                 flavour.taskManager,
                 tmProperties,
                 TaskExecutorProcessUtils.generateDynamicConfigsStr(tmSpec));
+    }
+
+    /**
+     * The TaskManager's JVM flags with the heap grown by {@code clonos.in-flight-log.memory}:
+     * Flink's memory model sizes the heap for Flink's own use, and the in-flight logs would
+     * otherwise take their memory from the task heap the job was sized for.
+     */
+    static String withInFlightLogHeap(String jvmParameters, Configuration config) {
+        ClonosConfiguration clonos = ClonosConfiguration.fromConfiguration(config);
+        if (clonos.getInFlightLogType() == ClonosOptions.InFlightLogType.DISABLED) {
+            return jvmParameters;
+        }
+        long extra = clonos.getInFlightLogMemory().getBytes();
+        java.util.regex.Matcher heap =
+                java.util.regex.Pattern.compile("-Xm([xs])(\\d+)").matcher(jvmParameters);
+        StringBuilder grown = new StringBuilder();
+        while (heap.find()) {
+            heap.appendReplacement(
+                    grown, "-Xm" + heap.group(1) + (Long.parseLong(heap.group(2)) + extra));
+        }
+        heap.appendTail(grown);
+        return grown.toString();
     }
 
     /**
