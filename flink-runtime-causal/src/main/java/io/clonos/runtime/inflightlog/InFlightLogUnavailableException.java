@@ -17,8 +17,9 @@ import org.apache.flink.annotation.Internal;
 import java.io.IOException;
 
 /**
- * The in-flight log cannot replay what a consumer needs: it overflowed its memory, or the range was
- * truncated. Recovery of that consumer must fall back to a global rollback.
+ * The in-flight log cannot replay what a consumer needs: it overflowed its memory, the range was
+ * truncated, or it lost data (a failed write or read, a damaged spill file). Recovery of that
+ * consumer must fall back to a global rollback.
  */
 @Internal
 public class InFlightLogUnavailableException extends IOException {

@@ -38,6 +38,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
+import java.util.zip.CRC32C;
 
 /**
  * An {@link InFlightLog} that keeps what fits in the TaskManager's log memory on the heap and
@@ -48,7 +49,8 @@ import java.util.TreeMap;
  * in memory, in order, after those already written), so a run of spilled buffers is one region of
  * the epoch's file and a replay reads up to {@code prefetchBuffers} of them at once.
  *
- * <p>A write or read that fails loses data the log was to hold: the log drops its epochs up to the
+ * <p>Each spilled buffer's CRC32C is checked when it is read back. A write or read that fails (or a
+ * checksum that does not match) loses data the log was to hold: the log drops its epochs up to the
  * current one and refuses to replay them, naming the failure ({@link #invalidate}). A consumer that
  * needs them is then recovered by a global rollback, never fed a stream with a hole.
  */
@@ -321,6 +323,16 @@ public final class SpillingInFlightLog implements InFlightLog {
                 Entry entry = epoch.entries.get(i);
                 byte[] data = new byte[entry.length];
                 region.get(data);
+                if (checksum(ByteBuffer.wrap(data)) != entry.checksum) {
+                    throw new IOException(
+                            "buffer "
+                                    + (i + 1)
+                                    + " of the epoch (bytes "
+                                    + entry.offset
+                                    + " to "
+                                    + (entry.offset + entry.length)
+                                    + ") does not match its checksum");
+                }
                 read.add(entry.toNetworkBuffer(data));
             }
             return read;
@@ -348,6 +360,15 @@ public final class SpillingInFlightLog implements InFlightLog {
     private synchronized void checkNotTruncated(long position)
             throws InFlightLogUnavailableException {
         locate(position);
+    }
+
+    /**
+     * Spilled bytes are checked when read back: a damaged file fails the replay, never feeds it.
+     */
+    private static int checksum(ByteBuffer bytes) {
+        CRC32C crc = new CRC32C();
+        crc.update(bytes);
+        return (int) crc.getValue();
     }
 
     private record Located(Epoch epoch, int index) {}
@@ -380,9 +401,12 @@ public final class SpillingInFlightLog implements InFlightLog {
         void write(Buffer buffer) throws IOException {
             spill();
             int size = buffer.readableBytes();
-            long offset = append(buffer.getNioBufferReadable());
+            ByteBuffer bytes = buffer.getNioBufferReadable();
+            int checksum = checksum(bytes.duplicate());
+            long offset = append(bytes);
             Entry entry = new Entry(buffer.getDataType(), buffer.isCompressed(), size, null);
             entry.offset = offset;
+            entry.checksum = checksum;
             entries.add(entry);
             firstInMemory = entries.size();
             bytesOnDisk += size;
@@ -393,6 +417,7 @@ public final class SpillingInFlightLog implements InFlightLog {
         void spill() throws IOException {
             for (int i = firstInMemory; i < entries.size(); i++) {
                 Entry entry = entries.get(i);
+                entry.checksum = checksum(ByteBuffer.wrap(entry.data));
                 entry.offset = append(ByteBuffer.wrap(entry.data));
                 entry.data = null;
                 bytesInMemory -= entry.length;
@@ -472,6 +497,9 @@ public final class SpillingInFlightLog implements InFlightLog {
         @Nullable byte[] data;
 
         long offset = -1;
+
+        /** CRC32C of the bytes on disk. */
+        int checksum;
 
         Entry(Buffer.DataType type, boolean compressed, int length, @Nullable byte[] data) {
             this.type = type;

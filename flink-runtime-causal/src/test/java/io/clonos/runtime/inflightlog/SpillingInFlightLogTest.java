@@ -266,6 +266,30 @@ class SpillingInFlightLogTest {
     }
 
     @Test
+    void aDamagedSpillFileFailsTheReplayInsteadOfFeedingIt() throws Exception {
+        SpillingInFlightLog log = log(SpillPolicy.EAGER, new InFlightLogMemory(1 << 20), 4);
+        for (int i = 0; i < 4; i++) {
+            log.append(buffer(i, 50));
+        }
+        // one byte of the third buffer flips on disk
+        try (var channel =
+                java.nio.channels.FileChannel.open(
+                        tmp.resolve("log").resolve("epoch-0.log"),
+                        java.nio.file.StandardOpenOption.READ,
+                        java.nio.file.StandardOpenOption.WRITE)) {
+            ByteBuffer one = ByteBuffer.allocate(1);
+            channel.read(one, 110);
+            one.put(0, (byte) ~one.get(0)).rewind();
+            channel.write(one, 110);
+        }
+
+        InFlightLog.Cursor cursor = log.replay();
+        assertThatThrownBy(() -> drain(cursor))
+                .isInstanceOf(InFlightLogUnavailableException.class)
+                .hasMessageContaining("checksum");
+    }
+
+    @Test
     void buffersReadAheadAreNotReplayedAfterTheirTruncation() throws Exception {
         SpillingInFlightLog log = log(SpillPolicy.EAGER, new InFlightLogMemory(1 << 20), 8);
         log.append(buffer(1, 50));

@@ -306,6 +306,96 @@ class ExactlyOnceITCase {
     }
 
     /**
+     * A spill file damaged under a running job (the producers spill their in-flight logs eagerly,
+     * and bytes at the start of each file are overwritten): the failed consumer's replay reads them
+     * back, their checksums do not match, and the job rolls back globally with that reason in its
+     * exception history, instead of being fed damaged records. Nothing lost, nothing twice.
+     */
+    @Test
+    void aDamagedSpillFileRollsBackGloballyNamingItAndStaysExactlyOnce() throws Exception {
+        Path spill = Files.createDirectories(work.resolve("spill"));
+        startCluster(
+                Configuration.fromMap(
+                        Map.of(
+                                "io.tmp.dirs",
+                                spill.toString(),
+                                "clonos.in-flight-log.spill-policy",
+                                "eager")));
+        failing = null;
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(PARALLELISM);
+        // no checkpoint completes before the failure: the replay starts at the producers' start
+        env.enableCheckpointing(10_000);
+        source(env, "left")
+                .keyBy(t -> t.f0)
+                .process(new HashChain("chain"))
+                .name("chain")
+                .addSink(new CommittedLinesSink(output))
+                .name("sink")
+                .setParallelism(1)
+                .disableChaining();
+        JobID job = cluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
+        List<Path> spilled = awaitSpilled(spill, 20_000);
+        for (Path file : spilled) {
+            try (java.nio.channels.FileChannel channel =
+                    java.nio.channels.FileChannel.open(
+                            file,
+                            java.nio.file.StandardOpenOption.READ,
+                            java.nio.file.StandardOpenOption.WRITE)) {
+                java.nio.ByteBuffer head = java.nio.ByteBuffer.allocate(16);
+                channel.read(head, 0);
+                for (int i = 0; i < head.limit(); i++) {
+                    head.put(i, (byte) ~head.get(i));
+                }
+                head.rewind();
+                channel.write(head, 0);
+            }
+        }
+        cluster.deliverCoordinationRequestToCoordinator(
+                        job,
+                        FailTaskRequest.TARGET,
+                        new SerializedValue<>(new FailTaskRequest("chain", 0)))
+                .get(1, TimeUnit.MINUTES);
+
+        assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
+        AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
+        assertThat(restartedSubtasks(graph))
+                .as("the job rolled back")
+                .contains("Source: left -> left-tag[0]", "Source: left -> left-tag[1]");
+        assertThat(graph.getFailureInfo()).isNotNull();
+        assertThat(graph.getFailureInfo().getExceptionAsString())
+                .contains("lost data")
+                .contains("checksum");
+        assertThat(violations(new String[] {"left"}, NUMBERS))
+                .as("broken, lossy or repeated hash chains")
+                .isEmpty();
+    }
+
+    /** The in-flight log files under {@code spill}, once they hold {@code bytes} in all. */
+    private static List<Path> awaitSpilled(Path spill, long bytes) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (System.nanoTime() < deadline) {
+            List<Path> files;
+            try (java.util.stream.Stream<Path> all = Files.walk(spill)) {
+                files =
+                        all.filter(f -> f.getFileName().toString().startsWith("epoch-"))
+                                .collect(java.util.stream.Collectors.toList());
+            } catch (java.io.UncheckedIOException | java.nio.file.NoSuchFileException e) {
+                continue; // a file went while the walk ran
+            }
+            long total = 0;
+            for (Path file : files) {
+                total += Files.exists(file) ? Files.size(file) : 0;
+            }
+            if (total >= bytes) {
+                return files;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("the in-flight logs under " + spill + " did not spill " + bytes);
+    }
+
+    /**
      * Passes its input on; once its first attempt read the end of its input, it holds that
      * attempt's checkpoints, and with them the job's final one, until the test releases them.
      */
