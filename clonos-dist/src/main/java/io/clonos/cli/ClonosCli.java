@@ -12,6 +12,7 @@
 
 package io.clonos.cli;
 
+import io.clonos.cli.bench.InFlightLogBenchmark;
 import io.clonos.cli.bench.KillSettings;
 import io.clonos.cli.bench.OverheadBenchmark;
 import io.clonos.cli.bench.RecoveryBenchmark;
@@ -69,6 +70,8 @@ public final class ClonosCli {
                     "        [--kill-after MS] [--repetitions R] [--checkpoint-dir URI] [--output DIR]",
                     "        Kill a TaskManager under the synthetic job with RocksDB state, with and without standbys",
                     "        (R times each, alternating; medians).",
+                    "  bench in-flight-log [--megabytes M] [--memory-mb M] [--epoch-mb M] [--prefetch P] [--repetitions R]",
+                    "        Append and replay throughput of the in-flight log, in memory and under each spill policy.",
                     "  bench overhead [--records N] [--keys K] [--state-bytes B] [--repetitions R] [--output DIR]",
                     "        Throughput and latency of the synthetic job without failures, Clonos against Flink.",
                     "  nexmark overhead [--events N] [--queries Q,...] [--parallelism P] [--repetitions R] [--output DIR]",
@@ -331,8 +334,12 @@ public final class ClonosCli {
         if ("standby".equals(benchmark)) {
             return benchStandby(args, out);
         }
+        if ("in-flight-log".equals(benchmark)) {
+            return benchInFlightLog(args, out);
+        }
         if (!"recovery".equals(benchmark)) {
-            throw new UsageException("bench needs a benchmark: recovery, overhead or standby.");
+            throw new UsageException(
+                    "bench needs a benchmark: recovery, overhead, standby or in-flight-log.");
         }
         Options options =
                 Options.parse(
@@ -468,6 +475,28 @@ public final class ClonosCli {
             settings.output = Path.of(options.value("--output"));
         }
         new OverheadBenchmark(settings, out).run();
+        return 0;
+    }
+
+    private static int benchInFlightLog(Deque<String> args, PrintStream out) throws Exception {
+        Options options =
+                Options.parse(
+                        args,
+                        List.of(
+                                "--megabytes",
+                                "--memory-mb",
+                                "--epoch-mb",
+                                "--prefetch",
+                                "--repetitions"),
+                        List.of());
+        options.requireNoPositional();
+        new InFlightLogBenchmark(out)
+                .run(
+                        options.intValue("--megabytes", 256, 1),
+                        options.intValue("--memory-mb", 32, 1),
+                        options.intValue("--epoch-mb", 32, 1),
+                        options.intValue("--prefetch", 32, 1),
+                        options.intValue("--repetitions", 5, 1));
         return 0;
     }
 
