@@ -82,7 +82,7 @@ public final class ClonosCli {
                     "        Flink: output checked against a failure-free run, recovery times, timelines.",
                     "  chaos [--seed S] [--runs N] [--minutes M] [--taskmanagers N] [--slots S] [--output DIR]",
                     "        [--shape STAGES --source-parallelism P --dsd D --kills K --stagger-ms MS]",
-                    "        [--splits-per-subtask N] [--recovery-bound-ms MS] [-D key=value ...]",
+                    "        [--splits-per-subtask N] [--checkpoint-interval MS] [--recovery-bound-ms MS] [-D key=value ...]",
                     "        Generated jobs on a standalone cluster of its own (slots spread), TaskManagers killed",
                     "        with SIGKILL at random times; each run judged exactly once, local and in time. Seeds",
                     "        from S (random by default) on; a failed run's seed reproduces it. --shape fixes the job",
@@ -216,6 +216,7 @@ public final class ClonosCli {
                                 "--kills",
                                 "--stagger-ms",
                                 "--splits-per-subtask",
+                                "--checkpoint-interval",
                                 "--recovery-bound-ms"),
                         List.of());
         options.requireNoPositional();
@@ -294,7 +295,12 @@ public final class ClonosCli {
         }
         int splits = options.intValue("--splits-per-subtask", 1, 1);
         LongFunction<ChaosPlan> drawn = plans;
-        plans = s -> drawn.apply(s).withSplitsPerSubtask(splits);
+        int checkpointInterval = options.intValue("--checkpoint-interval", 500, 10);
+        plans =
+                s ->
+                        drawn.apply(s)
+                                .withSplitsPerSubtask(splits)
+                                .withCheckpointInterval(checkpointInterval);
         Path output =
                 Paths.get(
                                 options.value("--output") == null

@@ -15,6 +15,8 @@ package io.clonos.cli;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -84,6 +86,48 @@ class ChaosIT {
                         "--runs",
                         "2");
         assertEveryRunLocal(result, 2);
+    }
+
+    /**
+     * The slice's loss with in-flight logs of 1 MB per TaskManager and checkpoints every 5 s: the
+     * producers' logs spill most of each epoch, and the lost slice's consumers are fed from disk,
+     * locally and exactly once, under each spill policy.
+     */
+    @ParameterizedTest(name = "spill policy {0}")
+    @ValueSource(strings = {"eager", "epoch", "availability"})
+    void aLostSliceRecoversLocallyFromSpilledInFlightLogs(String policy) throws Exception {
+        Path tmp = Files.createDirectories(work.resolve("tmp-" + policy));
+        Result result =
+                chaos(
+                        "spilled-" + policy,
+                        "--shape",
+                        SLICE,
+                        "--source-parallelism",
+                        "2",
+                        "--dsd",
+                        "full",
+                        "--kills",
+                        "1",
+                        "--seed",
+                        "15",
+                        "--runs",
+                        "1",
+                        "--checkpoint-interval",
+                        "5000",
+                        "-D",
+                        "clonos.in-flight-log.memory=1mb",
+                        "-D",
+                        "clonos.in-flight-log.spill-policy=" + policy,
+                        "-D",
+                        "io.tmp.dirs=" + tmp);
+        assertEveryRunLocal(result, 1);
+        try (java.util.stream.Stream<Path> left = Files.list(tmp)) {
+            assertThat(left.filter(f -> f.getFileName().toString().startsWith("clonos-inflight-")))
+                    .as(
+                            "in-flight log files left behind by the killed TaskManager (deleted by its"
+                                    + " replacement) or by the stopped ones")
+                    .isEmpty();
+        }
     }
 
     @Test

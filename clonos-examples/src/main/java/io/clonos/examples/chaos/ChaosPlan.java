@@ -52,6 +52,9 @@ public final class ChaosPlan {
     /** Splits per source subtask: 1 for Flink's data generator, more for interleaving readers. */
     public final int splitsPerSubtask;
 
+    /** The job's checkpoint interval. */
+    public final long checkpointIntervalMillis;
+
     private final Random victims;
 
     private ChaosPlan(
@@ -61,6 +64,7 @@ public final class ChaosPlan {
             List<Long> killDelays,
             boolean staggered,
             int splitsPerSubtask,
+            long checkpointIntervalMillis,
             Random victims) {
         this.seed = seed;
         this.shape = shape;
@@ -69,6 +73,7 @@ public final class ChaosPlan {
         this.staggered = staggered;
         this.count = (long) RATE * shape.sourceParallelism * SECONDS;
         this.splitsPerSubtask = splitsPerSubtask;
+        this.checkpointIntervalMillis = checkpointIntervalMillis;
         this.victims = victims;
     }
 
@@ -81,7 +86,18 @@ public final class ChaosPlan {
             throw new IllegalArgumentException(
                     "Splits per subtask must be positive, not " + splits);
         }
-        return new ChaosPlan(seed, shape, dsd, killDelays, staggered, splits, victims);
+        return new ChaosPlan(
+                seed, shape, dsd, killDelays, staggered, splits, checkpointIntervalMillis, victims);
+    }
+
+    /** This plan with checkpoints every {@code millis}; the seed's other draws stay. */
+    public ChaosPlan withCheckpointInterval(long millis) {
+        if (millis < 10) {
+            throw new IllegalArgumentException(
+                    "The checkpoint interval must be at least 10 ms, not " + millis);
+        }
+        return new ChaosPlan(
+                seed, shape, dsd, killDelays, staggered, splitsPerSubtask, millis, victims);
     }
 
     /**
@@ -108,7 +124,8 @@ public final class ChaosPlan {
         for (int i = 1; i < kills; i++) {
             delays.add(staggered ? 1_000L + random.nextInt(4_001) : 0L);
         }
-        return new ChaosPlan(seed, shape, dsd, delays, staggered, 1, new Random(random.nextLong()));
+        return new ChaosPlan(
+                seed, shape, dsd, delays, staggered, 1, 500, new Random(random.nextLong()));
     }
 
     /**
@@ -129,6 +146,7 @@ public final class ChaosPlan {
                 delays,
                 kills > 1 && staggerMillis > 0,
                 1,
+                500,
                 new Random(random.nextLong()));
     }
 
@@ -156,7 +174,7 @@ public final class ChaosPlan {
                 "--rate",
                 String.valueOf(RATE),
                 "--checkpoint-interval",
-                "500",
+                String.valueOf(checkpointIntervalMillis),
                 "--splits-per-subtask",
                 String.valueOf(splitsPerSubtask),
                 "--output",
@@ -183,6 +201,9 @@ public final class ChaosPlan {
                 + shape
                 + (splitsPerSubtask > 1
                         ? ", " + splitsPerSubtask + " interleaved splits per source subtask"
+                        : "")
+                + (checkpointIntervalMillis != 500
+                        ? ", checkpoints every " + checkpointIntervalMillis + " ms"
                         : "")
                 + ", DSD "
                 + dsdName()
