@@ -72,7 +72,8 @@ public final class ClonosCli {
                     "        (R times each, alternating; medians).",
                     "  bench in-flight-log [--megabytes M] [--memory-mb M] [--epoch-mb M] [--prefetch P] [--repetitions R]",
                     "        Append and replay throughput of the in-flight log, in memory and under each spill policy.",
-                    "  bench overhead [--records N] [--keys K] [--state-bytes B] [--repetitions R] [--output DIR]",
+                    "  bench overhead [--records N] [--keys K] [--state-bytes B] [--repetitions R] [--checkpoint-interval MS]",
+                    "        [--output DIR] [-D key=value ...]   (-D: settings of the Clonos clusters)",
                     "        Throughput and latency of the synthetic job without failures, Clonos against Flink.",
                     "  nexmark overhead [--events N] [--queries Q,...] [--parallelism P] [--repetitions R] [--output DIR]",
                     "        Beam's Nexmark queries on Flink and on Clonos (DSD 1 and full): throughput and",
@@ -469,10 +470,14 @@ public final class ClonosCli {
                                 "--keys",
                                 "--state-bytes",
                                 "--repetitions",
+                                "--checkpoint-interval",
                                 "--output"),
                         List.of());
         options.requireNoPositional();
         OverheadBenchmark.Settings settings = new OverheadBenchmark.Settings();
+        settings.checkpointIntervalMs =
+                options.intValue("--checkpoint-interval", (int) settings.checkpointIntervalMs, 10);
+        settings.clonosProperties = options.dynamicProperties;
         settings.records = options.intValue("--records", (int) settings.records, 1000);
         settings.keys = options.intValue("--keys", settings.keys, 2);
         settings.stateBytesPerKey = options.intValue("--state-bytes", settings.stateBytesPerKey, 1);

@@ -36,12 +36,13 @@ public final class NexmarkCli {
             String.join(
                     "\n",
                     "Usage: clonos nexmark <experiment> [options]",
-                    "  overhead [--events N] [--queries Q,Q,...] [--parallelism P] [--repetitions R] [--output DIR]",
+                    "  overhead [--events N] [--queries Q,Q,...] [--parallelism P] [--repetitions R]",
+                    "          [--checkpoint-interval MS] [--output DIR]",
                     "        Every Nexmark query but Q10, without failures, on Flink and on Clonos at",
                     "        determinant sharing depth 1 and full, after a warm-up run on each; throughput",
                     "        and end-to-end latency (p50, p99) per query and relative to Flink,",
                     "        as CSV, JSON and an HTML chart; R runs per query and system, medians. Defaults:",
-                    "        100000 events, all queries, parallelism 2, 3 repetitions,",
+                    "        100000 events, all queries, parallelism 2, 3 repetitions, a checkpoint every 5000 ms,",
                     "        bench-results/nexmark-overhead.",
                     "  failure --query 3|8 [--rate N] [--seconds S] [--kill-after S] [--parallelism P]",
                     "          [--partitions-per-subtask N] [--checkpoint-interval MS] [--checkpoint-dir URI]",
@@ -82,6 +83,11 @@ public final class NexmarkCli {
                                     (int) positive("--repetitions", Integer.parseInt(v)));
             options.put("--output", v -> settings.output = Path.of(v));
             options.put("--queries", v -> settings.queries = queries(v));
+            options.put(
+                    "--checkpoint-interval",
+                    v ->
+                            settings.checkpointIntervalMs =
+                                    positive("--checkpoint-interval", Long.parseLong(v)));
             run = () -> new NexmarkOverhead(settings, System.out).run();
         } else if ("failure".equals(experiment)) {
             NexmarkFailure.Settings settings = new NexmarkFailure.Settings();

@@ -74,6 +74,9 @@ public final class NexmarkOverhead {
 
         /** Runs per query and system, alternating which system goes first; the median counts. */
         public int repetitions = 3;
+
+        /** Checkpoints on every system, as the paper took them (every 5 s). */
+        public long checkpointIntervalMs = 5_000;
     }
 
     /**
@@ -152,10 +155,11 @@ public final class NexmarkOverhead {
     /** Runs every query on every system; returns the runs, also written to the output directory. */
     public List<Run> run() throws Exception {
         out.printf(
-                "Nexmark overhead: queries %s, %d events each, parallelism %d, on %s, %d runs each (medians)%n",
+                "Nexmark overhead: queries %s, %d events each, parallelism %d, a checkpoint every %d ms, on %s, %d runs each (medians)%n",
                 settings.queries,
                 settings.events,
                 settings.parallelism,
+                settings.checkpointIntervalMs,
                 SYSTEMS,
                 settings.repetitions);
         List<Run> runs = new ArrayList<>();
@@ -247,7 +251,10 @@ public final class NexmarkOverhead {
     private Run runOnce(int query, String system, List<String> runnerArgs) throws IOException {
         List<String> args =
                 new ArrayList<>(
-                        List.of("--streaming=true", "--parallelism=" + settings.parallelism));
+                        List.of(
+                                "--streaming=true",
+                                "--parallelism=" + settings.parallelism,
+                                "--checkpointingInterval=" + settings.checkpointIntervalMs));
         args.addAll(runnerArgs);
         PipelineOptions options =
                 PipelineOptionsFactory.fromArgs(args.toArray(new String[0])).create();

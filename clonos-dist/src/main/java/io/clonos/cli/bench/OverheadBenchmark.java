@@ -28,6 +28,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -49,6 +50,9 @@ public final class OverheadBenchmark {
         public long checkpointIntervalMs = 1_000;
         public int repetitions = 3;
         public Path output = Path.of("bench-results", "overhead");
+
+        /** Settings of the Clonos clusters (e.g. the in-flight log's spill policy). */
+        public Map<String, String> clonosProperties = Map.of();
     }
 
     private final Settings settings;
@@ -94,13 +98,16 @@ public final class OverheadBenchmark {
 
     public String run() throws Exception {
         out.printf(
-                "Overhead benchmark: %d records over %d keys, parallelism %d, %d B of state per key, checkpoint every %d ms, %d runs each%n",
+                "Overhead benchmark: %d records over %d keys, parallelism %d, %d B of state per key, checkpoint every %d ms, %d runs each, Clonos with %s%n",
                 settings.records,
                 settings.keys,
                 settings.parallelism,
                 settings.stateBytesPerKey,
                 settings.checkpointIntervalMs,
-                settings.repetitions);
+                settings.repetitions,
+                settings.clonosProperties.isEmpty()
+                        ? "its defaults"
+                        : settings.clonosProperties.toString());
         Variant[] variants = Variant.values();
         Run[][] runs = new Run[variants.length][settings.repetitions];
         out.println("Warming up (not counted):");
@@ -165,6 +172,9 @@ public final class OverheadBenchmark {
     private Run runOnce(Variant variant) throws Exception {
         Path probes = Files.createTempDirectory("clonos-overhead-probes");
         Configuration config = new Configuration();
+        if (variant != Variant.FLINK) {
+            settings.clonosProperties.forEach(config::setString);
+        }
         if (variant.dsd != null) {
             config.setString("clonos.determinant-sharing-depth", variant.dsd);
         }

@@ -52,8 +52,9 @@ public final class EmbeddedKafka implements AutoCloseable {
     /** Formats a fresh log directory and starts the broker; returns once it serves. */
     public static EmbeddedKafka start() throws Exception {
         Path directory = Files.createTempDirectory("clonos-kafka");
-        int brokerPort = freePort();
-        int controllerPort = freePort();
+        int[] ports = freePorts(2);
+        int brokerPort = ports[0];
+        int controllerPort = ports[1];
         Properties props = new Properties();
         props.put("process.roles", "broker,controller");
         props.put("node.id", "1");
@@ -111,9 +112,25 @@ public final class EmbeddedKafka implements AutoCloseable {
         FileUtils.deleteDirectoryQuietly(directory.toFile());
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+    /**
+     * {@code count} distinct free ports: the sockets are held together while the kernel picks, so
+     * it cannot hand out one port twice (it did, one after the other).
+     */
+    private static int[] freePorts(int count) throws IOException {
+        ServerSocket[] sockets = new ServerSocket[count];
+        try {
+            int[] ports = new int[count];
+            for (int i = 0; i < count; i++) {
+                sockets[i] = new ServerSocket(0);
+                ports[i] = sockets[i].getLocalPort();
+            }
+            return ports;
+        } finally {
+            for (ServerSocket socket : sockets) {
+                if (socket != null) {
+                    socket.close();
+                }
+            }
         }
     }
 }
