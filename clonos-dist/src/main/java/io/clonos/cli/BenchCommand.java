@@ -1,0 +1,217 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli;
+
+import io.clonos.cli.bench.InFlightLogBenchmark;
+import io.clonos.cli.bench.KillSettings;
+import io.clonos.cli.bench.OverheadBenchmark;
+import io.clonos.cli.bench.RecoveryBenchmark;
+import io.clonos.cli.bench.StandbyBenchmark;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+
+/** {@code clonos bench ...}: the benchmarks' command lines, parsed into their settings. */
+final class BenchCommand {
+
+    private BenchCommand() {}
+
+    static int run(Deque<String> args, PrintStream out) throws Exception {
+        String benchmark = args.poll();
+        if ("overhead".equals(benchmark)) {
+            return benchOverhead(args, out);
+        }
+        if ("standby".equals(benchmark)) {
+            return benchStandby(args, out);
+        }
+        if ("in-flight-log".equals(benchmark)) {
+            return benchInFlightLog(args, out);
+        }
+        if (!"recovery".equals(benchmark)) {
+            throw new ClonosCli.UsageException(
+                    "bench needs a benchmark: recovery, overhead, standby or in-flight-log.");
+        }
+        ClonosCli.Options options =
+                ClonosCli.Options.parse(
+                        args,
+                        killOptionNames(
+                                true,
+                                List.of("--processes", "--taskmanagers", "--conf-dir", "--load")),
+                        List.of());
+        String processes = options.values.getOrDefault("--processes", "embedded");
+        if ("embedded".equals(processes)) {
+            for (String separateOnly :
+                    List.of(
+                            "--repetitions",
+                            "--checkpoint-dir",
+                            "--taskmanagers",
+                            "--conf-dir",
+                            "--load")) {
+                if (options.value(separateOnly) != null) {
+                    throw new ClonosCli.UsageException(
+                            separateOnly + " needs --processes separate (bench recovery).");
+                }
+            }
+            if (!options.dynamicProperties.isEmpty()) {
+                throw new ClonosCli.UsageException(
+                        "-D needs --processes separate (bench recovery).");
+            }
+            new RecoveryBenchmark(killSettings(options, RecoveryBenchmark.defaults(), false), out)
+                    .run();
+            return 0;
+        }
+        if (!"separate".equals(processes)) {
+            throw new ClonosCli.UsageException(
+                    "--processes must be embedded or separate, got '" + processes + "'.");
+        }
+        if (options.value("--checkpoint-dir") != null) {
+            throw new ClonosCli.UsageException(
+                    "--checkpoint-dir is not supported with --processes separate (checkpoints go to"
+                            + " the JobManager).");
+        }
+        KillSettings settings = killSettings(options, RecoveryBenchmark.defaults(), true);
+        double load = 0;
+        if (options.value("--load") != null) {
+            try {
+                load = Double.parseDouble(options.value("--load"));
+            } catch (NumberFormatException e) {
+                load = -1;
+            }
+            if (!(load > 0 && load <= 1)) {
+                throw new ClonosCli.UsageException(
+                        "--load needs a fraction of the capacity in (0, 1], got '"
+                                + options.value("--load")
+                                + "'.");
+            }
+        }
+        ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
+        new SeparateProcessRecovery(
+                        home,
+                        settings,
+                        options.intValue("--taskmanagers", 3, 2),
+                        options.dynamicProperties,
+                        load,
+                        out)
+                .run();
+        return 0;
+    }
+
+    /** The options of a benchmark that kills a TaskManager, over its defaults. */
+    private static KillSettings killSettings(
+            Deque<String> args, KillSettings settings, boolean repeatable)
+            throws ClonosCli.UsageException {
+        return killSettings(
+                ClonosCli.Options.parse(args, killOptionNames(repeatable, List.of()), List.of()),
+                settings,
+                repeatable);
+    }
+
+    /** The options of a benchmark that kills a TaskManager, and {@code more}. */
+    private static List<String> killOptionNames(boolean repeatable, List<String> more) {
+        List<String> names =
+                new ArrayList<>(
+                        List.of(
+                                "--records",
+                                "--rate",
+                                "--keys",
+                                "--state-kb",
+                                "--checkpoint-interval",
+                                "--kill-after",
+                                "--output"));
+        if (repeatable) {
+            names.add("--repetitions");
+            names.add("--checkpoint-dir");
+        }
+        names.addAll(more);
+        return names;
+    }
+
+    private static KillSettings killSettings(
+            ClonosCli.Options options, KillSettings settings, boolean repeatable)
+            throws ClonosCli.UsageException {
+        options.requireNoPositional();
+        settings.repetitions =
+                repeatable ? options.intValue("--repetitions", settings.repetitions, 1) : 1;
+        settings.checkpointDir = repeatable ? options.value("--checkpoint-dir") : null;
+        settings.records = options.intValue("--records", (int) settings.records, 1000);
+        settings.rate = options.intValue("--rate", settings.rate, 1);
+        settings.keys = options.intValue("--keys", settings.keys, 2);
+        settings.stateBytesPerKey =
+                options.intValue("--state-kb", settings.stateBytesPerKey / 1024, 1) * 1024;
+        settings.checkpointIntervalMs =
+                options.intValue("--checkpoint-interval", (int) settings.checkpointIntervalMs, 10);
+        settings.killAfterMs = options.intValue("--kill-after", (int) settings.killAfterMs, 1000);
+        if (options.value("--output") != null) {
+            settings.output = Path.of(options.value("--output"));
+        }
+        return settings;
+    }
+
+    private static int benchOverhead(Deque<String> args, PrintStream out) throws Exception {
+        ClonosCli.Options options =
+                ClonosCli.Options.parse(
+                        args,
+                        List.of(
+                                "--records",
+                                "--keys",
+                                "--state-bytes",
+                                "--repetitions",
+                                "--checkpoint-interval",
+                                "--output"),
+                        List.of());
+        options.requireNoPositional();
+        OverheadBenchmark.Settings settings = new OverheadBenchmark.Settings();
+        settings.checkpointIntervalMs =
+                options.intValue("--checkpoint-interval", (int) settings.checkpointIntervalMs, 10);
+        settings.clonosProperties = options.dynamicProperties;
+        settings.records = options.intValue("--records", (int) settings.records, 1000);
+        settings.keys = options.intValue("--keys", settings.keys, 2);
+        settings.stateBytesPerKey = options.intValue("--state-bytes", settings.stateBytesPerKey, 1);
+        settings.repetitions = options.intValue("--repetitions", settings.repetitions, 1);
+        if (options.value("--output") != null) {
+            settings.output = Path.of(options.value("--output"));
+        }
+        new OverheadBenchmark(settings, out).run();
+        return 0;
+    }
+
+    private static int benchInFlightLog(Deque<String> args, PrintStream out) throws Exception {
+        ClonosCli.Options options =
+                ClonosCli.Options.parse(
+                        args,
+                        List.of(
+                                "--megabytes",
+                                "--memory-mb",
+                                "--epoch-mb",
+                                "--prefetch",
+                                "--repetitions"),
+                        List.of());
+        options.requireNoPositional();
+        new InFlightLogBenchmark(out)
+                .run(
+                        options.intValue("--megabytes", 256, 1),
+                        options.intValue("--memory-mb", 32, 1),
+                        options.intValue("--epoch-mb", 32, 1),
+                        options.intValue("--prefetch", 32, 1),
+                        options.intValue("--repetitions", 5, 1));
+        return 0;
+    }
+
+    private static int benchStandby(Deque<String> args, PrintStream out) throws Exception {
+        new StandbyBenchmark(killSettings(args, StandbyBenchmark.defaults(), true), out).run();
+        return 0;
+    }
+}
