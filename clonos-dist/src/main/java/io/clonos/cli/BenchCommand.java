@@ -170,6 +170,7 @@ final class BenchCommand {
                                 "--state-bytes",
                                 "--repetitions",
                                 "--checkpoint-interval",
+                                "--warmup-seconds",
                                 "--output"),
                         List.of());
         options.requireNoPositional();
@@ -177,6 +178,10 @@ final class BenchCommand {
         settings.checkpointIntervalMs =
                 options.intValue("--checkpoint-interval", (int) settings.checkpointIntervalMs, 10);
         settings.clonosProperties = options.dynamicProperties;
+        settings.warmupMillis =
+                1000L
+                        * options.intValue(
+                                "--warmup-seconds", (int) (settings.warmupMillis / 1000), 0);
         settings.records = options.intValue("--records", (int) settings.records, 1000);
         settings.keys = options.intValue("--keys", settings.keys, 2);
         settings.stateBytesPerKey = options.intValue("--state-bytes", settings.stateBytesPerKey, 1);

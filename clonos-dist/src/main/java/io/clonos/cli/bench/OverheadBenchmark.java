@@ -26,7 +26,6 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -43,11 +42,15 @@ public final class OverheadBenchmark {
 
     /** The benchmark's knobs. */
     public static final class Settings {
-        public long records = 3_000_000;
+        public long records = 40_000_000;
+
+        /** What each sink receives before this is not counted (JIT, caches, first checkpoints). */
+        public long warmupMillis = 5_000;
+
         public int keys = 64;
         public int parallelism = 2;
         public int stateBytesPerKey = 1024;
-        public long checkpointIntervalMs = 1_000;
+        public long checkpointIntervalMs = 5_000;
         public int repetitions = 3;
         public Path output = Path.of("bench-results", "overhead");
 
@@ -81,18 +84,41 @@ public final class OverheadBenchmark {
         }
     }
 
-    /** One run's figures. */
+    /** One run's figures, over the sinks' steady state. */
     static final class Run {
         final double recordsPerSecond;
         final long p50;
         final long p99;
         final double determinantBytesPerRecord;
+        final double cpuMicrosPerRecord;
+        final double steadySeconds;
 
-        Run(double recordsPerSecond, long p50, long p99, double determinantBytesPerRecord) {
+        Run(
+                double recordsPerSecond,
+                long p50,
+                long p99,
+                double determinantBytesPerRecord,
+                double cpuMicrosPerRecord,
+                double steadySeconds) {
             this.recordsPerSecond = recordsPerSecond;
             this.p50 = p50;
             this.p99 = p99;
             this.determinantBytesPerRecord = determinantBytesPerRecord;
+            this.cpuMicrosPerRecord = cpuMicrosPerRecord;
+            this.steadySeconds = steadySeconds;
+        }
+
+        String json(String system) {
+            return String.format(
+                    Locale.ROOT,
+                    "{\"system\":\"%s\",\"records_per_s\":%.0f,\"latency_p50_ms\":%d,\"latency_p99_ms\":%d,\"cpu_us_per_record\":%.3f,\"steady_s\":%.1f,\"determinant_bytes_per_record\":%.2f}",
+                    system,
+                    recordsPerSecond,
+                    p50,
+                    p99,
+                    cpuMicrosPerRecord,
+                    steadySeconds,
+                    determinantBytesPerRecord);
         }
     }
 
@@ -125,42 +151,73 @@ public final class OverheadBenchmark {
         Run flink = median(runs[0]);
         out.println();
         out.printf(
-                "%-12s %14s %8s %8s %10s %16s%n",
-                "", "records/s", "p50 ms", "p99 ms", "vs Flink", "det. B/record");
+                "%-10s %22s %12s %22s %7s %7s %12s %10s%n",
+                "",
+                "records/s (min-max)",
+                "vs Flink",
+                "paired (min-max)",
+                "p50 ms",
+                "p99 ms",
+                "CPU us/rec",
+                "det. B/rec");
         StringBuilder json =
                 new StringBuilder(
-                        "{\"benchmark\":\"overhead\",\"records\":"
-                                + settings.records
-                                + ",\"variants\":[");
+                        String.format(
+                                Locale.ROOT,
+                                "{\"benchmark\":\"overhead\",\"records\":%d,\"warmup_ms\":%d,\"checkpoint_interval_ms\":%d,\"clonos_settings\":\"%s\",\"variants\":[",
+                                settings.records,
+                                settings.warmupMillis,
+                                settings.checkpointIntervalMs,
+                                settings.clonosProperties));
         for (int v = 0; v < variants.length; v++) {
             Run m = median(runs[v]);
-            double ratio = m.recordsPerSecond / flink.recordsPerSecond;
+            double[] throughput = sorted(runs[v], r -> r.recordsPerSecond);
+            // each repetition's run against Flink's run of the same repetition
+            double[] paired = new double[settings.repetitions];
+            for (int i = 0; i < settings.repetitions; i++) {
+                paired[i] = runs[v][i].recordsPerSecond / runs[0][i].recordsPerSecond;
+            }
+            Arrays.sort(paired);
             out.printf(
                     Locale.ROOT,
-                    "%-12s %14.0f %8d %8d %10.3f %16.2f%n",
+                    "%-10s %9.0f (%.0f-%.0f) %12.3f %8.3f (%.3f-%.3f) %7d %7d %12.3f %10.2f%n",
                     variants[v].label,
                     m.recordsPerSecond,
+                    throughput[0],
+                    throughput[throughput.length - 1],
+                    m.recordsPerSecond / flink.recordsPerSecond,
+                    paired[paired.length / 2],
+                    paired[0],
+                    paired[paired.length - 1],
                     m.p50,
                     m.p99,
-                    ratio,
+                    m.cpuMicrosPerRecord,
                     m.determinantBytesPerRecord);
             json.append(v == 0 ? "" : ",")
                     .append(
                             String.format(
                                     Locale.ROOT,
-                                    "{\"system\":\"%s\",\"records_per_s\":%.0f,\"latency_p50_ms\":%d,\"latency_p99_ms\":%d,\"throughput_ratio\":%.3f,\"determinant_bytes_per_record\":%.2f}",
+                                    "{\"system\":\"%s\",\"median\":%s,\"throughput_ratio\":%.3f,\"paired_ratio_median\":%.3f,\"paired_ratio_min\":%.3f,\"paired_ratio_max\":%.3f,\"runs\":[",
                                     variants[v].label,
-                                    m.recordsPerSecond,
-                                    m.p50,
-                                    m.p99,
-                                    ratio,
-                                    m.determinantBytesPerRecord));
+                                    m.json(variants[v].label),
+                                    m.recordsPerSecond / flink.recordsPerSecond,
+                                    paired[paired.length / 2],
+                                    paired[0],
+                                    paired[paired.length - 1]));
+            for (int i = 0; i < settings.repetitions; i++) {
+                json.append(i == 0 ? "" : ",").append(runs[v][i].json(variants[v].label));
+            }
+            json.append("]}");
         }
         json.append("]}");
         Files.createDirectories(settings.output);
         Files.writeString(settings.output.resolve("summary.json"), json + "\n");
         out.println(json);
         return json.toString();
+    }
+
+    private static double[] sorted(Run[] runs, java.util.function.ToDoubleFunction<Run> figure) {
+        return Arrays.stream(runs).mapToDouble(figure).sorted().toArray();
     }
 
     private static Run median(Run[] runs) {
@@ -179,18 +236,22 @@ public final class OverheadBenchmark {
             config.setString("clonos.determinant-sharing-depth", variant.dsd);
         }
         DeterminantBytesReporter.configure(config, probes);
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean)
+                        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        long cpuBefore;
         try (MiniCluster cluster =
                 EmbeddedClusters.start(variant != Variant.FLINK, config, 2, settings.parallelism)) {
+            cpuBefore = os.getProcessCpuTime();
             JobID job =
                     cluster.submitJob(
-                                    SyntheticJob.build(
+                                    SyntheticJob.buildSteadyState(
                                             settings.records,
-                                            0,
                                             settings.keys,
                                             settings.parallelism,
                                             settings.stateBytesPerKey,
                                             settings.checkpointIntervalMs,
-                                            false,
+                                            settings.warmupMillis,
                                             probes))
                             .get()
                             .getJobID();
@@ -198,26 +259,29 @@ public final class OverheadBenchmark {
                 throw new IllegalStateException("The " + variant.label + " run failed");
             }
         }
-        // the cluster is closed: every task ended and reported
+        // the cluster is closed: every task ended and reported; the JVM's CPU time covers the
+        // cluster's threads (all in this process) for the whole job, warm-up included
+        long cpuNanos = os.getProcessCpuTime() - cpuBefore;
         long determinantBytes = DeterminantBytesReporter.endedTasksBytes(probes);
-        List<long[]> received = SyntheticJob.received(probes);
+        SteadyStateSink.Steady steady = SteadyStateSink.Steady.read(probes);
         FileUtils.deleteDirectory(probes.toFile());
-        long[] latencies = received.stream().mapToLong(r -> r[3] - r[2]).sorted().toArray();
-        long first = received.stream().mapToLong(r -> r[2]).min().orElse(0);
-        long last = received.stream().mapToLong(r -> r[3]).max().orElse(1);
         Run run =
                 new Run(
-                        latencies.length * 1000.0 / Math.max(1, last - first),
-                        latencies[latencies.length / 2],
-                        latencies[(int) (latencies.length * 0.99)],
-                        determinantBytes / (double) Math.max(1, latencies.length));
+                        steady.recordsPerSecond(),
+                        steady.latencies().quantile(0.5),
+                        steady.latencies().quantile(0.99),
+                        determinantBytes / (double) Math.max(1, settings.records),
+                        cpuNanos / 1000.0 / Math.max(1, settings.records),
+                        (steady.last() - steady.first()) / 1000.0);
         out.printf(
                 Locale.ROOT,
-                "[%s] %.0f records/s, latency p50 %d ms, p99 %d ms, %.2f determinant bytes per record%n",
+                "[%s] %.0f records/s over %.1f s of steady state, latency p50 %d ms, p99 %d ms, %.3f us CPU per record, %.2f determinant bytes per record%n",
                 variant.label,
                 run.recordsPerSecond,
+                run.steadySeconds,
                 run.p50,
                 run.p99,
+                run.cpuMicrosPerRecord,
                 run.determinantBytesPerRecord);
         return run;
     }

@@ -108,10 +108,65 @@ public final class SyntheticJob {
             boolean reproducibleClock,
             Path probes) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        stages(
+                        env,
+                        records,
+                        rate,
+                        keys,
+                        parallelism,
+                        stateBytesPerKey,
+                        checkpointIntervalMs,
+                        reproducibleClock,
+                        probes)
+                .addSink(new RecordingSink(probes.toString()))
+                .name("sink");
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    /**
+     * The job as fast as it runs, for the overhead benchmark: its sinks count what arrives after a
+     * warm-up of {@code warmupMillis} and its latencies ({@link SteadyStateSink}), in constant
+     * memory.
+     */
+    static JobGraph buildSteadyState(
+            long records,
+            int keys,
+            int parallelism,
+            int stateBytesPerKey,
+            long checkpointIntervalMs,
+            long warmupMillis,
+            Path probes) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        stages(
+                        env,
+                        records,
+                        0,
+                        keys,
+                        parallelism,
+                        stateBytesPerKey,
+                        checkpointIntervalMs,
+                        false,
+                        probes)
+                .addSink(new SteadyStateSink(probes.toString(), warmupMillis))
+                .name("sink");
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    private static org.apache.flink.streaming.api.datastream.DataStream<Tuple3<Long, Long, Long>>
+            stages(
+                    StreamExecutionEnvironment env,
+                    long records,
+                    int rate,
+                    int keys,
+                    int parallelism,
+                    int stateBytesPerKey,
+                    long checkpointIntervalMs,
+                    boolean reproducibleClock,
+                    Path probes) {
         env.setParallelism(parallelism);
         env.enableCheckpointing(checkpointIntervalMs);
         env.disableOperatorChaining();
-        env.fromSource(
+        return env.fromSource(
                         new DataGeneratorSource<>(
                                 new Generate(keys, reproducibleClock),
                                 records,
@@ -127,10 +182,7 @@ public final class SyntheticJob {
                 .keyBy(event -> event.f0)
                 .window(TumblingProcessingTimeWindows.of(Duration.ofMillis(100)))
                 .process(new ReEmit())
-                .name("window")
-                .addSink(new RecordingSink(probes.toString()))
-                .name("sink");
-        return env.getStreamGraph().getJobGraph();
+                .name("window");
     }
 
     /**
