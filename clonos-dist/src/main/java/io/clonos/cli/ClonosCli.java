@@ -47,6 +47,8 @@ public final class ClonosCli {
                     "Usage: clonos <command> [options]",
                     "",
                     "  cluster start [--taskmanagers N] [--slots S] [--conf-dir DIR] [-D key=value ...]",
+                    "        [--application CLASS [--application-args 'ARG ...']]: an application cluster that runs",
+                    "        the job of CLASS (its jar in usrlib/) and ends with it.",
                     "        Start a standalone session cluster on this machine: 1 JobManager and N",
                     "        TaskManagers (tm-0 ... tm-N-1) as separate JVMs (default N=2, S=2).",
                     "  cluster stop [--conf-dir DIR]",
@@ -144,15 +146,37 @@ public final class ClonosCli {
     private static int cluster(Deque<String> args, PrintStream out) throws Exception {
         String action = args.poll();
         Options options =
-                Options.parse(args, List.of("--taskmanagers", "--slots", "--conf-dir"), List.of());
+                Options.parse(
+                        args,
+                        List.of(
+                                "--taskmanagers",
+                                "--slots",
+                                "--conf-dir",
+                                "--application",
+                                "--application-args"),
+                        List.of());
         options.requireNoPositional();
         ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
         StandaloneCluster cluster = new StandaloneCluster(home, out);
+        if (options.value("--application-args") != null && options.value("--application") == null) {
+            throw new UsageException("--application-args goes with --application.");
+        }
         if ("start".equals(action)) {
+            Map<String, String> properties = new LinkedHashMap<>(options.dynamicProperties);
+            if (options.value("--application") != null) {
+                properties.put("$internal.application.main", options.value("--application"));
+                String programArgs = options.value("--application-args");
+                if (programArgs != null && !programArgs.isBlank()) {
+                    properties.put(
+                            "$internal.application.program-args",
+                            String.join(";", programArgs.trim().split("\\s+")));
+                }
+            }
             cluster.start(
-                    options.dynamicProperties,
+                    properties,
                     options.intValue("--taskmanagers", 2, 1),
-                    options.intValue("--slots", 2, 1));
+                    options.intValue("--slots", 2, 1),
+                    options.value("--application") != null);
         } else if ("stop".equals(action)) {
             cluster.stop();
         } else if ("status".equals(action)) {

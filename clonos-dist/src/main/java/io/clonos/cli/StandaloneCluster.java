@@ -14,6 +14,7 @@ package io.clonos.cli;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.configuration.ClonosOptions;
+import io.clonos.runtime.entrypoint.ClonosApplicationClusterEntrypoint;
 import io.clonos.runtime.entrypoint.ClonosClusterConfiguration;
 import io.clonos.runtime.entrypoint.ClonosSessionClusterEntrypoint;
 import io.clonos.runtime.entrypoint.ClonosTaskManagerRunner;
@@ -113,6 +114,19 @@ final class StandaloneCluster {
     /** Starts the processes and waits until every TaskManager has registered. */
     void start(Map<String, String> dynamicProperties, int taskManagers, int slots)
             throws Exception {
+        start(dynamicProperties, taskManagers, slots, false);
+    }
+
+    /**
+     * The same; with {@code application}, the JobManager is an application cluster's, which runs
+     * the job its configuration names ({@code $internal.application.main}) and ends with it.
+     */
+    void start(
+            Map<String, String> dynamicProperties, int taskManagers, int slots, boolean application)
+            throws Exception {
+        if (application && flavour != Flavour.CLONOS) {
+            throw new IllegalArgumentException("Application clusters are Clonos clusters here");
+        }
         Configuration config = home.loadConfiguration(dynamicProperties);
         config.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
         withDefaultProcessMemory(config);
@@ -139,7 +153,9 @@ final class StandaloneCluster {
         launch(
                 JOBMANAGER,
                 JobManagerProcessUtils.generateJvmParametersStr(jmSpec, config),
-                flavour.jobManager,
+                application
+                        ? ClonosApplicationClusterEntrypoint.class.getName()
+                        : flavour.jobManager,
                 clusterProperties,
                 JobManagerProcessUtils.generateDynamicConfigsStr(jmSpec));
 
@@ -151,7 +167,9 @@ final class StandaloneCluster {
         awaitTaskManagers(rest, taskManagers);
         out.printf(
                 "%s cluster started: 1 JobManager, %d TaskManagers x %d slots. REST and web UI at %s%n",
-                flavour == Flavour.CLONOS ? "Clonos" : "Flink",
+                flavour == Flavour.CLONOS
+                        ? (application ? "Clonos application" : "Clonos")
+                        : "Flink",
                 taskManagers,
                 slots,
                 rest.address());
