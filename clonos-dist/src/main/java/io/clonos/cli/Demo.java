@@ -67,6 +67,10 @@ final class Demo {
             boolean injectFailure)
             throws Exception {
         Configuration config = home.loadConfiguration(dynamicProperties);
+        if (injectFailure) {
+            // the demo fails one of its tasks the way bin/clonos fail does
+            config.setString("clonos.experiments.fail-on-request", "true");
+        }
         config.set(RestOptions.BIND_PORT, "0");
         Path output = Files.createTempDirectory("clonos-demo-");
 

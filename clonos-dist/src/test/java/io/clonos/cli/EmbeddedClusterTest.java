@@ -28,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -96,12 +97,68 @@ class EmbeddedClusterTest {
         }
     }
 
+    /**
+     * bin/clonos fail on a cluster that does not allow it: the request is refused, naming the key
+     * that allows it, and no task restarts.
+     */
+    @Test
+    void failCommandIsRefusedUnlessAllowed(@TempDir Path output, @TempDir Path conf)
+            throws Exception {
+        Files.writeString(conf.resolve("config.yaml"), "");
+        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(clusterConfiguration(), 3, 1)) {
+            cluster.start();
+            URI address = cluster.getRestAddress().get();
+            ClusterRestClient rest = new ClusterRestClient(address);
+            String jobId = submitExample(address, output);
+            RunningSumChecks.awaitEpochOnEverySubtask(rest, jobId, Duration.ofSeconds(60));
+            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+
+            int exit =
+                    ClonosCli.run(
+                            new String[] {
+                                "fail",
+                                "--conf-dir",
+                                conf.toString(),
+                                "--job",
+                                jobId,
+                                "--vertex",
+                                "running-sum",
+                                "--subtask",
+                                "1",
+                                "-D",
+                                "rest.address=" + address.getHost(),
+                                "-D",
+                                "rest.port=" + address.getPort()
+                            },
+                            System.out,
+                            new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+
+            assertThat(exit).isNotZero();
+            assertThat(err.toString(StandardCharsets.UTF_8))
+                    .contains("clonos.experiments.fail-on-request");
+            assertThat(cluster.requestJobResult(JobID.fromHexString(jobId)).get().isSuccess())
+                    .isTrue();
+            assertThat(
+                            cluster.getArchivedExecutionGraph(JobID.fromHexString(jobId))
+                                    .get()
+                                    .getAllExecutionVertices())
+                    .allSatisfy(
+                            vertex ->
+                                    assertThat(
+                                                    vertex.getCurrentExecutionAttempt()
+                                                            .getAttemptNumber())
+                                            .isZero());
+        }
+    }
+
     /** bin/clonos fail: one task fails through the JobManager and only it is restarted. */
     @Test
     void failCommandRecoversOneTaskLocally(@TempDir Path output, @TempDir Path conf)
             throws Exception {
         Files.writeString(conf.resolve("config.yaml"), "");
-        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(clusterConfiguration(), 3, 1)) {
+        Configuration allowed = clusterConfiguration();
+        allowed.setString("clonos.experiments.fail-on-request", "true");
+        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(allowed, 3, 1)) {
             cluster.start();
             URI address = cluster.getRestAddress().get();
             ClusterRestClient rest = new ClusterRestClient(address);

@@ -106,7 +106,9 @@ class StandaloneClusterIT {
                         "-D",
                         "heartbeat.timeout=8000",
                         "-D",
-                        "heartbeat.interval=1000");
+                        "heartbeat.interval=1000",
+                        "-D",
+                        "clonos.experiments.fail-on-request=true");
         assertThat(started.exitCode).as(started.toString()).isZero();
         assertThat(started.stdout).contains("Clonos cluster started").contains(":" + restPort);
     }

@@ -64,6 +64,7 @@ public final class ClonosConfiguration implements Serializable {
     private final int standbyCount;
     private final StandbyPlacement standbyPlacement;
     private final Duration standbyTransferWait;
+    private final boolean failOnRequest;
 
     private ClonosConfiguration(Configuration config) {
         rejectUnknownKeys(config);
@@ -125,6 +126,8 @@ public final class ClonosConfiguration implements Serializable {
                         ClonosOptions.STANDBY_TRANSFER_WAIT,
                         d -> !d.isNegative(),
                         "a duration of 0 ms or more such as 2 s");
+        failOnRequest =
+                read(config, ClonosOptions.EXPERIMENTS_FAIL_ON_REQUEST, b -> true, "true or false");
     }
 
     /**
@@ -207,6 +210,11 @@ public final class ClonosConfiguration implements Serializable {
     /** -1 for full depth, 0 when causal logging is off. */
     public int getDeterminantSharingDepth() {
         return determinantSharingDepth;
+    }
+
+    /** Whether a task may be failed on request ({@code clonos.experiments.fail-on-request}). */
+    public boolean isFailOnRequestEnabled() {
+        return failOnRequest;
     }
 
     public boolean isCausalLoggingEnabled() {

@@ -214,6 +214,20 @@ public final class ClonosOptions {
                                     + " while it fetches. Past it, the replacement reads what the standby"
                                     + " does not hold yet from checkpoint storage. 0 ms does not wait.");
 
+    // ------------------------------------------------------------------------------------------
+    //  Experiments
+    // ------------------------------------------------------------------------------------------
+
+    public static final ConfigOption<Boolean> EXPERIMENTS_FAIL_ON_REQUEST =
+            ConfigOptions.key("clonos.experiments.fail-on-request")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Whether a running task of the job may be failed on request (bin/clonos"
+                                    + " fail, the coordination request FailTaskRequest over Flink's"
+                                    + " REST API), for failure experiments. Off by default: anyone"
+                                    + " who reaches the REST endpoint could fail any task.");
+
     /**
      * The options a TaskManager reads when it starts (its in-flight logs serve every job's tasks),
      * which a job therefore cannot change.
@@ -244,7 +258,8 @@ public final class ClonosOptions {
                 STANDBY_ENABLED,
                 STANDBY_COUNT,
                 STANDBY_PLACEMENT,
-                STANDBY_TRANSFER_WAIT);
+                STANDBY_TRANSFER_WAIT,
+                EXPERIMENTS_FAIL_ON_REQUEST);
     }
 
     // ------------------------------------------------------------------------------------------

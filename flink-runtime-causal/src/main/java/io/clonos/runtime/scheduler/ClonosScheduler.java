@@ -387,7 +387,8 @@ public class ClonosScheduler extends DefaultScheduler {
             return super.deliverCoordinationRequestToCoordinator(operator, request);
         }
         return CompletableFuture.completedFuture(
-                TaskFailureInjection.fail(getExecutionGraph().getAllVertices().values(), f, log));
+                TaskFailureInjection.fail(
+                        clonos, getExecutionGraph().getAllVertices().values(), f, log));
     }
 
     /** Restarts the failed subtasks of the pending batch locally, or falls back. */

@@ -12,6 +12,9 @@
 
 package io.clonos.runtime.scheduler;
 
+import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.configuration.ClonosOptions;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.Execution;
@@ -34,10 +37,23 @@ final class TaskFailureInjection {
 
     private TaskFailureInjection() {}
 
-    /** Fails the requested subtask's current attempt; it must be running. */
+    /**
+     * Fails the requested subtask's current attempt; it must be running, and the job's settings
+     * must allow it ({@code clonos.experiments.fail-on-request}): the request comes over Flink's
+     * REST API, from whoever reaches it.
+     */
     static FailTaskRequest.Response fail(
-            Collection<ExecutionJobVertex> vertices, FailTaskRequest request, Logger log)
+            ClonosConfiguration settings,
+            Collection<ExecutionJobVertex> vertices,
+            FailTaskRequest request,
+            Logger log)
             throws FlinkException {
+        if (!settings.isFailOnRequestEnabled()) {
+            throw new FlinkException(
+                    "Failing tasks on request is off for this job: set "
+                            + ClonosOptions.EXPERIMENTS_FAIL_ON_REQUEST.key()
+                            + ": true in the cluster's or the job's configuration to allow it.");
+        }
         ExecutionJobVertex vertex =
                 named(vertices, ExecutionJobVertex::getName, request.getVertex());
         if (request.getSubtask() < 0 || request.getSubtask() >= vertex.getParallelism()) {

@@ -43,6 +43,8 @@ final class RecoveryClusters {
         merged.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restarts);
         merged.set(
                 RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        // the tests fail tasks on request (FailTaskRequest)
+        merged.setString("clonos.experiments.fail-on-request", "true");
         merged.addAll(config);
         ClonosMiniCluster cluster = ClonosMiniCluster.create(merged, taskManagers, slots);
         cluster.start();
