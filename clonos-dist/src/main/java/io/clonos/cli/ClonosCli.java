@@ -46,6 +46,8 @@ public final class ClonosCli {
                     "\n",
                     "Usage: clonos <command> [options]",
                     "",
+                    "  process jobmanager|application|taskmanager [--conf-dir DIR] [-D key=value ...]",
+                    "        One process of a cluster in the foreground (a container's entrypoint runs this).",
                     "  cluster start [--taskmanagers N] [--slots S] [--conf-dir DIR] [-D key=value ...]",
                     "        [--application CLASS [--application-args 'ARG ...']]: an application cluster that runs",
                     "        the job of CLASS (its jar in usrlib/) and ends with it.",
@@ -117,6 +119,8 @@ public final class ClonosCli {
                     return BenchCommand.run(rest, out);
                 case "chaos":
                     return chaos(rest, out);
+                case "process":
+                    return process(rest);
                 case "help":
                 case "--help":
                 case "-h":
@@ -185,6 +189,43 @@ public final class ClonosCli {
             throw new UsageException("cluster needs start, stop or status.");
         }
         return 0;
+    }
+
+    /**
+     * One process of the cluster in the foreground, as a container runs it: its exit is the
+     * process's, and SIGTERM to this launcher stops it.
+     */
+    private static int process(Deque<String> args) throws Exception {
+        String role = args.poll();
+        Options options = Options.parse(args, List.of("--conf-dir"), List.of());
+        options.requireNoPositional();
+        if (role == null) {
+            throw new UsageException(
+                    "process needs a role: jobmanager, application or taskmanager.");
+        }
+        ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
+        List<String> command;
+        try {
+            command =
+                    new StandaloneCluster(home, System.out)
+                            .foregroundCommand(role, options.dynamicProperties);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+        java.nio.file.Files.createDirectories(home.logDir());
+        Process process = new ProcessBuilder(command).inheritIO().start();
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> {
+                                    process.destroy();
+                                    try {
+                                        process.waitFor();
+                                    } catch (InterruptedException e) {
+                                        Thread.currentThread().interrupt();
+                                    }
+                                }));
+        return process.waitFor();
     }
 
     private static int runJob(Deque<String> args) throws Exception {

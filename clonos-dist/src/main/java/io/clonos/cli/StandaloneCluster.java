@@ -339,6 +339,33 @@ final class StandaloneCluster {
             Map<String, String> dynamicProperties,
             String memoryDynamicConfigs)
             throws IOException {
+        List<String> command =
+                command(
+                        name,
+                        jvmMemoryParameters,
+                        mainClass,
+                        dynamicProperties,
+                        memoryDynamicConfigs);
+        Path stdout = home.logDir().resolve(name + ".out");
+        Process process =
+                new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(stdout.toFile())
+                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                        .start();
+        Files.writeString(
+                home.runDir().resolve(name + ".pid"),
+                String.valueOf(process.pid()),
+                StandardCharsets.UTF_8);
+    }
+
+    /** The JVM command of one of the cluster's processes, named {@code name}. */
+    private List<String> command(
+            String name,
+            String jvmMemoryParameters,
+            String mainClass,
+            Map<String, String> dynamicProperties,
+            String memoryDynamicConfigs) {
         List<String> command = new ArrayList<>();
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(JVM_OPENS);
@@ -357,18 +384,48 @@ final class StandaloneCluster {
                     command.add(key + "=" + value);
                 });
         command.addAll(Arrays.asList(memoryDynamicConfigs.trim().split("\\s+")));
+        return command;
+    }
 
-        Path stdout = home.logDir().resolve(name + ".out");
-        Process process =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(stdout.toFile())
-                        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                        .start();
-        Files.writeString(
-                home.runDir().resolve(name + ".pid"),
-                String.valueOf(process.pid()),
-                StandardCharsets.UTF_8);
+    /**
+     * The command of one process of a cluster whose processes are started one by one, each in the
+     * foreground (a container's): {@code role} jobmanager, application (a JobManager that runs the
+     * job of {@code $internal.application.main}) or taskmanager, with the JVM flags of Flink's
+     * process-memory model, as {@link #start} launches them.
+     */
+    List<String> foregroundCommand(String role, Map<String, String> dynamicProperties) {
+        Configuration config = home.loadConfiguration(dynamicProperties);
+        withDefaultProcessMemory(config);
+        prepare(config);
+        switch (role) {
+            case "jobmanager":
+            case "application":
+                JobManagerProcessSpec jmSpec =
+                        JobManagerProcessUtils
+                                .processSpecFromConfigWithNewOptionToInterpretLegacyHeap(
+                                        config, JobManagerOptions.JVM_HEAP_MEMORY);
+                return command(
+                        JOBMANAGER,
+                        JobManagerProcessUtils.generateJvmParametersStr(jmSpec, config),
+                        role.equals("application")
+                                ? ClonosApplicationClusterEntrypoint.class.getName()
+                                : flavour.jobManager,
+                        dynamicProperties,
+                        JobManagerProcessUtils.generateDynamicConfigsStr(jmSpec));
+            case "taskmanager":
+                TaskExecutorProcessSpec tmSpec =
+                        TaskExecutorProcessUtils.processSpecFromConfig(config);
+                String jvm = ProcessMemoryUtils.generateJvmParametersStr(tmSpec);
+                return command(
+                        "taskmanager",
+                        flavour == Flavour.CLONOS ? withInFlightLogHeap(jvm, config) : jvm,
+                        flavour.taskManager,
+                        dynamicProperties,
+                        TaskExecutorProcessUtils.generateDynamicConfigsStr(tmSpec));
+            default:
+                throw new IllegalArgumentException(
+                        "A process is a jobmanager, an application or a taskmanager, not " + role);
+        }
     }
 
     /**
