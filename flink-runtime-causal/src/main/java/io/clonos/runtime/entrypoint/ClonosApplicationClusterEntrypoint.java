@@ -23,16 +23,11 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.runtime.dispatcher.runner.DefaultDispatcherRunnerFactory;
 import org.apache.flink.runtime.entrypoint.ClusterEntrypoint;
-import org.apache.flink.runtime.entrypoint.ClusterEntrypointUtils;
 import org.apache.flink.runtime.entrypoint.EntrypointClusterConfiguration;
-import org.apache.flink.runtime.entrypoint.EntrypointClusterConfigurationParserFactory;
 import org.apache.flink.runtime.entrypoint.component.DefaultDispatcherResourceManagerComponentFactory;
 import org.apache.flink.runtime.entrypoint.component.DispatcherResourceManagerComponentFactory;
 import org.apache.flink.runtime.resourcemanager.StandaloneResourceManagerFactory;
 import org.apache.flink.runtime.rest.JobRestEndpointFactory;
-import org.apache.flink.runtime.util.EnvironmentInformation;
-import org.apache.flink.runtime.util.JvmShutdownSafeguard;
-import org.apache.flink.runtime.util.SignalHandler;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,14 +95,11 @@ public class ClonosApplicationClusterEntrypoint extends ApplicationClusterEntryP
     }
 
     public static void main(String[] args) {
-        EnvironmentInformation.logEnvironmentInfo(LOG, "Clonos application JobManager", args);
-        SignalHandler.register(LOG);
-        JvmShutdownSafeguard.installAsShutdownHook(LOG);
-
         EntrypointClusterConfiguration parsed =
-                ClusterEntrypointUtils.parseParametersOrExit(
+                JobManagerProcess.start(
+                        LOG,
+                        "Clonos application JobManager",
                         args,
-                        new EntrypointClusterConfigurationParserFactory(),
                         ClonosApplicationClusterEntrypoint.class);
         ClonosApplicationClusterEntrypoint entrypoint;
         try {
@@ -117,9 +109,11 @@ public class ClonosApplicationClusterEntrypoint extends ApplicationClusterEntryP
             configureExecution(configuration, program);
             entrypoint = new ClonosApplicationClusterEntrypoint(configuration, program);
         } catch (Exception e) {
-            LOG.error("Could not create the application cluster: {}", e.getMessage(), e);
-            System.err.println("Could not create the application cluster: " + e.getMessage());
-            System.exit(ClusterEntrypoint.STARTUP_FAILURE_RETURN_CODE);
+            JobManagerProcess.failed(
+                    LOG,
+                    "Could not create the application cluster",
+                    e,
+                    STARTUP_FAILURE_RETURN_CODE);
             return;
         }
         ClusterEntrypoint.runClusterEntrypoint(entrypoint);

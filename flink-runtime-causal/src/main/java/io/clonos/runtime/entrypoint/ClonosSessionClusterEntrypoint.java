@@ -16,14 +16,9 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.runtime.entrypoint.ClusterEntrypoint;
-import org.apache.flink.runtime.entrypoint.ClusterEntrypointUtils;
 import org.apache.flink.runtime.entrypoint.EntrypointClusterConfiguration;
-import org.apache.flink.runtime.entrypoint.EntrypointClusterConfigurationParserFactory;
 import org.apache.flink.runtime.entrypoint.SessionClusterEntrypoint;
 import org.apache.flink.runtime.entrypoint.component.DispatcherResourceManagerComponentFactory;
-import org.apache.flink.runtime.util.EnvironmentInformation;
-import org.apache.flink.runtime.util.JvmShutdownSafeguard;
-import org.apache.flink.runtime.util.SignalHandler;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,22 +43,14 @@ public class ClonosSessionClusterEntrypoint extends SessionClusterEntrypoint {
     }
 
     public static void main(String[] args) {
-        EnvironmentInformation.logEnvironmentInfo(LOG, "Clonos JobManager", args);
-        SignalHandler.register(LOG);
-        JvmShutdownSafeguard.installAsShutdownHook(LOG);
-
         EntrypointClusterConfiguration parsed =
-                ClusterEntrypointUtils.parseParametersOrExit(
-                        args,
-                        new EntrypointClusterConfigurationParserFactory(),
-                        ClonosSessionClusterEntrypoint.class);
+                JobManagerProcess.start(
+                        LOG, "Clonos JobManager", args, ClonosSessionClusterEntrypoint.class);
         ClonosSessionClusterEntrypoint entrypoint;
         try {
             entrypoint = new ClonosSessionClusterEntrypoint(loadConfiguration(parsed));
         } catch (IllegalConfigurationException e) {
-            LOG.error("Invalid configuration: {}", e.getMessage());
-            System.err.println("Invalid configuration: " + e.getMessage());
-            System.exit(ClusterEntrypoint.STARTUP_FAILURE_RETURN_CODE);
+            JobManagerProcess.failed(LOG, "Invalid configuration", e, STARTUP_FAILURE_RETURN_CODE);
             return;
         }
         ClusterEntrypoint.runClusterEntrypoint(entrypoint);
