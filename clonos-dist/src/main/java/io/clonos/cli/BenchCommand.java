@@ -50,7 +50,7 @@ final class BenchCommand {
                         killOptionNames(
                                 true,
                                 List.of("--processes", "--taskmanagers", "--conf-dir", "--load")),
-                        List.of());
+                        List.of("--hdfs"));
         String processes = options.values.getOrDefault("--processes", "embedded");
         if ("embedded".equals(processes)) {
             for (String separateOnly :
@@ -64,6 +64,10 @@ final class BenchCommand {
                     throw new ClonosCli.UsageException(
                             separateOnly + " needs --processes separate (bench recovery).");
                 }
+            }
+            if (options.flags.contains("--hdfs")) {
+                throw new ClonosCli.UsageException(
+                        "--hdfs needs --processes separate (bench recovery).");
             }
             if (!options.dynamicProperties.isEmpty()) {
                 throw new ClonosCli.UsageException(
@@ -80,7 +84,12 @@ final class BenchCommand {
         if (options.value("--checkpoint-dir") != null) {
             throw new ClonosCli.UsageException(
                     "--checkpoint-dir is not supported with --processes separate (checkpoints go to"
-                            + " the JobManager).");
+                            + " the JobManager, to -D state.checkpoints.dir=..., or to HDFS with --hdfs).");
+        }
+        if (options.flags.contains("--hdfs")
+                && options.dynamicProperties.containsKey("state.checkpoints.dir")) {
+            throw new ClonosCli.UsageException(
+                    "--hdfs starts HDFS and checkpoints to it: do not set state.checkpoints.dir as well.");
         }
         KillSettings settings = killSettings(options, RecoveryBenchmark.defaults(), true);
         double load = 0;
@@ -104,6 +113,7 @@ final class BenchCommand {
                         options.intValue("--taskmanagers", 3, 2),
                         options.dynamicProperties,
                         load,
+                        options.flags.contains("--hdfs"),
                         out)
                 .run();
         return 0;

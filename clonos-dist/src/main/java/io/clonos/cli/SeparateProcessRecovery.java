@@ -13,6 +13,7 @@
 package io.clonos.cli;
 
 import io.clonos.cli.bench.KillSettings;
+import io.clonos.cli.bench.RecoveryBreakdown;
 import io.clonos.cli.bench.RecoveryFigures;
 import io.clonos.cli.bench.SyntheticJob;
 import io.clonos.runtime.rest.ClusterRestClient;
@@ -72,14 +73,24 @@ final class SeparateProcessRecovery {
     /** The capacity measured for {@link #load}, records per second; -1 when none was measured. */
     private long capacity = -1;
 
+    /**
+     * Checkpoints to HDFS in a process of its own ({@link HdfsProcess}) instead of the config's.
+     */
+    private final boolean hdfs;
+
+    /** Hadoop's jars for the cluster processes when {@link #hdfs}, else null. */
+    private String hadoopClassPath;
+
     SeparateProcessRecovery(
             ClonosHome home,
             KillSettings settings,
             int taskManagers,
             Map<String, String> properties,
             double load,
+            boolean hdfs,
             PrintStream out) {
         this.home = home;
+        this.hdfs = hdfs;
         this.load = load;
         this.settings = settings;
         this.taskManagers = taskManagers;
@@ -93,11 +104,33 @@ final class SeparateProcessRecovery {
             int repetition,
             RecoveryFigures figures,
             long detectionMs,
+            RecoveryBreakdown breakdown,
             int restarted,
             int subtasks) {}
 
     /** Runs both systems {@code settings.repetitions} times; returns the summary JSON. */
     String run() throws Exception {
+        if (!hdfs) {
+            return runAll();
+        }
+        if (properties.containsKey("state.checkpoints.dir")) {
+            throw new IllegalArgumentException(
+                    "--hdfs chooses state.checkpoints.dir itself; do not set it with -D");
+        }
+        hadoopClassPath = HdfsProcess.classPath(home.home());
+        try (HdfsProcess hdfsProcess =
+                HdfsProcess.start(home.home(), settings.output.resolve("hdfs"))) {
+            out.println("HDFS (NameNode and DataNode, one process) at " + hdfsProcess.uri());
+            properties.put("state.checkpoints.dir", hdfsProcess.uri() + "/checkpoints");
+            try {
+                return runAll();
+            } finally {
+                properties.remove("state.checkpoints.dir");
+            }
+        }
+    }
+
+    private String runAll() throws Exception {
         if (load > 0) {
             capacity = measureCapacity();
             settings.rate = (int) Math.max(1, Math.round(capacity * load));
@@ -148,6 +181,9 @@ final class SeparateProcessRecovery {
                         run.figures.maxOutputGapMs,
                         run.figures.lost,
                         run.figures.duplicated);
+                out.printf(
+                        "[%s #%d] where the time went: %s%n",
+                        run.system, repetition, run.breakdown.json());
             }
         }
         String json = summary(runs);
@@ -179,6 +215,9 @@ final class SeparateProcessRecovery {
             throws Exception {
         ClonosHome processes = home.withRunAndLogDirs(dir.resolve("run"), dir.resolve("log"));
         StandaloneCluster cluster = new StandaloneCluster(processes, out, flavour);
+        if (hadoopClassPath != null) {
+            cluster.withHadoop(hadoopClassPath);
+        }
         Map<String, String> clusterProperties = new LinkedHashMap<>(properties);
         // the restart strategy is the configuration's (Flink's default: exponential delay); a
         // short fixed delay makes vanilla Flink spend its attempts on the killed TaskManager's
@@ -277,15 +316,36 @@ final class SeparateProcessRecovery {
                                             .count();
                     List<long[]> received = SyntheticJob.received(probes);
                     FileUtils.deleteDirectory(probes.toFile());
+                    RecoveryFigures figures =
+                            RecoveryFigures.of(
+                                    system, received, settings, killedAt, affectedWindows);
+                    long detectedAt = detected.orElse(-1);
                     return new Run(
                             system,
                             repetition,
-                            RecoveryFigures.of(
-                                    system, received, settings, killedAt, affectedWindows),
-                            detected.isPresent() ? detected.getAsLong() - killedAt : -1,
+                            figures,
+                            detectedAt < 0 ? -1 : detectedAt - killedAt,
+                            RecoveryBreakdown.of(
+                                    replacements(rest.stateTimestamps(job), ended),
+                                    killedAt,
+                                    detectedAt,
+                                    figures),
                             restarted,
                             ended.size());
                 });
+    }
+
+    /** The execution-state timestamps of the subtasks that restarted (attempt above 0). */
+    private static List<Map<String, Long>> replacements(
+            Map<String, Map<String, Long>> timestamps, Map<String, JsonNode> subtasks) {
+        List<Map<String, Long>> replaced = new ArrayList<>();
+        subtasks.forEach(
+                (name, subtask) -> {
+                    if (subtask.path("attempt").asInt() > 0 && timestamps.containsKey(name)) {
+                        replaced.add(timestamps.get(name));
+                    }
+                });
+        return replaced;
     }
 
     private static JobID submit(Configuration config, JobGraph jobGraph) throws Exception {
@@ -317,9 +377,10 @@ final class SeparateProcessRecovery {
         json.append(
                 String.format(
                         Locale.ROOT,
-                        "\"setup\":{\"processes\":\"separate\",\"failure\":\"SIGKILL\",\"state_mb\":%.1f,\"checkpoint_interval_ms\":%d,\"load\":%s,\"capacity\":%d,\"rate\":%d,\"records\":%d,\"parallelism\":%d,\"taskmanagers\":%d,\"repetitions\":%d},",
+                        "\"setup\":{\"processes\":\"separate\",\"failure\":\"SIGKILL\",\"state_mb\":%.1f,\"checkpoint_interval_ms\":%d,\"checkpoint_storage\":\"%s\",\"load\":%s,\"capacity\":%d,\"rate\":%d,\"records\":%d,\"parallelism\":%d,\"taskmanagers\":%d,\"repetitions\":%d},",
                         settings.keys * (double) settings.stateBytesPerKey / (1 << 20),
                         settings.checkpointIntervalMs,
+                        checkpointStorage(),
                         load > 0 ? String.format(Locale.ROOT, "%.2f", load) : "null",
                         capacity,
                         settings.rate,
@@ -334,13 +395,14 @@ final class SeparateProcessRecovery {
                     .append(
                             String.format(
                                     Locale.ROOT,
-                                    "{\"system\":\"%s\",\"repetition\":%d,\"subtasks_restarted\":%d,\"subtasks\":%d,\"detection_ms\":%d,\"figures\":%s}",
+                                    "{\"system\":\"%s\",\"repetition\":%d,\"subtasks_restarted\":%d,\"subtasks\":%d,\"detection_ms\":%d,\"figures\":%s,\"breakdown\":%s}",
                                     run.system,
                                     run.repetition,
                                     run.restarted,
                                     run.subtasks,
                                     run.detectionMs,
-                                    run.figures.json()));
+                                    run.figures.json(),
+                                    run.breakdown.json()));
         }
         json.append("],");
         json.append("\"clonos\":").append(medians(runs, "clonos")).append(',');
@@ -348,18 +410,40 @@ final class SeparateProcessRecovery {
         return json.toString();
     }
 
+    /** Where the checkpoints went: hdfs, the JobManager's heap, or the configured URI's scheme. */
+    private String checkpointStorage() {
+        if (hdfs) {
+            return "hdfs";
+        }
+        String dir = properties.get("state.checkpoints.dir");
+        return dir == null ? "jobmanager" : dir.replaceFirst(":.*", "");
+    }
+
     private static String medians(List<Run> runs, String system) {
         List<Run> of = runs.stream().filter(r -> r.system.equals(system)).toList();
         return String.format(
                 Locale.ROOT,
-                "{\"detection_ms\":%d,\"recovery_ms\":%d,\"recovery_robust_ms\":%d,\"first_output_ms\":%d,\"max_output_gap_ms\":%d,\"lost\":%d,\"duplicated\":%d}",
+                "{\"detection_ms\":%d,\"recovery_ms\":%d,\"recovery_robust_ms\":%d,\"first_output_ms\":%d,\"max_output_gap_ms\":%d,\"lost\":%d,\"duplicated\":%d,\"breakdown\":%s}",
                 median(of, r -> r.detectionMs),
                 median(of, r -> r.figures.recoveryMs),
                 median(of, r -> r.figures.robustRecoveryMs),
                 median(of, r -> r.figures.recoveredTaskEmitsAfterMs),
                 median(of, r -> r.figures.maxOutputGapMs),
                 median(of, r -> r.figures.lost),
-                median(of, r -> r.figures.duplicated));
+                median(of, r -> r.figures.duplicated),
+                breakdownMedians(of));
+    }
+
+    private static String breakdownMedians(List<Run> runs) {
+        StringBuilder json = new StringBuilder("{");
+        for (String phase : RecoveryBreakdown.PHASES) {
+            json.append(json.length() > 1 ? "," : "")
+                    .append('"')
+                    .append(phase)
+                    .append("_ms\":")
+                    .append(median(runs, r -> r.breakdown.ms(phase)));
+        }
+        return json.append('}').toString();
     }
 
     private void printMedians(List<Run> runs) {
@@ -374,6 +458,10 @@ final class SeparateProcessRecovery {
         row(runs, "latency before the failure (ms)", r -> r.figures.baselineLatencyMs);
         row(runs, "records lost", r -> r.figures.lost);
         row(runs, "records duplicated", r -> r.figures.duplicated);
+        out.println("where the time went (ms), to the last replacement in each state:");
+        for (String phase : RecoveryBreakdown.PHASES) {
+            row(runs, "  " + phase.replace('_', '-'), r -> r.breakdown.ms(phase));
+        }
     }
 
     private void row(List<Run> runs, String label, ToLongFunction<Run> figure) {

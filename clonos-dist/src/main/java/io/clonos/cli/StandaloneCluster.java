@@ -101,6 +101,12 @@ final class StandaloneCluster {
     private final PrintStream out;
     private final Flavour flavour;
 
+    /** Hadoop's jars for the cluster processes, after {@code lib/}; null for none. */
+    private String hadoopClassPath =
+            System.getenv().getOrDefault("HADOOP_CLASSPATH", "").isBlank()
+                    ? null
+                    : System.getenv("HADOOP_CLASSPATH");
+
     StandaloneCluster(ClonosHome home, PrintStream out) {
         this(home, out, Flavour.CLONOS);
     }
@@ -435,7 +441,17 @@ final class StandaloneCluster {
      * parent-first and clashes with the job's copy of what it refers to.
      */
     private String clusterClassPath() {
-        return home.home().resolve("lib").toAbsolutePath() + File.separator + "*";
+        String lib = home.home().resolve("lib").toAbsolutePath() + File.separator + "*";
+        return hadoopClassPath == null ? lib : lib + File.pathSeparator + hadoopClassPath;
+    }
+
+    /**
+     * Gives the cluster's processes Hadoop's file systems (HDFS checkpoints), as Flink's {@code
+     * HADOOP_CLASSPATH} does; before {@link #start}.
+     */
+    StandaloneCluster withHadoop(String classPath) {
+        this.hadoopClassPath = classPath;
+        return this;
     }
 
     private void awaitTaskManagers(ClusterRestClient rest, int taskManagers) throws Exception {

@@ -79,6 +79,11 @@ class SeparateProcessRecoveryIT {
             assertThat(run.path("detection_ms").asLong())
                     .as(system + " learnt of the loss")
                     .isNotNegative();
+            for (String phase : List.of("restart", "scheduling", "deployment", "restore")) {
+                assertThat(run.path("breakdown").path(phase + "_ms").asLong())
+                        .as(system + "'s replacement attempt went through " + phase)
+                        .isNotNegative();
+            }
             if (system.equals("clonos")) {
                 assertThat(restarted)
                         .as("Clonos restarts the lost slice")

@@ -134,6 +134,34 @@ public final class ClusterRestClient {
         return subtasks;
     }
 
+    /**
+     * When the current attempt of every subtask of a job entered each execution state (Flink's
+     * {@code /jobs/:jobid/vertices/:vertexid/subtasktimes}; milliseconds since the epoch, states it
+     * never entered left out), keyed {@code "<vertex name>[<subtask index>]"} as {@link #subtasks}.
+     */
+    public Map<String, Map<String, Long>> stateTimestamps(String jobId)
+            throws IOException, InterruptedException {
+        Map<String, Map<String, Long>> subtasks = new LinkedHashMap<>();
+        for (JsonNode vertex : get("/jobs/" + jobId).path("vertices")) {
+            String path = "/jobs/" + jobId + "/vertices/" + vertex.path("id").asText();
+            for (JsonNode times : get(path + "/subtasktimes").path("subtasks")) {
+                Map<String, Long> timestamps = new LinkedHashMap<>();
+                times.path("timestamps")
+                        .fields()
+                        .forEachRemaining(
+                                state -> {
+                                    if (state.getValue().asLong(0) > 0) {
+                                        timestamps.put(state.getKey(), state.getValue().asLong());
+                                    }
+                                });
+                subtasks.put(
+                        vertex.path("name").asText() + "[" + times.path("subtask").asInt() + "]",
+                        timestamps);
+            }
+        }
+        return subtasks;
+    }
+
     /** How many checkpoints of a job have completed. */
     public long completedCheckpoints(String jobId) {
         return tryGet("/jobs/" + jobId + "/checkpoints")
