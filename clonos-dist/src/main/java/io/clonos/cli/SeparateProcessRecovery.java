@@ -15,8 +15,10 @@ package io.clonos.cli;
 import io.clonos.cli.bench.KillSettings;
 import io.clonos.cli.bench.RecoveryBreakdown;
 import io.clonos.cli.bench.RecoveryFigures;
+import io.clonos.cli.bench.RecoveryPage;
 import io.clonos.cli.bench.SyntheticJob;
 import io.clonos.runtime.rest.ClusterRestClient;
+import io.clonos.runtime.standby.StandbyVertices;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
@@ -141,18 +143,7 @@ final class SeparateProcessRecovery {
                     load,
                     settings.rate);
         }
-        out.printf(
-                Locale.ROOT,
-                "Recovery on separate processes: %d records at %d/s over %d keys, %d KB of state per key, parallelism %d, checkpoints every %d ms, %d TaskManagers, SIGKILL after %d ms, %d repetition(s)%n",
-                settings.records,
-                settings.rate,
-                settings.keys,
-                settings.stateBytesPerKey / 1024,
-                settings.parallelism,
-                settings.checkpointIntervalMs,
-                taskManagers,
-                settings.killAfterMs,
-                settings.repetitions);
+        out.println(setup());
         Files.createDirectories(settings.output);
         List<Run> runs = new ArrayList<>();
         for (int repetition = 0; repetition < settings.repetitions; repetition++) {
@@ -197,10 +188,38 @@ final class SeparateProcessRecovery {
             }
         }
         Files.write(settings.output.resolve("timeline.csv"), timeline);
-        printMedians(runs);
+        String table = medianTable(runs);
+        out.println();
+        out.print(table);
+        Files.writeString(
+                settings.output.resolve("recovery.html"),
+                RecoveryPage.html(
+                        setup(),
+                        runs.stream()
+                                .map(r -> new RecoveryPage.Run(r.system, r.repetition, r.figures))
+                                .toList(),
+                        table));
+        out.println("Timelines: " + settings.output.resolve("recovery.html"));
         out.println("Summary: " + settings.output.resolve("summary.json"));
         out.println(json);
         return json;
+    }
+
+    /** The set-up in a sentence. */
+    private String setup() {
+        return String.format(
+                Locale.ROOT,
+                "Recovery on separate processes: %d records at %d/s over %d keys, %d KB of state per key, parallelism %d, checkpoints every %d ms to %s, %d TaskManagers, SIGKILL after %d ms, %d repetition(s)",
+                settings.records,
+                settings.rate,
+                settings.keys,
+                settings.stateBytesPerKey / 1024,
+                settings.parallelism,
+                settings.checkpointIntervalMs,
+                checkpointStorage(),
+                taskManagers,
+                settings.killAfterMs,
+                settings.repetitions);
     }
 
     /** What runs on a started cluster: its REST client, its processes, its configuration. */
@@ -308,7 +327,7 @@ final class SeparateProcessRecovery {
                             system, repetition, victim, process.pid());
                     awaitEnd(rest, job);
                     OptionalLong detected = rest.firstExceptionAt(job, "");
-                    Map<String, JsonNode> ended = rest.subtasks(job);
+                    Map<String, JsonNode> ended = primaries(rest.subtasks(job));
                     int restarted =
                             (int)
                                     ended.values().stream()
@@ -333,6 +352,17 @@ final class SeparateProcessRecovery {
                             restarted,
                             ended.size());
                 });
+    }
+
+    /**
+     * The job's own subtasks, without Clonos's standbys (whose vertices' names start with {@link
+     * StandbyVertices#NAME_PREFIX}): a standby's new attempts after an activation are not part of
+     * the recovery, and Flink has none to compare with.
+     */
+    private static Map<String, JsonNode> primaries(Map<String, JsonNode> subtasks) {
+        Map<String, JsonNode> primaries = new LinkedHashMap<>(subtasks);
+        primaries.keySet().removeIf(name -> name.startsWith(StandbyVertices.NAME_PREFIX));
+        return primaries;
     }
 
     /** The execution-state timestamps of the subtasks that restarted (attempt above 0). */
@@ -446,28 +476,36 @@ final class SeparateProcessRecovery {
         return json.append('}').toString();
     }
 
-    private void printMedians(List<Run> runs) {
-        out.println();
-        out.printf("%-44s %22s %22s%n", "median (min-max)", "Clonos", "Flink");
-        row(runs, "subtasks restarted", r -> r.restarted);
-        row(runs, "detection after SIGKILL (ms)", r -> r.detectionMs);
-        row(runs, "recovery, latency within 10% (ms)", r -> r.figures.recoveryMs);
-        row(runs, "recovery, robust (ms)", r -> r.figures.robustRecoveryMs);
-        row(runs, "lost keys emit again after (ms)", r -> r.figures.recoveredTaskEmitsAfterMs);
-        row(runs, "longest output gap (ms)", r -> r.figures.maxOutputGapMs);
-        row(runs, "latency before the failure (ms)", r -> r.figures.baselineLatencyMs);
-        row(runs, "records lost", r -> r.figures.lost);
-        row(runs, "records duplicated", r -> r.figures.duplicated);
-        out.println("where the time went (ms), to the last replacement in each state:");
+    /** The medians with their spread, as printed. */
+    private static String medianTable(List<Run> runs) {
+        StringBuilder table = new StringBuilder();
+        table.append(String.format("%-44s %22s %22s%n", "median (min-max)", "Clonos", "Flink"));
+        row(table, runs, "subtasks restarted", r -> r.restarted);
+        row(table, runs, "detection after SIGKILL (ms)", r -> r.detectionMs);
+        row(table, runs, "recovery, latency within 10% (ms)", r -> r.figures.recoveryMs);
+        row(table, runs, "recovery, robust (ms)", r -> r.figures.robustRecoveryMs);
+        row(
+                table,
+                runs,
+                "lost keys emit again after (ms)",
+                r -> r.figures.recoveredTaskEmitsAfterMs);
+        row(table, runs, "longest output gap (ms)", r -> r.figures.maxOutputGapMs);
+        row(table, runs, "latency before the failure (ms)", r -> r.figures.baselineLatencyMs);
+        row(table, runs, "records lost", r -> r.figures.lost);
+        row(table, runs, "records duplicated", r -> r.figures.duplicated);
+        table.append("where the time went (ms), to the last replacement in each state:\n");
         for (String phase : RecoveryBreakdown.PHASES) {
-            row(runs, "  " + phase.replace('_', '-'), r -> r.breakdown.ms(phase));
+            row(table, runs, "  " + phase.replace('_', '-'), r -> r.breakdown.ms(phase));
         }
+        return table.toString();
     }
 
-    private void row(List<Run> runs, String label, ToLongFunction<Run> figure) {
-        out.printf(
-                "%-44s %22s %22s%n",
-                label, spread(runs, "clonos", figure), spread(runs, "flink", figure));
+    private static void row(
+            StringBuilder table, List<Run> runs, String label, ToLongFunction<Run> figure) {
+        table.append(
+                String.format(
+                        "%-44s %22s %22s%n",
+                        label, spread(runs, "clonos", figure), spread(runs, "flink", figure)));
     }
 
     private static String spread(List<Run> runs, String system, ToLongFunction<Run> figure) {

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
@@ -71,6 +72,9 @@ class SeparateProcessRecoveryIT {
         JsonNode summary = new ObjectMapper().readTree(output.resolve("summary.json").toFile());
         assertThat(summary.path("setup").path("processes").asText()).isEqualTo("separate");
         assertThat(summary.path("runs")).hasSize(2);
+        assertThat(Files.readString(output.resolve("recovery.html")))
+                .as("the timelines of both systems, side by side")
+                .contains("<svg", ">clonos<", ">flink<");
         for (JsonNode run : summary.path("runs")) {
             String system = run.path("system").asText();
             int subtasks = run.path("subtasks").asInt();

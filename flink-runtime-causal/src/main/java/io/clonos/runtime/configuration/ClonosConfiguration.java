@@ -23,11 +23,13 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.util.TimeUtils;
 
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
@@ -59,6 +61,10 @@ public final class ClonosConfiguration implements Serializable {
     private final int prefetchBuffers;
     private final RecoveryMode recoveryMode;
     private final OrphanFallback orphanFallback;
+
+    /** Null: the restart strategy's delay. */
+    private final Duration restartDelay;
+
     private final Duration reconnectTimeout;
     private final boolean standbyEnabled;
     private final int standbyCount;
@@ -109,6 +115,7 @@ public final class ClonosConfiguration implements Serializable {
         recoveryMode = readEnum(config, ClonosOptions.RECOVERY_MODE, RecoveryMode.class);
         orphanFallback =
                 readEnum(config, ClonosOptions.RECOVERY_ORPHAN_FALLBACK, OrphanFallback.class);
+        restartDelay = readRestartDelay(config);
         reconnectTimeout =
                 read(
                         config,
@@ -195,6 +202,27 @@ public final class ClonosConfiguration implements Serializable {
         return value;
     }
 
+    /** Null for the restart strategy's delay. */
+    private static Duration readRestartDelay(Configuration config) {
+        String raw = config.get(ClonosOptions.RECOVERY_RESTART_DELAY).trim();
+        if (raw.equalsIgnoreCase(ClonosOptions.RESTART_STRATEGY_DELAY)) {
+            return null;
+        }
+        String allowed =
+                ClonosOptions.RESTART_STRATEGY_DELAY
+                        + " or a duration of 0 ms or more such as 100 ms";
+        Duration delay;
+        try {
+            delay = TimeUtils.parseDuration(raw);
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw invalid(ClonosOptions.RECOVERY_RESTART_DELAY, raw, allowed);
+        }
+        if (delay.isNegative()) {
+            throw invalid(ClonosOptions.RECOVERY_RESTART_DELAY, raw, allowed);
+        }
+        return delay;
+    }
+
     private static IllegalConfigurationException invalid(
             ConfigOption<?> option, String rawValue, String allowed) {
         return new IllegalConfigurationException(
@@ -257,6 +285,11 @@ public final class ClonosConfiguration implements Serializable {
         return orphanFallback;
     }
 
+    /** How long local recoveries wait, if set; empty for the restart strategy's delay. */
+    public Optional<Duration> getRestartDelay() {
+        return Optional.ofNullable(restartDelay);
+    }
+
     public Duration getReconnectTimeout() {
         return reconnectTimeout;
     }
@@ -287,6 +320,7 @@ public final class ClonosConfiguration implements Serializable {
                 + recoveryMode
                 + ", orphanFallback="
                 + orphanFallback
+                + (restartDelay == null ? "" : ", restartDelay=" + restartDelay.toMillis() + " ms")
                 + ", inFlightLog="
                 + inFlightLogType
                 + "/"

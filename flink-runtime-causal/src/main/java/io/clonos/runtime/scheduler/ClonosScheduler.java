@@ -66,6 +66,7 @@ import org.slf4j.Logger;
 
 import javax.annotation.Nullable;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -289,7 +290,9 @@ public class ClonosScheduler extends DefaultScheduler {
         getMainThreadExecutor()
                 .schedule(
                         this::restartPendingBatch,
-                        Math.max(result.getRestartDelayMS(), 0),
+                        clonos.getRestartDelay()
+                                .map(Duration::toMillis)
+                                .orElse(Math.max(result.getRestartDelayMS(), 0)),
                         TimeUnit.MILLISECONDS);
     }
 

@@ -45,7 +45,8 @@ public final class StandbyVertices implements JobGraphRewriter {
                     .noDefaultValue()
                     .withDescription("Internal: the vertex a standby vertex stands by for.");
 
-    private static final String NAME_PREFIX = "Standby: ";
+    /** What a standby vertex's name starts with, before its primary's name. */
+    public static final String NAME_PREFIX = "Standby: ";
 
     @Override
     public void rewrite(

@@ -39,6 +39,7 @@ class ClonosConfigurationTest {
         assertThat(clonos.getRecoveryMode()).isEqualTo(RecoveryMode.LOCAL);
         assertThat(clonos.getOrphanFallback()).isEqualTo(OrphanFallback.GLOBAL_ROLLBACK);
         assertThat(clonos.isStandbyEnabled()).isFalse();
+        assertThat(clonos.getRestartDelay()).as("the restart strategy's delay").isEmpty();
     }
 
     @Test
@@ -52,7 +53,8 @@ class ClonosConfigurationTest {
                                         "clonos.recovery.orphan-fallback", "at-least-once",
                                         "clonos.in-flight-log.spill-policy", "EAGER",
                                         "clonos.in-flight-log.memory", "128mb",
-                                        "clonos.standby.count", "2")));
+                                        "clonos.standby.count", "2",
+                                        "clonos.recovery.restart-delay", "0 ms")));
 
         assertThat(clonos.getDeterminantSharingDepth()).isZero();
         assertThat(clonos.isCausalLoggingEnabled()).isFalse();
@@ -61,6 +63,7 @@ class ClonosConfigurationTest {
         assertThat(clonos.getSpillPolicy()).isEqualTo(SpillPolicy.EAGER);
         assertThat(clonos.getInFlightLogMemory().getMebiBytes()).isEqualTo(128);
         assertThat(clonos.getStandbyCount()).isEqualTo(2);
+        assertThat(clonos.getRestartDelay()).contains(java.time.Duration.ZERO);
     }
 
     @ParameterizedTest
@@ -81,6 +84,8 @@ class ClonosConfigurationTest {
                 "clonos.standby.enabled           | maybe | true or false",
                 "clonos.standby.placement         | random | one of spread, pack",
                 "clonos.standby.transfer-wait     | -1 s  | 0 ms or more",
+                "clonos.recovery.restart-delay    | -1 ms | 0 ms or more",
+                "clonos.recovery.restart-delay    | soon  | 0 ms or more",
                 "clonos.time-service.granularity  | -1 ms | 0 or more",
                 "clonos.determinant.memory        | 0     | a positive memory size",
             })

@@ -231,6 +231,23 @@ class LocalFailoverITCase {
     }
 
     /** clonos.recovery.mode: global is Flink's own restart: every task gets a new attempt. */
+    /**
+     * The restart strategy would wait an hour before any restart; {@code
+     * clonos.recovery.restart-delay: 0 ms} recovers the failed task at once, and still alone.
+     */
+    @Test
+    void restartDelayReplacesTheStrategysDelayForLocalRecoveries() throws Exception {
+        startCluster(
+                3,
+                2,
+                Configuration.fromMap(
+                        Map.of(
+                                "restart-strategy.fixed-delay.delay", "1 h",
+                                "clonos.recovery.restart-delay", "0 ms")));
+        FailureSwitch.arm("running-sum", 0, NUMBERS / PARALLELISM / 6);
+        runAndCheck(Set.of("running-sum[0]"));
+    }
+
     @Test
     void globalModeRestartsEveryTask() throws Exception {
         startCluster(3, 2, Configuration.fromMap(Map.of("clonos.recovery.mode", "global")));
