@@ -378,7 +378,10 @@ final class SeparateProcessRecovery {
         return replaced;
     }
 
-    private static JobID submit(Configuration config, JobGraph jobGraph) throws Exception {
+    /**
+     * Submits a job to a standalone cluster through Flink's REST client (which uploads its jars).
+     */
+    static JobID submit(Configuration config, JobGraph jobGraph) throws Exception {
         try (RestClusterClient<StandaloneClusterId> client =
                 new RestClusterClient<>(config, StandaloneClusterId.getInstance())) {
             return client.submitJob(jobGraph).get(2, TimeUnit.MINUTES);

@@ -47,10 +47,11 @@ public final class NexmarkCli {
                     "  failure --query 3|8 [--rate N] [--seconds S] [--kill-after S] [--parallelism P]",
                     "          [--partitions-per-subtask N] [--checkpoint-interval MS] [--checkpoint-dir URI]",
                     "          [--bootstrap-servers HOST:PORT]",
-                    "          [--standby true|false] [--output DIR]",
+                    "          [--standby true|false] [--processes embedded|separate] [-D key=value ...] [--output DIR]",
                     "        The query between Kafka topics (a broker in this JVM unless --bootstrap-servers),",
                     "        exactly-once Kafka sink, RocksDB incremental checkpoints to URI; the TaskManager",
-                    "        running the query's first subtask is terminated after S seconds, on Clonos and on",
+                    "        running the query's first subtask is lost after S seconds (embedded clusters: it",
+                    "        is terminated; separate: standalone clusters of JVMs, killed with SIGKILL), on Clonos and on",
                     "        Flink in one run; output checked against a failure-free run; throughput and",
                     "        latency over time, recovery times, as CSV, JSON and an HTML page. Defaults:",
                     "        10000 events/s for 60 s, kill after 30 s, parallelism 2, 4 input partitions per",
@@ -124,6 +125,17 @@ public final class NexmarkCli {
             options.put("--checkpoint-dir", v -> settings.checkpointDir = v);
             options.put("--bootstrap-servers", v -> settings.bootstrapServers = v);
             options.put("--standby", v -> settings.standby = bool("--standby", v));
+            options.put("--processes", v -> settings.processes = v);
+            options.put(
+                    "-D",
+                    v -> {
+                        int eq = v.indexOf('=');
+                        if (eq <= 0) {
+                            throw new IllegalArgumentException(
+                                    "-D needs key=value, got " + v + ".");
+                        }
+                        settings.properties.put(v.substring(0, eq), v.substring(eq + 1));
+                    });
             options.put("--output", v -> settings.output = Path.of(v));
             run =
                     () -> {

@@ -94,7 +94,7 @@ class NexmarkFailureITCase {
                 .contains("clonos")
                 .contains("flink");
         assertThat(printed.toString(StandardCharsets.UTF_8))
-                .contains("terminated TaskManager")
+                .contains("lost (terminated)")
                 .contains("recovery time");
     }
 

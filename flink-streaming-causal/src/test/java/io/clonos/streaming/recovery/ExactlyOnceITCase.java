@@ -20,6 +20,7 @@ import io.clonos.examples.LegacyNumbersSource;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 import io.clonos.runtime.scheduler.FailTaskRequest;
+import io.clonos.runtime.standby.StandbyVertices;
 import io.clonos.streaming.causal.CausalServices;
 import io.clonos.streaming.standby.StandbyPlacement;
 
@@ -565,7 +566,7 @@ class ExactlyOnceITCase {
         awaitCommittedLinks(committedLinks().size() + 1);
         Map<String, String> locations = awaitStandbysOffTheirPrimaries(job);
         String lost = locations.get(subtask);
-        String standby = locations.get("Standby: " + subtask);
+        String standby = locations.get(StandbyVertices.NAME_PREFIX + subtask);
         assertThat(locations.get(FIRST_STAGE + "[1]"))
                 .as("the job's tasks got their slots before the standbys, spread over TaskManagers")
                 .isNotEqualTo(lost);

@@ -14,6 +14,7 @@ package io.clonos.streaming.standby;
 
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
+import io.clonos.runtime.standby.StandbyVertices;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -94,7 +95,7 @@ class StandbyITCase {
             AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
             List<String> standbyVertices = new ArrayList<>();
             for (AccessExecutionJobVertex vertex : graph.getVerticesTopologically()) {
-                if (vertex.getName().startsWith("Standby: ")) {
+                if (vertex.getName().startsWith(StandbyVertices.NAME_PREFIX)) {
                     standbyVertices.add(vertex.getName());
                     for (AccessExecutionVertex subtask : vertex.getTaskVertices()) {
                         assertThat(subtask.getExecutionState())

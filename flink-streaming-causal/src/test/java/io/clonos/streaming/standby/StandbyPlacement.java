@@ -12,6 +12,8 @@
 
 package io.clonos.streaming.standby;
 
+import io.clonos.runtime.standby.StandbyVertices;
+
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
@@ -30,7 +32,7 @@ import java.util.function.Predicate;
  */
 public final class StandbyPlacement {
 
-    private static final String STANDBY = "Standby: ";
+    private static final String STANDBY = StandbyVertices.NAME_PREFIX;
 
     private StandbyPlacement() {}
 

@@ -155,7 +155,7 @@ public final class EventPublisher implements AutoCloseable {
                                 (int) (i % partitions),
                                 next.eventTimestamp,
                                 null,
-                                NexmarkEvent.encode(next.event)),
+                                GeneratorEvents.line(next.event)),
                         (metadata, e) -> {
                             if (e != null) {
                                 failure.compareAndSet(null, e);

@@ -115,7 +115,8 @@ final class FailureReport {
         }
         return String.format(
                 Locale.ROOT,
-                "{\"benchmark\":\"nexmark-failure\",\"query\":%d,\"events\":%d,\"rate\":%d,\"parallelism\":%d,\"checkpointIntervalMs\":%d,\"killAfterSeconds\":%d,\"standby\":%b,%s}",
+                "{\"benchmark\":\"nexmark-failure\",\"processes\":\"%s\",\"query\":%d,\"events\":%d,\"rate\":%d,\"parallelism\":%d,\"checkpointIntervalMs\":%d,\"killAfterSeconds\":%d,\"standby\":%b,%s}",
+                settings.processes,
                 settings.query,
                 settings.events(),
                 settings.rate,
@@ -152,17 +153,18 @@ final class FailureReport {
                 + ": a TaskManager lost, Clonos against Flink 1.20.5</h1>\n"
                 + String.format(
                         Locale.ROOT,
-                        "<p>%,d events at %,d/s, parallelism %d, checkpoints every %d ms; the TaskManager running the query's first subtask is terminated at 0 s. "
+                        "<p>%,d events at %,d/s, parallelism %d, checkpoints every %d ms; the TaskManager running the query's first subtask is lost at 0 s (%s processes). "
                                 + "Measured at the output topic (when results reached the broker; committed results only), per %d ms.</p>%n",
                         settings.events(),
                         settings.rate,
                         settings.parallelism,
                         settings.checkpointIntervalMs,
+                        settings.processes,
                         FailureFigures.BUCKET_MS)
                 + "<h2>Throughput (results/s)</h2>\n"
-                + TimelineChart.svg(throughput, FailureFigures.BUCKET_MS, "TaskManager terminated")
+                + TimelineChart.svg(throughput, FailureFigures.BUCKET_MS, "TaskManager lost")
                 + "<h2>End-to-end latency (ms, mean per interval)</h2>\n"
-                + TimelineChart.svg(latency, FailureFigures.BUCKET_MS, "TaskManager terminated")
+                + TimelineChart.svg(latency, FailureFigures.BUCKET_MS, "TaskManager lost")
                 + "<pre>"
                 + table(runs)
                 + "</pre>\n</body></html>\n";

@@ -14,11 +14,6 @@ package io.clonos.nexmark.failure;
 
 import org.apache.flink.annotation.Internal;
 
-import org.apache.beam.sdk.nexmark.model.Auction;
-import org.apache.beam.sdk.nexmark.model.Bid;
-import org.apache.beam.sdk.nexmark.model.Event;
-import org.apache.beam.sdk.nexmark.model.Person;
-
 import javax.annotation.Nullable;
 
 /**
@@ -53,38 +48,6 @@ public class NexmarkEvent {
     public long dateTime;
 
     public NexmarkEvent() {}
-
-    /** The line of a generator's event. */
-    public static String encode(Event event) {
-        if (event.newPerson != null) {
-            Person p = event.newPerson;
-            return "P|"
-                    + p.id
-                    + "|"
-                    + clean(p.name)
-                    + "|"
-                    + clean(p.city)
-                    + "|"
-                    + clean(p.state)
-                    + "|"
-                    + p.dateTime.getMillis();
-        }
-        if (event.newAuction != null) {
-            Auction a = event.newAuction;
-            return "A|"
-                    + a.id
-                    + "|"
-                    + a.seller
-                    + "|"
-                    + a.category
-                    + "|"
-                    + a.reserve
-                    + "|"
-                    + a.dateTime.getMillis();
-        }
-        Bid b = event.bid;
-        return "B|" + b.auction + "|" + b.bidder + "|" + b.price + "|" + b.dateTime.getMillis();
-    }
 
     /**
      * The person or auction of a line, null for a bid (neither query reads bids).
@@ -136,9 +99,5 @@ public class NexmarkEvent {
             throw new IllegalArgumentException(
                     "Not a Nexmark event line (" + expected + " fields expected): '" + line + "'");
         }
-    }
-
-    private static String clean(String text) {
-        return text.replace('|', '/');
     }
 }

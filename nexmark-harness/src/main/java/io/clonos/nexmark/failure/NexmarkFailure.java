@@ -14,7 +14,6 @@ package io.clonos.nexmark.failure;
 
 import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
-import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
@@ -23,10 +22,6 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
-import org.apache.flink.runtime.execution.ExecutionState;
-import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
-import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
-import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.util.FileUtils;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -71,6 +66,9 @@ import java.util.function.LongUnaryOperator;
 @Internal
 public final class NexmarkFailure {
 
+    /** How long a job may run on after its input was published, restarts included. */
+    private static final Duration AFTER_INPUT_TIMEOUT = Duration.ofMinutes(5);
+
     /** The systems, in the order they run. */
     static final List<String> SYSTEMS = List.of("clonos", "flink");
 
@@ -103,6 +101,15 @@ public final class NexmarkFailure {
 
         /** Clonos with one standby per task (the paper's setting). */
         public boolean standby = true;
+
+        /**
+         * Where the clusters run ({@link FailureClusters#named}): embedded in this JVM, or separate
+         * processes (a TaskManager killed with SIGKILL).
+         */
+        public String processes = EmbeddedFailureClusters.NAME;
+
+        /** Flink and Clonos settings for every cluster of the run ({@code -D key=value}). */
+        public final Map<String, String> properties = new java.util.LinkedHashMap<>();
 
         public Path output = Path.of("bench-results", "nexmark-failure");
 
@@ -139,10 +146,12 @@ public final class NexmarkFailure {
     private final Settings settings;
     private final PrintStream out;
     private final long started = System.nanoTime();
+    private final FailureClusters clusters;
 
     public NexmarkFailure(Settings settings, PrintStream out) {
         this.settings = settings;
         this.out = out;
+        this.clusters = FailureClusters.named(settings.processes);
     }
 
     /** Runs the experiment; returns the runs, also written to the output directory. */
@@ -160,13 +169,15 @@ public final class NexmarkFailure {
         }
         out.printf(
                 Locale.ROOT,
-                "Nexmark failure experiment: Q%d, %,d events at %,d/s, parallelism %d, %d input partitions per subtask, checkpoint every %d ms, a TaskManager terminated after %d s, on %s%n",
+                "Nexmark failure experiment: Q%d, %,d events at %,d/s, parallelism %d, %d input partitions per subtask, checkpoint every %d ms, a TaskManager lost (%s, %s processes) after %d s, on %s%n",
                 settings.query,
                 settings.events(),
                 settings.rate,
                 settings.parallelism,
                 settings.partitionsPerSubtask,
                 settings.checkpointIntervalMs,
+                clusters.failure(),
+                clusters.name(),
                 settings.killAfterSeconds,
                 SYSTEMS);
         EmbeddedKafka embedded = settings.bootstrapServers == null ? EmbeddedKafka.start() : null;
@@ -250,8 +261,13 @@ public final class NexmarkFailure {
         // one slot per TaskManager, so that the lost TaskManager runs one subtask of each task
         // (slot
         // sharing) and nothing else; one TaskManager per standby and one spare, for both systems
-        try (MiniCluster cluster =
-                        EmbeddedClusters.start(onClonos, config, 2 * settings.parallelism + 1, 1);
+        try (FailureClusters.Cluster cluster =
+                        clusters.start(
+                                onClonos,
+                                config,
+                                2 * settings.parallelism + 1,
+                                1,
+                                settings.output.resolve(id));
                 EventPublisher publisher =
                         new EventPublisher(
                                 bootstrap,
@@ -261,35 +277,34 @@ public final class NexmarkFailure {
                                 settings.rate,
                                 true)) {
             JobID job =
-                    cluster.submitJob(
-                                    FailureJob.build(
-                                            settings.query,
-                                            new FailureJob.Topics(
-                                                    bootstrap,
-                                                    input,
-                                                    inputEnd,
-                                                    output,
-                                                    id,
-                                                    DeliveryGuarantee.EXACTLY_ONCE),
-                                            settings.parallelism,
-                                            settings.checkpointIntervalMs,
-                                            settings.windowSeconds))
-                            .get()
-                            .getJobID();
+                    cluster.submit(
+                            FailureJob.build(
+                                    settings.query,
+                                    new FailureJob.Topics(
+                                            bootstrap,
+                                            input,
+                                            inputEnd,
+                                            output,
+                                            id,
+                                            DeliveryGuarantee.EXACTLY_ONCE),
+                                    settings.parallelism,
+                                    settings.checkpointIntervalMs,
+                                    settings.windowSeconds),
+                            FailureJob.USER_CLASSES);
             awaitRunning(cluster, job);
             publisher.start();
             progress("%s: job running, publishing", system);
             long killedAt = runToEnd(system, cluster, job, publisher, admin, output);
             publisher.await();
-            if (cluster.getJobStatus(job).get() != JobStatus.FINISHED) {
+            if (cluster.status(job) != JobStatus.FINISHED) {
                 throw new IllegalStateException(
                         "Q"
                                 + settings.query
                                 + " on "
                                 + system
                                 + " ended "
-                                + cluster.getJobStatus(job).get()
-                                + cause(cluster, job));
+                                + cluster.status(job)
+                                + cluster.cause(job));
             }
             if (killedAt < 0) {
                 throw new IllegalStateException(
@@ -299,15 +314,8 @@ public final class NexmarkFailure {
                                 + system
                                 + " ended before the TaskManager was to be terminated; give it more --seconds.");
             }
-            AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
-            int restarted = 0;
-            int subtasks = 0;
-            for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-                if (!vertex.getTaskNameWithSubtaskIndex().startsWith("Standby: ")) {
-                    subtasks++;
-                    restarted += vertex.getCurrentExecutionAttempt().getAttemptNumber() > 0 ? 1 : 0;
-                }
-            }
+            int restarted = cluster.restartedSubtasks(job);
+            int subtasks = cluster.subtasks(job);
             List<FailureFigures.Output> outputs = committed(bootstrap, output, publisher::dueAt);
             admin.deleteTopics(List.of(input, output));
             // the level before the failure: its last two thirds (the first is warm-up), which hold
@@ -329,7 +337,7 @@ public final class NexmarkFailure {
      */
     private long runToEnd(
             String system,
-            MiniCluster cluster,
+            FailureClusters.Cluster cluster,
             JobID job,
             EventPublisher publisher,
             Admin admin,
@@ -341,19 +349,30 @@ public final class NexmarkFailure {
         long lastOutput = 0;
         long lastReport = System.currentTimeMillis();
         long lastPublished = 0;
-        while (!cluster.getJobStatus(job).get().isGloballyTerminalState()) {
+        long deadline =
+                publisher.startMillis()
+                        + TimeUnit.SECONDS.toMillis(settings.seconds)
+                        + AFTER_INPUT_TIMEOUT.toMillis();
+        while (!cluster.status(job).isGloballyTerminalState()) {
             Thread.sleep(100);
             long now = System.currentTimeMillis();
+            if (now > deadline) {
+                throw new IllegalStateException(
+                        "Q"
+                                + settings.query
+                                + " on "
+                                + system
+                                + " did not end within "
+                                + AFTER_INPUT_TIMEOUT.toMinutes()
+                                + " minutes after its input"
+                                + cluster.cause(job));
+            }
             if (killedAt < 0 && now >= killAt) {
-                String victim =
-                        EmbeddedClusters.location(
-                                cluster.getExecutionGraph(job).get(), queryOperator(), 0);
-                int index = EmbeddedTaskManagers.indexOf(cluster, victim);
                 killedAt = System.currentTimeMillis();
-                cluster.terminateTaskManager(index).get();
+                String victim = cluster.loseTaskManagerOf(job, queryOperator(), 0);
                 progress(
-                        "%s: terminated TaskManager %d (%s), which ran %s[0]",
-                        system, index, victim, queryOperator());
+                        "%s: TaskManager %s, which ran %s[0], lost (%s)",
+                        system, victim, queryOperator(), clusters.failure());
             }
             if (now - lastReport >= 2_000) {
                 long written = latestOffsets(admin, output);
@@ -393,36 +412,38 @@ public final class NexmarkFailure {
             publisher.await();
         }
         progress("reference: the failure-free run");
-        try (MiniCluster cluster =
-                EmbeddedClusters.start(
-                        false,
-                        clusterConfiguration(checkpointRoot + "/" + id),
-                        1,
-                        settings.parallelism)) {
+        try (FailureClusters.Cluster cluster =
+                new EmbeddedFailureClusters()
+                        .start(
+                                false,
+                                clusterConfiguration(checkpointRoot + "/" + id),
+                                1,
+                                settings.parallelism,
+                                settings.output.resolve(id))) {
             JobID job =
-                    cluster.submitJob(
-                                    FailureJob.build(
-                                            settings.query,
-                                            new FailureJob.Topics(
-                                                    bootstrap,
-                                                    input,
-                                                    EventPublisher.endOffsets(
-                                                            settings.events(),
-                                                            settings.inputPartitions()),
-                                                    output,
-                                                    id,
-                                                    DeliveryGuarantee.AT_LEAST_ONCE),
-                                            settings.parallelism,
-                                            settings.checkpointIntervalMs,
-                                            settings.windowSeconds))
-                            .get()
-                            .getJobID();
-            if (!cluster.requestJobResult(job).get().isSuccess()) {
+                    cluster.submit(
+                            FailureJob.build(
+                                    settings.query,
+                                    new FailureJob.Topics(
+                                            bootstrap,
+                                            input,
+                                            EventPublisher.endOffsets(
+                                                    settings.events(), settings.inputPartitions()),
+                                            output,
+                                            id,
+                                            DeliveryGuarantee.AT_LEAST_ONCE),
+                                    settings.parallelism,
+                                    settings.checkpointIntervalMs,
+                                    settings.windowSeconds));
+            while (!cluster.status(job).isGloballyTerminalState()) {
+                Thread.sleep(100);
+            }
+            if (cluster.status(job) != JobStatus.FINISHED) {
                 throw new IllegalStateException(
                         "The failure-free run of Q"
                                 + settings.query
                                 + " failed"
-                                + cause(cluster, job));
+                                + cluster.cause(job));
             }
         }
         List<String> values =
@@ -479,6 +500,7 @@ public final class NexmarkFailure {
         config.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
         config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir);
+        config.addAll(Configuration.fromMap(settings.properties));
         return config;
     }
 
@@ -504,31 +526,10 @@ public final class NexmarkFailure {
                 .get();
     }
 
-    private static void awaitRunning(MiniCluster cluster, JobID job) throws Exception {
-        while (true) {
-            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-            if (graph.getState().isGloballyTerminalState()) {
-                throw new IllegalStateException(
-                        "The job ended before it ran: " + graph.getState() + cause(cluster, job));
-            }
-            boolean running = true;
-            for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-                running &= vertex.getExecutionState() == ExecutionState.RUNNING;
-            }
-            if (running) {
-                return;
-            }
+    private static void awaitRunning(FailureClusters.Cluster cluster, JobID job) throws Exception {
+        while (!cluster.running(job)) {
             Thread.sleep(50);
         }
-    }
-
-    /** Why a job failed, as far as its result says. */
-    private static String cause(MiniCluster cluster, JobID job) throws Exception {
-        return cluster.requestJobResult(job)
-                .get()
-                .getSerializedThrowable()
-                .map(t -> ": " + t.getOriginalErrorClassName() + ": " + t.getMessage())
-                .orElse("");
     }
 
     /** The partitions of an output topic of the run's: one per subtask ({@link #createTopics}). */

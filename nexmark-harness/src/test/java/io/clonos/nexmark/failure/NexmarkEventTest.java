@@ -41,7 +41,7 @@ class NexmarkEventTest {
         while (generator.hasNext()) {
             Generator.NextEvent next = generator.nextEvent();
             due.add(next.eventTimestamp);
-            String line = NexmarkEvent.encode(next.event);
+            String line = GeneratorEvents.line(next.event);
             NexmarkEvent parsed = NexmarkEvent.parse(line);
             if (next.event.newPerson != null) {
                 persons++;

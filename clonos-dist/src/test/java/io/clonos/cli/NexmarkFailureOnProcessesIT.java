@@ -1,0 +1,88 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code bin/clonos nexmark failure --processes separate}: Nexmark Q3 between Kafka topics on a
+ * standalone Clonos cluster and a standalone vanilla Flink cluster of separate JVMs, the
+ * TaskManager of the query's first subtask killed with SIGKILL. Clonos restarts only what ran
+ * there, Flink the whole job; both write exactly the failure-free run's results through the
+ * transactional Kafka sink.
+ */
+class NexmarkFailureOnProcessesIT {
+
+    @TempDir Path work;
+
+    @Test
+    void q3RecoversASigkilledTaskManagerLocallyAndExactlyOnce() throws Exception {
+        Path dist = Paths.get(System.getProperty("clonos.dist", "target/clonos")).toAbsolutePath();
+        Path output = work.resolve("nexmark");
+        List<String> command =
+                List.of(
+                        dist.resolve("bin/clonos").toString(),
+                        "nexmark",
+                        "failure",
+                        "--query",
+                        "3",
+                        "--processes",
+                        "separate",
+                        "--rate",
+                        "2000",
+                        "--seconds",
+                        "24",
+                        "--kill-after",
+                        "12",
+                        "--output",
+                        output.toString(),
+                        "-D",
+                        "rest.port=" + FreePorts.next(),
+                        "-D",
+                        "jobmanager.rpc.port=" + FreePorts.next());
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        process.getOutputStream().close();
+        String stdout = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(10, TimeUnit.MINUTES)).as("%s finished", command).isTrue();
+        System.out.println(stdout);
+        assertThat(process.exitValue()).as(stdout).isZero();
+        assertThat(stdout).contains("lost (SIGKILL)");
+
+        JsonNode summary = new ObjectMapper().readTree(output.resolve("q3-summary.json").toFile());
+        assertThat(summary.path("processes").asText()).isEqualTo("separate");
+        JsonNode clonos = summary.path("clonos");
+        JsonNode flink = summary.path("flink");
+        assertThat(clonos.path("exactlyOnce").asBoolean()).as("Clonos, exactly once").isTrue();
+        assertThat(flink.path("exactlyOnce").asBoolean()).as("Flink, exactly once").isTrue();
+        assertThat(clonos.path("local").asBoolean())
+                .as(
+                        "Clonos restarted only the lost TaskManager's subtasks (%s of %s)",
+                        clonos.path("restartedSubtasks"), clonos.path("subtasks"))
+                .isTrue();
+        assertThat(flink.path("restartedSubtasks").asInt())
+                .as("Flink restarts the whole job")
+                .isEqualTo(flink.path("subtasks").asInt());
+    }
+}

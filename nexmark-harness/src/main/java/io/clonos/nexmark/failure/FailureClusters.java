@@ -1,0 +1,94 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.nexmark.failure;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.ServiceLoader;
+
+/**
+ * Where the failure experiment's systems run, and how their TaskManager is lost: embedded clusters
+ * in the experiment's JVM whose TaskManager is terminated ({@link EmbeddedFailureClusters}), or
+ * standalone clusters of separate processes whose TaskManager is killed with SIGKILL (the
+ * distribution's, found by {@link ServiceLoader}: the launcher that starts processes lives there).
+ */
+@Internal
+public interface FailureClusters {
+
+    /** The name {@code --processes} chooses it by. */
+    String name();
+
+    /** How the TaskManager is lost, for the report: "terminated" or "SIGKILL". */
+    String failure();
+
+    /**
+     * Starts a cluster of Clonos ({@code onClonos}) or vanilla Flink 1.20.5 with {@code config},
+     * {@code taskManagers} of {@code slots} each, its files (logs, pid files) under {@code dir}.
+     */
+    Cluster start(boolean onClonos, Configuration config, int taskManagers, int slots, Path dir)
+            throws Exception;
+
+    /** The clusters named {@code name}: embedded, or one the class path provides. */
+    static FailureClusters named(String name) {
+        if (EmbeddedFailureClusters.NAME.equals(name)) {
+            return new EmbeddedFailureClusters();
+        }
+        Optional<FailureClusters> provided =
+                ServiceLoader.load(FailureClusters.class).stream()
+                        .map(ServiceLoader.Provider::get)
+                        .filter(clusters -> clusters.name().equals(name))
+                        .findFirst();
+        return provided.orElseThrow(
+                () ->
+                        new IllegalArgumentException(
+                                "--processes takes embedded or separate (separate needs the"
+                                        + " distribution's launcher on the class path), not "
+                                        + name
+                                        + "."));
+    }
+
+    /** One started cluster. */
+    interface Cluster extends AutoCloseable {
+
+        /**
+         * Submits a job; the classes it needs beyond Flink's come from {@code userClasses}' jars.
+         */
+        JobID submit(JobGraph job, Class<?>... userClasses) throws Exception;
+
+        JobStatus status(JobID job) throws Exception;
+
+        /** Whether every subtask of the job runs; fails if the job ended. */
+        boolean running(JobID job) throws Exception;
+
+        /**
+         * Loses the TaskManager that runs subtask {@code subtask} of the vertex named {@code
+         * vertex} (or whose chain starts with it); returns which it was.
+         */
+        String loseTaskManagerOf(JobID job, String vertex, int subtask) throws Exception;
+
+        /** How many of the job's subtasks (not Clonos's standbys) ran more than one attempt. */
+        int restartedSubtasks(JobID job) throws Exception;
+
+        /** How many subtasks the job has, without Clonos's standbys. */
+        int subtasks(JobID job) throws Exception;
+
+        /** Why the job failed, as ": class: message", or empty if nothing says. */
+        String cause(JobID job) throws Exception;
+    }
+}
