@@ -73,7 +73,7 @@ public final class SeparateFailureClusters implements FailureClusters {
         ClusterRestClient rest = StandaloneCluster.restClient(clusterConfig);
         return new Cluster() {
             @Override
-            public JobID submit(JobGraph job, Class<?>... userClasses) throws Exception {
+            public JobID submit(JobGraph job, List<Class<?>> userClasses) throws Exception {
                 for (Class<?> userClass : userClasses) {
                     job.addJar(new org.apache.flink.core.fs.Path(jarOf(userClass)));
                 }

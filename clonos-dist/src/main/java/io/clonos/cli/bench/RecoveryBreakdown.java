@@ -17,6 +17,7 @@ import org.apache.flink.annotation.Internal;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -45,9 +46,15 @@ import java.util.stream.Collectors;
 public record RecoveryBreakdown(Map<String, Long> phases) {
 
     /** The phases in order. */
-    public static final String[] PHASES = {
-        "detection", "restart", "scheduling", "deployment", "restore", "replay", "catch_up"
-    };
+    public static final List<String> PHASES =
+            List.of(
+                    "detection",
+                    "restart",
+                    "scheduling",
+                    "deployment",
+                    "restore",
+                    "replay",
+                    "catch_up");
 
     /**
      * The breakdown over the replacements {@code replaced}: for each execution state, when the last
@@ -86,10 +93,10 @@ public record RecoveryBreakdown(Map<String, Long> phases) {
             figures.robustRecoveryMs < 0 ? -1 : killedAt + figures.robustRecoveryMs
         };
         Map<String, Long> phases = new LinkedHashMap<>();
-        for (int i = 0; i < PHASES.length; i++) {
+        for (int i = 0; i < PHASES.size(); i++) {
             long from = bounds[i];
             long to = bounds[i + 1];
-            phases.put(PHASES[i], from <= 0 || to <= 0 ? -1 : Math.max(0, to - from));
+            phases.put(PHASES.get(i), from <= 0 || to <= 0 ? -1 : Math.max(0, to - from));
         }
         return new RecoveryBreakdown(phases);
     }

@@ -55,7 +55,8 @@ final class EmbeddedFailureClusters implements FailureClusters {
         MiniCluster cluster = EmbeddedClusters.start(onClonos, config, taskManagers, slots);
         return new Cluster() {
             @Override
-            public JobID submit(JobGraph job, Class<?>... userClasses) throws Exception {
+            public JobID submit(JobGraph job, java.util.List<Class<?>> userClasses)
+                    throws Exception {
                 return cluster.submitJob(job).get().getJobID();
             }
 

@@ -19,6 +19,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.ServiceLoader;
 
@@ -69,7 +70,7 @@ public interface FailureClusters {
         /**
          * Submits a job; the classes it needs beyond Flink's come from {@code userClasses}' jars.
          */
-        JobID submit(JobGraph job, Class<?>... userClasses) throws Exception;
+        JobID submit(JobGraph job, List<Class<?>> userClasses) throws Exception;
 
         JobStatus status(JobID job) throws Exception;
 

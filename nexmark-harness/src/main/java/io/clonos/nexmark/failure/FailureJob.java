@@ -92,9 +92,8 @@ public final class FailureJob {
      * A class of each jar the job needs that a cluster's {@code lib/} lacks: this harness, Flink's
      * Kafka connector and Kafka's client; a cluster of separate processes gets them with the job.
      */
-    public static final Class<?>[] USER_CLASSES = {
-        FailureJob.class, KafkaSource.class, ProducerRecord.class
-    };
+    public static final List<Class<?>> USER_CLASSES =
+            List.of(FailureJob.class, KafkaSource.class, ProducerRecord.class);
 
     /**
      * The job of query {@code query} (3 or 8) at parallelism {@code parallelism}, checkpointing

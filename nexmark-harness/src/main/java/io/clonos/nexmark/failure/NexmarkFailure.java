@@ -434,7 +434,8 @@ public final class NexmarkFailure {
                                             DeliveryGuarantee.AT_LEAST_ONCE),
                                     settings.parallelism,
                                     settings.checkpointIntervalMs,
-                                    settings.windowSeconds));
+                                    settings.windowSeconds),
+                            List.of());
             while (!cluster.status(job).isGloballyTerminalState()) {
                 Thread.sleep(100);
             }
