@@ -14,7 +14,6 @@ package io.clonos.cli;
 
 import io.clonos.nexmark.failure.FailureClusters;
 import io.clonos.runtime.rest.ClusterRestClient;
-import io.clonos.runtime.standby.StandbyVertices;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
@@ -139,11 +138,8 @@ public final class SeparateFailureClusters implements FailureClusters {
                 return primaries(job).size();
             }
 
-            private List<JsonNode> primaries(JobID job) throws Exception {
-                return rest.subtasks(job.toHexString()).entrySet().stream()
-                        .filter(e -> !e.getKey().startsWith(StandbyVertices.NAME_PREFIX))
-                        .map(Map.Entry::getValue)
-                        .toList();
+            private java.util.Collection<JsonNode> primaries(JobID job) throws Exception {
+                return SeparateProcessRecovery.primaries(rest.subtasks(job.toHexString())).values();
             }
 
             @Override

@@ -359,7 +359,7 @@ final class SeparateProcessRecovery {
      * StandbyVertices#NAME_PREFIX}): a standby's new attempts after an activation are not part of
      * the recovery, and Flink has none to compare with.
      */
-    private static Map<String, JsonNode> primaries(Map<String, JsonNode> subtasks) {
+    static Map<String, JsonNode> primaries(Map<String, JsonNode> subtasks) {
         Map<String, JsonNode> primaries = new LinkedHashMap<>(subtasks);
         primaries.keySet().removeIf(name -> name.startsWith(StandbyVertices.NAME_PREFIX));
         return primaries;

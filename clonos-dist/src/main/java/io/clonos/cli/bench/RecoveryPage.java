@@ -51,7 +51,7 @@ public final class RecoveryPage {
                                 + "<body style=\"font-family:sans-serif\">\n"
                                 + "<h1>A TaskManager killed with SIGKILL: Clonos against Flink"
                                 + " 1.20.5</h1>\n<p>");
-        html.append(escape(setup)).append("</p>\n");
+        html.append(TimelineChart.escape(setup)).append("</p>\n");
         byRepetition.forEach(
                 (repetition, of) -> {
                     Map<String, List<double[]>> throughput = new LinkedHashMap<>();
@@ -85,12 +85,8 @@ public final class RecoveryPage {
                                             latency, RecoveryFigures.BUCKET_MS, "SIGKILL"));
                 });
         return html.append("<pre>")
-                .append(escape(table))
+                .append(TimelineChart.escape(table))
                 .append("</pre>\n</body></html>\n")
                 .toString();
-    }
-
-    private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 }

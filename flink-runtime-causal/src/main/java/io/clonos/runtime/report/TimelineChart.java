@@ -148,7 +148,8 @@ public final class TimelineChart {
                         points.toString().trim());
     }
 
-    private static String escape(String text) {
+    /** Text as HTML shows it literally. */
+    public static String escape(String text) {
         return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 }
