@@ -43,8 +43,11 @@ final class ChannelProgress {
     /** Per channel: the barrier the task was handed and has not resumed yet, -1 if none. */
     private final long[] alignedBarrier;
 
-    /** Per channel: the latest checkpoint whose barrier the task was handed, -1 if none. */
-    private final long[] lastBarrier;
+    /**
+     * Per channel: the latest checkpoint whose barrier the gate received, -1 if none. The task may
+     * not have been handed it yet: while it replays, what arrived waits in the input order's queue.
+     */
+    private final long[] receivedBarrier;
 
     /**
      * Channels aligned at a barrier of a connection that was replaced during a replay: the
@@ -66,8 +69,8 @@ final class ChannelProgress {
         this.numberOfChannels = numberOfChannels;
         this.alignedBarrier = new long[numberOfChannels];
         Arrays.fill(alignedBarrier, -1);
-        this.lastBarrier = new long[numberOfChannels];
-        Arrays.fill(lastBarrier, -1);
+        this.receivedBarrier = new long[numberOfChannels];
+        Arrays.fill(receivedBarrier, -1);
         this.endOfData = new StopMode[numberOfChannels];
     }
 
@@ -81,7 +84,6 @@ final class ChannelProgress {
         if (event instanceof CheckpointBarrier) {
             long id = ((CheckpointBarrier) event).getId();
             alignedBarrier[channel] = id;
-            lastBarrier[channel] = Math.max(lastBarrier[channel], id);
         } else if (event instanceof EndOfPartitionEvent) {
             endOfPartition.set(channel);
         } else if (event instanceof EndOfData) {
@@ -104,13 +106,20 @@ final class ChannelProgress {
         return alignedBarrier[channel] >= 0;
     }
 
+    /** The gate received the barrier of checkpoint {@code checkpointId} on the channel. */
+    void barrierReceived(int channel, long checkpointId) {
+        receivedBarrier[channel] = Math.max(receivedBarrier[channel], checkpointId);
+    }
+
     /**
-     * Whether a barrier of checkpoint {@code checkpointId} repeats one the task was handed on the
+     * Whether a barrier of checkpoint {@code checkpointId} repeats one the gate received on the
      * channel already: a restarted producer regenerates its predecessor's stream, barriers
-     * included.
+     * included, and skips only the data the consumer has. Received, not handed: a recovering task
+     * may not have reached the first one in its replay yet, and would otherwise read the barrier
+     * twice, the second time where its predecessor read data.
      */
     boolean repeatsBarrier(int channel, long checkpointId) {
-        return checkpointId <= lastBarrier[channel];
+        return checkpointId <= receivedBarrier[channel];
     }
 
     /**

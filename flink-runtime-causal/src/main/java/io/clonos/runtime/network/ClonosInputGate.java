@@ -329,7 +329,11 @@ public final class ClonosInputGate extends IndexedInputGate {
     private boolean accept(BufferOrEvent boe) throws IOException {
         int channel = boe.getChannelInfo().getInputChannelIdx();
         RestoredCheckpointFilter filter = filters[channel];
-        if (consumer != null && !consumer.accept(boe, channel)) {
+        // Data from before the restored checkpoint is no part of the task's stream: counted as
+        // received, it would be skipped once more by a producer that restarts from that checkpoint
+        // and so lost to the task (events still reach the consumer: logs, replay starts, barriers).
+        boolean skippedData = boe.isBuffer() && !filter.passes(boe);
+        if (consumer != null && !skippedData && !consumer.accept(boe, channel)) {
             return false;
         }
         if (boe.isEvent() && boe.getEvent() instanceof ReplayStartEvent) {
@@ -357,13 +361,15 @@ public final class ClonosInputGate extends IndexedInputGate {
             return true;
         }
         AbstractEvent event = boe.getEvent();
-        if (filter.isReplacement()
-                && event instanceof CheckpointBarrier
-                && progress.repeatsBarrier(channel, ((CheckpointBarrier) event).getId())) {
-            // A restarted producer regenerates its predecessor's barriers; the task was handed
-            // this one already (Flink would ignore it, a replay cannot: it is not in the order)
-            connections.resume(channel);
-            return false;
+        if (event instanceof CheckpointBarrier) {
+            long id = ((CheckpointBarrier) event).getId();
+            if (filter.isReplacement() && progress.repeatsBarrier(channel, id)) {
+                // A restarted producer regenerates its predecessor's barriers; the gate has this
+                // one already (Flink would ignore it, a replay cannot: it is not in the order)
+                connections.resume(channel);
+                return false;
+            }
+            progress.barrierReceived(channel, id);
         }
         if (event instanceof EndOfData && progress.dataEnded(channel)) {
             // The channel's data ended already: a replacement producer that regenerated its

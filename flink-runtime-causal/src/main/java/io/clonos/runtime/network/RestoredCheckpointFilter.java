@@ -18,6 +18,9 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * What one connection of a consumer's channel lets through. A producer replays its in-flight log
  * from the oldest epoch it still holds; a task restored from checkpoint {@code c} must skip what
@@ -30,6 +33,8 @@ import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
  */
 @Internal
 final class RestoredCheckpointFilter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RestoredCheckpointFilter.class);
 
     private final String taskName;
     private final int channel;
@@ -61,6 +66,12 @@ final class RestoredCheckpointFilter {
             skipThroughBarrier = -1;
         } else if (replayEpoch < restoredCheckpoint) {
             skipThroughBarrier = restoredCheckpoint;
+            LOG.info(
+                    "Channel {} of {} skips its producer's replay from epoch {} through barrier {}, the checkpoint it was restored from.",
+                    channel,
+                    taskName,
+                    replayEpoch,
+                    restoredCheckpoint);
         } else {
             throw new LocalRecoveryImpossibleException(
                     "Channel "
