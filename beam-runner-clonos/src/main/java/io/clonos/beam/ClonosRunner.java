@@ -12,6 +12,7 @@
 
 package io.clonos.beam;
 
+import org.apache.beam.runners.flink.ClonosBeamPatch;
 import org.apache.beam.runners.flink.FlinkRunner;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
@@ -53,12 +54,17 @@ public final class ClonosRunner extends PipelineRunner<PipelineResult> {
 
     /** The runner for {@code options}; Beam calls this for {@code --runner=ClonosRunner}. */
     public static ClonosRunner fromOptions(PipelineOptions options) {
-        return new ClonosRunner(
-                PipelineOptionsValidator.validate(ClonosPipelineOptions.class, options));
+        ClonosRunner runner =
+                new ClonosRunner(
+                        PipelineOptionsValidator.validate(ClonosPipelineOptions.class, options));
+        ClonosBeamPatch.nameAsRunner(options);
+        return runner;
     }
 
     @Override
     public PipelineResult run(Pipeline pipeline) {
+        ReplayableKafkaIO.apply(pipeline);
+        finishBundlesBySizeAndCheckpoint();
         Map<String, String> settings = ClonosSettings.of(options);
         EmbeddedClonosCluster embedded = null;
         try {
@@ -96,6 +102,29 @@ public final class ClonosRunner extends PipelineRunner<PipelineResult> {
         } catch (Exception e) {
             closeQuietly(embedded);
             throw new IllegalStateException("Cannot run the pipeline on Clonos", e);
+        }
+    }
+
+    /**
+     * Where Beam's Flink operators finish their bundles, made replayable. Beam finishes a bundle
+     * when {@code --maxBundleTimeMills} passed since the last one finished, a time it keeps out of
+     * every checkpoint: a recovered operator counts from when it opened, finishes its bundles (and
+     * schedules the timers that move its watermark) at other points than its predecessor did, and
+     * cannot replay it. And by default it finishes a bundle while it snapshots its state, which a
+     * recovering source does not do again when it passes its predecessor's checkpoints. So
+     * ClonosRunner finishes bundles by size ({@code --maxBundleSize}) and before every checkpoint's
+     * barrier ({@code --finishBundleBeforeCheckpointing}); an operator's output watermark moves on
+     * at those points.
+     */
+    private void finishBundlesBySizeAndCheckpoint() {
+        if (options.getMaxBundleTimeMills() != Long.MAX_VALUE
+                || !options.getFinishBundleBeforeCheckpointing()) {
+            LOG.info(
+                    "Beam bundles finish by size ({} elements) and before checkpoint barriers, not after {} ms: a recovered task could not reproduce the time.",
+                    options.getMaxBundleSize(),
+                    options.getMaxBundleTimeMills());
+            options.setMaxBundleTimeMills(Long.MAX_VALUE);
+            options.setFinishBundleBeforeCheckpointing(true);
         }
     }
 

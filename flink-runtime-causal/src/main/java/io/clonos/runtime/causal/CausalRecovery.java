@@ -481,13 +481,9 @@ public final class CausalRecovery {
         List<Determinant> current = replay.get(replayEpoch);
         if (current != null && replayIndex < current.size()) {
             throw diverged(
-                    "it took checkpoint "
-                            + epoch
-                            + " with "
-                            + (current.size() - replayIndex)
-                            + " determinants of epoch "
-                            + replayEpoch
-                            + " unused");
+                    "it took checkpoint %d with %d determinants of epoch %d unused (at %s)"
+                            .formatted(
+                                    epoch, current.size() - replayIndex, replayEpoch, position()));
         }
         replay.headMap(epoch, false).clear();
         replayEpoch = epoch;

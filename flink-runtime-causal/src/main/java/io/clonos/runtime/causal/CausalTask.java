@@ -452,6 +452,7 @@ public final class CausalTask {
         } else if (action instanceof Determinant.SourceCheckpoint checkpoint) {
             // the source took this checkpoint here; its consumers read the barrier here, and a
             // consumer that recovers too replays its input with the barrier in that place
+            ticked = false;
             checkpoints.replay(checkpoint);
         } else {
             Determinant.AsyncCompletion completion = (Determinant.AsyncCompletion) action;
@@ -525,11 +526,13 @@ public final class CausalTask {
 
     /**
      * A source takes checkpoint {@code checkpointId} now (task thread, before its barrier): the
-     * position of the barrier among its records is a determinant.
+     * position of the barrier among its records is a determinant. The epoch starts once the
+     * checkpoint is taken ({@link #epochStarted}).
      */
     public void sourceCheckpoint(long checkpointId, long timestamp) {
         logged(new Determinant.SourceCheckpoint(elementsInEpoch, checkpointId, timestamp));
-        epochStarted(checkpointId);
+        // what the chain reads while it takes the checkpoint is logged after the barrier's place
+        ticked = false;
     }
 
     /** A timer fires in a task that runs normally: log it before its callback runs. */

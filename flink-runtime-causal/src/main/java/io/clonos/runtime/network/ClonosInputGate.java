@@ -67,8 +67,7 @@ import java.util.function.IntConsumer;
  *       {@code c} skips what its producers replay from before barrier {@code c}; a replay that
  *       starts after {@code c} cannot be used and fails the task with {@link
  *       LocalRecoveryImpossibleException}.
- *   <li>End of partition and end of data are counted per channel, since a retired channel never
- *       delivers them through Flink's gate.
+ *   <li>End of partition and end of data are counted per channel (a retired one never has them).
  * </ul>
  *
  * <p>With causal logging ({@link #enableCausalLogging}) it also, as a consumer, stores the causal
@@ -329,15 +328,14 @@ public final class ClonosInputGate extends IndexedInputGate {
     private boolean accept(BufferOrEvent boe) throws IOException {
         int channel = boe.getChannelInfo().getInputChannelIdx();
         RestoredCheckpointFilter filter = filters[channel];
-        // Data from before the restored checkpoint is no part of the task's stream: counted as
-        // received, it would be skipped once more by a producer that restarts from that checkpoint
-        // and so lost to the task (events still reach the consumer: logs, replay starts, barriers).
+        // data from before the restored checkpoint is not the task's: a restarted producer would
+        // skip it once more if it counted as received (events still reach the consumer)
         boolean skippedData = boe.isBuffer() && !filter.passes(boe);
         if (consumer != null && !skippedData && !consumer.accept(boe, channel)) {
             return false;
         }
-        if (boe.isEvent() && boe.getEvent() instanceof ReplayStartEvent) {
-            long epoch = ((ReplayStartEvent) boe.getEvent()).getEpoch();
+        if (boe.isEvent() && boe.getEvent() instanceof ReplayStartEvent start) {
+            long epoch = start.getEpoch();
             filter.start(epoch, restoredCheckpointId);
             if (!filter.isReplacement() && epoch != ReplayStartEvent.FROM_PRODUCER_START) {
                 // A restored task waits for every upstream to announce the end of its recovered
@@ -361,22 +359,20 @@ public final class ClonosInputGate extends IndexedInputGate {
             return true;
         }
         AbstractEvent event = boe.getEvent();
-        if (event instanceof CheckpointBarrier) {
-            long id = ((CheckpointBarrier) event).getId();
+        if (event instanceof CheckpointBarrier barrier) {
+            long id = barrier.getId();
             if (filter.isReplacement() && progress.repeatsBarrier(channel, id)) {
-                // A restarted producer regenerates its predecessor's barriers; the gate has this
-                // one already (Flink would ignore it, a replay cannot: it is not in the order)
+                // a restarted producer's repeat (Flink would ignore it; a replay has no place)
                 connections.resume(channel);
                 return false;
             }
             progress.barrierReceived(channel, id);
         }
         if (event instanceof EndOfData && progress.dataEnded(channel)) {
-            // The channel's data ended already: a replacement producer that regenerated its
-            // predecessor's output announces the same end again (Flink's union gate fails on a
-            // second one). The task acknowledged the first end to the lost producer; the
-            // replacement waits for an acknowledgement of its own before it may finish (Flink's
-            // all-data-processed), and the task has read everything of the channel already.
+            // A replacement producer that regenerated its predecessor's output announces the same
+            // end again (Flink's union gate fails on a second one). The task acknowledged the
+            // first to the lost producer; the replacement waits for an acknowledgement of its own
+            // before it may finish, and the task has read everything of the channel already.
             acknowledgeAllRecordsProcessed(boe.getChannelInfo());
             return false;
         }

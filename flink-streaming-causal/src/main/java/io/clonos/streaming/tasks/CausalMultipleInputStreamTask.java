@@ -68,8 +68,8 @@ public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<
             CheckpointOptions checkpointOptions,
             CheckpointMetricsBuilder checkpointMetrics)
             throws IOException {
-        causal.startEpoch(checkpointMetaData.getCheckpointId());
         super.triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, checkpointMetrics);
+        causal.startEpoch(checkpointMetaData.getCheckpointId());
     }
 
     @Override

@@ -48,8 +48,8 @@ public class CausalOneInputStreamTask<IN, OUT> extends OneInputStreamTask<IN, OU
             CheckpointOptions checkpointOptions,
             CheckpointMetricsBuilder checkpointMetrics)
             throws IOException {
-        causal.startEpoch(checkpointMetaData.getCheckpointId());
         super.triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, checkpointMetrics);
+        causal.startEpoch(checkpointMetaData.getCheckpointId());
     }
 
     @Override

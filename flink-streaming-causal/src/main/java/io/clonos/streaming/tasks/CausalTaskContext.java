@@ -63,7 +63,6 @@ import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -446,21 +445,11 @@ public final class CausalTaskContext {
     }
 
     /**
-     * A source task takes checkpoint {@code checkpointId} now (task thread, before its barrier).
-     */
-    public void sourceCheckpoint(long checkpointId, long timestamp) {
-        epochs.startEpoch(checkpointId);
-        aborts.entered(checkpointId);
-        if (causal != null) {
-            causal.sourceCheckpoint(checkpointId, timestamp);
-        }
-    }
-
-    /**
      * A recovering source passes the checkpoints its predecessor took at the logged places again,
-     * each as its barrier alone (on whichever thread emits the source's records): the checkpoint
-     * was aborted with the failure, so no snapshot, and no acknowledgement to a source coordinator,
-     * which never heard of the checkpoint for this attempt and fails the job on one.
+     * each as what its chain did before the barrier and the barrier (on whichever thread emits the
+     * source's records): the checkpoint was aborted with the failure, so no snapshot, and no
+     * acknowledgement to a source coordinator, which never heard of the checkpoint for this attempt
+     * and fails the job on one.
      */
     public void replaySourceCheckpoints(OperatorChain<?, ?> chain) {
         if (causal == null) {
@@ -468,20 +457,21 @@ public final class CausalTaskContext {
         }
         causal.setCheckpointReplayer(
                 checkpoint -> {
-                    epochs.startEpoch(checkpoint.checkpointId());
-                    aborts.entered(checkpoint.checkpointId());
-                    causal.epochStarted(checkpoint.checkpointId());
                     try {
+                        // what the chain's operators did before the barrier (a Beam operator
+                        // finishes its bundle), reading what they read then
+                        chain.prepareSnapshotPreBarrier(checkpoint.checkpointId());
                         chain.broadcastEvent(
                                 new CheckpointBarrier(
                                         checkpoint.checkpointId(),
                                         checkpoint.timestamp(),
                                         CheckpointOptions.forCheckpointWithDefaultLocation()));
-                    } catch (IOException e) {
+                        startEpoch(checkpoint.checkpointId());
+                    } catch (RuntimeException e) {
+                        throw e;
+                    } catch (Exception e) {
                         throw new FlinkRuntimeException(
-                                "The replay of checkpoint "
-                                        + checkpoint.checkpointId()
-                                        + "'s barrier failed",
+                                "The replay of checkpoint " + checkpoint.checkpointId() + " failed",
                                 e);
                     }
                 });
@@ -509,12 +499,16 @@ public final class CausalTaskContext {
                     }
                     try {
                         beforeBarrier.run();
-                        sourceCheckpoint(checkpoint.getCheckpointId(), checkpoint.getTimestamp());
+                        if (causal != null) {
+                            causal.sourceCheckpoint(
+                                    checkpoint.getCheckpointId(), checkpoint.getTimestamp());
+                        }
                         takeCheckpoint.accept(
                                 new CheckpointMetricsBuilder()
                                         .setAlignmentDurationNanos(0L)
                                         .setBytesProcessedDuringAlignment(0L)
                                         .setCheckpointStartDelayNanos(0L));
+                        startEpoch(checkpoint.getCheckpointId());
                         triggered.complete(true);
                     } catch (Exception e) {
                         triggered.completeExceptionally(e);
@@ -526,7 +520,13 @@ public final class CausalTaskContext {
         return triggered;
     }
 
-    /** The task starts checkpoint {@code checkpointId}: it enters that epoch. */
+    /**
+     * The task took checkpoint {@code checkpointId}: it enters that epoch. Only once the
+     * checkpoint's synchronous part is done: what its operators do for it (before the barrier, and
+     * in their snapshots) is in the checkpoint's state, so their determinants go with the epoch it
+     * ends. A task restored from the checkpoint never does those things again; one that replays
+     * through it does them again, reading them there.
+     */
     public void startEpoch(long checkpointId) {
         epochs.startEpoch(checkpointId);
         aborts.entered(checkpointId);

@@ -48,8 +48,8 @@ public class CausalTwoInputStreamTask<IN1, IN2, OUT> extends TwoInputStreamTask<
             CheckpointOptions checkpointOptions,
             CheckpointMetricsBuilder checkpointMetrics)
             throws IOException {
-        causal.startEpoch(checkpointMetaData.getCheckpointId());
         super.triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, checkpointMetrics);
+        causal.startEpoch(checkpointMetaData.getCheckpointId());
     }
 
     @Override

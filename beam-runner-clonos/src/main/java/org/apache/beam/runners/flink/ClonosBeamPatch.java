@@ -1,0 +1,81 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package org.apache.beam.runners.flink;
+
+import io.clonos.beam.ClonosRunner;
+
+import org.apache.flink.annotation.Internal;
+
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.PipelineRunner;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.transforms.DoFn;
+
+import java.lang.reflect.Field;
+
+/**
+ * <b>Patch</b>, the only one of this module: what ClonosRunner needs of Beam that Beam does not
+ * offer. Each piece names what it works around; both fail safe.
+ *
+ * <ul>
+ *   <li><b>The runner's name.</b> Beam's Kafka sink accepts exactly-once writes only from runners
+ *       it knows by the package of their class (Flink's among them), and checks when the pipeline
+ *       is run. ClonosRunner translates with Flink's runner; once made, it names this class in the
+ *       options, which lives in Flink's runner package and whose factory makes a ClonosRunner, so
+ *       that every runner Beam makes from the options (at {@code Pipeline.create} and at {@code
+ *       run}) is ClonosRunner and the check passes. Should Beam stop finding the factory, the
+ *       pipeline fails to start, naming this class.
+ *   <li><b>The exactly-once sink's shard count</b> ({@link #exactlyOnceShards}), a private field of
+ *       Beam's package-private shard step. If it is not found, the step stays Beam's and a failure
+ *       of it rolls back globally, as without Clonos.
+ * </ul>
+ */
+@Internal
+public final class ClonosBeamPatch extends PipelineRunner<PipelineResult> {
+
+    /** Beam's exactly-once Kafka sink's shard step. */
+    public static final String EOS_RESHARD =
+            "org.apache.beam.sdk.io.kafka.KafkaExactlyOnceSink$Reshard";
+
+    private static final String SHARD_COUNT_FIELD = "numShards";
+
+    private ClonosBeamPatch() {}
+
+    /** Beam's factory for options that name this class: ClonosRunner. */
+    public static ClonosRunner fromOptions(PipelineOptions options) {
+        return ClonosRunner.fromOptions(options);
+    }
+
+    /** Names this class as the options' runner. */
+    public static void nameAsRunner(PipelineOptions options) {
+        options.setRunner(ClonosBeamPatch.class);
+    }
+
+    /**
+     * The shard count of Beam's exactly-once Kafka sink's shard step.
+     *
+     * @throws ReflectiveOperationException if Beam keeps it elsewhere
+     */
+    public static int exactlyOnceShards(DoFn<?, ?> reshard) throws ReflectiveOperationException {
+        Field field = reshard.getClass().getDeclaredField(SHARD_COUNT_FIELD);
+        field.setAccessible(true);
+        return field.getInt(reshard);
+    }
+
+    /** Never made: {@link #fromOptions} makes a ClonosRunner. */
+    @Override
+    public PipelineResult run(Pipeline pipeline) {
+        throw new UnsupportedOperationException("ClonosRunner runs the pipeline");
+    }
+}
