@@ -36,6 +36,13 @@ class BenchmarkProbesTest {
 
     private static final long RECORDS = 20_000;
 
+    /**
+     * Records per second: the input spans two seconds, many of the job's 100 ms processing-time
+     * windows. Unthrottled, a fast run could end before its first window fired (a fresh-clone run
+     * did, and the sinks received nothing).
+     */
+    private static final int RATE = 10_000;
+
     @TempDir Path probes;
 
     @Test
@@ -44,7 +51,9 @@ class BenchmarkProbesTest {
         DeterminantBytesReporter.configure(config, probes);
         try (MiniCluster cluster = EmbeddedClusters.start(true, config, 2, 2)) {
             JobID job =
-                    cluster.submitJob(SyntheticJob.build(RECORDS, 0, 16, 2, 64, 200, false, probes))
+                    cluster.submitJob(
+                                    SyntheticJob.build(
+                                            RECORDS, RATE, 16, 2, 64, 200, false, probes))
                             .get()
                             .getJobID();
             assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();

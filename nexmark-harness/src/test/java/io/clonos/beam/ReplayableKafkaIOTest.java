@@ -1,0 +1,148 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.beam;
+
+import org.apache.beam.runners.flink.ClonosBeamPatch;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineRunner;
+import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.io.kafka.KafkaIO;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.runners.TransformHierarchy;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.kafka.common.serialization.LongDeserializer;
+import org.apache.kafka.common.serialization.LongSerializer;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * (In this module, which has Beam's Kafka connector on its class path as the Nexmark harness needs
+ * it; in ClonosRunner's package, whose rewrite it looks at.)
+ *
+ * <p>What ClonosRunner rewrites of Beam's Kafka connector before Beam's Flink runner translates the
+ * pipeline, and that Beam makes ClonosRunner, not another runner, however often it asks.
+ */
+class ReplayableKafkaIOTest {
+
+    @Test
+    void kafkaReadsAreSplitPerPartitionAndTheExactlyOnceSinkDrawsCausalShards() {
+        Pipeline pipeline = kafkaToKafka(PipelineOptionsFactory.create());
+        assertThat(sources(pipeline)).containsExactly("KafkaUnboundedSource");
+        assertThat(shardSteps(pipeline)).containsExactly("Reshard");
+
+        ReplayableKafkaIO.apply(pipeline);
+
+        assertThat(sources(pipeline)).containsExactly("SplitPerPartitionSource");
+        assertThat(shardSteps(pipeline)).containsExactly("CausalReshard");
+    }
+
+    @Test
+    void theShardCountIsTheSinks() throws Exception {
+        List<Integer> shards = new ArrayList<>();
+        kafkaToKafka(PipelineOptionsFactory.create())
+                .traverseTopologically(
+                        new Pipeline.PipelineVisitor.Defaults() {
+                            @Override
+                            public CompositeBehavior enterCompositeTransform(
+                                    TransformHierarchy.Node node) {
+                                if (node.getTransform() != null
+                                        && ReplayableKafkaIO.shardsOf(node.getTransform()) > 0) {
+                                    shards.add(ReplayableKafkaIO.shardsOf(node.getTransform()));
+                                }
+                                return CompositeBehavior.ENTER_TRANSFORM;
+                            }
+                        });
+        assertThat(shards).containsExactly(3);
+    }
+
+    /**
+     * Beam makes a runner from the options when the pipeline is created and again when it runs;
+     * once ClonosRunner named the patch as the runner, both are ClonosRunners, and the runner's
+     * class is in the package Beam's Kafka sink accepts exactly-once writes from.
+     */
+    @Test
+    void everyRunnerBeamMakesFromTheOptionsIsClonosRunner() {
+        PipelineOptions options =
+                PipelineOptionsFactory.fromArgs("--runner=ClonosRunner", "--streaming=true")
+                        .create();
+        assertThat(PipelineRunner.fromOptions(options)).isInstanceOf(ClonosRunner.class);
+        assertThat(options.getRunner().getName()).startsWith("org.apache.beam.runners.flink.");
+        assertThat(PipelineRunner.fromOptions(options)).isInstanceOf(ClonosRunner.class);
+        assertThat(options.getRunner()).isEqualTo(ClonosBeamPatch.class);
+    }
+
+    private static Pipeline kafkaToKafka(PipelineOptions options) {
+        Pipeline pipeline = Pipeline.create(options);
+        pipeline.apply(
+                        KafkaIO.<Long, Long>read()
+                                .withBootstrapServers("localhost:9092")
+                                .withTopic("in")
+                                .withKeyDeserializer(LongDeserializer.class)
+                                .withValueDeserializer(LongDeserializer.class)
+                                .withoutMetadata())
+                .apply(
+                        KafkaIO.<Long, Long>write()
+                                .withBootstrapServers("localhost:9092")
+                                .withTopic("out")
+                                .withKeySerializer(LongSerializer.class)
+                                .withValueSerializer(LongSerializer.class)
+                                .withEOS(3, "group"));
+        return pipeline;
+    }
+
+    /** The simple class names of the pipeline's unbounded sources. */
+    private static List<String> sources(Pipeline pipeline) {
+        List<String> sources = new ArrayList<>();
+        pipeline.traverseTopologically(
+                new Pipeline.PipelineVisitor.Defaults() {
+                    @Override
+                    public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
+                        if (node.getTransform() instanceof Read.Unbounded) {
+                            sources.add(
+                                    ((Read.Unbounded<?>) node.getTransform())
+                                            .getSource()
+                                            .getClass()
+                                            .getSimpleName());
+                        }
+                        return CompositeBehavior.ENTER_TRANSFORM;
+                    }
+                });
+        return sources;
+    }
+
+    /** The simple class names of the functions of the exactly-once sink's shard steps. */
+    private static List<String> shardSteps(Pipeline pipeline) {
+        List<String> steps = new ArrayList<>();
+        pipeline.traverseTopologically(
+                new Pipeline.PipelineVisitor.Defaults() {
+                    @Override
+                    public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
+                        if (node.getTransform() instanceof ParDo.SingleOutput
+                                && node.getFullName().contains("Shuffle across")) {
+                            steps.add(
+                                    ((ParDo.SingleOutput<?, ?>) node.getTransform())
+                                            .getFn()
+                                            .getClass()
+                                            .getSimpleName());
+                        }
+                        return CompositeBehavior.ENTER_TRANSFORM;
+                    }
+                });
+        return steps;
+    }
+}
