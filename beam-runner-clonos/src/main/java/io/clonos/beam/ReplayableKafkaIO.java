@@ -113,6 +113,11 @@ final class ReplayableKafkaIO {
             LOG.info(
                     "{} reads one Kafka partition per split, so that their order is logged.",
                     application.getFullName());
+            if (ClonosBeamPatch.stampsWithWallClock(source)) {
+                LOG.warn(
+                        "{} stamps its records with the wall clock as it reads them (KafkaIO's default), which a recovered reader cannot reproduce: a failure of it or of a task after it rolls the job back globally. Read with withCreateTime, withLogAppendTime or a timestamp function to recover locally.",
+                        application.getFullName());
+            }
             return PTransformReplacement.of(
                     application.getPipeline().begin(), Read.from(splitPerPartition(source)));
         }

@@ -23,6 +23,7 @@ import org.apache.beam.sdk.runners.TransformHierarchy;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.LongSerializer;
+import org.joda.time.Duration;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -84,6 +85,42 @@ class ReplayableKafkaIOTest {
         assertThat(options.getRunner().getName()).startsWith("org.apache.beam.runners.flink.");
         assertThat(PipelineRunner.fromOptions(options)).isInstanceOf(ClonosRunner.class);
         assertThat(options.getRunner()).isEqualTo(ClonosBeamPatch.class);
+    }
+
+    /** Warned of at submission: a recovered reader reads the clock anew. */
+    @Test
+    void aKafkaReadWithWallClockTimestampsIsRecognised() {
+        KafkaIO.Read<Long, Long> read =
+                KafkaIO.<Long, Long>read()
+                        .withBootstrapServers("localhost:9092")
+                        .withTopic("in")
+                        .withKeyDeserializer(LongDeserializer.class)
+                        .withValueDeserializer(LongDeserializer.class);
+        assertThat(ClonosBeamPatch.stampsWithWallClock(sourceOf(read))).isTrue();
+        assertThat(
+                        ClonosBeamPatch.stampsWithWallClock(
+                                sourceOf(read.withCreateTime(Duration.standardSeconds(1)))))
+                .isFalse();
+        assertThat(ClonosBeamPatch.stampsWithWallClock(sourceOf(read.withLogAppendTime())))
+                .isFalse();
+    }
+
+    private static Object sourceOf(KafkaIO.Read<Long, Long> read) {
+        Pipeline pipeline = Pipeline.create(PipelineOptionsFactory.create());
+        pipeline.apply(read.withoutMetadata());
+        List<Object> sources = new ArrayList<>();
+        pipeline.traverseTopologically(
+                new Pipeline.PipelineVisitor.Defaults() {
+                    @Override
+                    public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
+                        if (node.getTransform() instanceof Read.Unbounded) {
+                            sources.add(((Read.Unbounded<?>) node.getTransform()).getSource());
+                        }
+                        return CompositeBehavior.ENTER_TRANSFORM;
+                    }
+                });
+        assertThat(sources).hasSize(1);
+        return sources.get(0);
     }
 
     private static Pipeline kafkaToKafka(PipelineOptions options) {

@@ -23,6 +23,8 @@ import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.DoFn;
 
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.util.Optional;
 
 /**
  * <b>Patch</b>, the only one of this module: what ClonosRunner needs of Beam that Beam does not
@@ -39,6 +41,8 @@ import java.lang.reflect.Field;
  *   <li><b>The exactly-once sink's shard count</b> ({@link #exactlyOnceShards}), a private field of
  *       Beam's package-private shard step. If it is not found, the step stays Beam's and a failure
  *       of it rolls back globally, as without Clonos.
+ *   <li><b>A Kafka source's timestamps</b> ({@link #stampsWithWallClock}), through a
+ *       package-private getter, for a warning at submission; no warning if it is not found.
  * </ul>
  */
 @Internal
@@ -49,6 +53,13 @@ public final class ClonosBeamPatch extends PipelineRunner<PipelineResult> {
             "org.apache.beam.sdk.io.kafka.KafkaExactlyOnceSink$Reshard";
 
     private static final String SHARD_COUNT_FIELD = "numShards";
+
+    private static final String KAFKA_READ = "org.apache.beam.sdk.io.kafka.KafkaIO$Read";
+    private static final String KAFKA_PARTITION = "org.apache.kafka.common.TopicPartition";
+    private static final String TIMESTAMP_POLICY_FACTORY =
+            "org.apache.beam.sdk.io.kafka.TimestampPolicyFactory";
+    private static final String PROCESSING_TIME_POLICY =
+            "org.apache.beam.sdk.io.kafka.TimestampPolicyFactory$ProcessingTimePolicy";
 
     private ClonosBeamPatch() {}
 
@@ -71,6 +82,38 @@ public final class ClonosBeamPatch extends PipelineRunner<PipelineResult> {
         Field field = reshard.getClass().getDeclaredField(SHARD_COUNT_FIELD);
         field.setAccessible(true);
         return field.getInt(reshard);
+    }
+
+    /**
+     * Whether a Kafka source stamps its records with the wall clock as it reads them, {@code
+     * KafkaIO}'s default, which a recovered reader cannot reproduce. Asks the source's timestamp
+     * policy factory (a package-private getter of Beam's) for a policy; false when Beam keeps it
+     * elsewhere.
+     */
+    public static boolean stampsWithWallClock(Object kafkaSource) {
+        ClassLoader loader = kafkaSource.getClass().getClassLoader();
+        try {
+            Method getSpec = kafkaSource.getClass().getDeclaredMethod("getSpec");
+            getSpec.setAccessible(true);
+            Object spec = getSpec.invoke(kafkaSource);
+            Object factory =
+                    Class.forName(KAFKA_READ, false, loader)
+                            .getMethod("getTimestampPolicyFactory")
+                            .invoke(spec);
+            Class<?> partition = Class.forName(KAFKA_PARTITION, false, loader);
+            Object policy =
+                    Class.forName(TIMESTAMP_POLICY_FACTORY, false, loader)
+                            .getMethod("createTimestampPolicy", partition, Optional.class)
+                            .invoke(
+                                    factory,
+                                    partition
+                                            .getConstructor(String.class, int.class)
+                                            .newInstance("clonos-probe", 0),
+                                    Optional.empty());
+            return policy.getClass().getName().equals(PROCESSING_TIME_POLICY);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return false;
+        }
     }
 
     /** Never made: {@link #fromOptions} makes a ClonosRunner. */
