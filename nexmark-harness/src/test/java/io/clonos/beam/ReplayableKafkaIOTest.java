@@ -16,6 +16,7 @@ import org.apache.beam.runners.flink.ClonosBeamPatch;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineRunner;
 import org.apache.beam.sdk.io.Read;
+import org.apache.beam.sdk.io.UnboundedSource;
 import org.apache.beam.sdk.io.kafka.KafkaIO;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,22 +55,12 @@ class ReplayableKafkaIOTest {
     }
 
     @Test
-    void theShardCountIsTheSinks() throws Exception {
-        List<Integer> shards = new ArrayList<>();
-        kafkaToKafka(PipelineOptionsFactory.create())
-                .traverseTopologically(
-                        new Pipeline.PipelineVisitor.Defaults() {
-                            @Override
-                            public CompositeBehavior enterCompositeTransform(
-                                    TransformHierarchy.Node node) {
-                                if (node.getTransform() != null
-                                        && ReplayableKafkaIO.shardsOf(node.getTransform()) > 0) {
-                                    shards.add(ReplayableKafkaIO.shardsOf(node.getTransform()));
-                                }
-                                return CompositeBehavior.ENTER_TRANSFORM;
-                            }
-                        });
-        assertThat(shards).containsExactly(3);
+    void theShardCountIsTheSinks() {
+        assertThat(
+                        composites(kafkaToKafka(PipelineOptionsFactory.create())).stream()
+                                .map(node -> ReplayableKafkaIO.shardsOf(node.getTransform()))
+                                .filter(shards -> shards > 0))
+                .containsExactly(3);
     }
 
     /**
@@ -108,17 +100,7 @@ class ReplayableKafkaIOTest {
     private static Object sourceOf(KafkaIO.Read<Long, Long> read) {
         Pipeline pipeline = Pipeline.create(PipelineOptionsFactory.create());
         pipeline.apply(read.withoutMetadata());
-        List<Object> sources = new ArrayList<>();
-        pipeline.traverseTopologically(
-                new Pipeline.PipelineVisitor.Defaults() {
-                    @Override
-                    public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
-                        if (node.getTransform() instanceof Read.Unbounded) {
-                            sources.add(((Read.Unbounded<?>) node.getTransform()).getSource());
-                        }
-                        return CompositeBehavior.ENTER_TRANSFORM;
-                    }
-                });
+        List<UnboundedSource<?, ?>> sources = unboundedSources(pipeline);
         assertThat(sources).hasSize(1);
         return sources.get(0);
     }
@@ -144,42 +126,46 @@ class ReplayableKafkaIOTest {
 
     /** The simple class names of the pipeline's unbounded sources. */
     private static List<String> sources(Pipeline pipeline) {
-        List<String> sources = new ArrayList<>();
-        pipeline.traverseTopologically(
-                new Pipeline.PipelineVisitor.Defaults() {
-                    @Override
-                    public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
-                        if (node.getTransform() instanceof Read.Unbounded) {
-                            sources.add(
-                                    ((Read.Unbounded<?>) node.getTransform())
-                                            .getSource()
-                                            .getClass()
-                                            .getSimpleName());
-                        }
-                        return CompositeBehavior.ENTER_TRANSFORM;
-                    }
-                });
-        return sources;
+        return unboundedSources(pipeline).stream()
+                .map(source -> source.getClass().getSimpleName())
+                .collect(Collectors.toList());
+    }
+
+    private static List<UnboundedSource<?, ?>> unboundedSources(Pipeline pipeline) {
+        return composites(pipeline).stream()
+                .filter(node -> node.getTransform() instanceof Read.Unbounded)
+                .<UnboundedSource<?, ?>>map(
+                        node -> ((Read.Unbounded<?>) node.getTransform()).getSource())
+                .collect(Collectors.toList());
     }
 
     /** The simple class names of the functions of the exactly-once sink's shard steps. */
     private static List<String> shardSteps(Pipeline pipeline) {
-        List<String> steps = new ArrayList<>();
+        return composites(pipeline).stream()
+                .filter(node -> node.getTransform() instanceof ParDo.SingleOutput)
+                .filter(node -> node.getFullName().contains("Shuffle across"))
+                .map(
+                        node ->
+                                ((ParDo.SingleOutput<?, ?>) node.getTransform())
+                                        .getFn()
+                                        .getClass()
+                                        .getSimpleName())
+                .collect(Collectors.toList());
+    }
+
+    /** The pipeline's composite transforms, outermost first. */
+    private static List<TransformHierarchy.Node> composites(Pipeline pipeline) {
+        List<TransformHierarchy.Node> composites = new ArrayList<>();
         pipeline.traverseTopologically(
                 new Pipeline.PipelineVisitor.Defaults() {
                     @Override
                     public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
-                        if (node.getTransform() instanceof ParDo.SingleOutput
-                                && node.getFullName().contains("Shuffle across")) {
-                            steps.add(
-                                    ((ParDo.SingleOutput<?, ?>) node.getTransform())
-                                            .getFn()
-                                            .getClass()
-                                            .getSimpleName());
+                        if (node.getTransform() != null) {
+                            composites.add(node);
                         }
                         return CompositeBehavior.ENTER_TRANSFORM;
                     }
                 });
-        return steps;
+        return composites;
     }
 }

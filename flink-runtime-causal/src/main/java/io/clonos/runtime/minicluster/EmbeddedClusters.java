@@ -12,6 +12,8 @@
 
 package io.clonos.runtime.minicluster;
 
+import io.clonos.runtime.standby.StandbyVertices;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
@@ -19,10 +21,13 @@ import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The embedded clusters of the failure experiments (the benchmarks and the Nexmark failure
@@ -86,5 +91,16 @@ public final class EmbeddedClusters {
                 .getCurrentAssignedResourceLocation()
                 .getResourceID()
                 .getResourceIdString();
+    }
+
+    /** The job's own subtasks, without Clonos's standbys (whose attempts are not the job's). */
+    public static List<AccessExecutionVertex> primaries(AccessExecutionGraph graph) {
+        List<AccessExecutionVertex> primaries = new ArrayList<>();
+        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+            if (!vertex.getTaskNameWithSubtaskIndex().startsWith(StandbyVertices.NAME_PREFIX)) {
+                primaries.add(vertex);
+            }
+        }
+        return primaries;
     }
 }

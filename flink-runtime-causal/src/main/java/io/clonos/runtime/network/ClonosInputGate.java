@@ -328,13 +328,18 @@ public final class ClonosInputGate extends IndexedInputGate {
     private boolean accept(BufferOrEvent boe) throws IOException {
         int channel = boe.getChannelInfo().getInputChannelIdx();
         RestoredCheckpointFilter filter = filters[channel];
-        // data from before the restored checkpoint is not the task's: a restarted producer would
-        // skip it once more if it counted as received (events still reach the consumer)
-        boolean skippedData = boe.isBuffer() && !filter.passes(boe);
-        if (consumer != null && !skippedData && !consumer.accept(boe, channel)) {
+        if (boe.isBuffer()) {
+            if (!filter.passes(boe)) {
+                // not the task's, nor received: a restarted producer would skip it once more
+                boe.getBuffer().recycleBuffer();
+                return false;
+            }
+            return consumer == null || consumer.accept(boe, channel);
+        }
+        if (consumer != null && !consumer.accept(boe, channel)) {
             return false;
         }
-        if (boe.isEvent() && boe.getEvent() instanceof ReplayStartEvent start) {
+        if (boe.getEvent() instanceof ReplayStartEvent start) {
             long epoch = start.getEpoch();
             filter.start(epoch, restoredCheckpointId);
             if (!filter.isReplacement() && epoch != ReplayStartEvent.FROM_PRODUCER_START) {
@@ -348,15 +353,10 @@ public final class ClonosInputGate extends IndexedInputGate {
             return false;
         }
         if (!filter.passes(boe)) {
-            if (boe.isBuffer()) {
-                boe.getBuffer().recycleBuffer();
-            } else if (blocksUpstream(boe.getEvent())) {
+            if (blocksUpstream(boe.getEvent())) {
                 connections.resume(channel);
             }
             return false;
-        }
-        if (boe.isBuffer()) {
-            return true;
         }
         AbstractEvent event = boe.getEvent();
         if (event instanceof CheckpointBarrier barrier) {

@@ -14,7 +14,6 @@ package io.clonos.nexmark.failure;
 
 import io.clonos.runtime.minicluster.EmbeddedClusters;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
-import io.clonos.runtime.standby.StandbyVertices;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
@@ -105,15 +104,7 @@ final class EmbeddedFailureClusters implements FailureClusters {
             }
 
             private java.util.List<AccessExecutionVertex> primaries(JobID job) throws Exception {
-                java.util.List<AccessExecutionVertex> primaries = new java.util.ArrayList<>();
-                for (AccessExecutionVertex vertex :
-                        cluster.getArchivedExecutionGraph(job).get().getAllExecutionVertices()) {
-                    if (!vertex.getTaskNameWithSubtaskIndex()
-                            .startsWith(StandbyVertices.NAME_PREFIX)) {
-                        primaries.add(vertex);
-                    }
-                }
-                return primaries;
+                return EmbeddedClusters.primaries(cluster.getArchivedExecutionGraph(job).get());
             }
 
             @Override

@@ -17,7 +17,6 @@ import io.clonos.beam.ClonosRunner;
 import io.clonos.nexmark.failure.EmbeddedKafka;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
-import io.clonos.runtime.standby.StandbyVertices;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
@@ -113,11 +112,7 @@ class BeamKafkaExactlyOnceITCase {
                 AccessExecutionGraph running = cluster.getExecutionGraph(job).get();
                 AccessExecutionJobVertex reader =
                         running.getVerticesTopologically().iterator().next();
-                String victim =
-                        reader.getTaskVertices()[0]
-                                .getCurrentAssignedResourceLocation()
-                                .getResourceID()
-                                .getResourceIdString();
+                String victim = EmbeddedClusters.location(running, reader.getName(), 0);
                 Set<String> lost = subtasksOn(running, victim);
                 cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, victim)).get();
                 forgetBeamsSinkWriters();
@@ -348,7 +343,7 @@ class BeamKafkaExactlyOnceITCase {
 
     private static Set<String> subtasksOn(AccessExecutionGraph graph, String taskManager) {
         Set<String> subtasks = new HashSet<>();
-        for (AccessExecutionVertex vertex : primaries(graph)) {
+        for (AccessExecutionVertex vertex : EmbeddedClusters.primaries(graph)) {
             if (vertex.getCurrentAssignedResourceLocation()
                     .getResourceID()
                     .getResourceIdString()
@@ -361,21 +356,11 @@ class BeamKafkaExactlyOnceITCase {
 
     private static Set<String> restarted(AccessExecutionGraph graph) {
         Set<String> restarted = new HashSet<>();
-        for (AccessExecutionVertex vertex : primaries(graph)) {
+        for (AccessExecutionVertex vertex : EmbeddedClusters.primaries(graph)) {
             if (vertex.getCurrentExecutionAttempt().getAttemptNumber() > 0) {
                 restarted.add(vertex.getTaskNameWithSubtaskIndex());
             }
         }
         return restarted;
-    }
-
-    private static List<AccessExecutionVertex> primaries(AccessExecutionGraph graph) {
-        List<AccessExecutionVertex> primaries = new ArrayList<>();
-        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            if (!vertex.getTaskNameWithSubtaskIndex().startsWith(StandbyVertices.NAME_PREFIX)) {
-                primaries.add(vertex);
-            }
-        }
-        return primaries;
     }
 }
