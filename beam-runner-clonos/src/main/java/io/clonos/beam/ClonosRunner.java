@@ -64,6 +64,8 @@ public final class ClonosRunner extends PipelineRunner<PipelineResult> {
     @Override
     public PipelineResult run(Pipeline pipeline) {
         ReplayableKafkaIO.apply(pipeline);
+        ReplayableReshuffle.apply(pipeline);
+        ReplayableCombine.apply(pipeline);
         finishBundlesBySizeAndCheckpoint();
         Map<String, String> settings = ClonosSettings.of(options);
         EmbeddedClonosCluster embedded = null;

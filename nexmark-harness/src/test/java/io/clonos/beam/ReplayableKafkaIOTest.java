@@ -21,7 +21,9 @@ import org.apache.beam.sdk.io.kafka.KafkaIO;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.runners.TransformHierarchy;
+import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.Reshuffle;
 import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.LongSerializer;
 import org.joda.time.Duration;
@@ -61,6 +63,45 @@ class ReplayableKafkaIOTest {
                                 .map(node -> ReplayableKafkaIO.shardsOf(node.getTransform()))
                                 .filter(shards -> shards > 0))
                 .containsExactly(3);
+    }
+
+    /**
+     * A random-key reshuffle's key step is Beam's, which starts from {@code ThreadLocalRandom},
+     * until ClonosRunner rewrites it into one that draws from the causal random numbers, with the
+     * same bucket count.
+     */
+    @Test
+    void aRandomKeyReshuffleDrawsItsKeysFromTheCausalRandomNumbers() {
+        Pipeline pipeline = Pipeline.create(PipelineOptionsFactory.create());
+        pipeline.apply(Create.of(1, 2, 3))
+                .apply("Spread", Reshuffle.<Integer>viaRandomKey().withNumBuckets(5));
+        assertThat(keySteps(pipeline)).containsExactly("AssignShardFn");
+
+        ReplayableReshuffle.apply(pipeline);
+        assertThat(keySteps(pipeline)).containsExactly("CausalRandomKey");
+        assertThat(
+                        composites(pipeline).stream()
+                                .filter(node -> node.getTransform() instanceof ParDo.SingleOutput)
+                                .map(
+                                        node ->
+                                                ((ParDo.SingleOutput<?, ?>) node.getTransform())
+                                                        .getFn())
+                                .filter(fn -> fn instanceof CausalRandomKey)
+                                .map(fn -> ((CausalRandomKey<?>) fn).buckets()))
+                .containsExactly(5);
+    }
+
+    /** The simple class names of the functions of the pipeline's random-key steps. */
+    private static List<String> keySteps(Pipeline pipeline) {
+        return composites(pipeline).stream()
+                .filter(node -> node.getTransform() instanceof ParDo.SingleOutput)
+                .map(node -> ((ParDo.SingleOutput<?, ?>) node.getTransform()).getFn())
+                .filter(
+                        fn ->
+                                fn instanceof Reshuffle.AssignShardFn
+                                        || fn instanceof CausalRandomKey)
+                .map(fn -> fn.getClass().getSimpleName())
+                .collect(Collectors.toList());
     }
 
     /**

@@ -88,17 +88,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             StreamConfig config = new StreamConfig(vertex.getConfiguration());
             config.setUnalignedCheckpointsEnabled(false);
             if (clonos.getDeterminantSharingDepth() != 0) {
-                Optional<String> flinksTimers =
-                        needsFlinksTimerManager(config, userCodeClassLoader);
-                if (flinksTimers.isPresent()) {
-                    LOG.warn(
-                            "Vertex '{}' of job {} runs {}, which needs Flink's own timer service: its timers due"
-                                    + " at the same instant fire in Flink's order, which a recovered task may not"
-                                    + " reproduce (Clonos then detects it and rolls back globally).",
-                            vertex.getName(),
-                            jobGraph.getJobID(),
-                            flinksTimers.get());
-                } else if (config.getTimerServiceProvider(userCodeClassLoader) == null) {
+                if (config.getTimerServiceProvider(userCodeClassLoader) == null) {
                     // timers due together fire in an order a recovered task reproduces
                     config.setTimerServiceProvider(new CanonicalTimerOrder());
                 }
@@ -176,33 +166,6 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                     invokable,
                     e);
             return Optional.of("its operators could not be inspected (" + e + ")");
-        }
-        return Optional.empty();
-    }
-
-    /**
-     * The operator of the vertex, if any, that needs Flink's own timer service manager: Beam's
-     * Flink runner's operators count pending timers through Flink's implementation class and fail
-     * with any other, such as {@link CanonicalTimerOrder}'s.
-     */
-    static Optional<String> needsFlinksTimerManager(
-            StreamConfig config, ClassLoader userCodeClassLoader) {
-        try {
-            for (StreamConfig operator :
-                    config.getTransitiveChainedTaskConfigsWithSelf(userCodeClassLoader).values()) {
-                Object factory = operator.getStreamOperatorFactory(userCodeClassLoader);
-                if (factory instanceof SimpleOperatorFactory<?> simple
-                        && simple.getOperator()
-                                .getClass()
-                                .getName()
-                                .startsWith("org.apache.beam.runners.flink.")) {
-                    return Optional.of(simple.getOperator().getClass().getName());
-                }
-            }
-        } catch (RuntimeException e) {
-            LOG.warn(
-                    "Cannot inspect the operators of a vertex; their timers fire in Clonos's canonical order.",
-                    e);
         }
         return Optional.empty();
     }

@@ -14,145 +14,124 @@ package io.clonos.streaming.causal;
 
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
-import org.apache.flink.runtime.state.VoidNamespace;
-import org.apache.flink.runtime.state.VoidNamespaceSerializer;
-import org.apache.flink.streaming.api.operators.InternalTimer;
-import org.apache.flink.streaming.api.operators.KeyContext;
+import org.apache.flink.runtime.state.KeyGroupRange;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
 import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
-import org.apache.flink.streaming.api.operators.Triggerable;
+import org.apache.flink.streaming.api.operators.TimerSerializer;
 
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Timers due together fire in an order that depends on the set of due timers alone. */
+/**
+ * Timers due together leave Flink's heap queue in an order that depends on the set of due timers
+ * alone, whatever order they were added in; everything else is Flink's queue.
+ */
 class CanonicalTimerOrderTest {
 
-    /** The operator: records which timer fired under which current key. */
-    private static final class Recording implements Triggerable<String, VoidNamespace>, KeyContext {
-        final List<String> fired = new ArrayList<>();
-        Object currentKey;
+    private static final int KEY_GROUPS = 128;
 
-        @Override
-        public void onEventTime(InternalTimer<String, VoidNamespace> timer) {
-            fired.add(
-                    "event "
-                            + timer.getTimestamp()
-                            + " "
-                            + timer.getKey()
-                            + " under "
-                            + currentKey);
-        }
-
-        @Override
-        public void onProcessingTime(InternalTimer<String, VoidNamespace> timer) {
-            fired.add(
-                    "processing "
-                            + timer.getTimestamp()
-                            + " "
-                            + timer.getKey()
-                            + " under "
-                            + currentKey);
-        }
-
-        @Override
-        public void setCurrentKey(Object key) {
-            currentKey = key;
-        }
-
-        @Override
-        public Object getCurrentKey() {
-            return currentKey;
-        }
+    private static KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>>
+            queue() {
+        return new CanonicalTimerOrder.Queues(
+                        new HeapPriorityQueueSetFactory(
+                                KeyGroupRange.of(0, KEY_GROUPS - 1), KEY_GROUPS, 16))
+                .create(
+                        "timers",
+                        new TimerSerializer<>(StringSerializer.INSTANCE, IntSerializer.INSTANCE));
     }
 
-    private static List<String> fireInHeapOrder(
-            List<TimerHeapInternalTimer<String, VoidNamespace>> heapOrder) throws Exception {
-        Recording operator = new Recording();
-        CanonicalTimerOrder.Firing<String> firing = new CanonicalTimerOrder.Firing<>(operator);
-        Triggerable<String, VoidNamespace> target =
-                firing.target(
-                        0, StringSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE, operator);
-        firing.begin();
-        for (TimerHeapInternalTimer<String, VoidNamespace> timer : heapOrder) {
-            // Flink sets the key and then pops the timer; the operator does not run yet
-            operator.setCurrentKey(timer.getKey());
-            target.onProcessingTime(timer);
+    private static TimerHeapInternalTimer<String, Integer> timer(long time, String key, int ns) {
+        return new TimerHeapInternalTimer<>(time, key, ns);
+    }
+
+    private static List<String> drain(
+            KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> queue) {
+        List<String> order = new ArrayList<>();
+        TimerHeapInternalTimer<String, Integer> next;
+        while ((next = queue.poll()) != null) {
+            order.add(name(next));
         }
-        firing.end();
-        assertThat(operator.fired).isEmpty();
-        assertThat(firing.fire()).isEqualTo(heapOrder.size());
-        return operator.fired;
+        return order;
+    }
+
+    private static String name(TimerHeapInternalTimer<String, Integer> timer) {
+        return timer.getTimestamp() + "/" + timer.getKey() + "/" + timer.getNamespace();
+    }
+
+    private static List<TimerHeapInternalTimer<String, Integer>> timers() {
+        List<TimerHeapInternalTimer<String, Integer>> timers = new ArrayList<>();
+        for (int key = 0; key < 40; key++) {
+            timers.add(timer(key % 3 == 0 ? 100 : 200, "key-" + key, key % 2));
+            timers.add(timer(300, "key-" + key, 7));
+        }
+        return timers;
     }
 
     @Test
-    void tiedTimersFireInTheSameOrderWhateverTheHeapOrder() throws Exception {
-        List<TimerHeapInternalTimer<String, VoidNamespace>> timers = new ArrayList<>();
-        for (int key = 0; key < 20; key++) {
-            timers.add(
-                    new TimerHeapInternalTimer<>(
-                            key % 3 == 0 ? 100 : 200, "key-" + key, VoidNamespace.INSTANCE));
-        }
-        List<String> first = fireInHeapOrder(timers);
+    void tiedTimersLeaveInTheSameOrderWhateverTheOrderTheyCameIn() {
+        List<TimerHeapInternalTimer<String, Integer>> timers = timers();
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> first = queue();
+        first.addAll(timers);
+        List<String> expected = drain(first);
+
         Random random = new Random(7);
         for (int round = 0; round < 5; round++) {
-            List<TimerHeapInternalTimer<String, VoidNamespace>> shuffled = new ArrayList<>(timers);
+            List<TimerHeapInternalTimer<String, Integer>> shuffled = new ArrayList<>(timers);
             Collections.shuffle(shuffled, random);
-            assertThat(fireInHeapOrder(shuffled)).containsExactlyElementsOf(first);
+            KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> queue =
+                    queue();
+            shuffled.forEach(queue::add);
+            assertThat(drain(queue)).containsExactlyElementsOf(expected);
         }
-        // earlier timestamps first, each under its own key
-        assertThat(first.get(0)).startsWith("processing 100 ");
-        assertThat(first.get(first.size() - 1)).startsWith("processing 200 ");
-        assertThat(first)
-                .allSatisfy(line -> assertThat(line.split(" ")[2]).isEqualTo(line.split(" ")[4]));
+        assertThat(expected).hasSize(timers.size());
+        // by timestamp first, ties by key and namespace as serialized: a string's length first
+        List<String> byTimestamp = new ArrayList<>(expected);
+        byTimestamp.sort(Comparator.comparingLong(n -> Long.parseLong(n.split("/")[0])));
+        assertThat(expected).containsExactlyElementsOf(byTimestamp);
+        assertThat(expected.subList(0, 5))
+                .containsExactly(
+                        "100/key-0/0", "100/key-3/1", "100/key-6/0", "100/key-9/1", "100/key-12/0");
     }
 
     @Test
-    void timersOfOneServiceFireBeforeThoseOfTheNextOne() throws Exception {
-        Recording operator = new Recording();
-        CanonicalTimerOrder.Firing<String> firing = new CanonicalTimerOrder.Firing<>(operator);
-        Triggerable<String, VoidNamespace> windows =
-                firing.target(
-                        0, StringSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE, operator);
-        Recording other = new Recording();
-        Triggerable<String, Integer> user =
-                firing.target(
-                        1,
-                        StringSerializer.INSTANCE,
-                        IntSerializer.INSTANCE,
-                        new Triggerable<>() {
-                            @Override
-                            public void onEventTime(InternalTimer<String, Integer> timer) {
-                                other.fired.add("user " + timer.getKey());
-                                operator.fired.add("user " + timer.getKey());
-                            }
+    void aTimerAddedOrRemovedAmongTheTiesTakesItsPlace() {
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> queue = queue();
+        queue.add(timer(10, "b", 0));
+        queue.add(timer(10, "d", 0));
+        queue.add(timer(20, "a", 0));
+        assertThat(name(queue.peek())).isEqualTo("10/b/0");
 
-                            @Override
-                            public void onProcessingTime(InternalTimer<String, Integer> timer) {}
-                        });
-        firing.begin();
-        user.onEventTime(new TimerHeapInternalTimer<>(5, "a", 1));
-        windows.onEventTime(new TimerHeapInternalTimer<>(9, "b", VoidNamespace.INSTANCE));
-        firing.end();
-        firing.fire();
-        assertThat(operator.fired).containsExactly("event 9 b under b", "user a");
+        // what an operator does while its timers fire: add some due at once, delete others
+        queue.add(timer(10, "a", 0));
+        queue.add(timer(10, "c", 0));
+        queue.add(timer(5, "z", 0));
+        queue.remove(timer(10, "d", 0));
+        assertThat(queue.size()).isEqualTo(5);
+        assertThat(drain(queue)).containsExactly("5/z/0", "10/a/0", "10/b/0", "10/c/0", "20/a/0");
+        assertThat(queue.isEmpty()).isTrue();
+        assertThat(queue.peek()).isNull();
     }
 
     @Test
-    void aTimerOutsideAFiringRunsAtOnce() throws Exception {
-        Recording operator = new Recording();
-        CanonicalTimerOrder.Firing<String> firing = new CanonicalTimerOrder.Firing<>(operator);
-        Triggerable<String, VoidNamespace> target =
-                firing.target(
-                        0, StringSerializer.INSTANCE, VoidNamespaceSerializer.INSTANCE, operator);
-        operator.setCurrentKey("k");
-        target.onEventTime(new TimerHeapInternalTimer<>(1, "k", VoidNamespace.INSTANCE));
-        assertThat(operator.fired).containsExactly("event 1 k under k");
-        assertThat(firing.fire()).isZero();
+    void theBackendsQueueKeepsEveryTimerUntilItIsPolled() {
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> queue = queue();
+        timers().forEach(queue::add);
+        assertThat(queue.peek()).isNotNull();
+        // a snapshot between two firings sees every timer not yet fired
+        int inKeyGroups = 0;
+        for (int keyGroup = 0; keyGroup < KEY_GROUPS; keyGroup++) {
+            inKeyGroups += queue.getSubsetForKeyGroup(keyGroup).size();
+        }
+        assertThat(inKeyGroups).isEqualTo(timers().size());
+        queue.poll();
+        assertThat(queue.size()).isEqualTo(timers().size() - 1);
     }
 }

@@ -305,6 +305,21 @@ class CoverageITCase {
                                         .name(UNDER_TEST)));
         shapes.add(
                 new Shape(
+                        "Union of two streams of one source (two input gates), then a shuffle",
+                        env -> {
+                            DataStream<Long> source = numbers(env, "source");
+                            return source.filter(n -> n % 2 == 0)
+                                    .union(source.filter(n -> n % 2 == 1))
+                                    .keyBy(new Modulo8())
+                                    .reduce(new Sum())
+                                    .name(UNDER_TEST)
+                                    // a consumer that checks what the recovered task sends again
+                                    .keyBy(new Modulo8())
+                                    .reduce(new Sum())
+                                    .name("downstream");
+                        }));
+        shapes.add(
+                new Shape(
                         "Broadcast state (connect with a broadcast stream)",
                         env -> {
                             MapStateDescriptor<Long, Long> rules =

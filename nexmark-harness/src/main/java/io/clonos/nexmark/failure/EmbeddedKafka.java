@@ -71,6 +71,9 @@ public final class EmbeddedKafka implements AutoCloseable {
         props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
         props.put("log.dirs", directory.toString());
         props.put("auto.create.topics.enable", "false");
+        // the Nexmark events carry their event times, months past: retention by time would
+        // delete them, unread, as soon as a segment rolled
+        props.put("log.retention.ms", "-1");
         // one node: every internal topic has one replica, and few partitions start faster
         props.put("offsets.topic.replication.factor", "1");
         props.put("offsets.topic.num.partitions", "1");

@@ -14,15 +14,20 @@ package io.clonos.nexmark.failure;
 
 import org.apache.flink.annotation.Internal;
 
+import org.apache.beam.sdk.coders.CoderException;
 import org.apache.beam.sdk.nexmark.NexmarkConfiguration;
 import org.apache.beam.sdk.nexmark.NexmarkUtils;
+import org.apache.beam.sdk.nexmark.model.Event;
 import org.apache.beam.sdk.nexmark.sources.generator.Generator;
 import org.apache.beam.sdk.nexmark.sources.generator.GeneratorConfig;
+import org.apache.beam.sdk.util.CoderUtils;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -48,11 +53,36 @@ public final class EventPublisher implements AutoCloseable {
     private final long events;
     private final int rate;
     private final boolean paced;
+    private final Encoding encoding;
     private final AtomicLong published = new AtomicLong();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile long startMillis;
     private volatile boolean closed;
     private Thread thread;
+
+    /** How an event is written: what the job that reads the topic decodes. */
+    public enum Encoding {
+        /** A text line, as {@link NexmarkEvent#parse} reads it (the failure experiment's job). */
+        LINES {
+            @Override
+            byte[] encode(Event event) {
+                return GeneratorEvents.line(event).getBytes(StandardCharsets.UTF_8);
+            }
+        },
+        /** Beam's own coder of Nexmark events, {@code Event.CODER} (Beam pipelines). */
+        BEAM_CODER {
+            @Override
+            byte[] encode(Event event) {
+                try {
+                    return CoderUtils.encodeToByteArray(Event.CODER, event);
+                } catch (CoderException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        };
+
+        abstract byte[] encode(Event event);
+    }
 
     /** With {@code paced} false, the same events are written as fast as the broker takes them. */
     public EventPublisher(
@@ -61,13 +91,15 @@ public final class EventPublisher implements AutoCloseable {
             int partitions,
             long events,
             int rate,
-            boolean paced) {
+            boolean paced,
+            Encoding encoding) {
         this.bootstrapServers = bootstrapServers;
         this.topic = topic;
         this.partitions = partitions;
         this.events = events;
         this.rate = rate;
         this.paced = paced;
+        this.encoding = encoding;
     }
 
     /** Where each partition of a topic of {@code events} events ends. */
@@ -83,7 +115,7 @@ public final class EventPublisher implements AutoCloseable {
      * Beam's Nexmark configuration of the experiment: {@code events} events at {@code rate} per
      * second, in event-time order.
      */
-    static NexmarkConfiguration configuration(long events, int rate) {
+    public static NexmarkConfiguration configuration(long events, int rate) {
         NexmarkConfiguration config = NexmarkConfiguration.DEFAULT.copy();
         config.numEvents = events;
         config.numEventGenerators = 1;
@@ -137,12 +169,12 @@ public final class EventPublisher implements AutoCloseable {
         // one request at a time: unpaced, the in-process broker rejected reordered idempotent
         // batches
         props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1);
-        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         Generator generator =
                 new Generator(
                         new GeneratorConfig(configuration(events, rate), BASE_TIME, 1, events, 0));
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(props)) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
             for (long i = 0; generator.hasNext() && !closed; i++) {
                 Generator.NextEvent next = generator.nextEvent();
                 long wait = dueAt(next.eventTimestamp) - System.currentTimeMillis();
@@ -155,7 +187,7 @@ public final class EventPublisher implements AutoCloseable {
                                 (int) (i % partitions),
                                 next.eventTimestamp,
                                 null,
-                                GeneratorEvents.line(next.event)),
+                                encoding.encode(next.event)),
                         (metadata, e) -> {
                             if (e != null) {
                                 failure.compareAndSet(null, e);

@@ -275,7 +275,8 @@ public final class NexmarkFailure {
                                 settings.inputPartitions(),
                                 settings.events(),
                                 settings.rate,
-                                true)) {
+                                true,
+                                EventPublisher.Encoding.LINES)) {
             JobID job =
                     cluster.submit(
                             FailureJob.build(
@@ -407,7 +408,8 @@ public final class NexmarkFailure {
                         settings.inputPartitions(),
                         settings.events(),
                         settings.rate,
-                        false)) {
+                        false,
+                        EventPublisher.Encoding.LINES)) {
             publisher.start();
             publisher.await();
         }

@@ -12,24 +12,19 @@
 
 package io.clonos.nexmark.kafka;
 
-import io.clonos.beam.ClonosPipelineOptions;
-import io.clonos.beam.ClonosRunner;
 import io.clonos.nexmark.failure.EmbeddedKafka;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.clusterframework.ApplicationStatus;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
-import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.coders.VarLongCoder;
 import org.apache.beam.sdk.io.kafka.KafkaIO;
-import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import org.apache.beam.sdk.state.StateSpec;
 import org.apache.beam.sdk.state.StateSpecs;
 import org.apache.beam.sdk.state.ValueState;
@@ -55,10 +50,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.lang.reflect.Field;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -108,12 +101,13 @@ class BeamKafkaExactlyOnceITCase {
                 // on, and refuses to go on from a checkpoint without it (on Flink as well): lose
                 // the TaskManager once both shards committed and a checkpoint holds their ids
                 awaitCommitted(kafka.bootstrapServers(), 40);
-                awaitCheckpoints(cluster, job, completedCheckpoints(cluster, job) + 2);
+                BeamOnClonos.awaitCheckpoints(
+                        cluster, job, BeamOnClonos.completedCheckpoints(cluster, job) + 2);
                 AccessExecutionGraph running = cluster.getExecutionGraph(job).get();
                 AccessExecutionJobVertex reader =
                         running.getVerticesTopologically().iterator().next();
                 String victim = EmbeddedClusters.location(running, reader.getName(), 0);
-                Set<String> lost = subtasksOn(running, victim);
+                Set<String> lost = BeamOnClonos.subtasksOn(running, victim);
                 cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, victim)).get();
                 forgetBeamsSinkWriters();
 
@@ -130,7 +124,7 @@ class BeamKafkaExactlyOnceITCase {
                 assertThat(committedChains(kafka.bootstrapServers()))
                         .as("every record's chain link committed exactly once")
                         .isEqualTo(expected);
-                assertThat(restarted(cluster.getArchivedExecutionGraph(job).get()))
+                assertThat(BeamOnClonos.restarted(cluster.getArchivedExecutionGraph(job).get()))
                         .as("only the lost TaskManager's subtasks restarted")
                         .isEqualTo(lost);
             } finally {
@@ -160,19 +154,7 @@ class BeamKafkaExactlyOnceITCase {
     }
 
     private static JobID submit(MiniCluster cluster, String bootstrap) throws Exception {
-        URI rest = cluster.getRestAddress().get();
-        ClonosPipelineOptions options =
-                PipelineOptionsFactory.fromArgs(
-                                "--runner=ClonosRunner",
-                                "--streaming=true",
-                                "--parallelism=" + PARALLELISM,
-                                "--checkpointingInterval=500",
-                                "--clonosMaster=" + rest.getHost() + ":" + rest.getPort())
-                        .as(ClonosPipelineOptions.class);
-        options.setAttachedMode(false);
-        options.setFilesToStage(List.of(ClonosRunner.emptyJar().toString()));
-
-        Pipeline pipeline = Pipeline.create(options);
+        Pipeline pipeline = BeamOnClonos.pipeline(cluster, PARALLELISM);
         pipeline.apply(
                         KafkaIO.<Long, Long>read()
                                 .withBootstrapServers(bootstrap)
@@ -191,21 +173,7 @@ class BeamKafkaExactlyOnceITCase {
                                 .withKeySerializer(LongSerializer.class)
                                 .withValueSerializer(StringSerializer.class)
                                 .withEOS(2, "clonos-eos-sink"));
-        pipeline.run();
-
-        JobID job = null;
-        while (job == null) {
-            job =
-                    cluster.listJobs().get().stream()
-                            .filter(status -> !status.getJobState().isGloballyTerminalState())
-                            .map(status -> status.getJobId())
-                            .findFirst()
-                            .orElse(null);
-            if (job == null) {
-                Thread.sleep(50);
-            }
-        }
-        return job;
+        return BeamOnClonos.run(cluster, pipeline);
     }
 
     /**
@@ -285,19 +253,6 @@ class BeamKafkaExactlyOnceITCase {
         }
     }
 
-    private static long completedCheckpoints(MiniCluster cluster, JobID job) throws Exception {
-        CheckpointStatsSnapshot stats =
-                cluster.getExecutionGraph(job).get().getCheckpointStatsSnapshot();
-        return stats == null ? 0 : stats.getCounts().getNumberOfCompletedCheckpoints();
-    }
-
-    private static void awaitCheckpoints(MiniCluster cluster, JobID job, long completed)
-            throws Exception {
-        while (completedCheckpoints(cluster, job) < completed) {
-            Thread.sleep(100);
-        }
-    }
-
     private static KafkaConsumer<Long, String> committedReader(String bootstrap) {
         Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -339,28 +294,5 @@ class BeamKafkaExactlyOnceITCase {
         // the sink's shards write a key's links in transactions of their own, in no set order
         chains.values().forEach(links -> links.sort(BY_LINK_NUMBER));
         return chains;
-    }
-
-    private static Set<String> subtasksOn(AccessExecutionGraph graph, String taskManager) {
-        Set<String> subtasks = new HashSet<>();
-        for (AccessExecutionVertex vertex : EmbeddedClusters.primaries(graph)) {
-            if (vertex.getCurrentAssignedResourceLocation()
-                    .getResourceID()
-                    .getResourceIdString()
-                    .equals(taskManager)) {
-                subtasks.add(vertex.getTaskNameWithSubtaskIndex());
-            }
-        }
-        return subtasks;
-    }
-
-    private static Set<String> restarted(AccessExecutionGraph graph) {
-        Set<String> restarted = new HashSet<>();
-        for (AccessExecutionVertex vertex : EmbeddedClusters.primaries(graph)) {
-            if (vertex.getCurrentExecutionAttempt().getAttemptNumber() > 0) {
-                restarted.add(vertex.getTaskNameWithSubtaskIndex());
-            }
-        }
-        return restarted;
     }
 }

@@ -22,13 +22,15 @@ import org.apache.beam.sdk.PipelineRunner;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.transforms.DoFn;
 
+import javax.annotation.Nullable;
+
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.util.Optional;
 
 /**
  * <b>Patch</b>, the only one of this module: what ClonosRunner needs of Beam that Beam does not
- * offer. Each piece names what it works around; both fail safe.
+ * offer. Each piece names what it works around; all fail safe.
  *
  * <ul>
  *   <li><b>The runner's name.</b> Beam's Kafka sink accepts exactly-once writes only from runners
@@ -41,6 +43,11 @@ import java.util.Optional;
  *   <li><b>The exactly-once sink's shard count</b> ({@link #exactlyOnceShards}), a private field of
  *       Beam's package-private shard step. If it is not found, the step stays Beam's and a failure
  *       of it rolls back globally, as without Clonos.
+ *   <li><b>A random-key reshuffle's bucket count</b> ({@link #reshuffleBuckets}), a private field
+ *       of {@code Reshuffle.AssignShardFn}. If it is not found, the step stays Beam's, as above.
+ *   <li><b>A fan-out combine's function and side inputs</b> ({@link #fanoutCombineFn}, {@link
+ *       #fanoutSideInputs}), private fields of {@code Combine.PerKeyWithHotKeyFanout}. If they are
+ *       not found, the fan-out stays Beam's, as above.
  *   <li><b>A Kafka source's timestamps</b> ({@link #stampsWithWallClock}), through a
  *       package-private getter, for a warning at submission; no warning if it is not found.
  * </ul>
@@ -53,6 +60,7 @@ public final class ClonosBeamPatch extends PipelineRunner<PipelineResult> {
             "org.apache.beam.sdk.io.kafka.KafkaExactlyOnceSink$Reshard";
 
     private static final String SHARD_COUNT_FIELD = "numShards";
+    private static final String BUCKET_COUNT_FIELD = "numBuckets";
 
     private static final String KAFKA_READ = "org.apache.beam.sdk.io.kafka.KafkaIO$Read";
     private static final String KAFKA_PARTITION = "org.apache.kafka.common.TopicPartition";
@@ -82,6 +90,46 @@ public final class ClonosBeamPatch extends PipelineRunner<PipelineResult> {
         Field field = reshard.getClass().getDeclaredField(SHARD_COUNT_FIELD);
         field.setAccessible(true);
         return field.getInt(reshard);
+    }
+
+    /**
+     * The bucket count of a {@code Reshuffle.viaRandomKey()}'s key step ({@code
+     * Reshuffle.AssignShardFn}, a private field); null when it has none.
+     *
+     * @throws ReflectiveOperationException if Beam keeps it elsewhere
+     */
+    @Nullable
+    public static Integer reshuffleBuckets(DoFn<?, ?> assignShard)
+            throws ReflectiveOperationException {
+        Field field = assignShard.getClass().getDeclaredField(BUCKET_COUNT_FIELD);
+        field.setAccessible(true);
+        return (Integer) field.get(assignShard);
+    }
+
+    /**
+     * The combine function of a {@code Combine.perKeyWithFanout(...)} (a private field).
+     *
+     * @throws ReflectiveOperationException if Beam keeps it elsewhere
+     */
+    public static Object fanoutCombineFn(Object perKeyWithFanout)
+            throws ReflectiveOperationException {
+        Field field = perKeyWithFanout.getClass().getDeclaredField("fn");
+        field.setAccessible(true);
+        return java.util.Objects.requireNonNull(field.get(perKeyWithFanout));
+    }
+
+    /**
+     * The side inputs of a {@code Combine.perKeyWithFanout(...)} (a private field).
+     *
+     * @throws ReflectiveOperationException if Beam keeps them elsewhere
+     */
+    @SuppressWarnings("unchecked")
+    public static java.util.List<org.apache.beam.sdk.values.PCollectionView<?>> fanoutSideInputs(
+            Object perKeyWithFanout) throws ReflectiveOperationException {
+        Field field = perKeyWithFanout.getClass().getDeclaredField("sideInputs");
+        field.setAccessible(true);
+        return (java.util.List<org.apache.beam.sdk.values.PCollectionView<?>>)
+                java.util.Objects.requireNonNull(field.get(perKeyWithFanout));
     }
 
     /**

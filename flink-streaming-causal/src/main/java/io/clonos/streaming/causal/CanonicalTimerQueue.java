@@ -1,0 +1,173 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.streaming.causal;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.runtime.state.PriorityComparable;
+import org.apache.flink.util.CloseableIterator;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A timer queue whose elements of equal priority (timers due at the same instant) leave in one
+ * canonical order: by their serialized form, which for Flink's timers is timestamp, key and
+ * namespace, the order in which RocksDB keeps them.
+ *
+ * <p>Flink's heap queue breaks ties by its history: a restored heap is rebuilt from the checkpoint
+ * in another order than it grew before, so a recovered task would fire the windows of its keys in
+ * another order than its predecessor and send its consumers other bytes. With ties broken by
+ * content the order follows from the set of due timers alone, which the replay reproduces.
+ *
+ * <p>The elements stay in the backend's queue until they are polled (its snapshots see them all);
+ * this only chooses which one of the tied head elements leaves next.
+ */
+@Internal
+final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
+        implements KeyGroupedInternalPriorityQueue<T> {
+
+    private final KeyGroupedInternalPriorityQueue<T> queue;
+    private final TypeSerializer<T> serializer;
+    private final DataOutputSerializer out = new DataOutputSerializer(64);
+
+    /**
+     * Every element of the head's priority, in canonical order; null when not known since the queue
+     * changed at or before that priority.
+     */
+    @Nullable private ArrayDeque<T> ties;
+
+    CanonicalTimerQueue(KeyGroupedInternalPriorityQueue<T> queue, TypeSerializer<T> serializer) {
+        this.queue = queue;
+        this.serializer = serializer.duplicate();
+    }
+
+    @Nullable
+    @Override
+    public T peek() {
+        return ties().peekFirst();
+    }
+
+    @Nullable
+    @Override
+    public T poll() {
+        ArrayDeque<T> head = ties();
+        T first = head.pollFirst();
+        if (first == null) {
+            return null;
+        }
+        queue.remove(first);
+        if (head.isEmpty()) {
+            ties = null;
+        }
+        return first;
+    }
+
+    @Override
+    public boolean add(T element) {
+        boolean headChanged = queue.add(element);
+        if (ties != null && (ties.isEmpty() || element.comparePriorityTo(ties.peekFirst()) <= 0)) {
+            ties = null;
+        }
+        return headChanged;
+    }
+
+    @Override
+    public boolean remove(T element) {
+        boolean headChanged = queue.remove(element);
+        if (ties != null && ties.remove(element) && ties.isEmpty()) {
+            ties = null;
+        }
+        return headChanged;
+    }
+
+    @Override
+    public void addAll(@Nullable Collection<? extends T> elements) {
+        queue.addAll(elements);
+        ties = null;
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return queue.isEmpty();
+    }
+
+    @Override
+    public int size() {
+        return queue.size();
+    }
+
+    @Override
+    public CloseableIterator<T> iterator() {
+        return queue.iterator();
+    }
+
+    @Override
+    public Set<T> getSubsetForKeyGroup(int keyGroupId) {
+        return queue.getSubsetForKeyGroup(keyGroupId);
+    }
+
+    /** The elements of the head's priority, found by taking them out and putting them back. */
+    private ArrayDeque<T> ties() {
+        if (ties != null) {
+            return ties;
+        }
+        List<T> head = new ArrayList<>();
+        T first = queue.poll();
+        if (first != null) {
+            head.add(first);
+            T next;
+            while ((next = queue.peek()) != null && next.comparePriorityTo(first) == 0) {
+                head.add(queue.poll());
+            }
+            queue.addAll(head);
+        }
+        if (head.size() > 1) {
+            List<Serialized<T>> keyed = new ArrayList<>(head.size());
+            for (T element : head) {
+                keyed.add(new Serialized<>(serialized(element), element));
+            }
+            keyed.sort(Serialized.ORDER);
+            head.clear();
+            keyed.forEach(e -> head.add(e.element()));
+        }
+        ties = new ArrayDeque<>(head);
+        return ties;
+    }
+
+    private byte[] serialized(T element) {
+        out.clear();
+        try {
+            serializer.serialize(element, out);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot serialize a timer to order it", e);
+        }
+        return out.getCopyOfBuffer();
+    }
+
+    private record Serialized<T>(byte[] bytes, T element) {
+        static final Comparator<Serialized<?>> ORDER =
+                (a, b) -> Arrays.compareUnsigned(a.bytes, b.bytes);
+    }
+}
