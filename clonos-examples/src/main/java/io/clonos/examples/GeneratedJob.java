@@ -43,12 +43,13 @@ import java.io.Serializable;
  * An ordinary Flink job of any depth and shape, generated from a seed or spelled out, whose output
  * shows whether every record took effect exactly once and every task reproduced its predecessor's
  * choices: a rate-limited FLIP-27 source with event time, then stages joined by forward, keyBy,
- * rebalance, rescale, broadcast, union (two input gates) or connect (a two-input operator) edges,
- * each stage either stateful (a keyed digest per key, optionally with processing-time or event-time
- * timers that emit records of their own) or stateless, and a last keyed stage that extends each
- * key's hash chain ({@link HashChains}) and commits it with {@link CommittedLinesSink}. Every
- * stateful stage mixes the processing time into its digest, so a recovered task that does not
- * replay its predecessor's time, input order or timer firings breaks the chain.
+ * rebalance, rescale, broadcast, union (two input gates), merge (two forward edges from one
+ * producer into one task) or connect (a two-input operator) edges, each stage either stateful (a
+ * keyed digest per key, optionally with processing-time or event-time timers that emit records of
+ * their own) or stateless, and a last keyed stage that extends each key's hash chain ({@link
+ * HashChains}) and commits it with {@link CommittedLinesSink}. Every stateful stage mixes the
+ * processing time into its digest, so a recovered task that does not replay its predecessor's time,
+ * input order or timer firings breaks the chain.
  *
  * <p>A shape is written as stages separated by {@code /}, each {@code edge:kind:parallelism}, e.g.
  * {@code keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2}; the source comes first
@@ -199,6 +200,16 @@ public final class GeneratedJob {
                                     .union(odd(stream, name))
                                     .keyBy(t -> t.f0)
                                     .process(new Digest(name, stage.kind))
+                                    .returns(type)
+                                    .name(name)
+                                    .setParallelism(stage.parallelism);
+                    break;
+                case MERGE:
+                    // two forward edges from one producer into one task: two input gates
+                    stream =
+                            even(stream, name)
+                                    .union(odd(stream, name))
+                                    .map(t -> Tuple3.of(t.f0, t.f1, HashChains.mix(t.f2, salt)))
                                     .returns(type)
                                     .name(name)
                                     .setParallelism(stage.parallelism);

@@ -31,7 +31,8 @@ public final class Shape implements Serializable {
         this.chainParallelism = chainParallelism;
         int upstream = sourceParallelism;
         for (Stage stage : stages) {
-            if (stage.edge == Edge.FORWARD && stage.parallelism != upstream) {
+            if ((stage.edge == Edge.FORWARD || stage.edge == Edge.MERGE)
+                    && stage.parallelism != upstream) {
                 throw new IllegalArgumentException(
                         "a forward edge joins stages of one parallelism, not "
                                 + upstream
@@ -209,7 +210,13 @@ public final class Shape implements Serializable {
         /** The predecessor's output split in two and unioned again, keyed: two input gates. */
         UNION,
         /** The predecessor's output split in two and connected to a two-input keyed operator. */
-        CONNECT;
+        CONNECT,
+        /**
+         * The predecessor's output split in two and unioned again through forward edges: a task of
+         * its own whose two input gates read one producer (Beam's {@code Flatten} of two outputs of
+         * one step). Spelled out in a shape only; random shapes do not draw it.
+         */
+        MERGE;
 
         boolean keyed() {
             return this == KEYBY || this == UNION || this == CONNECT;
