@@ -268,15 +268,7 @@ public final class NexmarkFailure {
                                 2 * settings.parallelism + 1,
                                 1,
                                 settings.output.resolve(id));
-                EventPublisher publisher =
-                        new EventPublisher(
-                                bootstrap,
-                                input,
-                                settings.inputPartitions(),
-                                settings.events(),
-                                settings.rate,
-                                true,
-                                EventPublisher.Encoding.LINES)) {
+                EventPublisher publisher = publisher(bootstrap, input, true)) {
             JobID job =
                     cluster.submit(
                             FailureJob.build(
@@ -401,15 +393,7 @@ public final class NexmarkFailure {
         String input = id + "-in";
         String output = id + "-out";
         createTopics(admin, input, output);
-        try (EventPublisher publisher =
-                new EventPublisher(
-                        bootstrap,
-                        input,
-                        settings.inputPartitions(),
-                        settings.events(),
-                        settings.rate,
-                        false,
-                        EventPublisher.Encoding.LINES)) {
+        try (EventPublisher publisher = publisher(bootstrap, input, false)) {
             publisher.start();
             publisher.await();
         }
@@ -505,6 +489,18 @@ public final class NexmarkFailure {
         config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir);
         config.addAll(Configuration.fromMap(settings.properties));
         return config;
+    }
+
+    /** The run's events, as text lines, to {@code input}; at the generator's pace if paced. */
+    private EventPublisher publisher(String bootstrap, String input, boolean paced) {
+        return new EventPublisher(
+                bootstrap,
+                input,
+                settings.inputPartitions(),
+                settings.events(),
+                settings.rate,
+                paced,
+                EventPublisher.Encoding.LINES);
     }
 
     /**
