@@ -39,7 +39,11 @@ final class BeamOnClonos {
 
     private BeamOnClonos() {}
 
-    /** A pipeline on ClonosRunner for {@code cluster}, checkpointing every 500 ms. */
+    /**
+     * A pipeline on ClonosRunner for {@code cluster}, checkpointing every 500 ms. Bounded sources
+     * (a side input's) end once read: with checkpoints on, Beam keeps them running idle, and the
+     * job never ends (on Flink as well).
+     */
     static Pipeline pipeline(MiniCluster cluster, int parallelism) throws Exception {
         URI rest = cluster.getRestAddress().get();
         ClonosPipelineOptions options =
@@ -48,6 +52,7 @@ final class BeamOnClonos {
                                 "--streaming=true",
                                 "--parallelism=" + parallelism,
                                 "--checkpointingInterval=500",
+                                "--shutdownSourcesAfterIdleMs=0",
                                 "--clonosMaster=" + rest.getHost() + ":" + rest.getPort())
                         .as(ClonosPipelineOptions.class);
         options.setAttachedMode(false);
