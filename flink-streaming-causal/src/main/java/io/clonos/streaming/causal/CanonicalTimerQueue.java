@@ -23,10 +23,10 @@ import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
@@ -53,10 +53,10 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
     private final DataOutputSerializer out = new DataOutputSerializer(64);
 
     /**
-     * Every element of the head's priority, in canonical order; null when not known since the queue
-     * changed at or before that priority.
+     * Every element of the head's priority with its serialized form, in canonical order (the head
+     * first); null when not known.
      */
-    @Nullable private ArrayDeque<T> ties;
+    @Nullable private List<Serialized<T>> ties;
 
     CanonicalTimerQueue(KeyGroupedInternalPriorityQueue<T> queue, TypeSerializer<T> serializer) {
         this.queue = queue;
@@ -66,17 +66,18 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
     @Nullable
     @Override
     public T peek() {
-        return ties().peekFirst();
+        List<Serialized<T>> head = ties();
+        return head.isEmpty() ? null : head.get(0).element();
     }
 
     @Nullable
     @Override
     public T poll() {
-        ArrayDeque<T> head = ties();
-        T first = head.pollFirst();
-        if (first == null) {
+        List<Serialized<T>> head = ties();
+        if (head.isEmpty()) {
             return null;
         }
+        T first = head.remove(0).element();
         queue.remove(first);
         if (head.isEmpty()) {
             ties = null;
@@ -84,11 +85,30 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
         return first;
     }
 
+    /**
+     * Adds as the backend's queue does; an element of the head's priority takes its place among the
+     * ties, so that a task registering many timers of one instant does not collect them anew.
+     */
     @Override
     public boolean add(T element) {
         boolean headChanged = queue.add(element);
-        if (ties != null && (ties.isEmpty() || element.comparePriorityTo(ties.peekFirst()) <= 0)) {
+        if (ties == null) {
+            return headChanged;
+        }
+        if (ties.isEmpty()) {
             ties = null;
+            return headChanged;
+        }
+        int priority = element.comparePriorityTo(ties.get(0).element());
+        if (priority < 0) {
+            // the only element of a new, earlier priority
+            ties = new ArrayList<>(List.of(new Serialized<>(serialized(element), element)));
+        } else if (priority == 0) {
+            Serialized<T> added = new Serialized<>(serialized(element), element);
+            int at = Collections.binarySearch(ties, added, Serialized.ORDER);
+            if (at < 0) {
+                ties.add(-at - 1, added);
+            }
         }
         return headChanged;
     }
@@ -96,8 +116,18 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
     @Override
     public boolean remove(T element) {
         boolean headChanged = queue.remove(element);
-        if (ties != null && ties.remove(element) && ties.isEmpty()) {
-            ties = null;
+        if (ties != null
+                && !ties.isEmpty()
+                && element.comparePriorityTo(ties.get(0).element()) == 0) {
+            int at =
+                    Collections.binarySearch(
+                            ties, new Serialized<>(serialized(element), element), Serialized.ORDER);
+            if (at >= 0) {
+                ties.remove(at);
+            }
+            if (ties.isEmpty()) {
+                ties = null;
+            }
         }
         return headChanged;
     }
@@ -129,7 +159,7 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
     }
 
     /** The elements of the head's priority, found by taking them out and putting them back. */
-    private ArrayDeque<T> ties() {
+    private List<Serialized<T>> ties() {
         if (ties != null) {
             return ties;
         }
@@ -143,16 +173,11 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
             }
             queue.addAll(head);
         }
-        if (head.size() > 1) {
-            List<Serialized<T>> keyed = new ArrayList<>(head.size());
-            for (T element : head) {
-                keyed.add(new Serialized<>(serialized(element), element));
-            }
-            keyed.sort(Serialized.ORDER);
-            head.clear();
-            keyed.forEach(e -> head.add(e.element()));
+        ties = new ArrayList<>(head.size());
+        for (T element : head) {
+            ties.add(new Serialized<>(serialized(element), element));
         }
-        ties = new ArrayDeque<>(head);
+        ties.sort(Serialized.ORDER);
         return ties;
     }
 

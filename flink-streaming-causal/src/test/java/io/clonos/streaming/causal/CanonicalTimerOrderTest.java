@@ -114,6 +114,9 @@ class CanonicalTimerOrderTest {
         queue.add(timer(10, "c", 0));
         queue.add(timer(5, "z", 0));
         queue.remove(timer(10, "d", 0));
+        // registered again, as a window registers its timer for every element: once
+        queue.add(timer(10, "c", 0));
+        queue.add(timer(5, "z", 0));
         assertThat(queue.size()).isEqualTo(5);
         assertThat(drain(queue)).containsExactly("5/z/0", "10/a/0", "10/b/0", "10/c/0", "20/a/0");
         assertThat(queue.isEmpty()).isTrue();
