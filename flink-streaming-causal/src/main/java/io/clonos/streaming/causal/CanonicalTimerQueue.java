@@ -53,8 +53,9 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
     private final DataOutputSerializer out = new DataOutputSerializer(64);
 
     /**
-     * Every element of the head's priority with its serialized form, in canonical order (the head
-     * first); null when not known.
+     * Every element of the head's priority with its serialized form, in reverse canonical order:
+     * the head last, so that polling the ties one by one does not shift the rest. Null when not
+     * known.
      */
     @Nullable private List<Serialized<T>> ties;
 
@@ -67,7 +68,7 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
     @Override
     public T peek() {
         List<Serialized<T>> head = ties();
-        return head.isEmpty() ? null : head.get(0).element();
+        return head.isEmpty() ? null : head.get(head.size() - 1).element();
     }
 
     @Nullable
@@ -77,7 +78,7 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
         if (head.isEmpty()) {
             return null;
         }
-        T first = head.remove(0).element();
+        T first = head.remove(head.size() - 1).element();
         queue.remove(first);
         if (head.isEmpty()) {
             ties = null;
@@ -99,13 +100,13 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
             ties = null;
             return headChanged;
         }
-        int priority = element.comparePriorityTo(ties.get(0).element());
+        int priority = element.comparePriorityTo(ties.get(ties.size() - 1).element());
         if (priority < 0) {
             // the only element of a new, earlier priority
             ties = new ArrayList<>(List.of(new Serialized<>(serialized(element), element)));
         } else if (priority == 0) {
             Serialized<T> added = new Serialized<>(serialized(element), element);
-            int at = Collections.binarySearch(ties, added, Serialized.ORDER);
+            int at = Collections.binarySearch(ties, added, Serialized.REVERSED);
             if (at < 0) {
                 ties.add(-at - 1, added);
             }
@@ -118,10 +119,12 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
         boolean headChanged = queue.remove(element);
         if (ties != null
                 && !ties.isEmpty()
-                && element.comparePriorityTo(ties.get(0).element()) == 0) {
+                && element.comparePriorityTo(ties.get(ties.size() - 1).element()) == 0) {
             int at =
                     Collections.binarySearch(
-                            ties, new Serialized<>(serialized(element), element), Serialized.ORDER);
+                            ties,
+                            new Serialized<>(serialized(element), element),
+                            Serialized.REVERSED);
             if (at >= 0) {
                 ties.remove(at);
             }
@@ -177,7 +180,7 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
         for (T element : head) {
             ties.add(new Serialized<>(serialized(element), element));
         }
-        ties.sort(Serialized.ORDER);
+        ties.sort(Serialized.REVERSED);
         return ties;
     }
 
@@ -192,7 +195,8 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
     }
 
     private record Serialized<T>(byte[] bytes, T element) {
-        static final Comparator<Serialized<?>> ORDER =
-                (a, b) -> Arrays.compareUnsigned(a.bytes, b.bytes);
+        /** Reverse canonical order: the smallest serialized form last. */
+        static final Comparator<Serialized<?>> REVERSED =
+                (a, b) -> Arrays.compareUnsigned(b.bytes, a.bytes);
     }
 }
