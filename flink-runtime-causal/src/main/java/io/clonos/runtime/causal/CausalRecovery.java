@@ -376,8 +376,8 @@ public final class CausalRecovery {
         signalChanged();
     }
 
-    /** Completes the future of {@link #changed()}, outside the monitor. */
-    private void signalChanged() {
+    /** Completes the future of {@link #changed()}, outside the monitor; the replay moved on. */
+    public void signalChanged() {
         CompletableFuture<Void> waiting;
         synchronized (this) {
             waiting = stateChanged;

@@ -192,10 +192,11 @@ public final class ClonosInputGate extends IndexedInputGate {
     }
 
     /**
-     * Turns causal logging on for this gate of task {@code task}, whose channels are numbered from
-     * {@code firstChannel} in the task's input order determinants. Called before the task reads.
+     * Turns causal logging on for this gate of {@code task}: its channels are numbered from {@code
+     * firstChannel} in the task's order determinants, and the task's gates share {@code
+     * inProgress}.
      */
-    public void enableCausalLogging(CausalTask task, int firstChannel) {
+    public void enableCausalLogging(CausalTask task, int firstChannel, OrderInProgress inProgress) {
         InputOrder inputOrder =
                 new InputOrder(
                         task,
@@ -203,6 +204,7 @@ public final class ClonosInputGate extends IndexedInputGate {
                         original.getGateIndex(),
                         numberOfChannels,
                         firstChannel,
+                        inProgress,
                         new InputOrder.Input() {
                             @Override
                             public Optional<BufferOrEvent> pull()
@@ -322,9 +324,7 @@ public final class ClonosInputGate extends IndexedInputGate {
         }
     }
 
-    /**
-     * Applies the per-connection filter and handles connection-level events; false drops the item.
-     */
+    /** Applies the per-connection filter and handles connection-level events; false: dropped. */
     private boolean accept(BufferOrEvent boe) throws IOException {
         int channel = boe.getChannelInfo().getInputChannelIdx();
         RestoredCheckpointFilter filter = filters[channel];

@@ -83,10 +83,9 @@ final class InputOrder {
     private final List<ArrayDeque<BufferOrEvent>> queued = new ArrayList<>();
     private int queuedItems;
 
-    /** The channel a partly delivered order determinant reads from, and how many bytes are left. */
-    private int orderChannel = -1;
+    /** Shared by the task's gates. */
+    private final OrderInProgress inProgress;
 
-    private int orderBytesLeft;
     private int nextQueue;
 
     InputOrder(
@@ -95,8 +94,10 @@ final class InputOrder {
             int gateIndex,
             int numberOfChannels,
             int firstChannel,
+            OrderInProgress inProgress,
             Input input) {
         this.task = task;
+        this.inProgress = inProgress;
         this.taskName = taskName;
         this.gateIndex = gateIndex;
         this.numberOfChannels = numberOfChannels;
@@ -179,17 +180,18 @@ final class InputOrder {
      * Whose turn it is: a channel of this gate, any channel (running normally), or not this gate's.
      */
     private int turn() {
-        if (orderBytesLeft > 0) {
-            return orderChannel;
-        }
-        if (!task.recovery().isReplaying() || !task.logsInputOrder()) {
+        int channel;
+        if (inProgress.isOpen()) {
+            channel = ownChannel(inProgress.channel());
+        } else if (!task.recovery().isReplaying() || !task.logsInputOrder()) {
             return ANY;
+        } else {
+            Determinant.Order next = task.recovery().peek(Determinant.Order.class);
+            if (next == null) {
+                return NOT_MINE;
+            }
+            channel = ownChannel(next.channel());
         }
-        Determinant.Order next = task.recovery().peek(Determinant.Order.class);
-        if (next == null) {
-            return NOT_MINE;
-        }
-        int channel = ownChannel(next.channel());
         return channel >= 0 ? channel : NOT_MINE;
     }
 
@@ -252,7 +254,7 @@ final class InputOrder {
 
     /** Whether the replay is at an alignment its predecessor cancelled on this gate. */
     private boolean replaysAlignmentCancelled() {
-        if (orderBytesLeft > 0 || !task.recovery().isReplaying() || !task.logsInputOrder()) {
+        if (inProgress.isOpen() || !task.recovery().isReplaying() || !task.logsInputOrder()) {
             return false;
         }
         Determinant.AlignmentCancelled next =
@@ -320,7 +322,7 @@ final class InputOrder {
             input.resetChannel(channel);
             return null;
         }
-        if (orderBytesLeft == 0) {
+        if (!inProgress.isOpen()) {
             Determinant.Order order =
                     task.recovery().isReplaying() && task.logsInputOrder()
                             ? task.recovery().next(Determinant.Order.class)
@@ -359,8 +361,7 @@ final class InputOrder {
                 }
                 return remove(queue);
             }
-            orderChannel = channel;
-            orderBytesLeft = order.dataBytes();
+            inProgress.start(firstChannel + channel, order.dataBytes());
         }
         if (!head.isBuffer()) {
             throw new LocalRecoveryImpossibleException(
@@ -370,25 +371,24 @@ final class InputOrder {
                             + " on channel "
                             + channel
                             + " where its predecessor read "
-                            + orderBytesLeft
+                            + inProgress.bytesLeft()
                             + " more bytes of data");
         }
         Buffer buffer = head.getBuffer();
         int bytes = buffer.readableBytes();
-        if (bytes <= orderBytesLeft) {
-            orderBytesLeft -= bytes;
+        int due = inProgress.bytesLeft();
+        if (bytes <= due) {
+            inProgress.delivered(bytes);
             return remove(queue);
         }
         // the predecessor read only the first part of this data: split it; each part is recycled
         // on its own, so the memory is retained once more
         buffer.retainBuffer();
-        Buffer first = buffer.readOnlySlice(buffer.getReaderIndex(), orderBytesLeft);
-        Buffer rest =
-                buffer.readOnlySlice(
-                        buffer.getReaderIndex() + orderBytesLeft, bytes - orderBytesLeft);
+        Buffer first = buffer.readOnlySlice(buffer.getReaderIndex(), due);
+        Buffer rest = buffer.readOnlySlice(buffer.getReaderIndex() + due, bytes - due);
         queue.poll();
         queue.addFirst(new BufferOrEvent(rest, head.getChannelInfo()));
-        orderBytesLeft = 0;
+        inProgress.delivered(due);
         return new BufferOrEvent(first, head.getChannelInfo());
     }
 

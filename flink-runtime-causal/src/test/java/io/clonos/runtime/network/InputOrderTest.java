@@ -33,6 +33,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 
 import static io.clonos.runtime.network.GateItems.barrier;
 import static io.clonos.runtime.network.GateItems.data;
@@ -113,7 +114,8 @@ class InputOrderTest {
     @Test
     void aRunningTaskTakesItsInputAsItArrivesAndLogsTheOrder() throws Exception {
         CausalTask task = running(3);
-        InputOrder order = new InputOrder(task, "task", 0, 2, 1, input);
+        InputOrder order =
+                new InputOrder(task, "task", 0, 2, 1, new OrderInProgress(task.recovery()), input);
         input.arriving.add(data(1, 10));
         input.arriving.add(data(0, 4));
         input.arriving.add(barrier(1, 6));
@@ -135,7 +137,8 @@ class InputOrderTest {
     @Test
     void aTaskWithOneChannelLogsNothing() throws Exception {
         CausalTask task = running(1);
-        InputOrder order = new InputOrder(task, "task", 0, 1, 0, input);
+        InputOrder order =
+                new InputOrder(task, "task", 0, 1, 0, new OrderInProgress(task.recovery()), input);
         input.arriving.add(data(0, 4));
         assertThat(bytes(order.pollNext())).isEqualTo(4);
         assertThat(logged(task)).isEmpty();
@@ -149,7 +152,8 @@ class InputOrderTest {
                         new Determinant.Order(1, 6),
                         new Determinant.Order(0, 3),
                         new Determinant.Order(1, 4));
-        InputOrder order = new InputOrder(task, "task", 0, 2, 0, input);
+        InputOrder order =
+                new InputOrder(task, "task", 0, 2, 0, new OrderInProgress(task.recovery()), input);
         input.arriving.add(data(0, 3));
         input.arriving.add(data(1, 10));
 
@@ -181,9 +185,36 @@ class InputOrderTest {
     }
 
     @Test
+    void noGateReadsWhileAnotherGatesDeterminantIsPartlyHandedOut() throws Exception {
+        // a union of two gates: the predecessor read 10 bytes of gate 0's channel, then 5 of gate
+        // 1's; the producer recovered too and regenerates gate 0's 10 bytes as buffers of 6 and 4
+        CausalTask task = replaying(2, new Determinant.Order(0, 10), new Determinant.Order(1, 5));
+        OrderInProgress inProgress = new OrderInProgress(task.recovery());
+        ScriptedInput secondInput = new ScriptedInput();
+        InputOrder first = new InputOrder(task, "task", 0, 1, 0, inProgress, input);
+        InputOrder second = new InputOrder(task, "task", 1, 1, 1, inProgress, secondInput);
+        input.arriving.add(data(0, 6));
+        secondInput.arriving.add(data(0, 5));
+
+        assertThat(bytes(first.pollNext())).isEqualTo(6);
+        CompletableFuture<Void> changed = task.recovery().changed();
+        assertThat(second.canDeliver()).as("4 bytes of gate 0's determinant are due").isFalse();
+        assertThat(second.pollNext()).isEmpty();
+        input.arriving.add(data(0, 4));
+        assertThat(bytes(first.pollNext())).isEqualTo(4);
+        assertThat(changed).as("the other gate learns that its turn came").isDone();
+        assertThat(first.canDeliver()).isFalse();
+        assertThat(second.canDeliver()).isTrue();
+        assertThat(bytes(second.pollNext())).isEqualTo(5);
+        assertThat(logged(task))
+                .containsExactly(new Determinant.Order(0, 10), new Determinant.Order(1, 5));
+    }
+
+    @Test
     void aReplayWaitsForTheChannelWhoseTurnItIs() throws Exception {
         CausalTask task = replaying(2, new Determinant.Order(1, 5), new Determinant.Order(0, 5));
-        InputOrder order = new InputOrder(task, "task", 0, 2, 0, input);
+        InputOrder order =
+                new InputOrder(task, "task", 0, 2, 0, new OrderInProgress(task.recovery()), input);
         input.arriving.add(data(0, 5));
 
         assertThat(order.pollNext()).as("channel 1 has nothing yet").isEmpty();
@@ -197,7 +228,8 @@ class InputOrderTest {
     @Test
     void anEventWhereThePredecessorReadDataIsADivergence() {
         CausalTask task = replaying(2, new Determinant.Order(0, 5));
-        InputOrder order = new InputOrder(task, "task", 0, 2, 0, input);
+        InputOrder order =
+                new InputOrder(task, "task", 0, 2, 0, new OrderInProgress(task.recovery()), input);
         input.arriving.add(barrier(0, 6));
         assertThatThrownBy(order::pollNext)
                 .isInstanceOf(LocalRecoveryImpossibleException.class)
@@ -207,7 +239,8 @@ class InputOrderTest {
     @Test
     void dataWhereThePredecessorReadAnEventIsADivergence() {
         CausalTask task = replaying(2, new Determinant.Order(0, 0));
-        InputOrder order = new InputOrder(task, "task", 0, 2, 0, input);
+        InputOrder order =
+                new InputOrder(task, "task", 0, 2, 0, new OrderInProgress(task.recovery()), input);
         input.arriving.add(data(0, 5));
         assertThatThrownBy(order::pollNext)
                 .isInstanceOf(LocalRecoveryImpossibleException.class)
@@ -220,7 +253,8 @@ class InputOrderTest {
             throws Exception {
         // one channel: no order to replay, but a random seed the task has yet to ask for
         CausalTask task = replaying(1, new Determinant.RandomSeed(42));
-        InputOrder order = new InputOrder(task, "task", 0, 1, 0, input);
+        InputOrder order =
+                new InputOrder(task, "task", 0, 1, 0, new OrderInProgress(task.recovery()), input);
         input.arriving.add(barrier(0, 9));
 
         assertThat(order.pollNext()).as("the predecessor never saw checkpoint 9").isEmpty();
@@ -237,7 +271,8 @@ class InputOrderTest {
     @Test
     void aBarrierOfAReplayedEpochIsHandedOutDuringTheReplay() throws Exception {
         CausalTask task = replaying(1, new Determinant.RandomSeed(42));
-        InputOrder order = new InputOrder(task, "task", 0, 1, 0, input);
+        InputOrder order =
+                new InputOrder(task, "task", 0, 1, 0, new OrderInProgress(task.recovery()), input);
         input.arriving.add(barrier(0, 5));
         assertThat(((CheckpointBarrier) order.pollNext().get().getEvent()).getId()).isEqualTo(5);
         assertThat(task.recovery().isReplaying()).isTrue();
@@ -246,7 +281,8 @@ class InputOrderTest {
     @Test
     void anAlignmentCancelledByTheGateIsLoggedAndCancelledAgainAtTheSamePoint() throws Exception {
         CausalTask task = running(2);
-        InputOrder order = new InputOrder(task, "task", 0, 2, 0, input);
+        InputOrder order =
+                new InputOrder(task, "task", 0, 2, 0, new OrderInProgress(task.recovery()), input);
         order.injected(GateItems.event(1, new CancelCheckpointMarker(8)));
         assertThat(logged(task)).containsExactly(new Determinant.AlignmentCancelled(1, 8));
 
@@ -256,7 +292,15 @@ class InputOrderTest {
                         new Determinant.Order(0, 5),
                         new Determinant.AlignmentCancelled(1, 8),
                         new Determinant.Order(0, 5));
-        InputOrder replay = new InputOrder(recovered, "task", 0, 2, 0, input);
+        InputOrder replay =
+                new InputOrder(
+                        recovered,
+                        "task",
+                        0,
+                        2,
+                        0,
+                        new OrderInProgress(recovered.recovery()),
+                        input);
         input.arriving.add(data(0, 5));
         input.arriving.add(data(0, 5));
         assertThat(bytes(replay.pollNext())).isEqualTo(5);
@@ -269,7 +313,8 @@ class InputOrderTest {
     @Test
     void whereARestartedStreamBeginsThePartialRecordOfTheOldOneIsDropped() throws Exception {
         CausalTask task = running(2);
-        InputOrder order = new InputOrder(task, "task", 0, 2, 0, input);
+        InputOrder order =
+                new InputOrder(task, "task", 0, 2, 0, new OrderInProgress(task.recovery()), input);
         input.arriving.add(data(1, 3));
         assertThat(bytes(order.pollNext())).isEqualTo(3);
         assertThat(input.resets).isEmpty();

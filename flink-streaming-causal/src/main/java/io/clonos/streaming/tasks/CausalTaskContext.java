@@ -21,6 +21,7 @@ import io.clonos.runtime.causal.TaskCausalLog;
 import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.network.ClonosInputGate;
 import io.clonos.runtime.network.ClonosNetworkContext;
+import io.clonos.runtime.network.OrderInProgress;
 import io.clonos.runtime.network.SubpartitionLogMetrics;
 import io.clonos.runtime.scheduler.LostTaskManagerReport;
 import io.clonos.streaming.causal.CausalTimers;
@@ -242,8 +243,9 @@ public final class CausalTaskContext {
         }
         task.setRegeneratesPredecessorStream(this::regeneratesPredecessorStream);
         int firstChannel = 0;
+        OrderInProgress inProgress = new OrderInProgress(recovery);
         for (ClonosInputGate gate : gates) {
-            gate.enableCausalLogging(task, firstChannel);
+            gate.enableCausalLogging(task, firstChannel, inProgress);
             firstChannel += gate.getNumberOfInputChannels();
         }
         int firstConsumer = 0;
