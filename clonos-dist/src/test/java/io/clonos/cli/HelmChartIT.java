@@ -1,0 +1,259 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli;
+
+import io.clonos.examples.HashChainJob;
+import io.clonos.runtime.rest.ClusterRestClient;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The Helm chart without a Kubernetes cluster. {@code deploy/k8s/test/check-chart.sh} lints and
+ * renders the chart for every values file of its {@code ci/} matrix, validates the manifests
+ * against the Kubernetes schemas and checks that bad values are refused. Then the rendered session
+ * cluster runs: the JobManager's and the TaskManagers' containers exactly as the manifests give
+ * them (arguments, environment, config.yaml at its mount path) from the image's file tree, a job is
+ * submitted, a TaskManager is killed with SIGKILL, and only its tasks restart, exactly once. What
+ * it cannot check: the images, Kubernetes' scheduling, volumes and network; the containers share
+ * this machine, so the test moves their ports apart and points the service names at it.
+ */
+class HelmChartIT {
+
+    private static final Path SCRIPT = Paths.get("..", "deploy", "k8s", "test", "check-chart.sh");
+    private static final Path MATRIX = Paths.get("..", "deploy", "k8s", "clonos", "ci");
+    private static final long COUNT = 6_000;
+
+    /** Kept when a test fails: the rendered manifests and the containers' logs say why. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    static Path work;
+
+    private static int checkExit;
+    private static String checkOutput;
+    private ImageTree image;
+
+    @BeforeAll
+    static void checkChart() throws Exception {
+        ProcessBuilder check = new ProcessBuilder("bash", SCRIPT.toString());
+        check.environment().put("CLONOS_CHART_RENDERED", work.resolve("rendered").toString());
+        check.redirectErrorStream(true);
+        check.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        Process process = check.start();
+        checkOutput = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(20, TimeUnit.MINUTES)).as("check-chart.sh ended").isTrue();
+        checkExit = process.exitValue();
+    }
+
+    @AfterEach
+    void stopContainers() throws Exception {
+        if (image != null) {
+            image.close();
+        }
+    }
+
+    @Test
+    void everyValuesFileLintsRendersAndValidates() throws Exception {
+        assertThat(checkExit).as(checkOutput).isZero();
+        try (Stream<Path> files = Files.list(MATRIX)) {
+            for (Path values : files.toList()) {
+                String name = values.getFileName().toString().replace(".yaml", "");
+                assertThat(checkOutput).as("values file %s", name).contains("ok " + name + ":");
+            }
+        }
+        assertThat(checkOutput).contains("chart checks passed");
+    }
+
+    @Test
+    void theRenderedSessionClusterRecoversAKilledTaskManagerLocally() throws Exception {
+        assertThat(checkExit).as(checkOutput).isZero();
+        List<JsonNode> manifests = manifests(work.resolve("rendered/session.yaml"));
+        JsonNode jobManager = workload(manifests, "Deployment", "jobmanager");
+        JsonNode taskManagers = workload(manifests, "StatefulSet", "taskmanager");
+        image = ImageTree.layOut(work.resolve("image"));
+        mountConfig(manifests, jobManager);
+
+        int restPort = FreePorts.next();
+        List<String> sameHost =
+                List.of(
+                        "-D", "jobmanager.rpc.address=localhost",
+                        "-D", "jobmanager.rpc.port=" + FreePorts.next(),
+                        "-D", "blob.server.port=" + FreePorts.next(),
+                        "-D", "rest.address=localhost",
+                        "-D", "rest.port=" + restPort);
+        start(jobManager, jobManager.at("/metadata/name").asText(), sameHost);
+        int replicas = taskManagers.at("/spec/replicas").asInt();
+        List<String> taskManagerPorts = new ArrayList<>(sameHost);
+        taskManagerPorts.addAll(
+                List.of("-D", "taskmanager.rpc.port=0", "-D", "taskmanager.data.port=0"));
+        for (int i = 0; i < replicas; i++) {
+            start(
+                    taskManagers,
+                    taskManagers.at("/metadata/name").asText() + "-" + i,
+                    taskManagerPorts);
+        }
+        ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
+        image.awaitTaskManagers(rest, replicas);
+
+        Path output = work.resolve("links");
+        String job =
+                ImageLayoutIT.submit(
+                        image,
+                        List.of(
+                                "run",
+                                "--detached",
+                                "-D",
+                                "rest.address=localhost",
+                                "-D",
+                                "rest.port=" + restPort,
+                                "--class",
+                                HashChainJob.class.getName(),
+                                image.home.resolve("examples/clonos-examples.jar").toString(),
+                                "--count",
+                                String.valueOf(COUNT),
+                                "--rate",
+                                "600",
+                                "--keys",
+                                "8",
+                                "--checkpoint-interval",
+                                "500",
+                                "--output",
+                                output.toString()));
+        rest.awaitCompletedCheckpoint(job, Duration.ofMinutes(2));
+        Map<String, String> hosts = subtaskField(rest, job, "taskmanager-id");
+        // the pods' names are the TaskManagers' resource ids (taskmanager.resource-id)
+        String victim = hosts.values().iterator().next();
+        image.kill(victim);
+
+        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3)))
+                .as("the job after %s was killed; see %s", victim, work)
+                .isEqualTo("FINISHED");
+        HashChainChecks.assertExactlyOnce(output, COUNT);
+        Map<String, String> attempts = subtaskField(rest, job, "attempt");
+        hosts.forEach(
+                (subtask, host) ->
+                        assertThat(Integer.parseInt(attempts.get(subtask)))
+                                .as(
+                                        "attempt of %s, which ran on %s (killed: %s)",
+                                        subtask, host, victim)
+                                .matches(attempt -> host.equals(victim) == (attempt > 0)));
+    }
+
+    private static List<JsonNode> manifests(Path rendered) throws Exception {
+        ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+        List<JsonNode> manifests = new ArrayList<>();
+        yaml.readerFor(JsonNode.class)
+                .readValues(rendered.toFile())
+                .forEachRemaining(node -> manifests.add((JsonNode) node));
+        manifests.removeIf(node -> node == null || node.isNull() || node.isEmpty());
+        return manifests;
+    }
+
+    private static JsonNode workload(List<JsonNode> manifests, String kind, String component) {
+        return manifests.stream()
+                .filter(m -> m.path("kind").asText().equals(kind))
+                .filter(
+                        m ->
+                                m.at("/metadata/labels/app.kubernetes.io~1component")
+                                        .asText()
+                                        .equals(component))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no " + kind + " of the " + component));
+    }
+
+    private static JsonNode container(JsonNode workload) {
+        return workload.at("/spec/template/spec/containers/0");
+    }
+
+    /** Writes the ConfigMap's config.yaml where the containers mount it, in the image's tree. */
+    private void mountConfig(List<JsonNode> manifests, JsonNode workload) throws Exception {
+        for (JsonNode mount : container(workload).path("volumeMounts")) {
+            String volume = mount.path("name").asText();
+            for (JsonNode declared : workload.at("/spec/template/spec/volumes")) {
+                String configMap = declared.at("/configMap/name").asText();
+                if (!declared.path("name").asText().equals(volume) || configMap.isEmpty()) {
+                    continue;
+                }
+                JsonNode data =
+                        manifests.stream()
+                                .filter(m -> m.path("kind").asText().equals("ConfigMap"))
+                                .filter(m -> m.at("/metadata/name").asText().equals(configMap))
+                                .findFirst()
+                                .orElseThrow()
+                                .path("data");
+                String key = mount.path("subPath").asText();
+                Path target = image.root.resolve(mount.path("mountPath").asText().substring(1));
+                Files.createDirectories(target.getParent());
+                Files.writeString(target, data.path(key).asText(), StandardCharsets.UTF_8);
+            }
+        }
+    }
+
+    /**
+     * Starts a pod's container as its manifest gives it: its arguments, with Kubernetes' $(VAR)
+     * references to its environment resolved, then {@code sameHost}; its environment, the pod's IP
+     * being this machine's and its name {@code pod}.
+     */
+    private void start(JsonNode workload, String pod, List<String> sameHost) throws Exception {
+        JsonNode container = container(workload);
+        Map<String, String> env = new HashMap<>();
+        for (JsonNode variable : container.path("env")) {
+            String field = variable.at("/valueFrom/fieldRef/fieldPath").asText();
+            String value =
+                    field.equals("status.podIP")
+                            ? "127.0.0.1"
+                            : field.equals("metadata.name") ? pod : variable.path("value").asText();
+            env.put(variable.path("name").asText(), value);
+        }
+        List<String> args = new ArrayList<>();
+        for (JsonNode arg : container.path("args")) {
+            String resolved = arg.asText();
+            for (Map.Entry<String, String> variable : env.entrySet()) {
+                resolved = resolved.replace("$(" + variable.getKey() + ")", variable.getValue());
+            }
+            args.add(resolved);
+        }
+        args.addAll(sameHost);
+        image.container(pod, args, env);
+    }
+
+    private static Map<String, String> subtaskField(
+            ClusterRestClient rest, String job, String field) throws Exception {
+        Map<String, String> values = new TreeMap<>();
+        rest.subtasks(job)
+                .forEach((subtask, details) -> values.put(subtask, details.path(field).asText()));
+        return values;
+    }
+}
