@@ -14,14 +14,25 @@ package io.clonos.cli;
 
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.rest.ClusterRestClient;
+import io.clonos.runtime.standby.LocalCopies;
+import io.clonos.runtime.standby.LocalStateFile;
+import io.clonos.runtime.standby.StandbyMessages;
+import io.clonos.runtime.standby.StandbyVertices;
 
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.client.deployment.StandaloneClusterId;
+import org.apache.flink.client.program.rest.RestClusterClient;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.jobgraph.JobVertexID;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
+import org.apache.flink.runtime.state.PhysicalStateHandleID;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,7 +43,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -246,6 +259,63 @@ class EmbeddedClusterTest {
     }
 
     /** Submits the example job detached, as bin/clonos run does; returns its id. */
+    /**
+     * Standby requests sent over REST, as any REST client can send them, are refused: a state
+     * request would hand out a task's checkpointed state, a forged list of copies would make a
+     * replacement restore from files of the sender's choice. The job's own standbys get their
+     * secret from the JobManager, and the job runs on.
+     */
+    @Test
+    void forgedStandbyRequestsOverRestAreRefused(@TempDir Path output, @TempDir Path tmp)
+            throws Exception {
+        Configuration config = clusterConfiguration();
+        config.setString("clonos.standby.enabled", "true");
+        config.setString("io.tmp.dirs", tmp.toString());
+        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 3, 2)) {
+            cluster.start();
+            URI address = cluster.getRestAddress().get();
+            ClusterRestClient rest = new ClusterRestClient(address);
+            String jobId = submitExample(address, output);
+            rest.awaitCompletedCheckpoint(jobId, Duration.ofSeconds(60));
+            JobVertexID standby = null;
+            for (JsonNode vertex : rest.get("/jobs/" + jobId).path("vertices")) {
+                if (vertex.path("name").asText().startsWith(StandbyVertices.NAME_PREFIX)) {
+                    standby = JobVertexID.fromHexString(vertex.path("id").asText());
+                }
+            }
+            assertThat(standby).as("a standby vertex").isNotNull();
+            PhysicalStateHandleID file = new PhysicalStateHandleID("/etc/passwd");
+            LocalCopies elsewhere =
+                    new LocalCopies(
+                            Map.of(file, new LocalStateFile("/etc/passwd", file, 1)), Map.of());
+            List<CoordinationRequest> forged =
+                    List.of(
+                            new StandbyMessages.StateRequest(standby, 0, 0, null),
+                            new StandbyMessages.StateRequest(standby, 0, 0, "0".repeat(48)),
+                            new StandbyMessages.Fetched(standby, 0, 0, 1, elsewhere, null));
+            try (RestClusterClient<StandaloneClusterId> client =
+                    new RestClusterClient<>(
+                            clientConfiguration(address, Map.of()),
+                            StandaloneClusterId.getInstance())) {
+                for (CoordinationRequest request : forged) {
+                    OperatorID target = OperatorID.fromJobVertexID(standby);
+                    assertThatThrownBy(
+                                    () ->
+                                            client.sendCoordinationRequest(
+                                                            JobID.fromHexString(jobId),
+                                                            target,
+                                                            request)
+                                                    .get(1, TimeUnit.MINUTES))
+                            .as("%s over REST", request)
+                            .hasStackTraceContaining("Refused a standby request");
+                }
+            }
+            assertThat(cluster.requestJobResult(JobID.fromHexString(jobId)).get().isSuccess())
+                    .isTrue();
+            RunningSumChecks.assertComplete(output, COUNT, KEYS);
+        }
+    }
+
     private static String submitExample(URI address, Path output) throws Exception {
         ProgramRunner.run(
                 clientConfiguration(address, Map.of()),

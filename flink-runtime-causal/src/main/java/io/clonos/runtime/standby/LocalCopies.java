@@ -17,7 +17,10 @@ import org.apache.flink.runtime.state.PhysicalStateHandleID;
 import org.apache.flink.runtime.state.StateHandleID;
 
 import java.io.Serializable;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * What a standby holds of one checkpoint of its primary's state: a local copy of every file, by the
@@ -36,5 +39,31 @@ public record LocalCopies(
     public LocalCopies {
         files = Map.copyOf(files);
         databases = Map.copyOf(databases);
+    }
+
+    /**
+     * Whether every copy lies in a standby attempt's own directory, {@code
+     * .../clonos-standby/<job>/<directoryName>/...}, by a path without {@code ..}: a replacement
+     * restores from these paths.
+     */
+    public boolean liesIn(String job, String directoryName) {
+        return Stream.concat(
+                        files.values().stream().map(LocalStateFile::path),
+                        databases.values().stream())
+                .allMatch(path -> liesIn(Paths.get(path), job, directoryName));
+    }
+
+    private static boolean liesIn(Path path, String job, String directoryName) {
+        if (!path.isAbsolute() || !path.normalize().equals(path)) {
+            return false;
+        }
+        for (int i = 0; i + 3 < path.getNameCount(); i++) {
+            if (path.getName(i).toString().equals(StandbyTask.DIRECTORY)
+                    && path.getName(i + 1).toString().equals(job)
+                    && path.getName(i + 2).toString().equals(directoryName)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -23,6 +23,7 @@ import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.TaskStateSnapshot;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.Execution;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.executiongraph.ExecutionGraph;
 import org.apache.flink.runtime.executiongraph.ExecutionJobVertex;
 import org.apache.flink.runtime.executiongraph.ExecutionVertex;
@@ -30,6 +31,7 @@ import org.apache.flink.runtime.jobgraph.JobVertexID;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
 import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
+import org.apache.flink.util.FlinkException;
 import org.apache.flink.util.SerializedValue;
 
 import org.slf4j.Logger;
@@ -54,6 +56,8 @@ public final class StandbyManager {
 
     /** Per standby subtask (vertex, subtask): what its current attempt holds. */
     private final Map<StandbySubtask, Held> held = new HashMap<>();
+
+    private final StandbySecrets secrets = new StandbySecrets();
 
     private volatile long latestCompleted = -1;
     private volatile int holding;
@@ -80,11 +84,32 @@ public final class StandbyManager {
                 || request instanceof StandbyMessages.Fetched;
     }
 
-    public CoordinationResponse answer(CoordinationRequest request) {
+    /**
+     * Answers a standby's request; refuses one that does not carry the secret of an attempt of the
+     * standby it names ({@link StandbySecrets}), or whose local copies lie outside that attempt's
+     * own directory.
+     */
+    public CoordinationResponse answer(CoordinationRequest request) throws FlinkException {
         if (request instanceof StandbyMessages.StateRequest state) {
+            authenticate(state.standbyVertex(), state.standbySubtask(), state.secret());
             return stateOfPrimary(state);
         }
         StandbyMessages.Fetched fetched = (StandbyMessages.Fetched) request;
+        ExecutionAttemptID sender =
+                authenticate(fetched.standbyVertex(), fetched.standbySubtask(), fetched.secret());
+        String directory =
+                StandbyTask.directoryName(
+                        fetched.standbyVertex(),
+                        fetched.standbySubtask(),
+                        sender.getAttemptNumber());
+        if (sender.getAttemptNumber() != fetched.attempt()
+                || !fetched.copies().liesIn(graph.get().getJobID().toHexString(), directory)) {
+            throw refused(
+                    "copies of a standby of "
+                            + fetched.standbyVertex()
+                            + " must lie in its attempt's own directory "
+                            + directory);
+        }
         StandbySubtask standby =
                 new StandbySubtask(fetched.standbyVertex(), fetched.standbySubtask());
         ExecutionJobVertex vertex = graph.get().getJobVertex(fetched.standbyVertex());
@@ -104,6 +129,26 @@ public final class StandbyManager {
         }
         // a standby being cancelled: a replacement may restore from its older copies
         return new StandbyMessages.Noted(false);
+    }
+
+    private ExecutionAttemptID authenticate(JobVertexID vertex, int subtask, String secret)
+            throws FlinkException {
+        return secrets.attemptOf(secret, vertex, subtask)
+                .orElseThrow(
+                        () ->
+                                refused(
+                                        "the request for subtask "
+                                                + subtask
+                                                + " of standby vertex "
+                                                + vertex
+                                                + " does not carry the secret of one of its attempts"));
+    }
+
+    private FlinkException refused(String why) {
+        log.warn(
+                "Refused a standby request (REST clients cannot send them; a standby gets its secret from the JobManager): {}.",
+                why);
+        return new FlinkException("Refused a standby request: " + why);
     }
 
     private StandbyMessages.StateResponse stateOfPrimary(StandbyMessages.StateRequest request) {
@@ -157,6 +202,7 @@ public final class StandbyManager {
         Optional<JobVertexID> primaryVertex =
                 StandbyVertices.primaryOf(vertex.getJobVertex().getJobVertex());
         if (primaryVertex.isPresent()) {
+            giveOrForgetSecret(vertex.getCurrentExecutionAttempt());
             Optional<ExecutionVertex> primary =
                     primaryOf(vertex.getJobvertexId(), vertex.getParallelSubtaskIndex());
             if (primary.isPresent()
@@ -170,6 +216,28 @@ public final class StandbyManager {
         }
         for (ExecutionVertex standby : standbysOf(vertex)) {
             finish(standby.getCurrentExecutionAttempt());
+        }
+    }
+
+    /** A standby attempt that runs gets its secret; one that finished forgets it. */
+    private void giveOrForgetSecret(Execution standby) {
+        if (standby.getState() == ExecutionState.FINISHED) {
+            secrets.forget(standby.getAttemptId());
+            return;
+        }
+        if (standby.getState() != ExecutionState.RUNNING) {
+            return;
+        }
+        try {
+            standby.sendOperatorEvent(
+                    OperatorID.fromJobVertexID(standby.getVertex().getJobvertexId()),
+                    new SerializedValue<>(
+                            new StandbyMessages.Credentials(secrets.of(standby.getAttemptId()))));
+        } catch (IOException e) {
+            log.warn(
+                    "Cannot give {} its secret; it cannot fetch state.",
+                    standby.getVertex().getTaskNameWithSubtaskIndex(),
+                    e);
         }
     }
 

@@ -33,11 +33,23 @@ public final class StandbyMessages {
     private StandbyMessages() {}
 
     /**
+     * The JobManager gives a running standby attempt its secret, which the standby's requests
+     * carry. A standby's requests reach the JobManager by the path REST clients' coordination
+     * requests take, which cannot tell them apart; an operator event reaches the one task only.
+     */
+    public record Credentials(String secret) implements OperatorEvent {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /**
      * A standby asks for the state its primary subtask had in the latest completed checkpoint, if
      * that is {@code completedCheckpointId} or later (it holds the ones before).
      */
     public record StateRequest(
-            JobVertexID standbyVertex, int standbySubtask, long completedCheckpointId)
+            JobVertexID standbyVertex,
+            int standbySubtask,
+            long completedCheckpointId,
+            String secret)
             implements CoordinationRequest {
         private static final long serialVersionUID = 1L;
     }
@@ -59,7 +71,8 @@ public final class StandbyMessages {
             int standbySubtask,
             int attempt,
             long checkpointId,
-            LocalCopies copies)
+            LocalCopies copies,
+            String secret)
             implements CoordinationRequest {
         private static final long serialVersionUID = 1L;
     }

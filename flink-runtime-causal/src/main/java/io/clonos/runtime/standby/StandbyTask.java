@@ -17,6 +17,7 @@ import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
 import org.apache.flink.runtime.checkpoint.CheckpointMetrics;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.execution.Environment;
+import org.apache.flink.runtime.jobgraph.JobVertexID;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.jobgraph.tasks.AbstractInvokable;
 import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
@@ -27,6 +28,8 @@ import org.apache.flink.util.SerializedValue;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
 
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -49,28 +52,45 @@ public final class StandbyTask extends AbstractInvokable {
     /** How often a standby asks for the latest completed checkpoint. */
     private static final long POLL_INTERVAL_MILLIS = 200;
 
+    /** The directory under a tmp directory that holds the standbys' copies, per job. */
+    static final String DIRECTORY = "clonos-standby";
+
     /** Counted down when the standby is to end: its primary finished, or it is cancelled. */
     private final CountDownLatch end = new CountDownLatch(1);
 
     private final OperatorID operator;
     private volatile boolean cancelled;
 
+    /** Given by the JobManager once the attempt runs ({@link StandbyMessages.Credentials}). */
+    @Nullable private volatile String secret;
+
     public StandbyTask(Environment environment) {
         super(environment);
         this.operator = OperatorID.fromJobVertexID(environment.getJobVertexId());
+    }
+
+    /**
+     * The directory of a standby attempt's copies ({@code attempt} -1: the prefix shared by all the
+     * attempts of the subtask), under {@link #DIRECTORY} and the job's id in a tmp directory.
+     */
+    static String directoryName(JobVertexID vertex, int subtask, int attempt) {
+        return vertex + "-" + subtask + "-" + (attempt < 0 ? "" : String.valueOf(attempt));
     }
 
     @Override
     public void invoke() throws Exception {
         Environment env = getEnvironment();
         String subtask =
-                env.getJobVertexId() + "-" + env.getTaskInfo().getIndexOfThisSubtask() + "-";
+                directoryName(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask(), -1);
         Path directory =
                 Path.of(
                         env.getTaskManagerInfo().getTmpDirectories()[0],
-                        "clonos-standby",
+                        DIRECTORY,
                         env.getJobID().toHexString(),
-                        subtask + env.getTaskInfo().getAttemptNumber());
+                        directoryName(
+                                env.getJobVertexId(),
+                                env.getTaskInfo().getIndexOfThisSubtask(),
+                                env.getTaskInfo().getAttemptNumber()));
         StandbyStateFetcher fetcher = new StandbyStateFetcher(directory);
         boolean ended = false;
         try {
@@ -105,13 +125,18 @@ public final class StandbyTask extends AbstractInvokable {
             if (end.await(POLL_INTERVAL_MILLIS, TimeUnit.MILLISECONDS)) {
                 return true;
             }
+            if (secret == null) {
+                // not given by the JobManager yet
+                continue;
+            }
             StandbyMessages.StateResponse response =
                     (StandbyMessages.StateResponse)
                             ask(
                                     new StandbyMessages.StateRequest(
                                             env.getJobVertexId(),
                                             env.getTaskInfo().getIndexOfThisSubtask(),
-                                            fetcher.checkpointId() + 1));
+                                            fetcher.checkpointId() + 1,
+                                            secret));
             if (response.finish()) {
                 return true;
             }
@@ -142,7 +167,8 @@ public final class StandbyTask extends AbstractInvokable {
                                             env.getTaskInfo().getIndexOfThisSubtask(),
                                             env.getTaskInfo().getAttemptNumber(),
                                             response.checkpointId(),
-                                            copies));
+                                            copies,
+                                            secret));
             if (noted.mayDropOlderCopies()) {
                 fetcher.dropUnreferenced();
             }
@@ -194,9 +220,11 @@ public final class StandbyTask extends AbstractInvokable {
     public void dispatchOperatorEvent(OperatorID operator, SerializedValue<OperatorEvent> event)
             throws FlinkException {
         try {
-            if (event.deserializeValue(getClass().getClassLoader())
-                    instanceof StandbyMessages.Finish) {
+            OperatorEvent received = event.deserializeValue(getClass().getClassLoader());
+            if (received instanceof StandbyMessages.Finish) {
                 end.countDown();
+            } else if (received instanceof StandbyMessages.Credentials credentials) {
+                secret = credentials.secret();
             }
         } catch (Exception e) {
             throw new FlinkException("A standby cannot read an event for it", e);
