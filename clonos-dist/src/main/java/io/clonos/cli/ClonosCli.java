@@ -99,11 +99,31 @@ public final class ClonosCli {
 
     private ClonosCli() {}
 
+    /**
+     * Whether {@code --help} or {@code -h} comes among a command's own arguments: before a job's
+     * jar, whose arguments are the job's.
+     */
+    static boolean asksForHelp(String[] args) {
+        for (String arg : args) {
+            if (arg.endsWith(".jar")) {
+                return false;
+            }
+            if (arg.equals("--help") || arg.equals("-h")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
+        if (asksForHelp(args)) {
+            out.println(USAGE);
+            return 0;
+        }
         Deque<String> rest = new ArrayDeque<>(Arrays.asList(args));
         String command = rest.isEmpty() ? "help" : rest.poll();
         try {

@@ -69,7 +69,7 @@ final class Demo {
         Configuration config = home.loadConfiguration(dynamicProperties);
         if (injectFailure) {
             // the demo fails one of its tasks the way bin/clonos fail does
-            config.setString("clonos.experiments.fail-on-request", "true");
+            config.setString("clonos.fault-injection.enabled", "true");
         }
         config.set(RestOptions.BIND_PORT, "0");
         Path output = Files.createTempDirectory("clonos-demo-");

@@ -170,7 +170,12 @@ final class StandaloneCluster {
         }
 
         ClusterRestClient rest = restClient(config);
-        awaitTaskManagers(rest, taskManagers);
+        if (!awaitTaskManagers(rest, taskManagers, application)) {
+            out.printf(
+                    "Clonos application cluster started and its application completed already; logs in %s%n",
+                    home.logDir());
+            return;
+        }
         out.printf(
                 "%s cluster started: 1 JobManager, %d TaskManagers x %d slots. REST and web UI at %s%n",
                 flavour == Flavour.CLONOS
@@ -271,6 +276,13 @@ final class StandaloneCluster {
             }
             Files.deleteIfExists(pidFile);
         }
+    }
+
+    private boolean applicationCompleted() throws IOException {
+        Path log = home.logDir().resolve(JOBMANAGER + ".log");
+        return Files.exists(log)
+                && Files.readString(log, java.nio.charset.StandardCharsets.UTF_8)
+                        .contains("Application completed SUCCESSFULLY");
     }
 
     /** Prints which processes run and, if the JobManager answers, the cluster overview. */
@@ -454,7 +466,12 @@ final class StandaloneCluster {
         return this;
     }
 
-    private void awaitTaskManagers(ClusterRestClient rest, int taskManagers) throws Exception {
+    /**
+     * Waits until the TaskManagers registered (true); false when an application cluster's
+     * JobManager ended first because its application completed (a short job can).
+     */
+    private boolean awaitTaskManagers(ClusterRestClient rest, int taskManagers, boolean application)
+            throws Exception {
         Instant deadline = Instant.now().plus(START_TIMEOUT);
         while (Instant.now().isBefore(deadline)) {
             for (Path pidFile : pidFiles()) {
@@ -465,6 +482,9 @@ final class StandaloneCluster {
                                 .orElse(false);
                 if (!alive) {
                     String name = processName(pidFile);
+                    if (application && isJobManager(pidFile) && applicationCompleted()) {
+                        return false;
+                    }
                     Path log = home.logDir().resolve(name + ".out");
                     stop();
                     throw new IllegalStateException(
@@ -478,7 +498,7 @@ final class StandaloneCluster {
             int registered =
                     rest.tryGet("/overview").map(o -> o.path("taskmanagers").asInt()).orElse(-1);
             if (registered >= taskManagers) {
-                return;
+                return true;
             }
             Thread.sleep(250);
         }

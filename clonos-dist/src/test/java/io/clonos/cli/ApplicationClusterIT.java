@@ -110,6 +110,19 @@ class ApplicationClusterIT {
                 .contains("on Clonos with ClonosConfiguration")
                 .contains("Application completed SUCCESSFULLY");
         assertThat(taskManagerLogs()).contains("causal logging on");
+
+        // the evidence stays after the cluster is stopped: its processes' logs are appended to,
+        // never truncated, when they shut down
+        Result stopped = clonos("cluster", "stop");
+        dist = null;
+        assertThat(stopped.exitCode).as(stopped.toString()).isZero();
+        assertThat(taskManagerLogs()).as("after cluster stop").contains("causal logging on");
+        assertThat(
+                        Files.readString(
+                                work.resolve("log").resolve(StandaloneCluster.JOBMANAGER + ".log"),
+                                StandardCharsets.UTF_8))
+                .as("after cluster stop")
+                .contains("Application completed SUCCESSFULLY");
     }
 
     private List<String> lostInputs(Path output) throws Exception {

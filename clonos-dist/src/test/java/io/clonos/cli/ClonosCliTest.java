@@ -20,6 +20,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -101,6 +102,28 @@ class ClonosCliTest {
                 .contains("'clonos.in-flight-log.spill-trigger'")
                 .contains("'2.0'")
                 .contains("at most 1");
+    }
+
+    @Test
+    void helpOfEveryCommandPrintsUsageAndSucceeds() {
+        for (String[] command :
+                List.of(
+                        new String[] {"--help"},
+                        new String[] {"cluster", "--help"},
+                        new String[] {"cluster", "start", "-h"},
+                        new String[] {"run", "--help"},
+                        new String[] {"demo", "--help"},
+                        new String[] {"fail", "--help"},
+                        new String[] {"chaos", "--help"},
+                        new String[] {"bench", "overhead", "--help"},
+                        new String[] {"process", "taskmanager", "--help"})) {
+            out.reset();
+            assertThat(run(command)).as(String.join(" ", command)).isZero();
+            assertThat(out.toString(StandardCharsets.UTF_8)).contains("cluster start");
+        }
+        assertThat(ClonosCli.asksForHelp(new String[] {"run", "job.jar", "--help"}))
+                .as("--help after the jar is the job's argument")
+                .isFalse();
     }
 
     @Test

@@ -148,7 +148,7 @@ class EmbeddedClusterTest {
 
             assertThat(exit).isNotZero();
             assertThat(err.toString(StandardCharsets.UTF_8))
-                    .contains("clonos.experiments.fail-on-request");
+                    .contains("clonos.fault-injection.enabled");
             assertThat(cluster.requestJobResult(JobID.fromHexString(jobId)).get().isSuccess())
                     .isTrue();
             assertThat(
@@ -170,7 +170,7 @@ class EmbeddedClusterTest {
             throws Exception {
         Files.writeString(conf.resolve("config.yaml"), "");
         Configuration allowed = clusterConfiguration();
-        allowed.setString("clonos.experiments.fail-on-request", "true");
+        allowed.setString("clonos.fault-injection.enabled", "true");
         try (ClonosMiniCluster cluster = ClonosMiniCluster.create(allowed, 3, 1)) {
             cluster.start();
             URI address = cluster.getRestAddress().get();

@@ -108,7 +108,7 @@ class StandaloneClusterIT {
                         "-D",
                         "heartbeat.interval=1000",
                         "-D",
-                        "clonos.experiments.fail-on-request=true");
+                        "clonos.fault-injection.enabled=true");
         assertThat(started.exitCode).as(started.toString()).isZero();
         assertThat(started.stdout).contains("Clonos cluster started").contains(":" + restPort);
     }

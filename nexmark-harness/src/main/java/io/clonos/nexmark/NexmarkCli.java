@@ -65,6 +65,10 @@ public final class NexmarkCli {
     }
 
     static int run(String[] args) throws Exception {
+        if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
+            System.out.println(USAGE);
+            return 0;
+        }
         Deque<String> rest = new ArrayDeque<>(Arrays.asList(args));
         String experiment = rest.poll();
         Map<String, Consumer<String>> options = new HashMap<>();

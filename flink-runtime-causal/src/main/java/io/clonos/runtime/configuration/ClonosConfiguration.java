@@ -134,7 +134,7 @@ public final class ClonosConfiguration implements Serializable {
                         d -> !d.isNegative(),
                         "a duration of 0 ms or more such as 2 s");
         failOnRequest =
-                read(config, ClonosOptions.EXPERIMENTS_FAIL_ON_REQUEST, b -> true, "true or false");
+                read(config, ClonosOptions.FAULT_INJECTION_ENABLED, b -> true, "true or false");
     }
 
     /**
@@ -240,7 +240,7 @@ public final class ClonosConfiguration implements Serializable {
         return determinantSharingDepth;
     }
 
-    /** Whether a task may be failed on request ({@code clonos.experiments.fail-on-request}). */
+    /** Whether a task may be failed on request ({@code clonos.fault-injection.enabled}). */
     public boolean isFailOnRequestEnabled() {
         return failOnRequest;
     }

@@ -236,8 +236,8 @@ public final class ClonosOptions {
     //  Experiments
     // ------------------------------------------------------------------------------------------
 
-    public static final ConfigOption<Boolean> EXPERIMENTS_FAIL_ON_REQUEST =
-            ConfigOptions.key("clonos.experiments.fail-on-request")
+    public static final ConfigOption<Boolean> FAULT_INJECTION_ENABLED =
+            ConfigOptions.key("clonos.fault-injection.enabled")
                     .booleanType()
                     .defaultValue(false)
                     .withDescription(
@@ -278,7 +278,7 @@ public final class ClonosOptions {
                 STANDBY_COUNT,
                 STANDBY_PLACEMENT,
                 STANDBY_TRANSFER_WAIT,
-                EXPERIMENTS_FAIL_ON_REQUEST);
+                FAULT_INJECTION_ENABLED);
     }
 
     // ------------------------------------------------------------------------------------------

@@ -39,8 +39,8 @@ final class TaskFailureInjection {
 
     /**
      * Fails the requested subtask's current attempt; it must be running, and the job's settings
-     * must allow it ({@code clonos.experiments.fail-on-request}): the request comes over Flink's
-     * REST API, from whoever reaches it.
+     * must allow it ({@code clonos.fault-injection.enabled}): the request comes over Flink's REST
+     * API, from whoever reaches it.
      */
     static FailTaskRequest.Response fail(
             ClonosConfiguration settings,
@@ -51,7 +51,7 @@ final class TaskFailureInjection {
         if (!settings.isFailOnRequestEnabled()) {
             throw new FlinkException(
                     "Failing tasks on request is off for this job: set "
-                            + ClonosOptions.EXPERIMENTS_FAIL_ON_REQUEST.key()
+                            + ClonosOptions.FAULT_INJECTION_ENABLED.key()
                             + ": true in the cluster's or the job's configuration to allow it.");
         }
         ExecutionJobVertex vertex =

@@ -44,7 +44,7 @@ final class RecoveryClusters {
         merged.set(
                 RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
         // the tests fail tasks on request (FailTaskRequest)
-        merged.setString("clonos.experiments.fail-on-request", "true");
+        merged.setString("clonos.fault-injection.enabled", "true");
         merged.addAll(config);
         ClonosMiniCluster cluster = ClonosMiniCluster.create(merged, taskManagers, slots);
         cluster.start();
