@@ -76,7 +76,7 @@ class ChaosITCase {
     @ParameterizedTest(name = "seed {0}, {1} split(s) per source subtask")
     @CsvSource({"1, 1", "2, 4", "3, 1", "4, 4", "5, 1"})
     void seededRunIsExactlyOnceLocalAndInTime(long seed, int splits) throws Exception {
-        run(ChaosPlan.of(seed, TASK_MANAGERS, SLOTS).withSplitsPerSubtask(splits), seed);
+        run(ChaosPlan.of(seed, TASK_MANAGERS, SLOTS).withSplitsPerSubtask(splits));
     }
 
     /**
@@ -89,10 +89,11 @@ class ChaosITCase {
     @ValueSource(longs = {10, 12})
     void mergedOutputsOfALostProducerAreReplayedInTheirOrder(long seed) throws Exception {
         Shape shape = Shape.parse(2, "merge:map:2/keyby:state:2");
-        run(ChaosPlan.fixed(seed, shape, -1, 1, 0), seed);
+        run(ChaosPlan.fixed(seed, shape, -1, 1, 0));
     }
 
-    private void run(ChaosPlan plan, long seed) throws Exception {
+    private void run(ChaosPlan plan) throws Exception {
+        long seed = plan.seed;
         System.out.println("chaos " + plan);
         cluster = SliceRecoveryITCase.spreadCluster(String.valueOf(plan.dsd));
         ClusterRestClient rest = new ClusterRestClient(cluster.getRestAddress().get());
