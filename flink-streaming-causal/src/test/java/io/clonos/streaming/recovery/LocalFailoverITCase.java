@@ -248,6 +248,20 @@ class LocalFailoverITCase {
         runAndCheck(Set.of("running-sum[0]"));
     }
 
+    /**
+     * Checkpoints go on while a failed task waits for its local restart (the job stays RUNNING,
+     * unlike Flink's, which stops its checkpoints while RESTARTING). Flink's plan calculator counts
+     * a failed attempt as finished; a checkpoint completed in that window would record the task as
+     * finished without state, and its restart from it would deploy it finished. Such checkpoints
+     * are refused: the task restarts from the last checkpoint before its failure.
+     */
+    @Test
+    void checkpointsWhileAFailedTaskWaitsForItsRestartDoNotCountItFinished() throws Exception {
+        startCluster(3, 2, Configuration.fromMap(Map.of("clonos.recovery.restart-delay", "2 s")));
+        FailureSwitch.arm("running-sum", 0, NUMBERS / PARALLELISM / 6);
+        runAndCheck(Set.of("running-sum[0]"));
+    }
+
     @Test
     void globalModeRestartsEveryTask() throws Exception {
         startCluster(3, 2, Configuration.fromMap(Map.of("clonos.recovery.mode", "global")));

@@ -13,26 +13,64 @@
 package org.apache.flink.runtime.checkpoint;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.Execution;
 import org.apache.flink.runtime.executiongraph.ExecutionGraph;
 import org.apache.flink.runtime.executiongraph.ExecutionGraphCheckpointPlanCalculatorContext;
 import org.apache.flink.runtime.executiongraph.ExecutionJobVertex;
 
 import java.lang.reflect.Field;
+import java.util.concurrent.CompletionException;
 import java.util.function.Predicate;
 import java.util.stream.StreamSupport;
 
 /**
- * <b>Patch of Flink's behaviour.</b> Leaves some vertices out of a job's checkpoints: Clonos's
- * standby tasks have no state, and one that is not running (no slot yet, being moved) must not keep
- * the job from checkpointing, as Flink's plan calculator would (it refuses to trigger a checkpoint
- * while any task is not running). The coordinator's plan calculator is a private final field built
- * by the execution graph; it is replaced by reflection, here only, with Flink's own calculator over
- * the other vertices.
+ * <b>Patch of Flink's behaviour.</b> Replaces the checkpoint coordinator's plan calculator (a
+ * private final field built by the execution graph; by reflection, here only) with Flink's own
+ * calculator, changed in two ways:
+ *
+ * <ul>
+ *   <li>It leaves some vertices out: Clonos's standby tasks have no state, and one that is not
+ *       running (no slot yet, being moved) must not keep the job from checkpointing, as Flink's
+ *       calculator would (it refuses to trigger a checkpoint while any task is not running).
+ *   <li>It refuses a plan in which a failed attempt counts as finished. Flink's calculator takes
+ *       every attempt in a terminal state for finished, and Flink never asks it while tasks wait
+ *       for their restart (the job is RESTARTING and its checkpoints stopped). A local recovery
+ *       keeps the job RUNNING: a checkpoint triggered before the failed tasks' new attempts exist
+ *       would record them as finished, without state, and their restart from it would deploy them
+ *       finished. When all the subtasks of a vertex fail together nothing waits for their barriers,
+ *       so such a checkpoint would complete.
+ * </ul>
  */
 @Internal
 public final class ClonosCheckpointPlanPatch {
 
     private ClonosCheckpointPlanPatch() {}
+
+    /**
+     * The plan, unless it counts an attempt that did not finish (failed, cancelled) as finished.
+     */
+    static CheckpointPlan noneFailed(CheckpointPlan plan) {
+        for (Execution task : plan.getFinishedTasks()) {
+            requireFinished(task.getState(), task.getVertexWithAttempt());
+        }
+        return plan;
+    }
+
+    /**
+     * Refuses the checkpoint if a task the plan counts as finished is {@code state}, not finished.
+     */
+    static void requireFinished(ExecutionState state, String task) {
+        if (state != ExecutionState.FINISHED) {
+            throw new CompletionException(
+                    new CheckpointException(
+                            task
+                                    + " is "
+                                    + state
+                                    + " and waits for its restart; no checkpoint until it runs",
+                            CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING));
+        }
+    }
 
     public static void excludeFromCheckpoints(
             ExecutionGraph graph,
@@ -47,12 +85,16 @@ public final class ClonosCheckpointPlanPatch {
                         StreamSupport.stream(graph.getVerticesTopologically().spliterator(), false)
                                 .filter(excluded.negate())
                                 .iterator();
-        CheckpointPlanCalculator calculator =
+        CheckpointPlanCalculator flinks =
                 new DefaultCheckpointPlanCalculator(
                         graph.getJobID(),
                         new ExecutionGraphCheckpointPlanCalculatorContext(graph),
                         included,
                         checkpointsAfterTasksFinish);
+        CheckpointPlanCalculator calculator =
+                () ->
+                        flinks.calculateCheckpointPlan()
+                                .thenApply(ClonosCheckpointPlanPatch::noneFailed);
         try {
             Field field = CheckpointCoordinator.class.getDeclaredField("checkpointPlanCalculator");
             field.setAccessible(true);
