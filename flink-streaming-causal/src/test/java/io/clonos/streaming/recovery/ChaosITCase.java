@@ -95,13 +95,13 @@ class ChaosITCase {
     }
 
     /**
-     * A stage of parallelism 1 lost with its TaskManager (seed 2 loses it), its restart
-     * delayed by 2 s while checkpoints go on every 500 ms. Nothing waits for the lost stage's
-     * barriers, so a checkpoint triggered once its attempt failed could complete, and Flink's plan
-     * would count that attempt as finished; {@code ClonosCheckpointPlanPatch} refuses such plans
-     * (found by a chaos run: the stage restarted finished, its input lost). The window in which a
-     * trigger meets a failed attempt is short and not forced here; {@code
-     * ClonosCheckpointPlanPatchTest} covers the rule itself.
+     * A stage of parallelism 1 lost with its TaskManager (seed 2 loses it), its restart delayed by
+     * 2 s while checkpoints go on every 500 ms. Nothing waits for the lost stage's barriers, so a
+     * checkpoint triggered once its attempt failed could complete, and Flink's plan would count
+     * that attempt as finished; {@code ClonosCheckpointPlanPatch} refuses such plans (found by a
+     * chaos run: the stage restarted finished, its input lost). The window in which a trigger meets
+     * a failed attempt is short and not forced here; {@code ClonosCheckpointPlanPatchTest} covers
+     * the rule itself.
      */
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {2})
