@@ -292,7 +292,7 @@ class EmbeddedClusterTest {
                     List.of(
                             new StandbyMessages.StateRequest(standby, 0, 0, null),
                             new StandbyMessages.StateRequest(standby, 0, 0, "0".repeat(48)),
-                            new StandbyMessages.Fetched(standby, 0, 0, 1, elsewhere, null));
+                            new StandbyMessages.Fetched(standby, 0, 1, elsewhere, null));
             try (RestClusterClient<StandaloneClusterId> client =
                     new RestClusterClient<>(
                             clientConfiguration(address, Map.of()),

@@ -12,7 +12,6 @@
 
 package io.clonos.cli;
 
-import io.clonos.examples.HashChainJob;
 import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -35,7 +34,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -128,31 +126,9 @@ class HelmChartIT {
         image.awaitTaskManagers(rest, replicas);
 
         Path output = work.resolve("links");
-        String job =
-                ImageLayoutIT.submit(
-                        image,
-                        List.of(
-                                "run",
-                                "--detached",
-                                "-D",
-                                "rest.address=localhost",
-                                "-D",
-                                "rest.port=" + restPort,
-                                "--class",
-                                HashChainJob.class.getName(),
-                                image.home.resolve("examples/clonos-examples.jar").toString(),
-                                "--count",
-                                String.valueOf(COUNT),
-                                "--rate",
-                                "600",
-                                "--keys",
-                                "8",
-                                "--checkpoint-interval",
-                                "500",
-                                "--output",
-                                output.toString()));
+        String job = image.submitHashChainJob(restPort, COUNT, 600, 500, output);
         rest.awaitCompletedCheckpoint(job, Duration.ofMinutes(2));
-        Map<String, String> hosts = subtaskField(rest, job, "taskmanager-id");
+        Map<String, String> hosts = StandaloneClusterIT.subtaskField(rest, job, "taskmanager-id");
         // the pods' names are the TaskManagers' resource ids (taskmanager.resource-id)
         String victim = hosts.values().iterator().next();
         image.kill(victim);
@@ -161,7 +137,7 @@ class HelmChartIT {
                 .as("the job after %s was killed; see %s", victim, work)
                 .isEqualTo("FINISHED");
         HashChainChecks.assertExactlyOnce(output, COUNT);
-        Map<String, String> attempts = subtaskField(rest, job, "attempt");
+        Map<String, String> attempts = StandaloneClusterIT.subtaskField(rest, job, "attempt");
         hosts.forEach(
                 (subtask, host) ->
                         assertThat(Integer.parseInt(attempts.get(subtask)))
@@ -247,13 +223,5 @@ class HelmChartIT {
         }
         args.addAll(sameHost);
         image.container(pod, args, env);
-    }
-
-    private static Map<String, String> subtaskField(
-            ClusterRestClient rest, String job, String field) throws Exception {
-        Map<String, String> values = new TreeMap<>();
-        rest.subtasks(job)
-                .forEach((subtask, details) -> values.put(subtask, details.path(field).asText()));
-        return values;
     }
 }

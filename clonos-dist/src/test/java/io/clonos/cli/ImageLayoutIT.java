@@ -11,7 +11,6 @@
  */
 package io.clonos.cli;
 
-import io.clonos.examples.HashChainJob;
 import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.junit.jupiter.api.AfterEach;
@@ -19,15 +18,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -76,24 +71,7 @@ class ImageLayoutIT {
         image.awaitTaskManagers(rest, 2);
 
         Path output = work.resolve("links");
-        List<String> run =
-                new ArrayList<>(List.of("run", "--detached", "-D", "rest.port=" + restPort));
-        run.addAll(
-                List.of(
-                        "--class",
-                        HashChainJob.class.getName(),
-                        image.home.resolve("examples/clonos-examples.jar").toString(),
-                        "--count",
-                        String.valueOf(COUNT),
-                        "--rate",
-                        "1000",
-                        "--keys",
-                        "8",
-                        "--checkpoint-interval",
-                        "300",
-                        "--output",
-                        output.toString()));
-        String jobId = submit(image, run);
+        String jobId = image.submitHashChainJob(restPort, COUNT, 1000, 300, output);
 
         assertThat(RunningSumChecks.awaitTerminal(rest, jobId, Duration.ofMinutes(2)))
                 .isEqualTo("FINISHED");
@@ -104,17 +82,5 @@ class ImageLayoutIT {
                                 + image.log("taskmanager-1", "taskmanager.log"))
                 .as("the TaskManagers ran Clonos's tasks")
                 .contains("causal logging on");
-    }
-
-    /** Submits a job through the image's entrypoint ({@code run ...}); returns its id. */
-    static String submit(ImageTree image, List<String> run) throws Exception {
-        Process submitted = image.command(run).redirectErrorStream(true).start();
-        String printed =
-                new String(submitted.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(submitted.waitFor(2, TimeUnit.MINUTES)).isTrue();
-        assertThat(submitted.exitValue()).as(printed).isZero();
-        Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(printed);
-        assertThat(jobId.find()).as(printed).isTrue();
-        return jobId.group(1);
     }
 }

@@ -12,6 +12,7 @@
 
 package io.clonos.cli;
 
+import io.clonos.examples.HashChainJob;
 import io.clonos.runtime.rest.ClusterRestClient;
 
 import java.io.File;
@@ -139,6 +140,45 @@ final class ImageTree implements AutoCloseable {
         builder.environment().put("CLONOS_LOG_DIR", env.get("CLONOS_LOG_DIR"));
         builder.environment().put("CLONOS_RUN_DIR", env.get("CLONOS_RUN_DIR"));
         return builder;
+    }
+
+    /**
+     * Submits the hash-chain job through the image's entrypoint to the JobManager's REST port
+     * ({@code count} numbers per source at {@code rate} a second, 8 keys, a checkpoint every {@code
+     * checkpointMillis} ms, its links in {@code output}); returns the job's id.
+     */
+    String submitHashChainJob(
+            int restPort, long count, int rate, long checkpointMillis, Path output)
+            throws Exception {
+        List<String> run =
+                List.of(
+                        "run",
+                        "--detached",
+                        "-D",
+                        "rest.address=localhost",
+                        "-D",
+                        "rest.port=" + restPort,
+                        "--class",
+                        HashChainJob.class.getName(),
+                        home.resolve("examples/clonos-examples.jar").toString(),
+                        "--count",
+                        String.valueOf(count),
+                        "--rate",
+                        String.valueOf(rate),
+                        "--keys",
+                        "8",
+                        "--checkpoint-interval",
+                        String.valueOf(checkpointMillis),
+                        "--output",
+                        output.toString());
+        Process submitted = command(run).redirectErrorStream(true).start();
+        String printed =
+                new String(submitted.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(submitted.waitFor(2, TimeUnit.MINUTES)).isTrue();
+        assertThat(submitted.exitValue()).as(printed).isZero();
+        Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(printed);
+        assertThat(jobId.find()).as(printed).isTrue();
+        return jobId.group(1);
     }
 
     /** A container's log file, e.g. {@code taskmanager.log}. */

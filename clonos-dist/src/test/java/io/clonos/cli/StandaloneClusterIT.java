@@ -845,8 +845,9 @@ class StandaloneClusterIT {
         return attempts;
     }
 
-    private static Map<String, String> subtaskField(
-            ClusterRestClient rest, String jobId, String field) throws Exception {
+    /** A field of every subtask's REST details, by "vertex name[subtask]". */
+    static Map<String, String> subtaskField(ClusterRestClient rest, String jobId, String field)
+            throws Exception {
         Map<String, String> values = new java.util.TreeMap<>();
         rest.subtasks(jobId)
                 .forEach((subtask, details) -> values.put(subtask, details.path(field).asText()));

@@ -95,15 +95,14 @@ public final class StandbyManager {
             return stateOfPrimary(state);
         }
         StandbyMessages.Fetched fetched = (StandbyMessages.Fetched) request;
-        ExecutionAttemptID sender =
-                authenticate(fetched.standbyVertex(), fetched.standbySubtask(), fetched.secret());
+        // the secret says which attempt sent it
+        int attempt =
+                authenticate(fetched.standbyVertex(), fetched.standbySubtask(), fetched.secret())
+                        .getAttemptNumber();
         String directory =
                 StandbyTask.directoryName(
-                        fetched.standbyVertex(),
-                        fetched.standbySubtask(),
-                        sender.getAttemptNumber());
-        if (sender.getAttemptNumber() != fetched.attempt()
-                || !fetched.copies().liesIn(graph.get().getJobID().toHexString(), directory)) {
+                        fetched.standbyVertex(), fetched.standbySubtask(), attempt);
+        if (!fetched.copies().liesIn(graph.get().getJobID().toHexString(), directory)) {
             throw refused(
                     "copies of a standby of "
                             + fetched.standbyVertex()
@@ -119,10 +118,9 @@ public final class StandbyManager {
                         : vertex.getTaskVertices()[fetched.standbySubtask()]
                                 .getCurrentExecutionAttempt();
         if (current != null
-                && current.getAttemptNumber() == fetched.attempt()
+                && current.getAttemptNumber() == attempt
                 && current.getState() == ExecutionState.RUNNING) {
-            held.put(
-                    standby, new Held(fetched.attempt(), fetched.checkpointId(), fetched.copies()));
+            held.put(standby, new Held(attempt, fetched.checkpointId(), fetched.copies()));
             updateFigures();
             onFetched.run();
             return new StandbyMessages.Noted(true);

@@ -65,11 +65,13 @@ public final class StandbyMessages {
         private static final long serialVersionUID = 1L;
     }
 
-    /** A standby holds local copies of its primary's files of checkpoint {@code checkpointId}. */
+    /**
+     * A standby holds local copies of its primary's files of checkpoint {@code checkpointId}; which
+     * of its attempts holds them, the secret says.
+     */
     public record Fetched(
             JobVertexID standbyVertex,
             int standbySubtask,
-            int attempt,
             long checkpointId,
             LocalCopies copies,
             String secret)

@@ -70,18 +70,23 @@ public final class StandbyTask extends AbstractInvokable {
     }
 
     /**
-     * The directory of a standby attempt's copies ({@code attempt} -1: the prefix shared by all the
-     * attempts of the subtask), under {@link #DIRECTORY} and the job's id in a tmp directory.
+     * The directory of a standby attempt's copies, under {@link #DIRECTORY} and the job's id in a
+     * tmp directory: {@link #directoryPrefix} and the attempt number.
      */
     static String directoryName(JobVertexID vertex, int subtask, int attempt) {
-        return vertex + "-" + subtask + "-" + (attempt < 0 ? "" : String.valueOf(attempt));
+        return directoryPrefix(vertex, subtask) + attempt;
+    }
+
+    /** What the directories of all the attempts of one standby subtask begin with. */
+    static String directoryPrefix(JobVertexID vertex, int subtask) {
+        return vertex + "-" + subtask + "-";
     }
 
     @Override
     public void invoke() throws Exception {
         Environment env = getEnvironment();
         String subtask =
-                directoryName(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask(), -1);
+                directoryPrefix(env.getJobVertexId(), env.getTaskInfo().getIndexOfThisSubtask());
         Path directory =
                 Path.of(
                         env.getTaskManagerInfo().getTmpDirectories()[0],
@@ -165,7 +170,6 @@ public final class StandbyTask extends AbstractInvokable {
                                     new StandbyMessages.Fetched(
                                             env.getJobVertexId(),
                                             env.getTaskInfo().getIndexOfThisSubtask(),
-                                            env.getTaskInfo().getAttemptNumber(),
                                             response.checkpointId(),
                                             copies,
                                             secret));
