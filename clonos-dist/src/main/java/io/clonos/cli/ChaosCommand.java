@@ -125,14 +125,17 @@ final class ChaosCommand {
                 plan.jobArguments(links.toString()).toArray(new String[0]));
         String job = awaitNewJob(before);
         rest.awaitCompletedCheckpoint(job, START_TIMEOUT);
-        // the plan's time runs from when the sources run, which every task does once a checkpoint
-        // completed: on a loaded cluster, deploying the job takes seconds of its own
-        long started = System.currentTimeMillis();
+        // the plan's time runs from when the sources run: on a loaded cluster the other tasks may
+        // take seconds longer to start, and the first checkpoint with them, while the sources
+        // already emit; a loss waits for that checkpoint all the same
+        long started = sourcesStarted(job);
 
         List<Set<String>> lost = new ArrayList<>();
         long lastLoss = 0;
+        long next = started;
         for (long delay : plan.killDelays) {
-            Thread.sleep(delay);
+            next = Math.max(next + delay, System.currentTimeMillis());
+            Thread.sleep(next - System.currentTimeMillis());
             Map<String, Set<String>> hosted = hostedSubtasks(job);
             hosted.keySet().retainAll(alive);
             if (hosted.isEmpty()) {
@@ -155,6 +158,10 @@ final class ChaosCommand {
                             + hosted.get(victim));
         }
 
+        if (lost.isEmpty()) {
+            // the job ended before its first loss (the verdict fails the run): time from now
+            lastLoss = System.currentTimeMillis();
+        }
         long remaining = plan.plannedMillis() - (lastLoss - started);
         long hardLimit =
                 ChaosVerdict.boundAfterLastLoss(plan, remaining, false, recoveryBoundMillis)
@@ -203,6 +210,17 @@ final class ChaosCommand {
     /**
      * Per running TaskManager that runs subtasks of the job: their names (sorted by TaskManager).
      */
+    /** When the first source subtask of a job started running (now, if none is known to). */
+    private long sourcesStarted(String job) throws Exception {
+        return rest.stateTimestamps(job).entrySet().stream()
+                .filter(subtask -> subtask.getKey().startsWith("Source: "))
+                .map(subtask -> subtask.getValue().get("RUNNING"))
+                .filter(java.util.Objects::nonNull)
+                .mapToLong(Long::longValue)
+                .min()
+                .orElse(System.currentTimeMillis());
+    }
+
     private Map<String, Set<String>> hostedSubtasks(String job) throws Exception {
         Map<String, Set<String>> hosted = new TreeMap<>();
         rest.subtasks(job)

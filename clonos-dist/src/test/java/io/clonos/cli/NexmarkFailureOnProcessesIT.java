@@ -18,11 +18,10 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMap
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -62,12 +61,9 @@ class NexmarkFailureOnProcessesIT {
                         "rest.port=" + FreePorts.next(),
                         "-D",
                         "jobmanager.rpc.port=" + FreePorts.next());
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        process.getOutputStream().close();
-        String stdout = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(10, TimeUnit.MINUTES)).as("%s finished", command).isTrue();
-        System.out.println(stdout);
-        assertThat(process.exitValue()).as(stdout).isZero();
+        CliRun.Result result = CliRun.run(command, Duration.ofMinutes(3).plusSeconds(30));
+        String stdout = result.stdout();
+        assertThat(result.exitCode()).as(stdout).isZero();
         assertThat(stdout).contains("lost (SIGKILL)");
 
         JsonNode summary = new ObjectMapper().readTree(output.resolve("q3-summary.json").toFile());

@@ -16,14 +16,14 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,10 +32,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  * cluster and on a standalone vanilla Flink cluster of separate JVMs, a TaskManager killed with
  * SIGKILL under each. Clonos restarts only the lost TaskManager's subtasks, Flink restarts the job;
  * neither loses a record.
+ *
+ * <p>The input lasts 10 s, the kill comes after 2 s: the records of a processing-time window that
+ * has not fired when the input ends never reach the sink (Flink does not fire processing-time
+ * timers at the end of input), and the benchmark excuses only the last second of each source's
+ * records. With 6 s of input, a recovery of 4-5 s on a loaded machine ended as the input did, and
+ * records the recovered window task caught up on in its last window counted as lost (13 in one
+ * run).
  */
 class SeparateProcessRecoveryIT {
 
-    @TempDir Path work;
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    Path work;
 
     @Test
     void clonosRecoversTheLostSliceWhereFlinkRestartsTheJob() throws Exception {
@@ -49,7 +57,7 @@ class SeparateProcessRecoveryIT {
                         "--processes",
                         "separate",
                         "--records",
-                        "9000",
+                        "15000",
                         "--rate",
                         "1500",
                         "--checkpoint-interval",
@@ -62,12 +70,9 @@ class SeparateProcessRecoveryIT {
                         "rest.port=" + FreePorts.next(),
                         "-D",
                         "jobmanager.rpc.port=" + FreePorts.next());
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        process.getOutputStream().close();
-        String stdout = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(10, TimeUnit.MINUTES)).as("%s finished", command).isTrue();
-        System.out.println(stdout);
-        assertThat(process.exitValue()).as(stdout).isZero();
+        CliRun.Result result = CliRun.run(command, Duration.ofMinutes(3).plusSeconds(30));
+        String stdout = result.stdout();
+        assertThat(result.exitCode()).as(stdout).isZero();
 
         JsonNode summary = new ObjectMapper().readTree(output.resolve("summary.json").toFile());
         assertThat(summary.path("setup").path("processes").asText()).isEqualTo("separate");

@@ -41,7 +41,10 @@ public final class ChaosPlan {
     /** {@code clonos.determinant-sharing-depth}: 1, 2 or -1 (full). */
     public final int dsd;
 
-    /** Per kill: milliseconds after the previous one (the first: after the first checkpoint). */
+    /**
+     * Per kill: milliseconds after the previous one (the first: after the sources started; never
+     * before the first checkpoint completed).
+     */
     public final List<Long> killDelays;
 
     /** Whether the kills are staggered (1-5 s apart) rather than at once. */
@@ -130,7 +133,7 @@ public final class ChaosPlan {
 
     /**
      * A plan of a given job and failure: {@code kills} TaskManagers lost {@code staggerMillis}
-     * apart (0: at once), the first 1-6 s after the first checkpoint as the seed draws it.
+     * apart (0: at once), the first 1-6 s after the sources started as the seed draws it.
      */
     public static ChaosPlan fixed(long seed, Shape shape, int dsd, int kills, long staggerMillis) {
         Random random = new Random(seed);

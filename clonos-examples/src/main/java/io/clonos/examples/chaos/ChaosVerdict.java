@@ -181,7 +181,13 @@ public final class ChaosVerdict {
             }
         }
         long boundMillis = boundAfterLastLoss(plan, remainingMillis, local, recoveryBoundMillis);
-        if (millisAfterLastLoss < 0) {
+        if (lost.isEmpty()) {
+            // on a loaded machine the job may end before the first planned loss: nothing was tested
+            verdict.problems.add(
+                    "no TaskManager was lost: the job ended before the first planned loss (after "
+                            + plan.killDelays.get(0)
+                            + " ms)");
+        } else if (millisAfterLastLoss < 0) {
             verdict.problems.add(
                     "the job did not end within " + boundMillis + " ms after the last loss");
         } else if (millisAfterLastLoss > boundMillis) {

@@ -92,6 +92,22 @@ class ChaosVerdictTest {
     }
 
     @Test
+    void aRunThatEndedBeforeItsFirstLossFails() {
+        ChaosVerdict verdict =
+                ChaosVerdict.judge(
+                        plan(-1),
+                        attempts(Set.of()),
+                        List.of(),
+                        List.of(),
+                        links(),
+                        1_795_714_725_801L,
+                        5_000,
+                        ChaosVerdict.RECOVERY_BOUND_MILLIS);
+        assertThat(verdict.problems).hasSize(1);
+        assertThat(verdict.problems.get(0)).contains("no TaskManager was lost");
+    }
+
+    @Test
     void aRollbackWithoutTheConditionALostRecordAndALateEndFail() {
         Map<String, Integer> attempts = attempts(Set.of("stage2-map[0]", "stage3-state[1]"));
         List<String> links = new ArrayList<>(links());

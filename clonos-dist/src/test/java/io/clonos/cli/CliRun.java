@@ -1,0 +1,84 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs a {@code bin/clonos} command of a test within a time limit. Past the limit the command and
+ * every process it started (its cluster's JobManager and TaskManagers) are killed, and the test
+ * fails with what the command printed until then: a hung command must neither outlive its test and
+ * slow the tests after it, nor hide why it hung.
+ */
+final class CliRun {
+
+    private CliRun() {}
+
+    /** What a finished command printed (stdout and stderr) and its exit code. */
+    record Result(int exitCode, String stdout) {
+        @Override
+        public String toString() {
+            return "exit " + exitCode + ":\n" + stdout;
+        }
+    }
+
+    static Result run(List<String> command, Duration limit) throws Exception {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        process.getOutputStream().close();
+        ByteArrayOutputStream output = new ByteArrayOutputStream();
+        Thread reader = new Thread(() -> copy(process.getInputStream(), output), "cli-output");
+        reader.setDaemon(true);
+        reader.start();
+        boolean ended = process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS);
+        if (!ended) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(30));
+        String stdout;
+        synchronized (output) {
+            stdout = output.toString(StandardCharsets.UTF_8);
+        }
+        System.out.println(stdout);
+        if (!ended) {
+            throw new AssertionError(
+                    command
+                            + " did not end within "
+                            + limit.toSeconds()
+                            + " s and was killed with its processes; it printed:\n"
+                            + stdout);
+        }
+        return new Result(process.exitValue(), stdout);
+    }
+
+    private static void copy(InputStream in, ByteArrayOutputStream out) {
+        byte[] buffer = new byte[8192];
+        try (in) {
+            int n;
+            while ((n = in.read(buffer)) >= 0) {
+                synchronized (out) {
+                    out.write(buffer, 0, n);
+                }
+            }
+        } catch (IOException e) {
+            // the process was killed: what it printed until then is kept
+        }
+    }
+}
