@@ -16,7 +16,6 @@ import org.apache.flink.annotation.Internal;
 
 import javax.annotation.concurrent.GuardedBy;
 
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,8 +38,8 @@ public final class TaskCausalLog {
     @GuardedBy("this")
     private final TreeMap<Long, LogSegment> epochs = new TreeMap<>();
 
-    @GuardedBy("this")
-    private long currentEpoch;
+    /** Written under the lock; read without it by the task thread's appends. */
+    private volatile long currentEpoch;
 
     @GuardedBy("this")
     private long totalBytes;
@@ -51,12 +50,14 @@ public final class TaskCausalLog {
 
     private final DeterminantMemory memory;
 
-    /** The epoch whose log ran out of memory and ends in an {@link Determinant.Overflow}. */
-    @GuardedBy("this")
-    private long overflowedEpoch = Long.MIN_VALUE;
+    /**
+     * The epoch whose log ran out of memory and ends in an {@link Determinant.Overflow}. Written
+     * under the lock; read without it by the task thread's appends.
+     */
+    private volatile long overflowedEpoch = Long.MIN_VALUE;
 
     /** Encoding buffer, used by the task thread only. */
-    private final ByteArrayOutputStream scratch = new ByteArrayOutputStream(32);
+    private final EncodingBuffer scratch = new EncodingBuffer();
 
     /** The current epoch's encoder (task thread only; replaced when an epoch starts). */
     private DeterminantEncoding.Encoder encoder = new DeterminantEncoding.Encoder();
@@ -86,23 +87,28 @@ public final class TaskCausalLog {
         return memory;
     }
 
-    /** Records one determinant in the current epoch. Task thread only. */
+    /**
+     * Records one determinant in the current epoch. Task thread only: it encodes into a buffer of
+     * its own and appends from it under one lock, since this runs for about every record.
+     */
     public void append(Determinant determinant) {
         scratch.reset();
         encoder.encode(determinant, scratch);
-        byte[] encoded = scratch.toByteArray();
-        synchronized (this) {
-            if (overflowedEpoch == currentEpoch) {
-                return;
-            }
+        int length = scratch.size();
+        if (overflowedEpoch == currentEpoch) {
+            return;
         }
         // outside the lock: waiting for memory waits for a truncation, which takes it
-        boolean fits = memory.reserve(encoded.length);
+        boolean fits = memory.reserve(length);
         synchronized (this) {
-            if (!fits) {
+            if (fits) {
+                epochs.get(currentEpoch).append(scratch.array(), 0, length);
+            } else {
                 overflowedEpoch = currentEpoch;
-                encoded = DeterminantEncoding.overflowMarker();
-                memory.forceReserve(encoded.length);
+                byte[] marker = DeterminantEncoding.overflowMarker();
+                memory.forceReserve(marker.length);
+                length = marker.length;
+                epochs.get(currentEpoch).append(marker, 0, length);
                 LOG.warn(
                         "The causal logs of {} hold {} bytes and reached clonos.determinant.memory ({} bytes): the task cannot be "
                                 + "recovered by determinants from epoch {} (a failure rolls the job back globally); checkpoints free the memory.",
@@ -111,9 +117,8 @@ public final class TaskCausalLog {
                         memory.limitBytes(),
                         currentEpoch);
             }
-            epochs.get(currentEpoch).append(encoded, 0, encoded.length);
-            totalBytes += encoded.length;
-            retainedBytes += encoded.length;
+            totalBytes += length;
+            retainedBytes += length;
         }
     }
 
