@@ -26,6 +26,10 @@ import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.core.io.InputStatus;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -48,10 +52,19 @@ import java.util.concurrent.CompletableFuture;
  * before anything new, and a checkpoint emits what is left first ({@link #emitHeld}). Records a
  * reader emits through its main output rather than a split's (readers without fetcher threads,
  * which emit their splits one after the other) are in the reader's own order and pass unlogged.
+ *
+ * <p>A split the reader is given again while it still reads it is dropped. Flink's Kafka enumerator
+ * (connector 3.4.0) assigns the same partitions again when partition discoveries pile up (a
+ * discovery finds the previous one's partitions neither assigned nor pending while their offsets
+ * are still being looked up), and the reader would then seek those partitions back to their
+ * starting offset: duplicates on any Flink, and on Clonos a reader whose predecessor re-read
+ * records at a moment no determinant records.
  */
 @Internal
 public final class CausalSourceReader<T, SplitT extends SourceSplit>
         implements SourceReader<T, SplitT> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CausalSourceReader.class);
 
     private final SourceReader<T, SplitT> reader;
     private final CausalTask task;
@@ -60,6 +73,9 @@ public final class CausalSourceReader<T, SplitT extends SourceSplit>
 
     /** The operator's output, wrapped, once the operator handed it to the reader. */
     private OrderedOutput output;
+
+    /** The splits the reader reads: given to it, and not released as finished (task thread). */
+    private final Set<String> assigned = new HashSet<>();
 
     /** Whether the reader runs for the replay: what it emits through split outputs is held. */
     private boolean holding;
@@ -180,7 +196,19 @@ public final class CausalSourceReader<T, SplitT extends SourceSplit>
 
     @Override
     public void addSplits(List<SplitT> splits) {
-        reader.addSplits(splits);
+        List<SplitT> added = new ArrayList<>(splits.size());
+        for (SplitT split : splits) {
+            if (assigned.add(split.splitId())) {
+                added.add(split);
+            } else {
+                LOG.warn(
+                        "The reader was given split {} again while it reads it; the repeat is dropped, as reading it would go back to the split's starting position.",
+                        split.splitId());
+            }
+        }
+        if (!added.isEmpty()) {
+            reader.addSplits(added);
+        }
     }
 
     @Override
@@ -266,6 +294,8 @@ public final class CausalSourceReader<T, SplitT extends SourceSplit>
 
         @Override
         public void releaseOutputForSplit(String splitId) {
+            // the reader finished the split: it may be given a split of that id again
+            assigned.remove(splitId);
             if (held.has(splitId)) {
                 released.add(splitId);
                 return;
