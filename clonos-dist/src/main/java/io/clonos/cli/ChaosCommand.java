@@ -134,8 +134,10 @@ final class ChaosCommand {
         long lastLoss = 0;
         long next = started;
         for (long delay : plan.killDelays) {
+            // a loss that is overdue (the first checkpoint came late) comes now; the next one
+            // keeps its distance to it
             next = Math.max(next + delay, System.currentTimeMillis());
-            Thread.sleep(next - System.currentTimeMillis());
+            Thread.sleep(Math.max(0, next - System.currentTimeMillis()));
             Map<String, Set<String>> hosted = hostedSubtasks(job);
             hosted.keySet().retainAll(alive);
             if (hosted.isEmpty()) {
