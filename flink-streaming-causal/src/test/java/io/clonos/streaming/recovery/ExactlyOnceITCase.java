@@ -40,6 +40,7 @@ import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -87,6 +88,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -989,7 +991,14 @@ class ExactlyOnceITCase {
 
     private AccessExecutionGraph run(JobGraph jobGraph) throws Exception {
         JobID job = cluster.submitJob(jobGraph).get().getJobID();
-        assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
+        JobResult result;
+        try {
+            result = cluster.requestJobResult(job).get(120, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError(
+                    "The job did not end within 120 s; the threads:\n" + ThreadDumps.all(), e);
+        }
+        assertThat(result.isSuccess()).isTrue();
         return cluster.getArchivedExecutionGraph(job).get();
     }
 
