@@ -11,6 +11,7 @@
  */
 package io.clonos.cli;
 
+import io.clonos.cli.CliRun.Result;
 import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.HashChainJob;
 import io.clonos.examples.HashChains;
@@ -29,6 +30,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -94,8 +96,8 @@ class ApplicationClusterIT {
                                 + COUNT
                                 + " --rate 1000 --keys 8 --checkpoint-interval 300 --output "
                                 + output);
-        assertThat(started.exitCode).as(started.toString()).isZero();
-        assertThat(started.stdout).contains("Clonos application cluster started");
+        assertThat(started.exitCode()).as(started.toString()).isZero();
+        assertThat(started.stdout()).contains("Clonos application cluster started");
 
         Instant deadline = Instant.now().plus(Duration.ofMinutes(2));
         List<String> lost;
@@ -115,7 +117,7 @@ class ApplicationClusterIT {
         // never truncated, when they shut down
         Result stopped = clonos("cluster", "stop");
         dist = null;
-        assertThat(stopped.exitCode).as(stopped.toString()).isZero();
+        assertThat(stopped.exitCode()).as(stopped.toString()).isZero();
         assertThat(taskManagerLogs()).as("after cluster stop").contains("causal logging on");
         assertThat(
                         Files.readString(
@@ -164,24 +166,18 @@ class ApplicationClusterIT {
         return logs.toString();
     }
 
+    /** Within JUnit's 4 minutes per test, so that a hung command fails with its output. */
     private Result clonos(String... args) throws Exception {
         List<String> command = new ArrayList<>();
         command.add(dist.resolve("bin/clonos").toString());
         command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().put("CLONOS_RUN_DIR", work.resolve("run").toString());
-        builder.environment().put("CLONOS_LOG_DIR", work.resolve("log").toString());
-        Process process = builder.start();
-        process.getOutputStream().close();
-        byte[] out = process.getInputStream().readAllBytes();
-        assertThat(process.waitFor(5, TimeUnit.MINUTES)).as("%s finished", command).isTrue();
-        return new Result(process.exitValue(), new String(out, StandardCharsets.UTF_8));
-    }
-
-    private record Result(int exitCode, String stdout) {
-        @Override
-        public String toString() {
-            return "exit " + exitCode + ":\n" + stdout;
-        }
+        return CliRun.run(
+                command,
+                Map.of(
+                        "CLONOS_RUN_DIR",
+                        work.resolve("run").toString(),
+                        "CLONOS_LOG_DIR",
+                        work.resolve("log").toString()),
+                Duration.ofMinutes(3).plusSeconds(30));
     }
 }

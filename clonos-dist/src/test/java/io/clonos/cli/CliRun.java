@@ -18,13 +18,14 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs a {@code bin/clonos} command of a test within a time limit. Past the limit the command and
- * every process it started (its cluster's JobManager and TaskManagers) are killed, and the test
- * fails with what the command printed until then: a hung command must neither outlive its test and
- * slow the tests after it, nor hide why it hung.
+ * Runs a command of a test ({@code bin/clonos}, a cluster process) within a time limit. Past the
+ * limit the command and every process it started (its cluster's JobManager and TaskManagers) are
+ * killed, and the test fails with what the command printed until then: a hung command must neither
+ * outlive its test and slow the tests after it, nor hide why it hung.
  */
 final class CliRun {
 
@@ -39,7 +40,15 @@ final class CliRun {
     }
 
     static Result run(List<String> command, Duration limit) throws Exception {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        return run(command, Map.of(), limit);
+    }
+
+    /** As {@link #run(List, Duration)}, with {@code environment} added to the command's. */
+    static Result run(List<String> command, Map<String, String> environment, Duration limit)
+            throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().putAll(environment);
+        Process process = builder.start();
         process.getOutputStream().close();
         ByteArrayOutputStream output = new ByteArrayOutputStream();
         Thread reader = new Thread(() -> copy(process.getInputStream(), output), "cli-output");

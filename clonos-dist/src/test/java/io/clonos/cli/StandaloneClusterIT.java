@@ -12,6 +12,7 @@
 
 package io.clonos.cli;
 
+import io.clonos.cli.CliRun.Result;
 import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.HashChainJob;
 import io.clonos.examples.HashChains;
@@ -54,7 +55,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.jar.JarFile;
 import java.util.regex.Matcher;
@@ -109,8 +109,8 @@ class StandaloneClusterIT {
                         "heartbeat.interval=1000",
                         "-D",
                         "clonos.fault-injection.enabled=true");
-        assertThat(started.exitCode).as(started.toString()).isZero();
-        assertThat(started.stdout).contains("Clonos cluster started").contains(":" + restPort);
+        assertThat(started.exitCode()).as(started.toString()).isZero();
+        assertThat(started.stdout()).contains("Clonos cluster started").contains(":" + restPort);
     }
 
     @AfterAll
@@ -153,7 +153,7 @@ class StandaloneClusterIT {
                         "300",
                         "--output",
                         output.toString());
-        assertThat(submitted.exitCode).as(submitted.toString()).isZero();
+        assertThat(submitted.exitCode()).as(submitted.toString()).isZero();
         String job = jobIdOf(submitted);
 
         RunningSumChecks.awaitEpochOnEverySubtask(rest, job, Duration.ofSeconds(90));
@@ -167,7 +167,7 @@ class StandaloneClusterIT {
         RunningSumChecks.assertComplete(output, COUNT, KEYS);
 
         Result status = clonos("cluster", "status", "-D", "rest.port=" + restPort);
-        assertThat(status.stdout)
+        assertThat(status.stdout())
                 .contains("tm-0")
                 .contains("tm-1")
                 .contains("tm-2")
@@ -203,8 +203,8 @@ class StandaloneClusterIT {
 
         Result result = exec(command, Map.of("FLINK_CONF_DIR", dist.resolve("conf").toString()));
 
-        assertThat(result.exitCode).as(result.toString()).isZero();
-        assertThat(result.stdout).contains("has finished");
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        assertThat(result.stdout()).contains("has finished");
         RunningSumChecks.assertComplete(output, 3000, 3);
     }
 
@@ -227,8 +227,8 @@ class StandaloneClusterIT {
                                     "-D",
                                     "clonos.standby.placement=everywhere"));
             Result result = exec(command, Map.of());
-            assertThat(result.exitCode).as(result.toString()).isNotZero();
-            assertThat(result.stdout)
+            assertThat(result.exitCode()).as(result.toString()).isNotZero();
+            assertThat(result.stdout())
                     .as(main)
                     .contains("'clonos.standby.placement'")
                     .contains("'everywhere'")
@@ -262,7 +262,7 @@ class StandaloneClusterIT {
                         "numbers",
                         "--subtask",
                         "0");
-        assertThat(failedSource.exitCode).as(failedSource.toString()).isZero();
+        assertThat(failedSource.exitCode()).as(failedSource.toString()).isZero();
         awaitAttempt(rest, job, "numbers", 0, 1);
         // a checkpoint after the restart (the epoch metrics of a restarted job may come late, and
         // the job must not finish before the second failure)
@@ -278,7 +278,7 @@ class StandaloneClusterIT {
                         "running-sum",
                         "--subtask",
                         "1");
-        assertThat(failedMiddle.exitCode).as(failedMiddle.toString()).isZero();
+        assertThat(failedMiddle.exitCode()).as(failedMiddle.toString()).isZero();
 
         assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3)))
                 .isEqualTo("FINISHED");
@@ -320,7 +320,7 @@ class StandaloneClusterIT {
 
     /** The id of the job a {@code clonos run} submitted, as it printed it. */
     private static String jobIdOf(Result submitted) {
-        Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(submitted.stdout);
+        Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(submitted.stdout());
         assertThat(jobId.find()).as(submitted.toString()).isTrue();
         return jobId.group(1);
     }
@@ -907,30 +907,11 @@ class StandaloneClusterIT {
         return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     }
 
+    /** Within JUnit's 4 minutes per test, so that a hung command fails with its output. */
     private Result exec(List<String> command, Map<String, String> environment) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().putAll(environment);
-        builder.environment().put("CLONOS_RUN_DIR", work.resolve("run").toString());
-        builder.environment().put("CLONOS_LOG_DIR", work.resolve("log").toString());
-        Process process = builder.start();
-        process.getOutputStream().close();
-        byte[] output = process.getInputStream().readAllBytes();
-        assertThat(process.waitFor(5, TimeUnit.MINUTES)).as("%s finished", command).isTrue();
-        return new Result(process.exitValue(), new String(output, StandardCharsets.UTF_8));
-    }
-
-    private static final class Result {
-        final int exitCode;
-        final String stdout;
-
-        Result(int exitCode, String stdout) {
-            this.exitCode = exitCode;
-            this.stdout = stdout;
-        }
-
-        @Override
-        public String toString() {
-            return "exit " + exitCode + ":\n" + stdout;
-        }
+        Map<String, String> all = new java.util.HashMap<>(environment);
+        all.put("CLONOS_RUN_DIR", work.resolve("run").toString());
+        all.put("CLONOS_LOG_DIR", work.resolve("log").toString());
+        return CliRun.run(command, all, Duration.ofMinutes(3).plusSeconds(30));
     }
 }

@@ -19,17 +19,7 @@ import io.clonos.runtime.causal.Determinant;
 import io.clonos.runtime.causal.TaskCausalLog;
 
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
-
-import java.util.concurrent.TimeUnit;
 
 /**
  * What a running task's causal side costs per element it processes, on the task thread as Clonos's
@@ -37,13 +27,7 @@ import java.util.concurrent.TimeUnit;
  * its input's order logged, with a wall-clock reading, and a timer firing. The task takes a
  * checkpoint, which starts an epoch and truncates the last, every 64 Ki elements.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class CausalTaskBenchmark {
+public class CausalTaskBenchmark extends PerRecordBenchmark {
 
     CausalTask task;
     private long epoch;

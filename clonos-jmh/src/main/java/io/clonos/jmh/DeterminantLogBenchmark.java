@@ -19,19 +19,10 @@ import io.clonos.runtime.causal.DeterminantEncoding;
 import io.clonos.runtime.causal.TaskCausalLog;
 
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What a task pays per determinant it logs: the append of each kind that the per-record path logs
@@ -40,13 +31,7 @@ import java.util.concurrent.TimeUnit;
  * truncates the old one every {@link #EPOCH_LENGTH} appends, as checkpoints do, so that its memory
  * stays bounded however long the benchmark runs.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class DeterminantLogBenchmark {
+public class DeterminantLogBenchmark extends PerRecordBenchmark {
 
     /** Appends per epoch: a checkpoint every 64 Ki determinants. */
     static final int EPOCH_LENGTH = 1 << 16;

@@ -18,29 +18,17 @@ import io.clonos.runtime.inflightlog.InFlightLogMemory;
 import io.clonos.runtime.inflightlog.InMemoryInFlightLog;
 import io.clonos.runtime.inflightlog.SpillingInFlightLog;
 
-import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
-import org.apache.flink.runtime.io.network.buffer.FreeingBufferRecycler;
-import org.apache.flink.runtime.io.network.buffer.NetworkBuffer;
 
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -49,13 +37,7 @@ import java.util.stream.Stream;
  * epoch of 64 buffers of 32 KB (a checkpoint every 2 MB of output), truncated as its checkpoint
  * completes. Spill files go to the system's temporary directory.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class InFlightLogAppendBenchmark {
+public class InFlightLogAppendBenchmark extends PerRecordBenchmark {
 
     static final int BUFFER_BYTES = 32 * 1024;
     static final int BUFFERS_PER_EPOCH = 64;
@@ -88,17 +70,6 @@ public class InFlightLogAppendBenchmark {
                             directory);
         }
         buffer = filledBuffer(BUFFER_BYTES);
-    }
-
-    static Buffer filledBuffer(int bytes) {
-        NetworkBuffer buffer =
-                new NetworkBuffer(
-                        MemorySegmentFactory.allocateUnpooledSegment(bytes),
-                        FreeingBufferRecycler.INSTANCE);
-        for (int i = 0; i < bytes; i++) {
-            buffer.writeByte(i * 31);
-        }
-        return buffer;
     }
 
     @Benchmark

@@ -20,19 +20,10 @@ import io.clonos.runtime.causal.Determinant;
 import io.clonos.runtime.causal.TaskCausalLog;
 
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What piggybacking costs per buffer a task sends: the producer takes the determinants logged since
@@ -41,13 +32,7 @@ import java.util.concurrent.TimeUnit;
  * determinantsPerBuffer} is how many determinants the producer logged while filling the buffer
  * (about one per record for order and split determinants).
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class PiggybackBenchmark {
+public class PiggybackBenchmark extends PerRecordBenchmark {
 
     @Param({"1", "16", "128"})
     public int determinantsPerBuffer;

@@ -12,38 +12,21 @@
 
 package io.clonos.runtime.network;
 
-import org.apache.flink.core.memory.MemorySegmentFactory;
+import io.clonos.jmh.PerRecordBenchmark;
+
 import org.apache.flink.runtime.io.network.buffer.Buffer;
-import org.apache.flink.runtime.io.network.buffer.FreeingBufferRecycler;
-import org.apache.flink.runtime.io.network.buffer.NetworkBuffer;
 
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
-
-import java.util.concurrent.TimeUnit;
 
 /**
  * What a consumer pays per buffer it receives for the digest that lets a recovered producer check
  * the output it regenerates ({@link EpochBytes}: a byte count and a CRC32C per epoch). In the
  * network package, since the digest is internal to it.
  */
-@State(Scope.Thread)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class DigestBenchmark {
+public class DigestBenchmark extends PerRecordBenchmark {
 
     @Param({"4096", "32768"})
     public int bufferBytes;
@@ -54,14 +37,7 @@ public class DigestBenchmark {
     @Setup
     public void setUp() {
         epoch = new EpochBytes();
-        NetworkBuffer filled =
-                new NetworkBuffer(
-                        MemorySegmentFactory.allocateUnpooledSegment(bufferBytes),
-                        FreeingBufferRecycler.INSTANCE);
-        for (int i = 0; i < bufferBytes; i++) {
-            filled.writeByte(i * 31);
-        }
-        buffer = filled;
+        buffer = filledBuffer(bufferBytes);
     }
 
     @Benchmark
