@@ -128,9 +128,15 @@ class LocalFailoverITCase {
     @Test
     void failureDuringRecoveryIsRecoveredLocally() throws Exception {
         startCluster(3, 2);
-        FailureSwitch.arm("running-sum", 0, NUMBERS / PARALLELISM / 3);
+        // early, as for the middle task: subtask 0 may own a single key (2000 numbers), so at a
+        // third of its share the failure came near its last record; the second attempt then had
+        // fewer than 20 records left, or (one CI run) failed after the sources had finished
+        FailureSwitch.arm("running-sum", 0, NUMBERS / PARALLELISM / 6);
         FailureSwitch.armAgain(20);
         runAndCheck(Set.of("running-sum[0]"));
+        assertThat(FailureSwitch.failedAgainAt())
+                .as("the second attempt failed too")
+                .isGreaterThan(FailureSwitch.failedAt());
     }
 
     /**
@@ -488,6 +494,10 @@ class LocalFailoverITCase {
 
         static long failedAt() {
             return FAILED_AT.get();
+        }
+
+        static long failedAgainAt() {
+            return FAILED_AGAIN_AT.get();
         }
 
         static void maybeFail(String op, int index, int attempt, long records) {
