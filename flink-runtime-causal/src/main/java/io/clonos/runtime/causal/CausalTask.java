@@ -251,6 +251,19 @@ public final class CausalTask {
         inputWatermarks.setInputs(inputs, emitter);
     }
 
+    /** Announces the outputs idle, unsent: a restored epoch began with every input idle. */
+    public void setIdleOutputs(Runnable idleOutputs) {
+        inputWatermarks.setIdleOutputs(idleOutputs);
+    }
+
+    /**
+     * Whether input {@code input} is idle: a watermark must follow an active status (a recovered
+     * source does not know that its predecessor went idle before the restored checkpoint).
+     */
+    public boolean isInputIdle(int input) {
+        return isProcessing() && inputWatermarks.isIdle(input);
+    }
+
     // ------------------------------------------------------------------------------------------
     //  Watermarks: what each input hands its operators is a determinant
     // ------------------------------------------------------------------------------------------
@@ -289,8 +302,9 @@ public final class CausalTask {
     }
 
     /**
-     * At the start of an epoch, a task with several inputs logs what each input last handed its
-     * operators (they combine them); a replay checks that it got there too.
+     * At the start of an epoch, a task logs what each input last handed its operators (operators
+     * with several inputs combine them, and the outputs announced idleness from them); a replay
+     * checks that it got there too.
      */
     private void logInputWatermarks() {
         Determinant.InputWatermarks current = inputWatermarks.combined();

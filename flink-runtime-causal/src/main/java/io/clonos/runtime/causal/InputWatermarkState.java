@@ -69,11 +69,23 @@ public final class InputWatermarkState {
     private boolean[] idle = new boolean[0];
     private Emitter emitter = NO_INPUTS;
 
+    /** Announces the task's outputs idle without emitting anything; see {@link #replay}. */
+    private Runnable idleOutputs = () -> {};
+
     void setInputs(int inputs, Emitter emitter) {
         this.watermarks = new long[inputs];
         Arrays.fill(watermarks, Long.MIN_VALUE);
         this.idle = new boolean[inputs];
         this.emitter = emitter;
+    }
+
+    void setIdleOutputs(Runnable idleOutputs) {
+        this.idleOutputs = idleOutputs;
+    }
+
+    /** Whether input {@code input} last handed on an idle status. */
+    boolean isIdle(int input) {
+        return idle[input];
     }
 
     /** Whether {@code timestamp} advances input {@code input}'s watermark; notes it if it does. */
@@ -95,14 +107,11 @@ public final class InputWatermarkState {
     }
 
     /**
-     * What the inputs of a task with several inputs last handed on, for the operators that combine
-     * them; null with fewer than two inputs or before any handed anything on.
+     * What the inputs of a task last handed on, for the operators that combine them and for the
+     * status the task's outputs announced; null without inputs or before any handed anything on.
      */
     @Nullable
     Determinant.InputWatermarks combined() {
-        if (watermarks.length < 2) {
-            return null;
-        }
         for (int i = 0; i < watermarks.length; i++) {
             if (watermarks[i] != Long.MIN_VALUE || idle[i]) {
                 return new Determinant.InputWatermarks(watermarks, idle);
@@ -121,10 +130,24 @@ public final class InputWatermarkState {
         emitter.status(status.input(), status.idle());
     }
 
-    /** The restored epoch began with these: the operators combine their inputs from here. */
+    /**
+     * The restored epoch began with these: the operators combine their inputs from here. With every
+     * input idle, the predecessor's outputs had announced the idle status (in an earlier epoch) and
+     * dropped watermarks; Flink's outputs keep that in fields no checkpoint holds, so the recovered
+     * ones are told, or they would drop the next active status instead of sending it.
+     */
     void replay(Determinant.InputWatermarks restored) {
         watermarks = restored.watermarks();
         idle = restored.idle();
-        emitter.combined(restored.watermarks(), restored.idle());
+        if (watermarks.length > 1) {
+            emitter.combined(restored.watermarks(), restored.idle());
+        }
+        boolean allIdle = idle.length > 0;
+        for (boolean inputIdle : idle) {
+            allIdle &= inputIdle;
+        }
+        if (allIdle) {
+            idleOutputs.run();
+        }
     }
 }

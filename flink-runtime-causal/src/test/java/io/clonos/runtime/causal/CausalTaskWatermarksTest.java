@@ -146,6 +146,84 @@ class CausalTaskWatermarksTest {
     }
 
     @Test
+    void aTaskWithOneInputBeginsAnEpochWithWhatItsInputLastHandedOn() throws Exception {
+        CausalTask task =
+                new CausalTask(
+                        new TaskCausalLog(LOG, 5),
+                        CausalRecovery.notRecovering("task", LOG),
+                        1,
+                        1,
+                        -1);
+        task.setWatermarkInputs(1, new Handed());
+        task.processingStarted();
+        task.epochStarted(6);
+        assertThat(logged(task, 6)).as("nothing handed on yet: nothing to restore").isEmpty();
+
+        assertThat(task.watermark(0, 100)).isTrue();
+        assertThat(task.watermarkStatus(0, true)).isTrue();
+        assertThat(task.isInputIdle(0)).isTrue();
+        task.epochStarted(7);
+        assertThat(logged(task, 7))
+                .containsExactly(
+                        new Determinant.InputWatermarks(new long[] {100}, new boolean[] {true}));
+    }
+
+    /**
+     * The source's case: idle before the restored checkpoint, so its predecessor's outputs had
+     * announced idleness and sent the next active status; the recovered outputs are told before the
+     * first element, and the logged active status is handed on.
+     */
+    @Test
+    void aReplayWhoseEpochBeganWithEveryInputIdleAnnouncesTheOutputsIdle() {
+        CausalTask task =
+                new CausalTask(
+                        new TaskCausalLog(LOG, 5),
+                        replaying(
+                                new Determinant.InputWatermarks(
+                                        new long[] {100}, new boolean[] {true}),
+                                new Determinant.WatermarkStatus(1, 0, false),
+                                new Determinant.Timestamp(1, 1000)),
+                        1,
+                        1,
+                        -1);
+        Handed handed = new Handed();
+        task.setWatermarkInputs(1, handed);
+        task.setIdleOutputs(() -> handed.handed.add("outputs idle"));
+        task.processingStarted();
+
+        task.fireDueTimers();
+        assertThat(handed.handed)
+                .as("one input: nothing to combine, but the outputs announced idleness")
+                .containsExactly("outputs idle");
+        assertThat(task.isInputIdle(0)).isTrue();
+        task.beforeElement();
+        task.fireDueTimers();
+        assertThat(handed.handed).containsExactly("outputs idle", "0:active");
+        assertThat(task.isInputIdle(0)).isFalse();
+    }
+
+    @Test
+    void aReplayWhoseEpochBeganWithOneInputActiveLeavesTheOutputsActive() {
+        CausalTask task =
+                new CausalTask(
+                        new TaskCausalLog(LOG, 5),
+                        replaying(
+                                new Determinant.InputWatermarks(
+                                        new long[] {50, 70}, new boolean[] {true, false}),
+                                new Determinant.Timestamp(0, 1000)),
+                        2,
+                        1,
+                        -1);
+        Handed handed = new Handed();
+        task.setWatermarkInputs(2, handed);
+        task.setIdleOutputs(() -> handed.handed.add("outputs idle"));
+        task.processingStarted();
+
+        task.fireDueTimers();
+        assertThat(handed.handed).containsExactly("combined:[50, 70]");
+    }
+
+    @Test
     void aReplayWhoseInputsReachOtherWatermarksAtAnEpochsStartDiverges() {
         CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5), replayingTwoEpochs(), 2, 1, -1);
         task.setWatermarkInputs(2, new Handed());

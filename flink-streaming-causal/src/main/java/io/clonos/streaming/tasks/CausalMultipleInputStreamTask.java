@@ -59,7 +59,7 @@ public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<
     @Override
     public void init() throws Exception {
         super.init();
-        causal.inputProcessorCreated(inputProcessor, mainOperator);
+        causal.inputProcessorCreated(inputProcessor, operatorChain);
     }
 
     @Override

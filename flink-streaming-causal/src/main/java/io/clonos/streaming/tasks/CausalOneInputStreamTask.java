@@ -39,7 +39,7 @@ public class CausalOneInputStreamTask<IN, OUT> extends OneInputStreamTask<IN, OU
     @Override
     public void init() throws Exception {
         super.init();
-        causal.inputProcessorCreated(inputProcessor, mainOperator);
+        causal.inputProcessorCreated(inputProcessor, operatorChain);
     }
 
     @Override

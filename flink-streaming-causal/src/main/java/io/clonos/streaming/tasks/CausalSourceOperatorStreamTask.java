@@ -48,7 +48,7 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
                 causal.orderSourceReader(
                         mainOperator, configuration.getTypeSerializerOut(getUserCodeClassLoader()));
         inputProcessor = causal.sourceInputCreated(inputProcessor);
-        causal.replaySourceCheckpoints(operatorChain);
+        causal.sourceChainCreated(operatorChain);
     }
 
     @Override

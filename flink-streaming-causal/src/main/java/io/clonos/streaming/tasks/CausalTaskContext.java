@@ -52,6 +52,7 @@ import org.apache.flink.streaming.api.operators.SourceOperator;
 import org.apache.flink.streaming.api.operators.StreamSource;
 import org.apache.flink.streaming.runtime.io.ClonosNetworkInputPatch;
 import org.apache.flink.streaming.runtime.io.StreamInputProcessor;
+import org.apache.flink.streaming.runtime.tasks.ClonosOutputStatusPatch;
 import org.apache.flink.streaming.runtime.tasks.OperatorChain;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
 import org.apache.flink.streaming.runtime.tasks.mailbox.MailboxDefaultAction;
@@ -307,13 +308,14 @@ public final class CausalTaskContext {
     /**
      * Called once the task's input processor exists: a channel whose producer died has its partial
      * record dropped before the restarted producer's data arrives; under causal logging the
-     * elements are counted and the watermarks the inputs hand {@code headOperator} are logged.
+     * elements are counted, the watermarks the inputs hand the chain's head operator are logged,
+     * and a replay can announce the chain's outputs idle.
      */
-    public void inputProcessorCreated(
-            StreamInputProcessor processor, @Nullable Object headOperator) {
+    public void inputProcessorCreated(StreamInputProcessor processor, OperatorChain<?, ?> chain) {
         if (processor == null) {
             return;
         }
+        Object headOperator = chain.getMainOperator();
         for (ClonosInputGate gate : gates) {
             int gateIndex = gate.getGateIndex();
             gate.setChannelResetListener(
@@ -327,7 +329,13 @@ public final class CausalTaskContext {
                     environment.getIOManager().getSpillingDirectoriesPaths(),
                     causal,
                     headOperator);
+            restoresOutputStatus(chain);
         }
+    }
+
+    /** A replay can tell the chain's outputs that its predecessor's had announced idleness. */
+    private void restoresOutputStatus(OperatorChain<?, ?> chain) {
+        causal.setIdleOutputs(() -> ClonosOutputStatusPatch.announceIdle(chain));
     }
 
     /**
@@ -377,7 +385,7 @@ public final class CausalTaskContext {
         }
         ClonosLegacySourcePatch.wrapOutput(
                 operator, output -> new LegacySourceOutput<>(output, causal));
-        replaySourceCheckpoints(chain);
+        sourceChainCreated(chain);
     }
 
     /**
@@ -447,16 +455,18 @@ public final class CausalTaskContext {
     }
 
     /**
-     * A recovering source passes the checkpoints its predecessor took at the logged places again,
-     * each as what its chain did before the barrier and the barrier (on whichever thread emits the
-     * source's records): the checkpoint was aborted with the failure, so no snapshot, and no
-     * acknowledgement to a source coordinator, which never heard of the checkpoint for this attempt
-     * and fails the job on one.
+     * A source's chain exists: a replay can announce its outputs idle, and a recovering source
+     * passes the checkpoints its predecessor took at the logged places again, each as what its
+     * chain did before the barrier and the barrier (on whichever thread emits the source's
+     * records): the checkpoint was aborted with the failure, so no snapshot, and no acknowledgement
+     * to a source coordinator, which never heard of the checkpoint for this attempt and fails the
+     * job on one.
      */
-    public void replaySourceCheckpoints(OperatorChain<?, ?> chain) {
+    public void sourceChainCreated(OperatorChain<?, ?> chain) {
         if (causal == null) {
             return;
         }
+        restoresOutputStatus(chain);
         causal.setCheckpointReplayer(
                 checkpoint -> {
                     try {

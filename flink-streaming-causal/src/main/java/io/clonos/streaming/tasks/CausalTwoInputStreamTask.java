@@ -39,7 +39,7 @@ public class CausalTwoInputStreamTask<IN1, IN2, OUT> extends TwoInputStreamTask<
     @Override
     public void init() throws Exception {
         super.init();
-        causal.inputProcessorCreated(inputProcessor, mainOperator);
+        causal.inputProcessorCreated(inputProcessor, operatorChain);
     }
 
     @Override

@@ -82,6 +82,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -154,6 +155,7 @@ class ExactlyOnceITCase {
     void reset() {
         output = work.resolve("links-" + System.nanoTime()).toString();
         FAILED.set(false);
+        IDLE_PHASE_OVER.set(false);
         FAILED_TOO.clear();
         failingToo = null;
         everySubtaskFailsToo = false;
@@ -1000,6 +1002,78 @@ class ExactlyOnceITCase {
         }
         assertThat(result.isSuccess()).isTrue();
         return cluster.getArchivedExecutionGraph(job).get();
+    }
+
+    /**
+     * The source's numbers are held back until checkpoint 3 completed: the source goes idle (its
+     * outputs announce the idle status), checkpoints complete while it is idle, then its records
+     * come and it goes active. It fails 100 ms later, before the next checkpoint: the recovered
+     * source restores an epoch that began idle, and must send the active status its predecessor
+     * sent (Flink's outputs, which start active, would drop it and the bytes would differ).
+     */
+    @Test
+    void failedSourceThatWasIdleAtItsCheckpointIsRecoveredExactlyOnce() throws Exception {
+        startCluster(new Configuration());
+        failing = "left-tag";
+        failAfter = 75;
+        StreamExecutionEnvironment env = environment();
+        env.enableCheckpointing(1_000);
+        env.getConfig().setAutoWatermarkInterval(50);
+        env.fromSource(
+                        new DataGeneratorSource<>(
+                                index -> index + 1, 3_000, new IdleFirst(), Types.LONG),
+                        WatermarkStrategy.<Long>forMonotonousTimestamps()
+                                .withTimestampAssigner((n, previous) -> n)
+                                .withIdleness(Duration.ofMillis(200)),
+                        "left")
+                .map(new Tag("left"))
+                .name("left-tag")
+                .keyBy(t -> t.f0)
+                .process(new HashChain("chain"))
+                .name("chain")
+                .addSink(new CommittedLinesSink(output))
+                .name("sink")
+                .setParallelism(1)
+                .disableChaining();
+        AccessExecutionGraph graph = run(env.getStreamGraph().getJobGraph());
+
+        assertThat(FAILED).as("the injected failure happened").isTrue();
+        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("Source: left -> left-tag[0]"));
+        assertThat(violations(new String[] {"left"}, 3_000))
+                .as("broken, lossy or repeated hash chains")
+                .isEmpty();
+    }
+
+    /** Whether an {@link IdleFirst} source was let go: a recovered reader is not held back. */
+    private static final AtomicBoolean IDLE_PHASE_OVER = new AtomicBoolean();
+
+    /** Holds a source back until checkpoint 3 completed, then paces it at 1500 per second. */
+    static final class IdleFirst implements RateLimiterStrategy {
+        @Override
+        public org.apache.flink.api.connector.source.util.ratelimit.RateLimiter createRateLimiter(
+                int parallelism) {
+            org.apache.flink.api.connector.source.util.ratelimit.RateLimiter paced =
+                    RateLimiterStrategy.perSecond(1_500).createRateLimiter(parallelism);
+            CompletableFuture<Void> open = new CompletableFuture<>();
+            if (IDLE_PHASE_OVER.get()) {
+                open.complete(null);
+            }
+            return new org.apache.flink.api.connector.source.util.ratelimit.RateLimiter() {
+                @Override
+                public java.util.concurrent.CompletionStage<Void> acquire() {
+                    return open.isDone() ? paced.acquire() : open;
+                }
+
+                @Override
+                public void notifyCheckpointComplete(long checkpointId) {
+                    paced.notifyCheckpointComplete(checkpointId);
+                    if (checkpointId >= 3) {
+                        IDLE_PHASE_OVER.set(true);
+                        open.complete(null);
+                    }
+                }
+            };
+        }
     }
 
     /**

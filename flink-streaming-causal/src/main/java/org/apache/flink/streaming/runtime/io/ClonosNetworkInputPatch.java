@@ -238,6 +238,11 @@ public final class ClonosNetworkInputPatch {
         @Override
         public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark)
                 throws Exception {
+            if (task.isInputIdle(input)) {
+                // Flink's inputs hand on no watermark while idle; a recovered one may not know
+                emitWatermarkStatus(
+                        org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus.ACTIVE);
+            }
             if (task.watermark(input, watermark.getTimestamp())) {
                 delegate.emitWatermark(watermark);
             }
@@ -375,6 +380,11 @@ public final class ClonosNetworkInputPatch {
         @Override
         public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark)
                 throws Exception {
+            if (task.isInputIdle(0)) {
+                // Flink's sources go active before a watermark; a recovered one may not know
+                emitWatermarkStatus(
+                        org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus.ACTIVE);
+            }
             if (task.watermark(0, watermark.getTimestamp())) {
                 beforeElement.run();
                 delegate.emitWatermark(watermark);
