@@ -24,7 +24,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +33,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -65,14 +63,13 @@ class HelmChartIT {
 
     @BeforeAll
     static void checkChart() throws Exception {
-        ProcessBuilder check = new ProcessBuilder("bash", SCRIPT.toString());
-        check.environment().put("CLONOS_CHART_RENDERED", work.resolve("rendered").toString());
-        check.redirectErrorStream(true);
-        check.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        Process process = check.start();
-        checkOutput = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(process.waitFor(20, TimeUnit.MINUTES)).as("check-chart.sh ended").isTrue();
-        checkExit = process.exitValue();
+        CliRun.Result check =
+                CliRun.run(
+                        List.of("bash", SCRIPT.toString()),
+                        Map.of("CLONOS_CHART_RENDERED", work.resolve("rendered").toString()),
+                        Duration.ofMinutes(20));
+        checkOutput = check.stdout();
+        checkExit = check.exitCode();
     }
 
     @AfterEach

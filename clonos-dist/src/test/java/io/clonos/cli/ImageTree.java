@@ -22,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -132,14 +133,24 @@ final class ImageTree implements AutoCloseable {
 
     /** The entrypoint with {@code args}, in the image's environment. */
     ProcessBuilder command(List<String> args) {
+        ProcessBuilder builder = new ProcessBuilder(commandLine(args));
+        builder.environment().putAll(environment());
+        return builder;
+    }
+
+    private List<String> commandLine(List<String> args) {
         List<String> command = new ArrayList<>();
         command.add(entrypoint.toString());
         command.addAll(args);
-        ProcessBuilder builder = new ProcessBuilder(command);
-        builder.environment().put("CLONOS_HOME", env.get("CLONOS_HOME"));
-        builder.environment().put("CLONOS_LOG_DIR", env.get("CLONOS_LOG_DIR"));
-        builder.environment().put("CLONOS_RUN_DIR", env.get("CLONOS_RUN_DIR"));
-        return builder;
+        return command;
+    }
+
+    /** What the image's ENV gives the entrypoint. */
+    private Map<String, String> environment() {
+        return Map.of(
+                "CLONOS_HOME", env.get("CLONOS_HOME"),
+                "CLONOS_LOG_DIR", env.get("CLONOS_LOG_DIR"),
+                "CLONOS_RUN_DIR", env.get("CLONOS_RUN_DIR"));
     }
 
     /**
@@ -171,11 +182,10 @@ final class ImageTree implements AutoCloseable {
                         String.valueOf(checkpointMillis),
                         "--output",
                         output.toString());
-        Process submitted = command(run).redirectErrorStream(true).start();
-        String printed =
-                new String(submitted.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(submitted.waitFor(2, TimeUnit.MINUTES)).isTrue();
-        assertThat(submitted.exitValue()).as(printed).isZero();
+        CliRun.Result submitted =
+                CliRun.run(commandLine(run), environment(), Duration.ofMinutes(2));
+        String printed = submitted.stdout();
+        assertThat(submitted.exitCode()).as(printed).isZero();
         Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(printed);
         assertThat(jobId.find()).as(printed).isTrue();
         return jobId.group(1);
