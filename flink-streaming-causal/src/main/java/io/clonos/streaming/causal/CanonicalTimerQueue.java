@@ -28,6 +28,7 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -59,6 +60,12 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
      */
     @Nullable private List<Serialized<T>> ties;
 
+    /**
+     * The elements of {@link #ties}: a timer registered again (every record of a window registers
+     * its end) is found without serializing it.
+     */
+    private final Set<T> tied = new HashSet<>();
+
     CanonicalTimerQueue(KeyGroupedInternalPriorityQueue<T> queue, TypeSerializer<T> serializer) {
         this.queue = queue;
         this.serializer = serializer.duplicate();
@@ -79,9 +86,10 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
             return null;
         }
         T first = head.remove(head.size() - 1).element();
+        tied.remove(first);
         queue.remove(first);
         if (head.isEmpty()) {
-            ties = null;
+            forgetTies();
         }
         return first;
     }
@@ -93,22 +101,25 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
     @Override
     public boolean add(T element) {
         boolean headChanged = queue.add(element);
-        if (ties == null) {
+        if (ties == null || tied.contains(element)) {
             return headChanged;
         }
         if (ties.isEmpty()) {
-            ties = null;
+            forgetTies();
             return headChanged;
         }
         int priority = element.comparePriorityTo(ties.get(ties.size() - 1).element());
         if (priority < 0) {
             // the only element of a new, earlier priority
+            forgetTies();
             ties = new ArrayList<>(List.of(new Serialized<>(serialized(element), element)));
+            tied.add(element);
         } else if (priority == 0) {
             Serialized<T> added = new Serialized<>(serialized(element), element);
             int at = Collections.binarySearch(ties, added, Serialized.REVERSED);
             if (at < 0) {
                 ties.add(-at - 1, added);
+                tied.add(element);
             }
         }
         return headChanged;
@@ -126,10 +137,10 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
                             new Serialized<>(serialized(element), element),
                             Serialized.REVERSED);
             if (at >= 0) {
-                ties.remove(at);
+                tied.remove(ties.remove(at).element());
             }
             if (ties.isEmpty()) {
-                ties = null;
+                forgetTies();
             }
         }
         return headChanged;
@@ -138,7 +149,7 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
     @Override
     public void addAll(@Nullable Collection<? extends T> elements) {
         queue.addAll(elements);
-        ties = null;
+        forgetTies();
     }
 
     @Override
@@ -179,9 +190,15 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
         ties = new ArrayList<>(head.size());
         for (T element : head) {
             ties.add(new Serialized<>(serialized(element), element));
+            tied.add(element);
         }
         ties.sort(Serialized.REVERSED);
         return ties;
+    }
+
+    private void forgetTies() {
+        ties = null;
+        tied.clear();
     }
 
     private byte[] serialized(T element) {

@@ -123,6 +123,24 @@ class CanonicalTimerOrderTest {
         assertThat(queue.peek()).isNull();
     }
 
+    /** A registration again is recognized without serializing; a timer gone is not "again". */
+    @Test
+    void aTimerDeletedOrFiredAmongTheTiesCanBeRegisteredAgain() {
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> queue = queue();
+        queue.add(timer(10, "b", 0));
+        queue.add(timer(10, "d", 0));
+        queue.add(timer(20, "a", 0));
+        assertThat(name(queue.peek())).isEqualTo("10/b/0");
+
+        queue.remove(timer(10, "d", 0));
+        queue.add(timer(10, "d", 0));
+        assertThat(name(queue.poll())).isEqualTo("10/b/0");
+        // fired, and registered again for the same instant by the timer's own callback
+        queue.add(timer(10, "b", 0));
+        assertThat(queue.size()).isEqualTo(3);
+        assertThat(drain(queue)).containsExactly("10/b/0", "10/d/0", "20/a/0");
+    }
+
     @Test
     void theBackendsQueueKeepsEveryTimerUntilItIsPolled() {
         KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> queue = queue();
