@@ -886,15 +886,8 @@ class ExactlyOnceITCase {
         } else {
             looked = AsyncDataStream.unorderedWait(rekeyed, lookup, 30, TimeUnit.SECONDS, 4);
         }
-        looked.name("lookup")
-                .keyBy(t -> t.f0)
-                .process(new HashChain("chain2"))
-                .name("chain2")
-                .addSink(new CommittedLinesSink(output))
-                .name("sink")
-                .setParallelism(1)
-                .disableChaining();
-        AccessExecutionGraph graph = run(env.getStreamGraph().getJobGraph());
+        looked.name("lookup");
+        AccessExecutionGraph graph = run(hashChainsToSink(looked, "chain2"));
 
         assertThat(FAILED).as("the injected failure happened").isTrue();
         assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("chain -> rekey -> lookup[0]"));
@@ -1019,29 +1012,39 @@ class ExactlyOnceITCase {
         StreamExecutionEnvironment env = environment();
         env.enableCheckpointing(1_000);
         env.getConfig().setAutoWatermarkInterval(50);
-        env.fromSource(
-                        new DataGeneratorSource<>(
-                                index -> index + 1, 3_000, new IdleFirst(), Types.LONG),
-                        WatermarkStrategy.<Long>forMonotonousTimestamps()
-                                .withTimestampAssigner((n, previous) -> n)
-                                .withIdleness(Duration.ofMillis(200)),
-                        "left")
-                .map(new Tag("left"))
-                .name("left-tag")
-                .keyBy(t -> t.f0)
-                .process(new HashChain("chain"))
-                .name("chain")
-                .addSink(new CommittedLinesSink(output))
-                .name("sink")
-                .setParallelism(1)
-                .disableChaining();
-        AccessExecutionGraph graph = run(env.getStreamGraph().getJobGraph());
+        DataStream<Tuple3<Long, String, Long>> left =
+                env.fromSource(
+                                new DataGeneratorSource<>(
+                                        index -> index + 1, 3_000, new IdleFirst(), Types.LONG),
+                                WatermarkStrategy.<Long>forMonotonousTimestamps()
+                                        .withTimestampAssigner((n, previous) -> n)
+                                        .withIdleness(Duration.ofMillis(200)),
+                                "left")
+                        .map(new Tag("left"))
+                        .name("left-tag");
+        AccessExecutionGraph graph = run(hashChainsToSink(left, "chain"));
 
         assertThat(FAILED).as("the injected failure happened").isTrue();
         assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("Source: left -> left-tag[0]"));
         assertThat(violations(new String[] {"left"}, 3_000))
                 .as("broken, lossy or repeated hash chains")
                 .isEmpty();
+    }
+
+    /**
+     * The job that ends in {@code in}'s keyed hash chains ({@code name}) and the sink that commits
+     * their links.
+     */
+    private static JobGraph hashChainsToSink(
+            DataStream<Tuple3<Long, String, Long>> in, String name) {
+        in.keyBy(t -> t.f0)
+                .process(new HashChain(name))
+                .name(name)
+                .addSink(new CommittedLinesSink(output))
+                .name("sink")
+                .setParallelism(1)
+                .disableChaining();
+        return in.getExecutionEnvironment().getStreamGraph().getJobGraph();
     }
 
     /** Whether an {@link IdleFirst} source was let go: a recovered reader is not held back. */

@@ -14,6 +14,7 @@ package org.apache.flink.streaming.runtime.io;
 
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.InputWatermarkState;
+import io.clonos.streaming.reflect.FlinkFields;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
@@ -26,7 +27,6 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamElement;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
-import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -103,14 +103,15 @@ public final class ClonosNetworkInputPatch {
         if (processor instanceof StreamMultipleInputProcessor) {
             MultipleInputSelectionHandler flink =
                     (MultipleInputSelectionHandler)
-                            field(
+                            FlinkFields.get(
                                     processor,
                                     StreamMultipleInputProcessor.class,
                                     "inputSelectionHandler");
             InputSelectable selectable =
                     (InputSelectable)
-                            field(flink, MultipleInputSelectionHandler.class, "inputSelectable");
-            setField(
+                            FlinkFields.get(
+                                    flink, MultipleInputSelectionHandler.class, "inputSelectable");
+            FlinkFields.set(
                     processor,
                     StreamMultipleInputProcessor.class,
                     "inputSelectionHandler",
@@ -157,8 +158,8 @@ public final class ClonosNetworkInputPatch {
         }
         PushingAsyncDataInput.DataOutput output =
                 (PushingAsyncDataInput.DataOutput)
-                        field(processor, StreamOneInputProcessor.class, "output");
-        setField(
+                        FlinkFields.get(processor, StreamOneInputProcessor.class, "output");
+        FlinkFields.set(
                 processor,
                 StreamOneInputProcessor.class,
                 "output",
@@ -197,7 +198,7 @@ public final class ClonosNetworkInputPatch {
             ones.addAll(
                     Arrays.asList(
                             (StreamOneInputProcessor<?>[])
-                                    field(
+                                    FlinkFields.get(
                                             processor,
                                             StreamMultipleInputProcessor.class,
                                             "inputProcessors")));
@@ -206,10 +207,10 @@ public final class ClonosNetworkInputPatch {
             GatedOutput gated =
                     new GatedOutput(
                             (PushingAsyncDataInput.DataOutput)
-                                    field(one, StreamOneInputProcessor.class, "output"),
+                                    FlinkFields.get(one, StreamOneInputProcessor.class, "output"),
                             task,
                             outputs.size());
-            setField(one, StreamOneInputProcessor.class, "output", gated);
+            FlinkFields.set(one, StreamOneInputProcessor.class, "output", gated);
             outputs.add(gated);
         }
         task.setWatermarkInputs(outputs.size(), new WatermarkReplay(outputs, headOperator));
@@ -321,7 +322,7 @@ public final class ClonosNetworkInputPatch {
             if (headOperator
                     instanceof org.apache.flink.streaming.api.operators.AbstractStreamOperator) {
                 combined =
-                        field(
+                        FlinkFields.get(
                                 headOperator,
                                 org.apache.flink.streaming.api.operators.AbstractStreamOperator
                                         .class,
@@ -329,7 +330,7 @@ public final class ClonosNetworkInputPatch {
             } else if (headOperator
                     instanceof org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2) {
                 combined =
-                        field(
+                        FlinkFields.get(
                                 headOperator,
                                 org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2
                                         .class,
@@ -463,22 +464,6 @@ public final class ClonosNetworkInputPatch {
         }
     }
 
-    private static void setField(Object target, Class<?> declaring, String name, Object value) {
-        try {
-            Field field = declaring.getDeclaredField(name);
-            field.setAccessible(true);
-            field.set(target, value);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(
-                    "Flink's "
-                            + declaring.getSimpleName()
-                            + "."
-                            + name
-                            + " is not where Clonos expects it",
-                    e);
-        }
-    }
-
     /**
      * Flink's deserializer, reporting each whole element it returns and whether a buffer is
      * half-read.
@@ -523,33 +508,20 @@ public final class ClonosNetworkInputPatch {
         List<StreamTaskInput<?>> inputs = new ArrayList<>();
         if (processor instanceof StreamOneInputProcessor) {
             inputs.add(
-                    (StreamTaskInput<?>) field(processor, StreamOneInputProcessor.class, "input"));
+                    (StreamTaskInput<?>)
+                            FlinkFields.get(processor, StreamOneInputProcessor.class, "input"));
         } else if (processor instanceof StreamMultipleInputProcessor) {
             for (StreamOneInputProcessor<?> one :
                     (StreamOneInputProcessor<?>[])
-                            field(
+                            FlinkFields.get(
                                     processor,
                                     StreamMultipleInputProcessor.class,
                                     "inputProcessors")) {
-                inputs.add((StreamTaskInput<?>) field(one, StreamOneInputProcessor.class, "input"));
+                inputs.add(
+                        (StreamTaskInput<?>)
+                                FlinkFields.get(one, StreamOneInputProcessor.class, "input"));
             }
         }
         return inputs;
-    }
-
-    private static Object field(Object target, Class<?> declaring, String name) {
-        try {
-            Field field = declaring.getDeclaredField(name);
-            field.setAccessible(true);
-            return field.get(target);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(
-                    "Flink's "
-                            + declaring.getSimpleName()
-                            + "."
-                            + name
-                            + " is not where Clonos expects it",
-                    e);
-        }
     }
 }

@@ -12,6 +12,8 @@
 
 package org.apache.flink.streaming.runtime.tasks;
 
+import io.clonos.streaming.reflect.FlinkFields;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2;
@@ -20,7 +22,6 @@ import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.runtime.io.RecordWriterOutput;
 import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 
-import java.lang.reflect.Field;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Set;
@@ -59,45 +60,24 @@ public final class ClonosOutputStatusPatch {
         if (output instanceof ChainingOutput) {
             ((ChainingOutput<?>) output).announcedStatus = WatermarkStatus.IDLE;
         } else if (output instanceof RecordWriterOutput) {
-            set(output, RecordWriterOutput.class, "announcedStatus", WatermarkStatus.IDLE);
+            FlinkFields.set(
+                    output, RecordWriterOutput.class, "announcedStatus", WatermarkStatus.IDLE);
         } else if (output instanceof BroadcastingOutputCollector) {
             for (Object each : ((BroadcastingOutputCollector<?>) output).outputs) {
                 announceIdle(each, seen);
             }
         } else if (output instanceof CountingOutput) {
-            announceIdle(get(output, CountingOutput.class, "output"), seen);
+            announceIdle(FlinkFields.get(output, CountingOutput.class, "output"), seen);
         }
     }
 
     private static Object outputOf(StreamOperator<?> operator) {
         if (operator instanceof AbstractStreamOperator) {
-            return get(operator, AbstractStreamOperator.class, "output");
+            return FlinkFields.get(operator, AbstractStreamOperator.class, "output");
         }
         if (operator instanceof AbstractStreamOperatorV2) {
-            return get(operator, AbstractStreamOperatorV2.class, "output");
+            return FlinkFields.get(operator, AbstractStreamOperatorV2.class, "output");
         }
         return null;
-    }
-
-    private static Object get(Object target, Class<?> declaring, String name) {
-        try {
-            Field field = declaring.getDeclaredField(name);
-            field.setAccessible(true);
-            return field.get(target);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(
-                    "This Flink's " + declaring.getName() + " has no field " + name, e);
-        }
-    }
-
-    private static void set(Object target, Class<?> declaring, String name, Object value) {
-        try {
-            Field field = declaring.getDeclaredField(name);
-            field.setAccessible(true);
-            field.set(target, value);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(
-                    "This Flink's " + declaring.getName() + " has no field " + name, e);
-        }
     }
 }
