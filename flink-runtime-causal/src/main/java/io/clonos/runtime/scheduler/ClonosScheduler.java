@@ -408,13 +408,19 @@ public class ClonosScheduler extends DefaultScheduler {
         if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
             return;
         }
+        CompletedCheckpoint latest = standbys.latestCheckpoint().orElse(null);
+        FinishedProducers finished =
+                FinishedProducers.of(getExecutionGraph(), getSchedulingTopology(), latest);
         LocalFailoverPolicy.BatchVerdict<ExecutionVertexID> verdict =
                 policy.judge(
                         batch,
-                        latestCompletedCheckpoint(),
+                        latest == null
+                                ? OperatorCoordinator.NO_CHECKPOINT
+                                : latest.getCheckpointID(),
                         RestartScope.primaryVertices(getExecutionGraph()),
                         id -> RestartScope.consumersOf(getSchedulingTopology(), id),
-                        lost.finishedProducers(getExecutionGraph(), getSchedulingTopology()),
+                        lost.finishedProducers(
+                                getExecutionGraph(), getSchedulingTopology(), finished),
                         id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex());
         if (!verdict.isLocal()) {
             globalFallbacks.count(verdict.fallback());
@@ -425,7 +431,19 @@ public class ClonosScheduler extends DefaultScheduler {
             handleGlobalFailure(new FlinkException("Clonos cannot recover " + why));
             return;
         }
-        restartOrphansAfresh(verdict, batch, versions);
+        if (!verdict.restartAfresh().isEmpty()) {
+            log.warn(
+                    "{}; clonos.recovery.orphan-fallback is at-least-once: they restart without determinants, and their consumers may see their records twice.",
+                    verdict.orphanReasons());
+            restartAfreshWith(verdict.restartAfresh(), batch, versions);
+        }
+        Set<ExecutionVertexID> finishedProducers = finished.toRestartWith(batch);
+        if (!finishedProducers.isEmpty()) {
+            log.info(
+                    "{} finished before the checkpoint the batch restores and restart with it, finished on restore.",
+                    names(finishedProducers));
+            restartAfreshWith(finishedProducers, batch, versions);
+        }
         // standbys to activate, and the standbys whose slot their replacements take
         Set<ExecutionVertexID> displaced = standbyCoordination.planActivations(batch);
         Set<ExecutionVertexVersion> displacedVersions =
@@ -459,37 +477,27 @@ public class ClonosScheduler extends DefaultScheduler {
     }
 
     /**
-     * With {@code clonos.recovery.orphan-fallback: at-least-once}, the batch's orphans restart
-     * afresh, and those of earlier recoveries restart again, afresh, with this batch.
+     * Tasks that restart afresh with the batch, joining it if they are not part of it: with {@code
+     * clonos.recovery.orphan-fallback: at-least-once}, the batch's orphans and those of earlier
+     * recoveries; and the batch's finished producers, finished on restore ({@link
+     * FinishedProducers}).
      */
-    private void restartOrphansAfresh(
-            LocalFailoverPolicy.BatchVerdict<ExecutionVertexID> verdict,
+    private void restartAfreshWith(
+            Set<ExecutionVertexID> tasks,
             Set<ExecutionVertexID> batch,
             Set<ExecutionVertexVersion> versions) {
-        if (verdict.restartAfresh().isEmpty()) {
-            return;
-        }
-        log.warn(
-                "{}; clonos.recovery.orphan-fallback is at-least-once: they restart without determinants, and their consumers may see their records twice.",
-                verdict.orphanReasons());
-        Set<ExecutionVertexID> earlier = new HashSet<>();
-        for (ExecutionVertexID orphan : verdict.restartAfresh()) {
+        Set<ExecutionVertexID> joining = new HashSet<>();
+        for (ExecutionVertexID task : tasks) {
             freshStarts.mark(
                     getJobId(),
-                    orphan,
-                    getExecutionVertex(orphan).getCurrentExecutionAttempt().getAttemptNumber() + 1);
-            if (!batch.contains(orphan)) {
-                earlier.add(orphan);
+                    task,
+                    getExecutionVertex(task).getCurrentExecutionAttempt().getAttemptNumber() + 1);
+            if (!batch.contains(task)) {
+                joining.add(task);
             }
         }
-        versions.addAll(executionVertexVersioner.recordVertexModifications(earlier).values());
-        batch.addAll(earlier);
-    }
-
-    private long latestCompletedCheckpoint() {
-        return standbys.latestCheckpoint()
-                .map(CompletedCheckpoint::getCheckpointID)
-                .orElse(OperatorCoordinator.NO_CHECKPOINT);
+        versions.addAll(executionVertexVersioner.recordVertexModifications(joining).values());
+        batch.addAll(joining);
     }
 
     /** The subtasks' names, in the order given, for the log. */
@@ -525,7 +533,8 @@ public class ClonosScheduler extends DefaultScheduler {
         for (ExecutionVertexID id : batch) {
             for (OperatorCoordinatorHolder coordinator :
                     getExecutionJobVertex(id.getJobVertexId()).getOperatorCoordinators()) {
-                coordinator.subtaskReset(id.getSubtaskIndex(), checkpointId);
+                org.apache.flink.runtime.operators.coordination.ClonosCoordinatorGatewayPatch
+                        .subtaskReset(coordinator, id.getSubtaskIndex(), checkpointId);
             }
         }
         List<ExecutionVertexID> ordered =
@@ -535,22 +544,13 @@ public class ClonosScheduler extends DefaultScheduler {
                         .collect(Collectors.toList());
         allocateSlotsAndDeploy(ordered);
         activations.deployed();
-        for (ExecutionVertexID id : ordered) {
-            ExecutionVertexVersion version = executionVertexVersioner.getExecutionVertexVersion(id);
-            Execution attempt = getExecutionVertex(id).getCurrentExecutionAttempt();
-            attempt.getInitializingOrRunningFuture()
-                    .thenRunAsync(
-                            () -> {
-                                if (!executionVertexVersioner.isModified(version)) {
-                                    RestartedProducers.announce(
-                                            attempt,
-                                            batch,
-                                            v -> getExecutionVertex(v).getCurrentExecutionAttempt(),
-                                            rpcTimeout);
-                                }
-                            },
-                            getMainThreadExecutor());
-        }
+        RestartedProducers.announceOnceStarted(
+                ordered,
+                batch,
+                executionVertexVersioner,
+                this::getExecutionVertex,
+                getMainThreadExecutor(),
+                rpcTimeout);
         policy.restarted(ordered, checkpointId);
         localRecoveries.inc();
         log.info(

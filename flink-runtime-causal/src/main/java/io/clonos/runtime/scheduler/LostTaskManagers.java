@@ -87,17 +87,18 @@ final class LostTaskManagers {
     }
 
     /**
-     * For a task, a producer of its that finished on a TaskManager that is gone: a finished task's
-     * partition and in-flight log live on its TaskManager only, and Flink does not run a finished
-     * task again. Main thread.
+     * For a task, a producer of its that finished on a TaskManager that is gone and cannot restart
+     * finished on restore ({@link FinishedProducers}): a finished task's partition and in-flight
+     * log live on its TaskManager only. Main thread.
      */
     Function<ExecutionVertexID, Optional<ExecutionVertexID>> finishedProducers(
-            ExecutionGraph graph, SchedulingTopology topology) {
+            ExecutionGraph graph, SchedulingTopology topology, FinishedProducers restartable) {
         return id -> {
             for (ExecutionVertexID producer : RestartScope.producersOf(topology, id)) {
                 ExecutionVertex vertex = RestartScope.vertexOf(graph, producer);
                 TaskManagerLocation location = vertex.getCurrentAssignedResourceLocation();
                 if (vertex.getExecutionState() == ExecutionState.FINISHED
+                        && !restartable.restartsFinished(producer)
                         && location != null
                         && isGone(location.getResourceID())) {
                     return Optional.of(producer);

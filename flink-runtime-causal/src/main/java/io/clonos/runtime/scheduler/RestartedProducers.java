@@ -17,9 +17,12 @@ import org.apache.flink.api.common.time.Time;
 import org.apache.flink.runtime.deployment.TaskDeploymentDescriptorFactory;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.Execution;
+import org.apache.flink.runtime.executiongraph.ExecutionVertex;
 import org.apache.flink.runtime.executiongraph.IntermediateResultPartition;
 import org.apache.flink.runtime.executiongraph.PartitionInfo;
 import org.apache.flink.runtime.jobmaster.LogicalSlot;
+import org.apache.flink.runtime.scheduler.ExecutionVertexVersion;
+import org.apache.flink.runtime.scheduler.ExecutionVertexVersioner;
 import org.apache.flink.runtime.scheduler.strategy.ConsumerVertexGroup;
 import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
 import org.apache.flink.runtime.shuffle.ShuffleDescriptor;
@@ -29,6 +32,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 /**
@@ -42,6 +46,35 @@ final class RestartedProducers {
     private static final Logger LOG = LoggerFactory.getLogger(RestartedProducers.class);
 
     private RestartedProducers() {}
+
+    /**
+     * Once each of the batch's new attempts has started, tells its running consumers outside the
+     * batch where it is, unless the attempt was replaced since.
+     */
+    static void announceOnceStarted(
+            List<ExecutionVertexID> started,
+            Set<ExecutionVertexID> batch,
+            ExecutionVertexVersioner versioner,
+            Function<ExecutionVertexID, ExecutionVertex> vertices,
+            Executor mainThread,
+            Time rpcTimeout) {
+        for (ExecutionVertexID id : started) {
+            ExecutionVertexVersion version = versioner.getExecutionVertexVersion(id);
+            Execution attempt = vertices.apply(id).getCurrentExecutionAttempt();
+            attempt.getInitializingOrRunningFuture()
+                    .thenRunAsync(
+                            () -> {
+                                if (!versioner.isModified(version)) {
+                                    announce(
+                                            attempt,
+                                            batch,
+                                            v -> vertices.apply(v).getCurrentExecutionAttempt(),
+                                            rpcTimeout);
+                                }
+                            },
+                            mainThread);
+        }
+    }
 
     static void announce(
             Execution producer,

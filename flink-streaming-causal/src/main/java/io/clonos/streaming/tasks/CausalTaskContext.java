@@ -139,7 +139,13 @@ public final class CausalTaskContext {
         // clonos.recovery.mode: global, or at-least-once after lost determinants) has no
         // predecessor's output to reproduce
         boolean fresh = network.startsFresh(partitions);
-        this.causal = createCausalTask(environment, restored, replaysWithDeterminants && !fresh);
+        // a task Flink deploys finished on restore (a finished producer restarting with its
+        // consumers) only ends its output again: it makes no choice and nobody replays it
+        this.causal =
+                FinishedOnRestore.prepare(environment)
+                        ? null
+                        : createCausalTask(
+                                environment, restored, replaysWithDeterminants && !fresh);
         this.timers = causal == null ? null : new CausalTimers(causal);
         if (causal != null) {
             group.gauge("determinantBytes", (Gauge<Long>) () -> causal.log().totalBytes());

@@ -19,6 +19,7 @@ import io.clonos.runtime.minicluster.EmbeddedClusters;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.client.JobStatusMessage;
+import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -97,6 +98,17 @@ final class BeamOnClonos {
             }
         }
         return subtasks;
+    }
+
+    /** The job's own subtasks that finished. */
+    static Set<String> finished(AccessExecutionGraph graph) {
+        Set<String> finished = new HashSet<>();
+        for (AccessExecutionVertex vertex : EmbeddedClusters.primaries(graph)) {
+            if (vertex.getExecutionState() == ExecutionState.FINISHED) {
+                finished.add(vertex.getTaskNameWithSubtaskIndex());
+            }
+        }
+        return finished;
     }
 
     /** The job's own subtasks that run a later attempt than their first. */
