@@ -473,6 +473,78 @@ class StandaloneClusterIT {
     }
 
     /**
+     * The left source reads all its numbers at once and finishes, like a side input; two
+     * checkpoints later the TaskManager JVM of the first chain subtask is killed with SIGKILL. The
+     * chain read the left source's end before those checkpoints, and the left subtasks' partitions
+     * are gone (released once read, or with the killed JVM): they restart with the killed
+     * TaskManager's tasks, finished on restore, and nothing else restarts; every number took effect
+     * once.
+     */
+    @Test
+    @Order(9)
+    void killedTaskManagerWithFinishedProducersIsRecoveredExactlyOnce() throws Exception {
+        ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
+        replaceKilledTaskManagers(rest, 4);
+        long count = 10_000;
+        Path output = work.resolve("output-finished-producers");
+        Result submitted =
+                clonos(
+                        "run",
+                        "--detached",
+                        "-D",
+                        "rest.port=" + restPort,
+                        "--class",
+                        HashChainJob.class.getName(),
+                        dist.resolve("examples/clonos-examples.jar").toString(),
+                        "--count",
+                        String.valueOf(count),
+                        "--rate",
+                        "1500",
+                        "--left-rate",
+                        "1000000",
+                        "--keys",
+                        "8",
+                        "--checkpoint-interval",
+                        "300",
+                        "--output",
+                        output.toString());
+        String job = jobIdOf(submitted);
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+        Map<String, String> states;
+        do {
+            states = subtaskField(rest, job, "status");
+        } while (!leftFinished(states) && Instant.now().isBefore(deadline) && sleep());
+        assertThat(states).as("the left source's subtasks finished").matches(this::leftFinished);
+        awaitCheckpointsBeyond(rest, job, rest.completedCheckpoints(job) + 1);
+
+        Map<String, String> hosts = subtaskTaskManagers(rest, job);
+        String victim = taskManagerOfFirstSubtask(hosts, "chain");
+        kill(victim);
+
+        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3)))
+                .isEqualTo("FINISHED");
+        Map<String, Integer> attempts = subtaskAttempts(rest, job);
+        hosts.forEach(
+                (subtask, taskManager) ->
+                        assertThat(attempts.get(subtask))
+                                .as(
+                                        "attempt of %s, which ran on %s (killed: %s)",
+                                        subtask, taskManager, victim)
+                                .isEqualTo(
+                                        taskManager.equals(victim) || subtask.contains("left")
+                                                ? 1
+                                                : 0));
+        HashChainChecks.assertExactlyOnce(output, count);
+        awaitUnregistered(rest, victim);
+    }
+
+    private boolean leftFinished(Map<String, String> states) {
+        return states.entrySet().stream()
+                .filter(state -> state.getKey().contains("left"))
+                .allMatch(state -> state.getValue().equals("FINISHED"));
+    }
+
+    /**
      * Runs {@link KafkaHashChainJob} on a topic of {@code partitions} partitions, grown to {@code
      * finalPartitions} a third into the input, and kills its first keyed subtask's TaskManager
      * halfway.

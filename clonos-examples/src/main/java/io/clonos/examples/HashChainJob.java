@@ -43,8 +43,10 @@ import java.time.Duration;
  * ({@link CommittedLinesSink}).
  *
  * <p>Arguments: {@code --count} numbers per source (default 20000), {@code --rate} numbers per
- * second per source (default 2000), {@code --keys} (default 8), {@code --checkpoint-interval} ms
- * (default 300), {@code --output} directory (required).
+ * second per source (default 2000), {@code --left-rate} numbers per second of the left source
+ * (default the rate; a high one makes it finish early, a side input's shape), {@code --keys}
+ * (default 8), {@code --checkpoint-interval} ms (default 300), {@code --output} directory
+ * (required).
  */
 public final class HashChainJob {
 
@@ -62,6 +64,7 @@ public final class HashChainJob {
         ParameterTool params = ParameterTool.fromArgs(args);
         long count = params.getLong("count", 20_000);
         int rate = params.getInt("rate", 2_000);
+        int leftRate = params.getInt("left-rate", rate);
         int keys = params.getInt("keys", 8);
         long checkpointInterval = params.getLong("checkpoint-interval", 300);
         String output = params.getRequired("output");
@@ -75,7 +78,8 @@ public final class HashChainJob {
                                     new DataGeneratorSource<>(
                                             index -> index + 1,
                                             count,
-                                            RateLimiterStrategy.perSecond(rate),
+                                            RateLimiterStrategy.perSecond(
+                                                    source.equals("left") ? leftRate : rate),
                                             Types.LONG),
                                     WatermarkStrategy.noWatermarks(),
                                     source)

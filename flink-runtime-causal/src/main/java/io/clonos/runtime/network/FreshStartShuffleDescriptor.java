@@ -11,11 +11,12 @@
  */
 package io.clonos.runtime.network;
 
+import io.clonos.runtime.reflect.FlinkFields;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor;
 import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor.PartitionConnectionInfo;
 
-import java.lang.reflect.Field;
 import java.net.InetSocketAddress;
 
 /**
@@ -49,15 +50,8 @@ public final class FreshStartShuffleDescriptor {
     }
 
     private static PartitionConnectionInfo connectionInfo(NettyShuffleDescriptor netty) {
-        try {
-            Field info = NettyShuffleDescriptor.class.getDeclaredField("partitionConnectionInfo");
-            info.setAccessible(true);
-            return (PartitionConnectionInfo) info.get(netty);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(
-                    "Flink's NettyShuffleDescriptor.partitionConnectionInfo is not where Clonos expects it",
-                    e);
-        }
+        return (PartitionConnectionInfo)
+                FlinkFields.get(netty, NettyShuffleDescriptor.class, "partitionConnectionInfo");
     }
 
     /** Flink's connection info of the partition, unchanged. */

@@ -12,6 +12,8 @@
 
 package org.apache.flink.runtime.checkpoint;
 
+import io.clonos.runtime.reflect.FlinkFields;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.Execution;
@@ -19,7 +21,6 @@ import org.apache.flink.runtime.executiongraph.ExecutionGraph;
 import org.apache.flink.runtime.executiongraph.ExecutionGraphCheckpointPlanCalculatorContext;
 import org.apache.flink.runtime.executiongraph.ExecutionJobVertex;
 
-import java.lang.reflect.Field;
 import java.util.concurrent.CompletionException;
 import java.util.function.Predicate;
 import java.util.stream.StreamSupport;
@@ -95,14 +96,7 @@ public final class ClonosCheckpointPlanPatch {
                 () ->
                         flinks.calculateCheckpointPlan()
                                 .thenApply(ClonosCheckpointPlanPatch::noneFailed);
-        try {
-            Field field = CheckpointCoordinator.class.getDeclaredField("checkpointPlanCalculator");
-            field.setAccessible(true);
-            field.set(coordinator, calculator);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(
-                    "This Flink's CheckpointCoordinator has no plan calculator field; Clonos's patch does not fit it",
-                    e);
-        }
+        FlinkFields.set(
+                coordinator, CheckpointCoordinator.class, "checkpointPlanCalculator", calculator);
     }
 }

@@ -12,9 +12,10 @@
 
 package org.apache.flink.runtime.operators.coordination;
 
+import io.clonos.runtime.reflect.FlinkFields;
+
 import org.apache.flink.annotation.Internal;
 
-import java.lang.reflect.Field;
 import java.util.Map;
 import java.util.TreeSet;
 
@@ -33,7 +34,8 @@ import java.util.TreeSet;
  * ExactlyOnceITCase}: a lost TaskManager detected by a task's report while a checkpoint started)
  * killed the JobManager. With the marks carried over, the new gateway is closed and opened for that
  * checkpoint with the others. Events the old gateway held back were for the old attempt and are
- * dropped with it, as Flink drops them on a reset. The fields are private, hence reflection.
+ * dropped with it, as Flink drops them on a reset. The fields are private, hence reflection ({@link
+ * FlinkFields}).
  */
 @Internal
 public final class ClonosCoordinatorGatewayPatch {
@@ -48,54 +50,25 @@ public final class ClonosCoordinatorGatewayPatch {
         holder.subtaskReset(subtask, checkpointId);
         SubtaskGatewayImpl replacement = gateways.get(subtask);
         if (old != null && replacement != null && replacement != old) {
-            TreeSet<Long> marks = get(old, "currentMarkedCheckpointIds");
-            TreeSet<Long> carried = get(replacement, "currentMarkedCheckpointIds");
-            carried.addAll(marks);
-            set(
+            marks(replacement).addAll(marks(old));
+            String latest = "latestAttemptedCheckpointId";
+            FlinkFields.set(
                     replacement,
-                    "latestAttemptedCheckpointId",
-                    get(old, "latestAttemptedCheckpointId"));
+                    SubtaskGatewayImpl.class,
+                    latest,
+                    FlinkFields.get(old, SubtaskGatewayImpl.class, latest));
         }
-    }
-
-    private static Map<Integer, SubtaskGatewayImpl> gateways(OperatorCoordinatorHolder holder) {
-        return get(holder, "subtaskGatewayMap");
     }
 
     @SuppressWarnings("unchecked")
-    private static <T> T get(Object owner, String name) {
-        try {
-            return (T) field(owner, name).get(owner);
-        } catch (IllegalAccessException e) {
-            throw noFit(owner, name, e);
-        }
+    private static Map<Integer, SubtaskGatewayImpl> gateways(OperatorCoordinatorHolder holder) {
+        return (Map<Integer, SubtaskGatewayImpl>)
+                FlinkFields.get(holder, OperatorCoordinatorHolder.class, "subtaskGatewayMap");
     }
 
-    private static void set(Object owner, String name, Object value) {
-        try {
-            field(owner, name).set(owner, value);
-        } catch (IllegalAccessException e) {
-            throw noFit(owner, name, e);
-        }
-    }
-
-    private static Field field(Object owner, String name) {
-        try {
-            Field field = owner.getClass().getDeclaredField(name);
-            field.setAccessible(true);
-            return field;
-        } catch (NoSuchFieldException e) {
-            throw noFit(owner, name, e);
-        }
-    }
-
-    private static IllegalStateException noFit(Object owner, String name, Exception cause) {
-        return new IllegalStateException(
-                "This Flink's "
-                        + owner.getClass().getSimpleName()
-                        + " has no accessible field "
-                        + name
-                        + "; Clonos's patch does not fit it",
-                cause);
+    @SuppressWarnings("unchecked")
+    private static TreeSet<Long> marks(SubtaskGatewayImpl gateway) {
+        return (TreeSet<Long>)
+                FlinkFields.get(gateway, SubtaskGatewayImpl.class, "currentMarkedCheckpointIds");
     }
 }

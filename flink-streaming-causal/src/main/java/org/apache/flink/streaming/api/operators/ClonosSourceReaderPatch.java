@@ -12,11 +12,11 @@
 
 package org.apache.flink.streaming.api.operators;
 
+import io.clonos.runtime.reflect.FlinkFields;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceSplit;
-
-import java.lang.reflect.Field;
 
 /**
  * <b>Patch of Flink's behaviour.</b> Puts a wrapper around the reader of a {@link SourceOperator},
@@ -36,14 +36,6 @@ public final class ClonosSourceReaderPatch {
         if (operator.getSourceReader() == null) {
             throw new IllegalStateException("The source operator has no reader yet");
         }
-        try {
-            Field field = SourceOperator.class.getDeclaredField("sourceReader");
-            field.setAccessible(true);
-            field.set(operator, wrapper);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(
-                    "This Flink's SourceOperator has no field sourceReader; Clonos's patch does not fit it",
-                    e);
-        }
+        FlinkFields.set(operator, SourceOperator.class, "sourceReader", wrapper);
     }
 }

@@ -12,6 +12,8 @@
 
 package org.apache.flink.streaming.api.operators;
 
+import io.clonos.runtime.reflect.FlinkFields;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.metrics.groups.TaskIOMetricGroup;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
@@ -21,7 +23,6 @@ import org.apache.flink.runtime.state.PriorityQueueSetFactory;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeService;
 import org.apache.flink.streaming.runtime.tasks.StreamTaskCancellationContext;
 
-import java.lang.reflect.Field;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
@@ -62,18 +63,11 @@ public final class ClonosTimerQueuePatch {
                         processingTimeService,
                         List.of(),
                         cancellationContext);
-        try {
-            Field field =
-                    InternalTimeServiceManagerImpl.class.getDeclaredField(
-                            "priorityQueueSetFactory");
-            field.setAccessible(true);
-            field.set(manager, queues.apply(backend));
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(
-                    "This Flink's InternalTimeServiceManagerImpl has no field priorityQueueSetFactory;"
-                            + " Clonos's patch does not fit it",
-                    e);
-        }
+        FlinkFields.set(
+                manager,
+                InternalTimeServiceManagerImpl.class,
+                "priorityQueueSetFactory",
+                queues.apply(backend));
         KeyGroupRange keyGroups = backend.getKeyGroupRange();
         for (KeyGroupStatePartitionStreamProvider state : rawKeyedStates) {
             int keyGroup = state.getKeyGroupId();

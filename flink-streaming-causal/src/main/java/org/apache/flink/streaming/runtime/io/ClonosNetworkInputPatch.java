@@ -14,7 +14,7 @@ package org.apache.flink.streaming.runtime.io;
 
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.InputWatermarkState;
-import io.clonos.streaming.reflect.FlinkFields;
+import io.clonos.runtime.reflect.FlinkFields;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
@@ -173,9 +173,11 @@ public final class ClonosNetworkInputPatch {
      */
     public static PushingAsyncDataInput.DataOutput<?> countingSourceOutput(
             PushingAsyncDataInput.DataOutput<?> output, CausalTask task) {
-        CountingOutput counting = new CountingOutput(output, task);
-        task.setWatermarkInputs(1, new WatermarkReplay(List.of(counting.gated), null));
-        return counting;
+        // a replay hands the logged watermarks on counted, as the source's own would be
+        GatedOutput replayed =
+                new GatedOutput(new CountedOutput(output, task::countElement), task, 0);
+        task.setWatermarkInputs(1, new WatermarkReplay(List.of(replayed), null));
+        return new GatedOutput(new CountedOutput(output, task::beforeElement), task, 0);
     }
 
     /**
@@ -353,93 +355,29 @@ public final class ClonosNetworkInputPatch {
         }
     }
 
-    /** A source's output, reporting each element before it is emitted; its watermarks gated. */
+    /** An output that counts each stream element it hands on, right before it does. */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static final class CountingOutput implements PushingAsyncDataInput.DataOutput {
+    private static final class CountedOutput implements PushingAsyncDataInput.DataOutput {
         private final PushingAsyncDataInput.DataOutput delegate;
-        private final Runnable beforeElement;
-        private final CausalTask task;
+        private final Runnable count;
 
-        /** What a replay hands the logged watermarks to: counted, as the source's own would be. */
-        final GatedOutput gated;
-
-        CountingOutput(PushingAsyncDataInput.DataOutput delegate, CausalTask task) {
+        CountedOutput(PushingAsyncDataInput.DataOutput delegate, Runnable count) {
             this.delegate = delegate;
-            this.task = task;
-            this.beforeElement = task::beforeElement;
-            this.gated = new GatedOutput(new CountedReplay(delegate, task), task, 0);
+            this.count = count;
         }
 
         @Override
         public void emitRecord(
                 org.apache.flink.streaming.runtime.streamrecord.StreamRecord streamRecord)
                 throws Exception {
-            beforeElement.run();
+            count.run();
             delegate.emitRecord(streamRecord);
         }
 
         @Override
         public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark)
                 throws Exception {
-            if (task.isInputIdle(0)) {
-                // Flink's sources go active before a watermark; a recovered one may not know
-                emitWatermarkStatus(
-                        org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus.ACTIVE);
-            }
-            if (task.watermark(0, watermark.getTimestamp())) {
-                beforeElement.run();
-                delegate.emitWatermark(watermark);
-            }
-        }
-
-        @Override
-        public void emitWatermarkStatus(
-                org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus)
-                throws Exception {
-            if (task.watermarkStatus(0, watermarkStatus.isIdle())) {
-                beforeElement.run();
-                delegate.emitWatermarkStatus(watermarkStatus);
-            }
-        }
-
-        @Override
-        public void emitLatencyMarker(
-                org.apache.flink.streaming.runtime.streamrecord.LatencyMarker latencyMarker)
-                throws Exception {
-            beforeElement.run();
-            delegate.emitLatencyMarker(latencyMarker);
-        }
-
-        @Override
-        public void emitRecordAttributes(
-                org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes)
-                throws Exception {
-            beforeElement.run();
-            delegate.emitRecordAttributes(recordAttributes);
-        }
-    }
-
-    /** A source's output for the watermarks a replay hands on: each counts as an element. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static final class CountedReplay implements PushingAsyncDataInput.DataOutput {
-        private final PushingAsyncDataInput.DataOutput delegate;
-        private final CausalTask task;
-
-        CountedReplay(PushingAsyncDataInput.DataOutput delegate, CausalTask task) {
-            this.delegate = delegate;
-            this.task = task;
-        }
-
-        @Override
-        public void emitRecord(
-                org.apache.flink.streaming.runtime.streamrecord.StreamRecord streamRecord) {
-            throw new IllegalStateException("A replay hands on watermarks only");
-        }
-
-        @Override
-        public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark)
-                throws Exception {
-            task.countElement();
+            count.run();
             delegate.emitWatermark(watermark);
         }
 
@@ -447,20 +385,24 @@ public final class ClonosNetworkInputPatch {
         public void emitWatermarkStatus(
                 org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus)
                 throws Exception {
-            task.countElement();
+            count.run();
             delegate.emitWatermarkStatus(watermarkStatus);
         }
 
         @Override
         public void emitLatencyMarker(
-                org.apache.flink.streaming.runtime.streamrecord.LatencyMarker latencyMarker) {
-            throw new IllegalStateException("A replay hands on watermarks only");
+                org.apache.flink.streaming.runtime.streamrecord.LatencyMarker latencyMarker)
+                throws Exception {
+            count.run();
+            delegate.emitLatencyMarker(latencyMarker);
         }
 
         @Override
         public void emitRecordAttributes(
-                org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes) {
-            throw new IllegalStateException("A replay hands on watermarks only");
+                org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes)
+                throws Exception {
+            count.run();
+            delegate.emitRecordAttributes(recordAttributes);
         }
     }
 

@@ -12,7 +12,7 @@
 
 package org.apache.flink.streaming.runtime.tasks;
 
-import io.clonos.streaming.reflect.FlinkFields;
+import io.clonos.runtime.reflect.FlinkFields;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;

@@ -12,14 +12,13 @@
 
 package org.apache.flink.streaming.api.operators.async;
 
+import io.clonos.runtime.reflect.FlinkFields;
 import io.clonos.streaming.operators.CausalAsyncWaitOperatorFactory;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.functions.async.AsyncFunction;
 import org.apache.flink.streaming.api.functions.async.AsyncRetryStrategy;
-
-import java.lang.reflect.Field;
 
 /**
  * <b>Patch of Flink's behaviour.</b> Reads what a job's {@link AsyncWaitOperatorFactory} was built
@@ -54,16 +53,6 @@ public final class ClonosAsyncWaitPatch {
     }
 
     private static Object read(AsyncWaitOperatorFactory<?, ?> factory, String name) {
-        try {
-            Field field = AsyncWaitOperatorFactory.class.getDeclaredField(name);
-            field.setAccessible(true);
-            return field.get(factory);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(
-                    "This Flink's AsyncWaitOperatorFactory has no field "
-                            + name
-                            + "; Clonos's patch does not fit it",
-                    e);
-        }
+        return FlinkFields.get(factory, AsyncWaitOperatorFactory.class, name);
     }
 }

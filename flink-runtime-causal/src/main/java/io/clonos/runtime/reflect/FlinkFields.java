@@ -10,7 +10,7 @@
  * and limitations under the License.
  */
 
-package io.clonos.streaming.reflect;
+package io.clonos.runtime.reflect;
 
 import org.apache.flink.annotation.Internal;
 
