@@ -473,19 +473,20 @@ class StandaloneClusterIT {
     }
 
     /**
-     * The left source reads all its numbers at once and finishes, like a side input; two
-     * checkpoints later the TaskManager JVM of the first chain subtask is killed with SIGKILL. The
-     * chain read the left source's end before those checkpoints, and the left subtasks' partitions
-     * are gone (released once read, or with the killed JVM): they restart with the killed
-     * TaskManager's tasks, finished on restore, and nothing else restarts; every number took effect
-     * once.
+     * The left source, connected to the chain as its second input, reads all its numbers at once
+     * and finishes, like a side input; two checkpoints later the TaskManager JVM of the first chain
+     * subtask is killed with SIGKILL. The chain read the left source's end before those
+     * checkpoints, and the left subtasks' partitions are gone (released once read, or with the
+     * killed JVM): they restart with the killed TaskManager's tasks, finished on restore, and
+     * nothing else restarts; every number took effect once.
      */
     @Test
     @Order(9)
     void killedTaskManagerWithFinishedProducersIsRecoveredExactlyOnce() throws Exception {
         ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
         replaceKilledTaskManagers(rest, 4);
-        long count = 10_000;
+        // about 20 s of the right source: time to see the left one finish and two checkpoints
+        long count = 30_000;
         Path output = work.resolve("output-finished-producers");
         Result submitted =
                 clonos(
@@ -502,6 +503,7 @@ class StandaloneClusterIT {
                         "1500",
                         "--left-rate",
                         "1000000",
+                        "--connected",
                         "--keys",
                         "8",
                         "--checkpoint-interval",

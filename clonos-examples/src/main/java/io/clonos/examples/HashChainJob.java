@@ -12,6 +12,7 @@
 package io.clonos.examples;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -21,10 +22,12 @@ import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.api.java.utils.ParameterTool;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
@@ -44,9 +47,10 @@ import java.time.Duration;
  *
  * <p>Arguments: {@code --count} numbers per source (default 20000), {@code --rate} numbers per
  * second per source (default 2000), {@code --left-rate} numbers per second of the left source
- * (default the rate; a high one makes it finish early, a side input's shape), {@code --keys}
- * (default 8), {@code --checkpoint-interval} ms (default 300), {@code --output} directory
- * (required).
+ * (default the rate; a high one makes it finish early), {@code --connected} (the left numbers reach
+ * the chain as a second input rather than united with the right ones: a side input's shape, whose
+ * source finishes while the other runs), {@code --keys} (default 8), {@code --checkpoint-interval}
+ * ms (default 300), {@code --output} directory (required).
  */
 public final class HashChainJob {
 
@@ -65,15 +69,18 @@ public final class HashChainJob {
         long count = params.getLong("count", 20_000);
         int rate = params.getInt("rate", 2_000);
         int leftRate = params.getInt("left-rate", rate);
+        boolean connected = params.has("connected");
         int keys = params.getInt("keys", 8);
         long checkpointInterval = params.getLong("checkpoint-interval", 300);
         String output = params.getRequired("output");
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.enableCheckpointing(checkpointInterval);
-        DataStream<Tuple3<Long, String, Long>> inputs = null;
+        java.util.Map<String, DataStream<Tuple3<Long, String, Long>>> numbers =
+                new java.util.LinkedHashMap<>();
         for (String source : sources()) {
-            DataStream<Tuple3<Long, String, Long>> numbers =
+            numbers.put(
+                    source,
                     env.fromSource(
                                     new DataGeneratorSource<>(
                                             index -> index + 1,
@@ -85,10 +92,17 @@ public final class HashChainJob {
                                     source)
                             .map(n -> Tuple3.of(n % keys, source + ":" + n, n))
                             .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
-                            .name(source + "-tag");
-            inputs = inputs == null ? numbers : inputs.union(numbers);
+                            .name(source + "-tag"));
         }
-        DataStream<String> links = inputs.keyBy(t -> t.f0).process(new HashChain()).name("chain");
+        DataStream<Tuple3<Long, String, Long>> left = numbers.get("left");
+        DataStream<Tuple3<Long, String, Long>> right = numbers.get("right");
+        DataStream<String> links =
+                connected
+                        ? left.keyBy(t -> t.f0)
+                                .connect(right.keyBy(t -> t.f0))
+                                .process(new CoHashChain())
+                                .name("chain")
+                        : left.union(right).keyBy(t -> t.f0).process(new HashChain()).name("chain");
         DataStream<String> windows =
                 DataStreamUtils.reinterpretAsKeyedStream(links, HashChains::keyOf, Types.LONG)
                         .window(TumblingProcessingTimeWindows.of(Duration.ofMillis(100)))
@@ -112,39 +126,78 @@ public final class HashChainJob {
 
         @Override
         public void open(Configuration parameters) {
-            chain =
-                    getRuntimeContext()
-                            .getState(
-                                    new ValueStateDescriptor<>(
-                                            "seq-and-digest", Types.TUPLE(Types.LONG, Types.LONG)));
+            chain = chainState(getRuntimeContext());
         }
 
         @Override
         public void processElement(
                 Tuple3<Long, String, Long> in, Context ctx, Collector<String> out)
                 throws Exception {
-            long now = ctx.timerService().currentProcessingTime();
-            // the timers of all keys are due at the same instants
-            ctx.timerService().registerProcessingTimeTimer(now - now % 50 + 50);
-            out.collect(
-                    HashChains.link(
-                            chain,
-                            in.f0,
-                            HashChains.mix(HashChains.mix(in.f2, in.f1.hashCode()), now),
-                            in.f1));
+            out.collect(record(chain, ctx.timerService(), in));
         }
 
         @Override
         public void onTimer(long timestamp, OnTimerContext ctx, Collector<String> out)
                 throws Exception {
-            long now = ctx.timerService().currentProcessingTime();
-            out.collect(
-                    HashChains.link(
-                            chain,
-                            ctx.getCurrentKey(),
-                            HashChains.mix(timestamp, now),
-                            "timer:" + ctx.getCurrentKey() + ":" + timestamp));
+            out.collect(timer(chain, ctx.timerService(), ctx.getCurrentKey(), timestamp));
         }
+    }
+
+    /** The same chains over two inputs, connected instead of united. */
+    static final class CoHashChain
+            extends KeyedCoProcessFunction<
+                    Long, Tuple3<Long, String, Long>, Tuple3<Long, String, Long>, String> {
+        private transient ValueState<Tuple2<Long, Long>> chain;
+
+        @Override
+        public void open(Configuration parameters) {
+            chain = chainState(getRuntimeContext());
+        }
+
+        @Override
+        public void processElement1(
+                Tuple3<Long, String, Long> in, Context ctx, Collector<String> out)
+                throws Exception {
+            out.collect(record(chain, ctx.timerService(), in));
+        }
+
+        @Override
+        public void processElement2(
+                Tuple3<Long, String, Long> in, Context ctx, Collector<String> out)
+                throws Exception {
+            out.collect(record(chain, ctx.timerService(), in));
+        }
+
+        @Override
+        public void onTimer(long timestamp, OnTimerContext ctx, Collector<String> out)
+                throws Exception {
+            out.collect(timer(chain, ctx.timerService(), ctx.getCurrentKey(), timestamp));
+        }
+    }
+
+    private static ValueState<Tuple2<Long, Long>> chainState(RuntimeContext context) {
+        return context.getState(
+                new ValueStateDescriptor<>("seq-and-digest", Types.TUPLE(Types.LONG, Types.LONG)));
+    }
+
+    /** A record's link; it registers a timer due at the same instant for all keys. */
+    private static String record(
+            ValueState<Tuple2<Long, Long>> chain,
+            TimerService timers,
+            Tuple3<Long, String, Long> in)
+            throws Exception {
+        long now = timers.currentProcessingTime();
+        timers.registerProcessingTimeTimer(now - now % 50 + 50);
+        return HashChains.link(
+                chain, in.f0, HashChains.mix(HashChains.mix(in.f2, in.f1.hashCode()), now), in.f1);
+    }
+
+    private static String timer(
+            ValueState<Tuple2<Long, Long>> chain, TimerService timers, long key, long timestamp)
+            throws Exception {
+        long now = timers.currentProcessingTime();
+        return HashChains.link(
+                chain, key, HashChains.mix(timestamp, now), "timer:" + key + ":" + timestamp);
     }
 
     /** Per key and window: a link of the key's window chain over the links the window received. */
