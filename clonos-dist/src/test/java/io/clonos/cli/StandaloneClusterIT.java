@@ -79,6 +79,7 @@ class StandaloneClusterIT {
     static Path work;
 
     private Path dist;
+    private int replacements;
     private int restPort;
     private int rpcPort;
 
@@ -769,7 +770,8 @@ class StandaloneClusterIT {
                         "heartbeat.interval", "1000");
         int registered = taskManagerIds(rest).size();
         for (int i = registered; i < count; i++) {
-            cluster.startTaskManager(properties, 1, "tm-replacement-" + i);
+            // a name no TaskManager of this cluster had: an earlier test's replacements may run
+            cluster.startTaskManager(properties, 1, "tm-replacement-" + replacements++);
         }
         Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
         while (taskManagerIds(rest).size() < count && Instant.now().isBefore(deadline)) {
