@@ -396,26 +396,7 @@ class StandaloneClusterIT {
         ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
         long count = 10_000;
         Path output = work.resolve("output-hash-chains");
-        Result submitted =
-                clonos(
-                        "run",
-                        "--detached",
-                        "-D",
-                        "rest.port=" + restPort,
-                        "--class",
-                        HashChainJob.class.getName(),
-                        dist.resolve("examples/clonos-examples.jar").toString(),
-                        "--count",
-                        String.valueOf(count),
-                        "--rate",
-                        "1500",
-                        "--keys",
-                        "8",
-                        "--checkpoint-interval",
-                        "300",
-                        "--output",
-                        output.toString());
-        String job = jobIdOf(submitted);
+        String job = submitHashChains(count, output);
         awaitCompletedCheckpoint(rest, job);
 
         Map<String, String> hosts = subtaskTaskManagers(rest, job);
@@ -489,29 +470,7 @@ class StandaloneClusterIT {
         // about 20 s of the right source: time to see the left one finish and two checkpoints
         long count = 30_000;
         Path output = work.resolve("output-finished-producers");
-        Result submitted =
-                clonos(
-                        "run",
-                        "--detached",
-                        "-D",
-                        "rest.port=" + restPort,
-                        "--class",
-                        HashChainJob.class.getName(),
-                        dist.resolve("examples/clonos-examples.jar").toString(),
-                        "--count",
-                        String.valueOf(count),
-                        "--rate",
-                        "1500",
-                        "--left-rate",
-                        "1000000",
-                        "--connected",
-                        "--keys",
-                        "8",
-                        "--checkpoint-interval",
-                        "300",
-                        "--output",
-                        output.toString());
-        String job = jobIdOf(submitted);
+        String job = submitHashChains(count, output, "--left-rate", "1000000", "--connected");
         Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
         Map<String, String> states;
         do {
@@ -539,6 +498,32 @@ class StandaloneClusterIT {
                                                 : 0));
         HashChainChecks.assertExactlyOnce(output, count);
         awaitUnregistered(rest, victim);
+    }
+
+    /** Submits {@link HashChainJob} (1500 numbers per second, 8 keys) detached; its job id. */
+    private String submitHashChains(long count, Path output, String... options) throws Exception {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "run",
+                                "--detached",
+                                "-D",
+                                "rest.port=" + restPort,
+                                "--class",
+                                HashChainJob.class.getName(),
+                                dist.resolve("examples/clonos-examples.jar").toString(),
+                                "--count",
+                                String.valueOf(count),
+                                "--rate",
+                                "1500",
+                                "--keys",
+                                "8",
+                                "--checkpoint-interval",
+                                "300",
+                                "--output",
+                                output.toString()));
+        args.addAll(List.of(options));
+        return jobIdOf(clonos(args.toArray(new String[0])));
     }
 
     private boolean leftFinished(Map<String, String> states) {
