@@ -224,10 +224,25 @@ public sealed interface Determinant
      * are the same every time. Logged before the record is emitted, so a consumer that holds the
      * record holds its split too. The encoding names a split by its place in the epoch's table of
      * splits and a run of records from one split by a byte each.
+     *
+     * <p>{@code input} is the task's input the source is: 0 in a source task; in a task with
+     * sources chained to an operator of several inputs, the source's input of that operator, whose
+     * records interleave with the network inputs' buffers as the task happens to choose, so that
+     * every record of such a source is logged, one of its reader's main output under {@link
+     * #MAIN_OUTPUT}.
      */
-    record SourceSplit(String splitId) implements Determinant {
+    record SourceSplit(int input, String splitId) implements Determinant {
+        /** The split id of a record a reader emitted through its main output, not a split's. */
+        public static final String MAIN_OUTPUT = "";
+
         public SourceSplit {
+            requireNonNegative(input, "input");
             java.util.Objects.requireNonNull(splitId, "splitId");
+        }
+
+        /** A record of a source task's only input. */
+        public SourceSplit(String splitId) {
+            this(0, splitId);
         }
     }
 

@@ -161,7 +161,7 @@ public final class DeterminantEncoding {
                 VarInts.writeUnsigned(out, d.channel());
                 VarInts.writeUnsigned(out, d.checkpointId());
             } else if (determinant instanceof Determinant.SourceSplit d) {
-                splits.encode(d.splitId(), out);
+                splits.encode(d, out);
             } else if (determinant instanceof Determinant.Overflow) {
                 out.write(OVERFLOW);
             } else {
@@ -275,32 +275,34 @@ public final class DeterminantEncoding {
     }
 
     /**
-     * The splits an epoch's records came from, in the order of their first record: a record names
-     * its split by index, and a run of records from one split takes a byte each.
+     * The splits an epoch's records came from, in the order of their first record (with the input
+     * they came through): a record names its split by index, and a run of records from one split
+     * takes a byte each.
      */
     private static final class SplitTable {
         private final List<Determinant.SourceSplit> splits = new ArrayList<>();
-        private final Map<String, Integer> indexes = new HashMap<>();
+        private final Map<Determinant.SourceSplit, Integer> indexes = new HashMap<>();
         @Nullable private Determinant.SourceSplit last;
 
-        void encode(String splitId, ByteArrayOutputStream out) {
-            if (last != null && last.splitId().equals(splitId)) {
+        void encode(Determinant.SourceSplit split, ByteArrayOutputStream out) {
+            if (split.equals(last)) {
                 out.write(SOURCE_SPLIT_SAME);
                 return;
             }
             out.write(SOURCE_SPLIT);
-            Integer index = indexes.get(splitId);
+            Integer index = indexes.get(split);
             if (index != null) {
                 VarInts.writeUnsigned(out, index);
                 last = splits.get(index);
                 return;
             }
             VarInts.writeUnsigned(out, splits.size());
-            byte[] id = splitId.getBytes(StandardCharsets.UTF_8);
+            VarInts.writeUnsigned(out, split.input());
+            byte[] id = split.splitId().getBytes(StandardCharsets.UTF_8);
             VarInts.writeUnsigned(out, id.length);
             out.write(id, 0, id.length);
-            last = new Determinant.SourceSplit(splitId);
-            indexes.put(splitId, splits.size());
+            last = split;
+            indexes.put(split, splits.size());
             splits.add(last);
         }
 
@@ -310,6 +312,7 @@ public final class DeterminantEncoding {
             if (index < splits.size()) {
                 last = splits.get(index);
             } else if (index == splits.size()) {
+                int input = in.readUnsignedInt();
                 int length = in.readUnsignedInt();
                 if (length > in.remaining()) {
                     throw new CorruptCausalLogException(
@@ -321,7 +324,7 @@ public final class DeterminantEncoding {
                 }
                 last =
                         new Determinant.SourceSplit(
-                                new String(in.readBytes(length), StandardCharsets.UTF_8));
+                                input, new String(in.readBytes(length), StandardCharsets.UTF_8));
                 splits.add(last);
             } else {
                 throw new CorruptCausalLogException(

@@ -30,7 +30,9 @@ final class GlobalFallbacks {
 
     /** Why a failure was not recovered locally. */
     enum Reason {
-        /** The task cannot replay (legacy source, chained sources, not a Clonos task). */
+        /**
+         * The task cannot replay (a source that triggers its own checkpoints, not a Clonos task).
+         */
         NOT_REPLAYABLE("notReplayable"),
         /** A recovering task found that it cannot be replayed (divergence, lost determinants). */
         REPLAY_IMPOSSIBLE("replayImpossible"),

@@ -86,6 +86,7 @@ class CausalLogFormatTest {
                         random.nextInt(64), random.nextInt(Integer.MAX_VALUE));
             case 11:
                 return new Determinant.SourceSplit(
+                        random.nextInt(3),
                         random.nextBoolean()
                                 ? "topic-" + random.nextInt(4)
                                 : "\u00e9-" + random.nextInt(300));
@@ -144,10 +145,28 @@ class CausalLogFormatTest {
         Determinant.SourceSplit p0 = new Determinant.SourceSplit("orders-0");
         Determinant.SourceSplit p7 = new Determinant.SourceSplit("orders-7");
         List<Determinant> records = List.of(p0, p0, p0, p7, p7, p0, p7);
-        int named = 2 + 1 + "orders-0".length();
+        int named = 2 + 1 + 1 + "orders-0".length();
         assertThat(DeterminantEncoding.encode(records)).hasSize(named + 1 + 1 + named + 1 + 2 + 2);
         assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(records)))
                 .containsExactlyElementsOf(records);
+    }
+
+    /**
+     * Two chained sources may name their splits alike: a split is named per input, and a run ends
+     * where the input changes.
+     */
+    @Test
+    void equallyNamedSplitsOfTwoInputsAreTwoSplits() throws Exception {
+        Determinant.SourceSplit first = new Determinant.SourceSplit(1, "0");
+        Determinant.SourceSplit second = new Determinant.SourceSplit(2, "0");
+        Determinant.SourceSplit main =
+                new Determinant.SourceSplit(2, Determinant.SourceSplit.MAIN_OUTPUT);
+        List<Determinant> records = List.of(first, second, second, first, main, main);
+        List<Determinant> decoded = DeterminantEncoding.decode(DeterminantEncoding.encode(records));
+        assertThat(decoded).containsExactlyElementsOf(records);
+        assertThat(((Determinant.SourceSplit) decoded.get(1)).input()).isEqualTo(2);
+        assertThatThrownBy(() -> new Determinant.SourceSplit(-1, "0"))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

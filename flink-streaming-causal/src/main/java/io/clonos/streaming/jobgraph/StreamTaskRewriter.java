@@ -25,8 +25,10 @@ import io.clonos.streaming.tasks.CausalSourceStreamTask;
 import io.clonos.streaming.tasks.CausalTwoInputStreamTask;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.jobgraph.ClonosChainedSourcesPatch;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
+import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.jobgraph.tasks.TaskInvokable;
 import org.apache.flink.streaming.api.checkpoint.ExternallyInducedSource;
 import org.apache.flink.streaming.api.graph.StreamConfig;
@@ -43,6 +45,8 @@ import org.apache.flink.streaming.runtime.tasks.TwoInputStreamTask;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -87,6 +91,8 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             }
             StreamConfig config = new StreamConfig(vertex.getConfiguration());
             config.setUnalignedCheckpointsEnabled(false);
+            ClonosChainedSourcesPatch.addChainedSources(
+                    vertex, chainedSources(config, userCodeClassLoader));
             if (clonos.getDeterminantSharingDepth() != 0) {
                 if (config.getTimerServiceProvider(userCodeClassLoader) == null) {
                     // timers due together fire in an order a recovered task reproduces
@@ -129,6 +135,22 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
         }
     }
 
+    /** The operators of the sources chained to the vertex's operator of several inputs. */
+    private static List<OperatorID> chainedSources(
+            StreamConfig config, ClassLoader userCodeClassLoader) {
+        Map<Integer, StreamConfig> chained = null;
+        List<OperatorID> sources = new ArrayList<>();
+        for (StreamConfig.InputConfig input : config.getInputs(userCodeClassLoader)) {
+            if (input instanceof StreamConfig.SourceInputConfig source) {
+                if (chained == null) {
+                    chained = config.getTransitiveChainedTaskConfigs(userCodeClassLoader);
+                }
+                sources.add(chained.get(source.getInputEdge().getSourceId()).getOperatorID());
+            }
+        }
+        return sources;
+    }
+
     /**
      * Why the vertex's tasks cannot be recovered by determinants (its failure then rolls the job
      * back globally); empty when they can.
@@ -136,11 +158,6 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
     static Optional<String> notReplayableBecause(
             String invokable, StreamConfig config, ClassLoader userCodeClassLoader) {
         try {
-            if (invokable.equals(CausalMultipleInputStreamTask.class.getName())
-                    && CausalMultipleInputStreamTask.chainsSources(config, userCodeClassLoader)) {
-                return Optional.of(
-                        "its operator has several inputs with sources chained to it, whose records Clonos does not replay yet");
-            }
             if (invokable.equals(CausalSourceStreamTask.class.getName())
                     && config.getStreamOperatorFactory(userCodeClassLoader)
                             instanceof SimpleOperatorFactory<?> simple

@@ -29,6 +29,8 @@ import org.apache.flink.core.io.InputStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -51,7 +53,10 @@ import java.util.concurrent.CompletableFuture;
  * never outlive the replay into a checkpoint: once the replay ends they are emitted (and logged)
  * before anything new, and a checkpoint emits what is left first ({@link #emitHeld}). Records a
  * reader emits through its main output rather than a split's (readers without fetcher threads,
- * which emit their splits one after the other) are in the reader's own order and pass unlogged.
+ * which emit their splits one after the other) are in the reader's own order and pass unlogged,
+ * except in a task where the source is chained to an operator of several inputs: there every record
+ * says which input it came from, so that a recovered task reads its inputs in its predecessor's
+ * order ({@link Determinant.SourceSplit#input}).
  *
  * <p>A split the reader is given again while it still reads it is dropped. Flink's Kafka enumerator
  * (connector 3.4.0) assigns the same partitions again when partition discoveries pile up (a
@@ -71,6 +76,12 @@ public final class CausalSourceReader<T, SplitT extends SourceSplit>
     private final TypeSerializer<T> serializer;
     private final HeldRecords<T> held = new HeldRecords<>();
 
+    /** The task's input the source is (0 in a source task). */
+    private final int input;
+
+    /** Whether the records of the reader's main output are logged too (a chained source's). */
+    private final boolean logsMainOutput;
+
     /** The operator's output, wrapped, once the operator handed it to the reader. */
     private OrderedOutput output;
 
@@ -80,11 +91,43 @@ public final class CausalSourceReader<T, SplitT extends SourceSplit>
     /** Whether the reader runs for the replay: what it emits through split outputs is held. */
     private boolean holding;
 
+    /** The reader of a source task. */
     public CausalSourceReader(
             SourceReader<T, SplitT> reader, CausalTask task, TypeSerializer<T> serializer) {
+        this(reader, task, serializer, 0, false);
+    }
+
+    /**
+     * The reader of a source that is input {@code input} of its task; {@code chained} if the source
+     * is chained to an operator of several inputs.
+     */
+    public CausalSourceReader(
+            SourceReader<T, SplitT> reader,
+            CausalTask task,
+            TypeSerializer<T> serializer,
+            int input,
+            boolean chained) {
         this.reader = reader;
         this.task = task;
         this.serializer = serializer;
+        this.input = input;
+        this.logsMainOutput = chained;
+    }
+
+    /**
+     * Whether the replay's next element is a record of this source; the reader holds what its
+     * fetchers deliver ahead of that.
+     */
+    public boolean isDue() {
+        Determinant.SourceSplit due = task.recovery().peek(Determinant.SourceSplit.class);
+        return due != null && due.input() == input;
+    }
+
+    /** The replay's next record if it is this source's, else null. */
+    @Nullable
+    private Determinant.SourceSplit due() {
+        Determinant.SourceSplit due = task.recovery().peek(Determinant.SourceSplit.class);
+        return due != null && due.input() == input ? due : null;
     }
 
     @Override
@@ -109,7 +152,7 @@ public final class CausalSourceReader<T, SplitT extends SourceSplit>
      * deliver more, holding what it emits through its splits' outputs.
      */
     private InputStatus replayNext(OrderedOutput out) throws Exception {
-        Determinant.SourceSplit due = task.recovery().peek(Determinant.SourceSplit.class);
+        Determinant.SourceSplit due = due();
         if (due != null && held.has(due.splitId())) {
             task.decide(Determinant.SourceSplit.class, () -> due);
             out.splitOutput(due.splitId()).forward(held.take(due.splitId()));
@@ -159,7 +202,7 @@ public final class CausalSourceReader<T, SplitT extends SourceSplit>
     @Override
     public CompletableFuture<Void> isAvailable() {
         if (task.recovery().isReplaying()) {
-            Determinant.SourceSplit due = task.recovery().peek(Determinant.SourceSplit.class);
+            Determinant.SourceSplit due = due();
             if (due != null && held.has(due.splitId())) {
                 return CompletableFuture.completedFuture(null);
             }
@@ -259,12 +302,20 @@ public final class CausalSourceReader<T, SplitT extends SourceSplit>
 
         @Override
         public void collect(T record) {
-            operator.collect(record);
+            if (logsMainOutput) {
+                splitOutput(Determinant.SourceSplit.MAIN_OUTPUT).collect(record);
+            } else {
+                operator.collect(record);
+            }
         }
 
         @Override
         public void collect(T record, long timestamp) {
-            operator.collect(record, timestamp);
+            if (logsMainOutput) {
+                splitOutput(Determinant.SourceSplit.MAIN_OUTPUT).collect(record, timestamp);
+            } else {
+                operator.collect(record, timestamp);
+            }
         }
 
         @Override
@@ -289,7 +340,13 @@ public final class CausalSourceReader<T, SplitT extends SourceSplit>
 
         SplitOutput splitOutput(String splitId) {
             return splits.computeIfAbsent(
-                    splitId, id -> new SplitOutput(id, operator.createOutputForSplit(id)));
+                    splitId,
+                    id ->
+                            new SplitOutput(
+                                    id,
+                                    logsMainOutput && id.equals(Determinant.SourceSplit.MAIN_OUTPUT)
+                                            ? operator
+                                            : operator.createOutputForSplit(id)));
         }
 
         @Override
@@ -321,7 +378,7 @@ public final class CausalSourceReader<T, SplitT extends SourceSplit>
         SplitOutput(String splitId, SourceOutput<T> operator) {
             this.splitId = splitId;
             this.operator = operator;
-            this.determinant = new Determinant.SourceSplit(splitId);
+            this.determinant = new Determinant.SourceSplit(input, splitId);
         }
 
         @Override

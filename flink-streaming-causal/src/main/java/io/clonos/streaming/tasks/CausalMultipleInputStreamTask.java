@@ -16,50 +16,51 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
 import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.checkpoint.SavepointType;
 import org.apache.flink.runtime.execution.Environment;
-import org.apache.flink.streaming.api.graph.StreamConfig;
 import org.apache.flink.streaming.runtime.tasks.MultipleInputStreamTask;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
+import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
+
+import javax.annotation.Nullable;
 
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 
 /**
  * Clonos's task for an operator chain with several inputs, possibly chained sources; replaces
- * Flink's {@link MultipleInputStreamTask}. Checkpoints reach it as barriers or, with chained
- * sources, as triggers, so it enters epochs on both.
- *
- * <p>With network inputs only, it replays as a two-input task does: the order of its input buffers
- * is logged per gate and it reads a buffer to its end before it switches inputs. A chained source's
- * records reach the operator between those buffers, at moments no determinant records yet, so a
- * task with chained sources logs and shares its determinants but is not replayed ({@link
- * #chainsSources}): its failure rolls the job back globally.
+ * Flink's {@link MultipleInputStreamTask}. It replays as a two-input task does: the order of its
+ * input buffers is logged per gate and it reads a buffer to its end before it switches inputs. A
+ * chained source's records reach the operator between those buffers; each is logged with its input,
+ * and checkpoints reach the sources as triggers ({@link ChainedSources}).
  */
 @Internal
 public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<OUT> {
 
     private final CausalTaskContext causal;
 
+    /** The chain's sources under causal logging; null if there are none or no causal logging. */
+    @Nullable private ChainedSources sources;
+
     public CausalMultipleInputStreamTask(Environment env) throws Exception {
         super(env);
-        this.causal =
-                chainsSources(configuration, getUserCodeClassLoader())
-                        ? CausalTaskContext.createWithoutReplay(env, recordWriter)
-                        : CausalTaskContext.create(env, recordWriter);
-    }
-
-    /** Whether the task's configuration chains a source to its operator. */
-    public static boolean chainsSources(StreamConfig config, ClassLoader userCodeClassLoader) {
-        return Arrays.stream(config.getInputs(userCodeClassLoader))
-                .anyMatch(input -> input instanceof StreamConfig.SourceInputConfig);
+        this.causal = CausalTaskContext.create(env, recordWriter);
     }
 
     @Override
     public void init() throws Exception {
         super.init();
         causal.inputProcessorCreated(inputProcessor, operatorChain);
+        if (inputProcessor != null && !operatorChain.getSourceTaskInputs().isEmpty()) {
+            sources =
+                    ChainedSources.create(
+                            causal,
+                            inputProcessor,
+                            operatorChain,
+                            getCheckpointBarrierHandler().orElseThrow(),
+                            getUserCodeClassLoader());
+        }
     }
 
     @Override
@@ -68,6 +69,11 @@ public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<
             CheckpointOptions checkpointOptions,
             CheckpointMetricsBuilder checkpointMetrics)
             throws IOException {
+        if (sources != null
+                && sources.passesReplayed(
+                        checkpointMetaData.getCheckpointId(), checkpointMetaData.getTimestamp())) {
+            return;
+        }
         super.triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, checkpointMetrics);
         causal.startEpoch(checkpointMetaData.getCheckpointId());
     }
@@ -75,8 +81,18 @@ public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<
     @Override
     public CompletableFuture<Boolean> triggerCheckpointAsync(
             CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
-        causal.startEpoch(checkpointMetaData.getCheckpointId());
-        return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
+        if (sources == null
+                || (checkpointOptions.getCheckpointType().isSavepoint()
+                        && ((SavepointType) checkpointOptions.getCheckpointType())
+                                .isSynchronous())) {
+            // a stop-with-savepoint stops the sources first and ends the job: nothing to replay
+            return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
+        }
+        return sources.triggerCheckpoint(
+                getMailboxExecutorFactory().createExecutor(TaskMailbox.MIN_PRIORITY),
+                this::isRunning,
+                checkpointMetaData,
+                checkpointOptions);
     }
 
     @Override

@@ -46,7 +46,10 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
         super.init();
         orderedReader =
                 causal.orderSourceReader(
-                        mainOperator, configuration.getTypeSerializerOut(getUserCodeClassLoader()));
+                        mainOperator,
+                        configuration.getTypeSerializerOut(getUserCodeClassLoader()),
+                        0,
+                        false);
         inputProcessor = causal.sourceInputCreated(inputProcessor);
         causal.sourceChainCreated(operatorChain);
     }
@@ -67,8 +70,10 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
                         orderedReader.emitHeld();
                     }
                 },
-                metrics ->
-                        triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, metrics));
+                metrics -> {
+                    triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, metrics);
+                    causal.startEpoch(checkpointMetaData.getCheckpointId());
+                });
     }
 
     @Override

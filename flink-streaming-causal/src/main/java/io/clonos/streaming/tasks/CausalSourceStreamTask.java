@@ -74,8 +74,10 @@ public class CausalSourceStreamTask<
                 this::isRunning,
                 checkpointMetaData,
                 () -> {},
-                metrics ->
-                        triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, metrics));
+                metrics -> {
+                    triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, metrics);
+                    causal.startEpoch(checkpointMetaData.getCheckpointId());
+                });
     }
 
     /** The mailbox's executor; its mails run under the checkpoint lock, as every mailbox action. */

@@ -34,7 +34,6 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.source.ExternallyInducedSourceReader;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.metrics.Gauge;
-import org.apache.flink.metrics.MeterView;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
 import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
@@ -71,7 +70,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
-import java.util.function.ToLongFunction;
 
 /**
  * What a Clonos stream task adds to Flink's: its epoch, its input gates told where it was restored
@@ -102,7 +100,7 @@ public final class CausalTaskContext {
     private final List<ResultPartitionID> partitions = new ArrayList<>();
     private final List<SubpartitionLogMetrics> logMetrics = new ArrayList<>();
 
-    private CausalTaskContext(Environment environment, boolean replaysWithDeterminants) {
+    private CausalTaskContext(Environment environment) {
         this.environment = environment;
         long restored =
                 environment
@@ -134,7 +132,7 @@ public final class CausalTaskContext {
                 subpartition.gauge("buffers", (Gauge<Long>) metrics::buffers);
             }
         }
-        registerMetrics(group);
+        InFlightLogMetrics.register(group, epochs, logMetrics);
         // a task the JobManager restarts afresh (every rollback, so every restart with
         // clonos.recovery.mode: global, or at-least-once after lost determinants) has no
         // predecessor's output to reproduce
@@ -144,8 +142,7 @@ public final class CausalTaskContext {
         this.causal =
                 FinishedOnRestore.prepare(environment)
                         ? null
-                        : createCausalTask(
-                                environment, restored, replaysWithDeterminants && !fresh);
+                        : createCausalTask(environment, restored, !fresh);
         this.timers = causal == null ? null : new CausalTimers(causal);
         if (causal != null) {
             group.gauge("determinantBytes", (Gauge<Long>) () -> causal.log().totalBytes());
@@ -178,18 +175,7 @@ public final class CausalTaskContext {
     /** The context of a task that replays its input by determinants when it recovers. */
     public static CausalTaskContext create(
             Environment environment, RecordWriterDelegate<?> recordWriters) {
-        return new CausalTaskContext(environment, true).bindPartitioners(recordWriters);
-    }
-
-    /**
-     * The context of a task that cannot replay by determinants yet: legacy sources, and tasks with
-     * several inputs, whose operators interleave records of their inputs in an order no determinant
-     * records yet. It logs and shares its determinants; when it fails, the JobManager rolls the job
-     * back globally ({@code VertexReplay}), unless causal logging is off (at-least-once).
-     */
-    public static CausalTaskContext createWithoutReplay(
-            Environment environment, RecordWriterDelegate<?> recordWriters) {
-        return new CausalTaskContext(environment, false).bindPartitioners(recordWriters);
+        return new CausalTaskContext(environment).bindPartitioners(recordWriters);
     }
 
     /** The task's replayable partitioners log their choices with the task's. */
@@ -288,29 +274,6 @@ public final class CausalTaskContext {
         }
     }
 
-    private void registerMetrics(MetricGroup group) {
-        group.gauge(EpochTracker.EPOCH_METRIC, (Gauge<Long>) epochs::currentEpoch);
-        group.gauge("inFlightLogBytes", (Gauge<Long>) () -> sum(SubpartitionLogMetrics::bytes));
-        group.gauge("inFlightLogBuffers", (Gauge<Long>) () -> sum(SubpartitionLogMetrics::buffers));
-        group.gauge(
-                "inFlightLogBytesOnDisk",
-                (Gauge<Long>) () -> sum(SubpartitionLogMetrics::bytesOnDisk));
-        group.meter(
-                "inFlightLogSpilledBytesPerSecond",
-                new MeterView(
-                        new ReadOnlyCounter(() -> sum(SubpartitionLogMetrics::spilledBytes))));
-        group.meter(
-                "inFlightLogReadBytesPerSecond",
-                new MeterView(new ReadOnlyCounter(() -> sum(SubpartitionLogMetrics::readBytes))));
-        group.gauge(
-                "replayedBuffers",
-                (Gauge<Long>) () -> sum(SubpartitionLogMetrics::replayedBuffers));
-    }
-
-    private long sum(ToLongFunction<SubpartitionLogMetrics> figure) {
-        return logMetrics.stream().mapToLong(figure).sum();
-    }
-
     /**
      * Called once the task's input processor exists: a channel whose producer died has its partial
      * record dropped before the restarted producer's data arrives; under causal logging the
@@ -359,23 +322,32 @@ public final class CausalTaskContext {
     /**
      * A FLIP-27 source's reader exists: under causal logging the order in which it emits its
      * splits' records is logged and replayed. Returns the reader that does so, or null when the
-     * source keeps Flink's (no causal logging; a reader whose checkpoints its source triggers).
+     * source keeps Flink's (no causal logging; a reader whose checkpoints its source triggers). The
+     * source is the task's input {@code input}, chained to an operator of several inputs if {@code
+     * chained}.
      */
     @Nullable
     public <T> CausalSourceReader<T, ?> orderSourceReader(
-            SourceOperator<T, ?> operator, TypeSerializer<T> serializer) {
+            SourceOperator<T, ?> operator,
+            TypeSerializer<T> serializer,
+            int input,
+            boolean chained) {
         if (causal == null
                 || operator.getSourceReader() == null
                 || operator.getSourceReader() instanceof ExternallyInducedSourceReader) {
             return null;
         }
-        return orderSplits(operator, serializer);
+        return orderSplits(operator, serializer, input, chained);
     }
 
     private <T, SplitT extends SourceSplit> CausalSourceReader<T, SplitT> orderSplits(
-            SourceOperator<T, SplitT> operator, TypeSerializer<T> serializer) {
+            SourceOperator<T, SplitT> operator,
+            TypeSerializer<T> serializer,
+            int input,
+            boolean chained) {
         CausalSourceReader<T, SplitT> ordered =
-                new CausalSourceReader<>(operator.getSourceReader(), causal, serializer);
+                new CausalSourceReader<>(
+                        operator.getSourceReader(), causal, serializer, input, chained);
         ClonosSourceReaderPatch.replaceReader(operator, ordered);
         return ordered;
     }
@@ -441,6 +413,12 @@ public final class CausalTaskContext {
         return causal != null;
     }
 
+    /** The task's causal log and recovery; null without causal logging. */
+    @Nullable
+    CausalTask causalTask() {
+        return causal;
+    }
+
     /**
      * Whether a source may take a checkpoint now. Not while it recovers, nor while an output still
      * regenerates its predecessor's stream: the barrier would land among records its consumers
@@ -474,25 +452,31 @@ public final class CausalTaskContext {
         }
         restoresOutputStatus(chain);
         causal.setCheckpointReplayer(
-                checkpoint -> {
-                    try {
-                        // what the chain's operators did before the barrier (a Beam operator
-                        // finishes its bundle), reading what they read then
-                        chain.prepareSnapshotPreBarrier(checkpoint.checkpointId());
-                        chain.broadcastEvent(
-                                new CheckpointBarrier(
-                                        checkpoint.checkpointId(),
-                                        checkpoint.timestamp(),
-                                        CheckpointOptions.forCheckpointWithDefaultLocation()));
-                        startEpoch(checkpoint.checkpointId());
-                    } catch (RuntimeException e) {
-                        throw e;
-                    } catch (Exception e) {
-                        throw new FlinkRuntimeException(
-                                "The replay of checkpoint " + checkpoint.checkpointId() + " failed",
-                                e);
-                    }
-                });
+                checkpoint ->
+                        passReplayedCheckpoint(
+                                chain, checkpoint.checkpointId(), checkpoint.timestamp()));
+    }
+
+    /**
+     * Passes a checkpoint its predecessor took, while the task replays: what the chain's operators
+     * did before the barrier (a Beam operator finishes its bundle), reading what they read then,
+     * and the barrier; then the epoch starts.
+     */
+    void passReplayedCheckpoint(OperatorChain<?, ?> chain, long checkpointId, long timestamp) {
+        try {
+            chain.prepareSnapshotPreBarrier(checkpointId);
+            chain.broadcastEvent(
+                    new CheckpointBarrier(
+                            checkpointId,
+                            timestamp,
+                            CheckpointOptions.forCheckpointWithDefaultLocation()));
+            startEpoch(checkpointId);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new FlinkRuntimeException(
+                    "The replay of checkpoint " + checkpointId + " failed", e);
+        }
     }
 
     /**
@@ -500,7 +484,9 @@ public final class CausalTaskContext {
      * is a determinant, so it is logged and the checkpoint taken in one mail ({@code mailbox}),
      * with no record slipping in between. Declined while the source may not take one ({@link
      * #sourceAcceptsCheckpoint}); {@code beforeBarrier} runs first (a reader emits what it holds).
-     * {@code takeCheckpoint} gets metrics of no alignment: a source has no input to align.
+     * {@code takeCheckpoint} gets metrics of no alignment: a source has no input to align. It
+     * starts the epoch once the checkpoint is taken ({@link #startEpoch}): a source task at once, a
+     * task with chained sources once its network inputs are aligned too.
      */
     public CompletableFuture<Boolean> triggerSourceCheckpoint(
             MailboxExecutor mailbox,
@@ -526,7 +512,6 @@ public final class CausalTaskContext {
                                         .setAlignmentDurationNanos(0L)
                                         .setBytesProcessedDuringAlignment(0L)
                                         .setCheckpointStartDelayNanos(0L));
-                        startEpoch(checkpoint.getCheckpointId());
                         triggered.complete(true);
                     } catch (Exception e) {
                         triggered.completeExceptionally(e);

@@ -726,6 +726,80 @@ class ExactlyOnceITCase {
     }
 
     /**
+     * Two sources chained to an operator of two inputs: the operator's output follows the order in
+     * which the task takes its sources' records, as they happen to be available. Its subtask 0
+     * fails and is recovered alone, exactly once.
+     */
+    @Test
+    void failedTaskWithChainedSourcesIsRecoveredExactlyOnce() throws Exception {
+        startCluster(new Configuration());
+        failing = "chained-multi";
+        failAfter = NUMBERS / 2;
+        AccessExecutionGraph graph = run(chainedSourcesJob());
+
+        assertThat(FAILED).isTrue();
+        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of(CHAINED_SOURCES_TASK + "[0]"));
+        assertThat(violations(TWO_SOURCES, NUMBERS))
+                .as("broken, lossy or repeated hash chains")
+                .isEmpty();
+    }
+
+    /** The TaskManager of the task with chained sources is lost, with its producers. */
+    @Test
+    void lostTaskManagerWithChainedSourcesIsRecoveredExactlyOnce() throws Exception {
+        lostTaskManager(
+                chainedSourcesJob(),
+                CHAINED_SOURCES_TASK,
+                TWO_SOURCES,
+                NUMBERS,
+                Duration.ofMillis(200 + ThreadLocalRandom.current().nextInt(600)));
+    }
+
+    private static final String CHAINED_SOURCES_TASK =
+            "chained-multi [Source: left, Source: right] -> untag";
+
+    private static final String[] TWO_SOURCES = {"left", "right"};
+
+    private static JobGraph chainedSourcesJob() {
+        StreamExecutionEnvironment env = environment();
+        MultipleInputLinks.withChainedSources(
+                        env,
+                        "chained-multi",
+                        chainableSource(env, "left"),
+                        chainableSource(env, "right"))
+                .map(ExactlyOnceITCase::untag)
+                .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
+                .name("untag")
+                .keyBy(t -> t.f0)
+                .process(new HashChain("chain"))
+                .name("chain")
+                .addSink(new CommittedLinesSink(output))
+                .name("sink")
+                .setParallelism(1)
+                .disableChaining();
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    /** As {@link #source}, tagged by the source itself: nothing between it and its consumer. */
+    private static DataStream<Tuple3<Long, String, Long>> chainableSource(
+            StreamExecutionEnvironment env, String name) {
+        return env.fromSource(
+                new DataGeneratorSource<>(
+                        index -> Tuple3.of((index + 1) % KEYS, name + ":" + (index + 1), index + 1),
+                        NUMBERS,
+                        RateLimiterStrategy.perSecond(1_500),
+                        Types.TUPLE(Types.LONG, Types.STRING, Types.LONG)),
+                WatermarkStrategy.noWatermarks(),
+                name);
+    }
+
+    /** "left:17", as {@link Tag} makes it, -> (17 % keys, "left:17", 17). */
+    static Tuple3<Long, String, Long> untag(String tagged) {
+        long n = Long.parseLong(tagged.substring(tagged.indexOf(':') + 1));
+        return Tuple3.of(n % KEYS, tagged, n);
+    }
+
+    /**
      * A producer that finished before the checkpoint its lost consumer restores from has no
      * in-flight log any more (one went with the lost TaskManager, the other's partition was
      * released once read), and the consumer read the end of its output before that checkpoint. Both

@@ -85,7 +85,9 @@ public final class ClonosNetworkInputPatch {
         Runnable beforeElement = task::beforeElement;
         List<StreamTaskInput<?>> inputs = inputsOf(processor);
         boolean[] bufferInProgress = new boolean[inputs.size()];
+        boolean[] sources = new boolean[inputs.size()];
         for (int i = 0; i < inputs.size(); i++) {
+            sources[i] = inputs.get(i) instanceof StreamTaskSourceInput;
             StreamTaskInput<?> input = inputs.get(i);
             if (input instanceof StreamTaskNetworkInput) {
                 int index = i;
@@ -99,7 +101,7 @@ public final class ClonosNetworkInputPatch {
                                         inProgress -> bufferInProgress[index] = inProgress));
             }
         }
-        gateWatermarks(processor, task, headOperator);
+        gateWatermarks(processor, task, headOperator, sources);
         if (processor instanceof StreamMultipleInputProcessor) {
             MultipleInputSelectionHandler flink =
                     (MultipleInputSelectionHandler)
@@ -173,11 +175,44 @@ public final class ClonosNetworkInputPatch {
      */
     public static PushingAsyncDataInput.DataOutput<?> countingSourceOutput(
             PushingAsyncDataInput.DataOutput<?> output, CausalTask task) {
-        // a replay hands the logged watermarks on counted, as the source's own would be
-        GatedOutput replayed =
-                new GatedOutput(new CountedOutput(output, task::countElement), task, 0);
-        task.setWatermarkInputs(1, new WatermarkReplay(List.of(replayed), null));
-        return new GatedOutput(new CountedOutput(output, task::beforeElement), task, 0);
+        GatedOutput gated = sourceOutput(output, task, 0);
+        task.setWatermarkInputs(1, new WatermarkReplay(List.of(gated), null));
+        return gated;
+    }
+
+    /**
+     * A source's output, whose elements are counted as they leave the source (it has no
+     * deserializer to count them): its own if the gate passes them, and the logged watermarks a
+     * replay hands on, as the source's own would be.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static GatedOutput sourceOutput(
+            PushingAsyncDataInput.DataOutput output, CausalTask task, int input) {
+        return new GatedOutput(
+                new CountedOutput(output, task::beforeElement),
+                new CountedOutput(output, task::countElement),
+                task,
+                input);
+    }
+
+    /**
+     * Puts {@code wrap}'s input in place of each source chained to the processor's operator, as the
+     * processor reads it; Flink's checkpoint barrier handler keeps the source's own.
+     */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static void wrapChainedSources(
+            StreamInputProcessor processor,
+            java.util.function.Function<StreamTaskSourceInput<?>, StreamTaskInput<?>> wrap) {
+        for (StreamOneInputProcessor<?> one : oneInputProcessorsOf(processor)) {
+            Object input = FlinkFields.get(one, StreamOneInputProcessor.class, "input");
+            if (input instanceof StreamTaskSourceInput) {
+                FlinkFields.set(
+                        one,
+                        StreamOneInputProcessor.class,
+                        "input",
+                        wrap.apply((StreamTaskSourceInput<?>) input));
+            }
+        }
     }
 
     /**
@@ -191,27 +226,20 @@ public final class ClonosNetworkInputPatch {
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static void gateWatermarks(
-            StreamInputProcessor processor, CausalTask task, @Nullable Object headOperator) {
+            StreamInputProcessor processor,
+            CausalTask task,
+            @Nullable Object headOperator,
+            boolean[] sources) {
         List<GatedOutput> outputs = new ArrayList<>();
-        List<StreamOneInputProcessor<?>> ones = new ArrayList<>();
-        if (processor instanceof StreamOneInputProcessor) {
-            ones.add((StreamOneInputProcessor<?>) processor);
-        } else if (processor instanceof StreamMultipleInputProcessor) {
-            ones.addAll(
-                    Arrays.asList(
-                            (StreamOneInputProcessor<?>[])
-                                    FlinkFields.get(
-                                            processor,
-                                            StreamMultipleInputProcessor.class,
-                                            "inputProcessors")));
-        }
-        for (StreamOneInputProcessor<?> one : ones) {
+        for (StreamOneInputProcessor<?> one : oneInputProcessorsOf(processor)) {
+            PushingAsyncDataInput.DataOutput output =
+                    (PushingAsyncDataInput.DataOutput)
+                            FlinkFields.get(one, StreamOneInputProcessor.class, "output");
+            int input = outputs.size();
             GatedOutput gated =
-                    new GatedOutput(
-                            (PushingAsyncDataInput.DataOutput)
-                                    FlinkFields.get(one, StreamOneInputProcessor.class, "output"),
-                            task,
-                            outputs.size());
+                    sources[input]
+                            ? sourceOutput(output, task, input)
+                            : new GatedOutput(output, output, task, input);
             FlinkFields.set(one, StreamOneInputProcessor.class, "output", gated);
             outputs.add(gated);
         }
@@ -221,12 +249,21 @@ public final class ClonosNetworkInputPatch {
     /** One input's output to the operators, with its watermarks gated by {@link CausalTask}. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static final class GatedOutput implements PushingAsyncDataInput.DataOutput {
-        final PushingAsyncDataInput.DataOutput delegate;
+        private final PushingAsyncDataInput.DataOutput delegate;
+
+        /** Where a replay hands on the logged watermarks. */
+        final PushingAsyncDataInput.DataOutput replayed;
+
         private final CausalTask task;
         private final int input;
 
-        GatedOutput(PushingAsyncDataInput.DataOutput delegate, CausalTask task, int input) {
+        GatedOutput(
+                PushingAsyncDataInput.DataOutput delegate,
+                PushingAsyncDataInput.DataOutput replayed,
+                CausalTask task,
+                int input) {
             this.delegate = delegate;
+            this.replayed = replayed;
             this.task = task;
             this.input = input;
         }
@@ -292,7 +329,7 @@ public final class ClonosNetworkInputPatch {
         public void watermark(int input, long timestamp) {
             try {
                 outputs.get(input)
-                        .delegate
+                        .replayed
                         .emitWatermark(
                                 new org.apache.flink.streaming.api.watermark.Watermark(timestamp));
             } catch (Exception e) {
@@ -305,7 +342,7 @@ public final class ClonosNetworkInputPatch {
         public void status(int input, boolean idle) {
             try {
                 outputs.get(input)
-                        .delegate
+                        .replayed
                         .emitWatermarkStatus(
                                 idle
                                         ? org.apache.flink.streaming.runtime.watermarkstatus
@@ -448,22 +485,28 @@ public final class ClonosNetworkInputPatch {
 
     private static List<StreamTaskInput<?>> inputsOf(StreamInputProcessor processor) {
         List<StreamTaskInput<?>> inputs = new ArrayList<>();
-        if (processor instanceof StreamOneInputProcessor) {
+        for (StreamOneInputProcessor<?> one : oneInputProcessorsOf(processor)) {
             inputs.add(
                     (StreamTaskInput<?>)
-                            FlinkFields.get(processor, StreamOneInputProcessor.class, "input"));
-        } else if (processor instanceof StreamMultipleInputProcessor) {
-            for (StreamOneInputProcessor<?> one :
+                            FlinkFields.get(one, StreamOneInputProcessor.class, "input"));
+        }
+        return inputs;
+    }
+
+    /** The processor's processors of one input each: itself, or those of its inputs. */
+    private static List<StreamOneInputProcessor<?>> oneInputProcessorsOf(
+            StreamInputProcessor processor) {
+        if (processor instanceof StreamOneInputProcessor) {
+            return List.of((StreamOneInputProcessor<?>) processor);
+        }
+        if (processor instanceof StreamMultipleInputProcessor) {
+            return Arrays.asList(
                     (StreamOneInputProcessor<?>[])
                             FlinkFields.get(
                                     processor,
                                     StreamMultipleInputProcessor.class,
-                                    "inputProcessors")) {
-                inputs.add(
-                        (StreamTaskInput<?>)
-                                FlinkFields.get(one, StreamOneInputProcessor.class, "input"));
-            }
+                                    "inputProcessors"));
         }
-        return inputs;
+        return List.of();
     }
 }

@@ -1,0 +1,57 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.streaming.tasks;
+
+import io.clonos.runtime.network.SubpartitionLogMetrics;
+
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MeterView;
+import org.apache.flink.metrics.MetricGroup;
+
+import java.util.List;
+import java.util.function.ToLongFunction;
+
+/** A task's figures of its epochs and of its outputs' in-flight logs, summed over its outputs. */
+final class InFlightLogMetrics {
+
+    private InFlightLogMetrics() {}
+
+    static void register(
+            MetricGroup group, EpochTracker epochs, List<SubpartitionLogMetrics> logMetrics) {
+        ToLongFunction<ToLongFunction<SubpartitionLogMetrics>> sum =
+                figure -> logMetrics.stream().mapToLong(figure).sum();
+        group.gauge(EpochTracker.EPOCH_METRIC, (Gauge<Long>) epochs::currentEpoch);
+        group.gauge(
+                "inFlightLogBytes",
+                (Gauge<Long>) () -> sum.applyAsLong(SubpartitionLogMetrics::bytes));
+        group.gauge(
+                "inFlightLogBuffers",
+                (Gauge<Long>) () -> sum.applyAsLong(SubpartitionLogMetrics::buffers));
+        group.gauge(
+                "inFlightLogBytesOnDisk",
+                (Gauge<Long>) () -> sum.applyAsLong(SubpartitionLogMetrics::bytesOnDisk));
+        group.meter(
+                "inFlightLogSpilledBytesPerSecond",
+                new MeterView(
+                        new ReadOnlyCounter(
+                                () -> sum.applyAsLong(SubpartitionLogMetrics::spilledBytes))));
+        group.meter(
+                "inFlightLogReadBytesPerSecond",
+                new MeterView(
+                        new ReadOnlyCounter(
+                                () -> sum.applyAsLong(SubpartitionLogMetrics::readBytes))));
+        group.gauge(
+                "replayedBuffers",
+                (Gauge<Long>) () -> sum.applyAsLong(SubpartitionLogMetrics::replayedBuffers));
+    }
+}
