@@ -204,15 +204,14 @@ public class ClonosScheduler extends DefaultScheduler {
                     }
                 });
         standbyActivations.registerMetrics(metrics);
-        if (clonos.isStandbyEnabled()) {
-            // standbys have no state; one that does not run must not hold up the job's checkpoints
-            org.apache.flink.runtime.checkpoint.ClonosCheckpointPlanPatch.excludeFromCheckpoints(
-                    getExecutionGraph(),
-                    vertex -> StandbyVertices.primaryOf(vertex.getJobVertex()).isPresent(),
-                    jobMasterConfiguration.get(
-                            org.apache.flink.configuration.CheckpointingOptions
-                                    .ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH));
-        }
+        // standbys have no state: one that does not run must not hold up the job's checkpoints
+        org.apache.flink.runtime.checkpoint.ClonosCheckpointPlanPatch.install(
+                getExecutionGraph(),
+                clonos.isStandbyEnabled(),
+                vertex -> StandbyVertices.primaryOf(vertex.getJobVertex()).isPresent(),
+                jobMasterConfiguration.get(
+                        org.apache.flink.configuration.CheckpointingOptions
+                                .ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH));
         log.info(
                 "Scheduling {} ({}) on Clonos with {}.",
                 jobGraph.getName(),

@@ -726,20 +726,21 @@ class ExactlyOnceITCase {
     }
 
     /**
-     * Two sources chained to an operator of two inputs: the operator's output follows the order in
-     * which the task takes its sources' records, as they happen to be available. Its subtask 0
-     * fails and is recovered alone, exactly once.
+     * Two sources chained to an operator of three inputs, whose third input comes through the
+     * network: the operator's output follows the order in which the task takes its sources' records
+     * and its network buffers, as they happen to be available. Its subtask 0 fails and is recovered
+     * alone, exactly once. (Flink itself never triggers such a task's checkpoints.)
      */
     @Test
     void failedTaskWithChainedSourcesIsRecoveredExactlyOnce() throws Exception {
         startCluster(new Configuration());
         failing = "chained-multi";
-        failAfter = NUMBERS / 2;
+        failAfter = NUMBERS * 3 / PARALLELISM / 2;
         AccessExecutionGraph graph = run(chainedSourcesJob());
 
         assertThat(FAILED).isTrue();
         assertThat(restartedSubtasks(graph)).isEqualTo(Set.of(CHAINED_SOURCES_TASK + "[0]"));
-        assertThat(violations(TWO_SOURCES, NUMBERS))
+        assertThat(violations(THREE_SOURCES, NUMBERS))
                 .as("broken, lossy or repeated hash chains")
                 .isEmpty();
     }
@@ -750,7 +751,7 @@ class ExactlyOnceITCase {
         lostTaskManager(
                 chainedSourcesJob(),
                 CHAINED_SOURCES_TASK,
-                TWO_SOURCES,
+                THREE_SOURCES,
                 NUMBERS,
                 Duration.ofMillis(200 + ThreadLocalRandom.current().nextInt(600)));
     }
@@ -758,15 +759,14 @@ class ExactlyOnceITCase {
     private static final String CHAINED_SOURCES_TASK =
             "chained-multi [Source: left, Source: right] -> untag";
 
-    private static final String[] TWO_SOURCES = {"left", "right"};
-
     private static JobGraph chainedSourcesJob() {
         StreamExecutionEnvironment env = environment();
         MultipleInputLinks.withChainedSources(
                         env,
                         "chained-multi",
                         chainableSource(env, "left"),
-                        chainableSource(env, "right"))
+                        chainableSource(env, "right"),
+                        source(env, "third").rebalance())
                 .map(ExactlyOnceITCase::untag)
                 .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
                 .name("untag")

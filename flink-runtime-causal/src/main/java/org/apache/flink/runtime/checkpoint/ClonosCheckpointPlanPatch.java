@@ -20,7 +20,13 @@ import org.apache.flink.runtime.executiongraph.Execution;
 import org.apache.flink.runtime.executiongraph.ExecutionGraph;
 import org.apache.flink.runtime.executiongraph.ExecutionGraphCheckpointPlanCalculatorContext;
 import org.apache.flink.runtime.executiongraph.ExecutionJobVertex;
+import org.apache.flink.runtime.executiongraph.ExecutionVertex;
+import org.apache.flink.runtime.jobgraph.ClonosChainedSourcesPatch;
 
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.function.Predicate;
 import java.util.stream.StreamSupport;
@@ -28,9 +34,13 @@ import java.util.stream.StreamSupport;
 /**
  * <b>Patch of Flink's behaviour.</b> Replaces the checkpoint coordinator's plan calculator (a
  * private final field built by the execution graph; by reflection, here only) with Flink's own
- * calculator, changed in two ways:
+ * calculator, changed in these ways:
  *
  * <ul>
+ *   <li>It triggers the tasks that chain sources to an operator whose other inputs come through the
+ *       network. Flink triggers only vertices without inputs, so the sources of such a task never
+ *       see a checkpoint and its checkpoints never complete (on Flink as well); a chained source's
+ *       checkpoint starts with its trigger, the task's once its network inputs are aligned too.
  *   <li>It leaves some vertices out: Clonos's standby tasks have no state, and one that is not
  *       running (no slot yet, being moved) must not keep the job from checkpointing, as Flink's
  *       calculator would (it refuses to trigger a checkpoint while any task is not running).
@@ -58,6 +68,41 @@ public final class ClonosCheckpointPlanPatch {
         return plan;
     }
 
+    /** The plan, with the running tasks of {@code chainingSources} among those it triggers. */
+    static CheckpointPlan triggering(
+            CheckpointPlan plan, List<ExecutionJobVertex> chainingSources) {
+        if (chainingSources.isEmpty()) {
+            return plan;
+        }
+        List<Execution> trigger = new ArrayList<>(plan.getTasksToTrigger());
+        Set<Execution> finished = new HashSet<>(plan.getFinishedTasks());
+        for (ExecutionJobVertex vertex : chainingSources) {
+            for (ExecutionVertex task : vertex.getTaskVertices()) {
+                Execution attempt = task.getCurrentExecutionAttempt();
+                if (finished.contains(attempt) || trigger.contains(attempt)) {
+                    continue;
+                }
+                if (attempt.getState() != ExecutionState.RUNNING) {
+                    // as Flink refuses a checkpoint while a task it triggers is not running
+                    throw new CompletionException(
+                            new CheckpointException(
+                                    attempt.getVertexWithAttempt()
+                                            + " chains sources and is "
+                                            + attempt.getState(),
+                                    CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING));
+                }
+                trigger.add(attempt);
+            }
+        }
+        return new DefaultCheckpointPlan(
+                trigger,
+                plan.getTasksToWaitFor(),
+                plan.getTasksToCommitTo(),
+                plan.getFinishedTasks(),
+                new ArrayList<>(plan.getFullyFinishedJobVertex()),
+                plan.mayHaveFinishedTasks());
+    }
+
     /**
      * Refuses the checkpoint if a task the plan counts as finished is {@code state}, not finished.
      */
@@ -73,18 +118,31 @@ public final class ClonosCheckpointPlanPatch {
         }
     }
 
-    public static void excludeFromCheckpoints(
+    /**
+     * Puts this calculator in place of Flink's if the job needs it: with standbys (then {@code
+     * excluded} are left out), or with a task that chains sources and has network inputs.
+     */
+    public static void install(
             ExecutionGraph graph,
+            boolean standbys,
             Predicate<ExecutionJobVertex> excluded,
             boolean checkpointsAfterTasksFinish) {
         CheckpointCoordinator coordinator = graph.getCheckpointCoordinator();
-        if (coordinator == null) {
+        List<ExecutionJobVertex> chainingSources = new ArrayList<>();
+        for (ExecutionJobVertex vertex : graph.getVerticesTopologically()) {
+            if (!vertex.getJobVertex().isInputVertex()
+                    && ClonosChainedSourcesPatch.chainsSources(vertex.getJobVertex())) {
+                chainingSources.add(vertex);
+            }
+        }
+        if (coordinator == null || (!standbys && chainingSources.isEmpty())) {
             return;
         }
+        Predicate<ExecutionJobVertex> left = standbys ? excluded : vertex -> false;
         Iterable<ExecutionJobVertex> included =
                 () ->
                         StreamSupport.stream(graph.getVerticesTopologically().spliterator(), false)
-                                .filter(excluded.negate())
+                                .filter(left.negate())
                                 .iterator();
         CheckpointPlanCalculator flinks =
                 new DefaultCheckpointPlanCalculator(
@@ -95,7 +153,8 @@ public final class ClonosCheckpointPlanPatch {
         CheckpointPlanCalculator calculator =
                 () ->
                         flinks.calculateCheckpointPlan()
-                                .thenApply(ClonosCheckpointPlanPatch::noneFailed);
+                                .thenApply(ClonosCheckpointPlanPatch::noneFailed)
+                                .thenApply(plan -> triggering(plan, chainingSources));
         FlinkFields.set(
                 coordinator, CheckpointCoordinator.class, "checkpointPlanCalculator", calculator);
     }

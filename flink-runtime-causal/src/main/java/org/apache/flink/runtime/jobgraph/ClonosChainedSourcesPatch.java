@@ -14,6 +14,8 @@ package org.apache.flink.runtime.jobgraph;
 import io.clonos.runtime.reflect.FlinkFields;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.runtime.OperatorIDPair;
 
 import java.util.ArrayList;
@@ -39,8 +41,24 @@ public final class ClonosChainedSourcesPatch {
 
     private ClonosChainedSourcesPatch() {}
 
+    /** Set on a vertex that chains sources, so that the JobManager triggers its checkpoints. */
+    private static final ConfigOption<Boolean> CHAINS_SOURCES =
+            ConfigOptions.key("clonos.internal.chains-sources")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription("Internal: the vertex chains sources. Not set by users.");
+
+    /** Whether {@code vertex} chains sources to an operator of several inputs. */
+    public static boolean chainsSources(JobVertex vertex) {
+        return vertex.getConfiguration().get(CHAINS_SOURCES);
+    }
+
     /** Adds the chained sources {@code sources} to {@code vertex}'s operators, once each. */
     public static void addChainedSources(JobVertex vertex, Collection<OperatorID> sources) {
+        if (sources.isEmpty()) {
+            return;
+        }
+        vertex.getConfiguration().set(CHAINS_SOURCES, true);
         List<OperatorIDPair> operators = new ArrayList<>();
         for (OperatorID source : sources) {
             boolean known =
