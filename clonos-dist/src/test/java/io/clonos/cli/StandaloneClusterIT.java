@@ -500,6 +500,33 @@ class StandaloneClusterIT {
         awaitUnregistered(rest, victim);
     }
 
+    /**
+     * Both sources of the hash chains chained to an operator that merges them in the order its task
+     * takes their records ({@code --chained-sources}): the TaskManager JVM of the merge's subtask 0
+     * (with its chained sources) is killed with SIGKILL. Only its tasks restart, the recovered
+     * merge takes its sources' records in its predecessor's order, and the output is exactly once.
+     */
+    @Test
+    @Order(10)
+    void killedTaskManagerWithChainedSourcesIsRecoveredExactlyOnce() throws Exception {
+        ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
+        replaceKilledTaskManagers(rest, 4);
+        long count = 10_000;
+        Path output = work.resolve("output-chained-sources");
+        String job = submitHashChains(count, output, "--chained-sources");
+        awaitCheckpointsBeyond(rest, job, rest.completedCheckpoints(job) + 1);
+
+        Map<String, String> hosts = subtaskTaskManagers(rest, job);
+        String victim = taskManagerOfFirstSubtask(hosts, "merge");
+        kill(victim);
+
+        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3)))
+                .isEqualTo("FINISHED");
+        assertOnlyTheKilledTaskManagersTasksRestarted(hosts, subtaskAttempts(rest, job), victim);
+        HashChainChecks.assertExactlyOnce(output, count);
+        awaitUnregistered(rest, victim);
+    }
+
     /** Submits {@link HashChainJob} (1500 numbers per second, 8 keys) detached; its job id. */
     private String submitHashChains(long count, Path output, String... options) throws Exception {
         List<String> args =

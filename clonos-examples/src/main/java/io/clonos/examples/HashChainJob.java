@@ -15,6 +15,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -49,8 +50,10 @@ import java.time.Duration;
  * second per source (default 2000), {@code --left-rate} numbers per second of the left source
  * (default the rate; a high one makes it finish early), {@code --connected} (the left numbers reach
  * the chain as a second input rather than united with the right ones: a side input's shape, whose
- * source finishes while the other runs), {@code --keys} (default 8), {@code --checkpoint-interval}
- * ms (default 300), {@code --output} directory (required).
+ * source finishes while the other runs), {@code --chained-sources} (both sources chained to an
+ * operator that merges them, {@link SourcesMerge}, before the chain: the merge's task interleaves
+ * their records as they happen to be available), {@code --keys} (default 8), {@code
+ * --checkpoint-interval} ms (default 300), {@code --output} directory (required).
  */
 public final class HashChainJob {
 
@@ -70,6 +73,7 @@ public final class HashChainJob {
         int rate = params.getInt("rate", 2_000);
         int leftRate = params.getInt("left-rate", rate);
         boolean connected = params.has("connected");
+        boolean chainedSources = params.has("chained-sources");
         int keys = params.getInt("keys", 8);
         long checkpointInterval = params.getLong("checkpoint-interval", 300);
         String output = params.getRequired("output");
@@ -78,31 +82,43 @@ public final class HashChainJob {
         env.enableCheckpointing(checkpointInterval);
         java.util.Map<String, DataStream<Tuple3<Long, String, Long>>> numbers =
                 new java.util.LinkedHashMap<>();
+        TypeInformation<Tuple3<Long, String, Long>> tuples =
+                Types.TUPLE(Types.LONG, Types.STRING, Types.LONG);
         for (String source : sources()) {
+            // tagged by the source itself, so that nothing stands between it and the merge
             numbers.put(
                     source,
                     env.fromSource(
-                                    new DataGeneratorSource<>(
-                                            index -> index + 1,
-                                            count,
-                                            RateLimiterStrategy.perSecond(
-                                                    source.equals("left") ? leftRate : rate),
-                                            Types.LONG),
-                                    WatermarkStrategy.noWatermarks(),
-                                    source)
-                            .map(n -> Tuple3.of(n % keys, source + ":" + n, n))
-                            .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
-                            .name(source + "-tag"));
+                            new DataGeneratorSource<>(
+                                    index ->
+                                            Tuple3.of(
+                                                    (index + 1) % keys,
+                                                    source + ":" + (index + 1),
+                                                    index + 1),
+                                    count,
+                                    RateLimiterStrategy.perSecond(
+                                            source.equals("left") ? leftRate : rate),
+                                    tuples),
+                            WatermarkStrategy.noWatermarks(),
+                            source));
         }
         DataStream<Tuple3<Long, String, Long>> left = numbers.get("left");
         DataStream<Tuple3<Long, String, Long>> right = numbers.get("right");
         DataStream<String> links =
-                connected
-                        ? left.keyBy(t -> t.f0)
-                                .connect(right.keyBy(t -> t.f0))
-                                .process(new CoHashChain())
+                chainedSources
+                        ? SourcesMerge.of(env, "merge", tuples, left, right)
+                                .keyBy(t -> t.f0)
+                                .process(new HashChain())
                                 .name("chain")
-                        : left.union(right).keyBy(t -> t.f0).process(new HashChain()).name("chain");
+                        : connected
+                                ? left.keyBy(t -> t.f0)
+                                        .connect(right.keyBy(t -> t.f0))
+                                        .process(new CoHashChain())
+                                        .name("chain")
+                                : left.union(right)
+                                        .keyBy(t -> t.f0)
+                                        .process(new HashChain())
+                                        .name("chain");
         DataStream<String> windows =
                 DataStreamUtils.reinterpretAsKeyedStream(links, HashChains::keyOf, Types.LONG)
                         .window(TumblingProcessingTimeWindows.of(Duration.ofMillis(100)))

@@ -99,13 +99,18 @@ final class TaskFailureInjection {
                         + vertices.stream().map(nameOf).collect(Collectors.toList()));
     }
 
-    /** A vertex named "Source: a -> b" names the operators "a" and "b", and itself. */
+    /**
+     * A vertex named "Source: a -> b" names the operators "a" and "b", and itself; one named "c
+     * [Source: d, Source: e] -> f", whose operator c has the sources d and e chained to it, names
+     * "c" and "f".
+     */
     static boolean namesOperator(String vertexName, String name) {
         if (vertexName.equals(name)) {
             return true;
         }
         for (String operator : vertexName.split(" -> ")) {
-            String bare = operator.replaceFirst("^(Source|Sink): ", "");
+            String bare =
+                    operator.replaceFirst(" \\[.*]$", "").replaceFirst("^(Source|Sink): ", "");
             if (operator.equals(name) || bare.equals(name)) {
                 return true;
             }

@@ -44,6 +44,18 @@ class TaskFailureInjectionTest {
                 .isEqualTo("map");
     }
 
+    /** Flink names the sources chained to an operator of several inputs after it, in brackets. */
+    @Test
+    void aVertexWithChainedSourcesIsNamedByItsOperator() throws Exception {
+        List<String> vertices = List.of("Source: third", "merge [Source: a, Source: b] -> sink");
+        assertThat(TaskFailureInjection.named(vertices, Function.identity(), "merge"))
+                .isEqualTo("merge [Source: a, Source: b] -> sink");
+        assertThat(TaskFailureInjection.named(vertices, Function.identity(), "sink"))
+                .isEqualTo("merge [Source: a, Source: b] -> sink");
+        assertThatThrownBy(() -> TaskFailureInjection.named(vertices, Function.identity(), "a"))
+                .isInstanceOf(FlinkException.class);
+    }
+
     @Test
     void aNameOfNoVertexListsTheJobsVertices() {
         assertThatThrownBy(() -> TaskFailureInjection.named(VERTICES, Function.identity(), "numb"))

@@ -341,6 +341,16 @@ class CoverageITCase {
                                         tuples(env, "third"))));
         shapes.add(
                 new Shape(
+                        "Two sources chained to an operator of three inputs, the third from the network",
+                        env ->
+                                MultipleInputLinks.withChainedSources(
+                                        env,
+                                        UNDER_TEST,
+                                        tuples(env, "first"),
+                                        tuples(env, "second"),
+                                        tuples(env, "third").rebalance())));
+        shapes.add(
+                new Shape(
                         "Async I/O, unordered, no retries",
                         env ->
                                 AsyncDataStream.unorderedWait(

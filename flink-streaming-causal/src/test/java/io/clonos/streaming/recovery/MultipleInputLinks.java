@@ -83,9 +83,7 @@ public final class MultipleInputLinks extends AbstractStreamOperatorV2<String>
 
     /**
      * {@code streams} forward into one operator named {@code name} that takes sources as chained
-     * inputs: Flink chains a source stream among them into the operator's task. For job graphs
-     * only: this operator does not end its output when a chained source ends, so such a job does
-     * not finish (on Flink's own cluster neither).
+     * inputs: Flink chains a source stream among them into the operator's task.
      */
     @SafeVarargs
     public static SingleOutputStreamOperator<String> withChainedSources(
