@@ -84,12 +84,14 @@ public final class ClonosCli {
                     "        Flink: output checked against a failure-free run, recovery times, timelines.",
                     "  chaos [--seed S] [--runs N] [--minutes M] [--taskmanagers N] [--slots S] [--output DIR]",
                     "        [--shape STAGES --source-parallelism P --dsd D --kills K --stagger-ms MS]",
-                    "        [--splits-per-subtask N] [--checkpoint-interval MS] [--recovery-bound-ms MS] [-D key=value ...]",
+                    "        [--splits-per-subtask N | --chained-sources] [--checkpoint-interval MS]",
+                    "        [--recovery-bound-ms MS] [-D key=value ...]",
                     "        Generated jobs on a standalone cluster of its own (slots spread), TaskManagers killed",
                     "        with SIGKILL at random times; each run judged exactly once, local and in time. Seeds",
                     "        from S (random by default) on; a failed run's seed reproduces it. --shape fixes the job",
                     "        (e.g. keyby:timers:2/rebalance:map:2/keyby:state:2) and the failure; with",
-                    "        --splits-per-subtask N each source reader interleaves N splits, as Kafka's readers do.",
+                    "        --splits-per-subtask N each source reader interleaves N splits, as Kafka's readers do;",
+                    "        with --chained-sources two sources are chained to an operator that merges them.",
                     "  demo [--count N] [--rate R] [--keys K] [--no-failure] [-D key=value ...]",
                     "        Run the example job on an embedded Clonos cluster, fail one of its tasks",
                     "        midway, and check that only it was restarted and the results are right.",
@@ -301,7 +303,7 @@ public final class ClonosCli {
                                 "--splits-per-subtask",
                                 "--checkpoint-interval",
                                 "--recovery-bound-ms"),
-                        List.of());
+                        List.of("--chained-sources"));
         options.requireNoPositional();
         long seed;
         try {
@@ -377,13 +379,21 @@ public final class ClonosCli {
             plans = s -> ChaosPlan.of(s, taskManagers, slots);
         }
         int splits = options.intValue("--splits-per-subtask", 1, 1);
+        boolean chainedSources = options.flags.contains("--chained-sources");
+        if (chainedSources && splits > 1) {
+            throw new UsageException(
+                    "--chained-sources reads one split at a time; it does not go with --splits-per-subtask.");
+        }
         LongFunction<ChaosPlan> drawn = plans;
         int checkpointInterval = options.intValue("--checkpoint-interval", 500, 10);
         plans =
-                s ->
-                        drawn.apply(s)
-                                .withSplitsPerSubtask(splits)
-                                .withCheckpointInterval(checkpointInterval);
+                s -> {
+                    ChaosPlan plan =
+                            drawn.apply(s)
+                                    .withSplitsPerSubtask(splits)
+                                    .withCheckpointInterval(checkpointInterval);
+                    return chainedSources ? plan.withChainedSources() : plan;
+                };
         Path output =
                 Paths.get(
                                 options.value("--output") == null

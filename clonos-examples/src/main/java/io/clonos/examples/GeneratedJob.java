@@ -38,6 +38,8 @@ import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
 
 import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * An ordinary Flink job of any depth and shape, generated from a seed or spelled out, whose output
@@ -58,7 +60,10 @@ import java.io.Serializable;
  * (default 20000), {@code --rate} per second per source subtask (default 1000), {@code
  * --checkpoint-interval} ms (default 500), {@code --splits-per-subtask} (default 1: Flink's data
  * generator, which reads its splits one after the other; more: {@link InterleavingSplitsSource},
- * whose readers interleave their splits as Kafka's interleave partitions), {@code --output}.
+ * whose readers interleave their splits as Kafka's interleave partitions), {@code
+ * --chained-sources} (the odd and the even numbers from two sources chained to an operator that
+ * merges them: a {@code MultipleInputStreamTask} that interleaves them as they happen to be
+ * available), {@code --output}.
  */
 public final class GeneratedJob {
 
@@ -91,6 +96,9 @@ public final class GeneratedJob {
                             params.getInt("max-depth", 7),
                             params.getInt("max-parallelism", 4));
         }
+        if (params.has("chained-sources")) {
+            shape = shape.withChainedSources();
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         build(
                 env,
@@ -101,6 +109,46 @@ public final class GeneratedJob {
                 params.getInt("splits-per-subtask", 1),
                 params.getRequired("output"));
         env.execute("generated " + shape);
+    }
+
+    /**
+     * The odd and the even numbers up to {@code count}, tagged by two sources chained to an
+     * operator that merges them ({@link SourcesMerge}, named {@link Shape#MERGED_SOURCES}) in the
+     * order its task takes their records.
+     */
+    private static DataStream<Tuple3<Long, String, Long>> mergedSources(
+            StreamExecutionEnvironment env,
+            Shape shape,
+            long count,
+            int ratePerSubtask,
+            TypeInformation<Tuple3<Long, String, Long>> type) {
+        List<DataStream<Tuple3<Long, String, Long>>> halves = new ArrayList<>();
+        for (int parity = 1; parity >= 0; parity--) {
+            long first = 2 - parity;
+            halves.add(
+                    env.fromSource(
+                                    new DataGeneratorSource<>(
+                                            index -> {
+                                                long n = first + 2 * index;
+                                                return Tuple3.of(n % KEYS, SOURCE + ":" + n, n);
+                                            },
+                                            (count + parity) / 2,
+                                            RateLimiterStrategy.perSecond(
+                                                    Math.max(
+                                                            1,
+                                                            ratePerSubtask
+                                                                    * shape.sourceParallelism
+                                                                    / 2)),
+                                            type),
+                                    // each source's numbers ascend: event time is the number
+                                    WatermarkStrategy
+                                            .<Tuple3<Long, String, Long>>forMonotonousTimestamps()
+                                            .withTimestampAssigner((t, previous) -> t.f2),
+                                    parity == 1 ? "odd" : "even")
+                            .setParallelism(shape.sourceParallelism));
+        }
+        return SourcesMerge.of(env, Shape.MERGED_SOURCES, type, halves.get(0), halves.get(1))
+                .setParallelism(shape.sourceParallelism);
     }
 
     /** Adds the job of {@code shape} to {@code env}, its source Flink's data generator. */
@@ -126,6 +174,12 @@ public final class GeneratedJob {
             long checkpointInterval,
             int splitsPerSubtask,
             String output) {
+        if (shape.chainedSources && splitsPerSubtask > 1) {
+            throw new IllegalArgumentException(
+                    "Chained sources are Flink's data generators, which read one split at a time: "
+                            + splitsPerSubtask
+                            + " splits per subtask cannot be interleaved");
+        }
         env.enableCheckpointing(checkpointInterval);
         TypeInformation<Tuple3<Long, String, Long>> type =
                 Types.TUPLE(Types.LONG, Types.STRING, Types.LONG);
@@ -146,17 +200,20 @@ public final class GeneratedJob {
                                                 * 1e9
                                                 / ratePerSubtask));
         DataStream<Tuple3<Long, String, Long>> stream =
-                env.fromSource(
-                                numbers,
-                                // each split holds its numbers in order: event time is the number
-                                WatermarkStrategy.<Long>forMonotonousTimestamps()
-                                        .withTimestampAssigner((n, previous) -> n),
-                                "source")
-                        .setParallelism(shape.sourceParallelism)
-                        .map(n -> Tuple3.of(n % KEYS, SOURCE + ":" + n, n))
-                        .returns(type)
-                        .setParallelism(shape.sourceParallelism)
-                        .name("tag");
+                shape.chainedSources
+                        ? mergedSources(env, shape, count, ratePerSubtask, type)
+                        : env.fromSource(
+                                        numbers,
+                                        // each split holds its numbers in order: event time is the
+                                        // number
+                                        WatermarkStrategy.<Long>forMonotonousTimestamps()
+                                                .withTimestampAssigner((n, previous) -> n),
+                                        "source")
+                                .setParallelism(shape.sourceParallelism)
+                                .map(n -> Tuple3.of(n % KEYS, SOURCE + ":" + n, n))
+                                .returns(type)
+                                .setParallelism(shape.sourceParallelism)
+                                .name("tag");
         for (int i = 0; i < shape.stages.size(); i++) {
             Stage stage = shape.stages.get(i);
             String name = "stage" + (i + 1) + "-" + stage.kind.name().toLowerCase();

@@ -25,10 +25,25 @@ public final class Shape implements Serializable {
     public final List<Stage> stages;
     public final int chainParallelism;
 
+    /**
+     * Whether the source is two sources chained to an operator that merges them (Flink's {@code
+     * MultipleInputStreamTask} with chained sources), rather than one source.
+     */
+    public final boolean chainedSources;
+
     public Shape(int sourceParallelism, List<Stage> stages, int chainParallelism) {
+        this(sourceParallelism, stages, chainParallelism, false);
+    }
+
+    public Shape(
+            int sourceParallelism,
+            List<Stage> stages,
+            int chainParallelism,
+            boolean chainedSources) {
         this.sourceParallelism = sourceParallelism;
         this.stages = List.copyOf(stages);
         this.chainParallelism = chainParallelism;
+        this.chainedSources = chainedSources;
         int upstream = sourceParallelism;
         for (Stage stage : stages) {
             if ((stage.edge == Edge.FORWARD || stage.edge == Edge.MERGE)
@@ -99,6 +114,11 @@ public final class Shape implements Serializable {
         return new Shape(sourceParallelism, list, 1 + random.nextInt(maxParallelism));
     }
 
+    /** This shape with its source made of two sources chained to a merging operator. */
+    public Shape withChainedSources() {
+        return new Shape(sourceParallelism, stages, chainParallelism, true);
+    }
+
     /** How many operators deep the job is: the source, the stages and the chain. */
     public int depth() {
         return stages.size() + 2;
@@ -133,7 +153,7 @@ public final class Shape implements Serializable {
     public int vertexOf(String name) {
         String first = name.split(" -> ")[0];
         int stage;
-        if (first.startsWith("Source: ")) {
+        if (first.startsWith("Source: ") || first.startsWith(MERGED_SOURCES + " [")) {
             stage = 0;
         } else if (first.equals("chain")) {
             stage = stages.size() + 1;
@@ -188,9 +208,12 @@ public final class Shape implements Serializable {
         return consumers;
     }
 
+    /** The name of the operator the chained sources are merged by. */
+    public static final String MERGED_SOURCES = "sources";
+
     @Override
     public String toString() {
-        return "source:"
+        return (chainedSources ? "chained-sources:" : "source:")
                 + sourceParallelism
                 + "/"
                 + stages.stream().map(Stage::toString).collect(Collectors.joining("/"))

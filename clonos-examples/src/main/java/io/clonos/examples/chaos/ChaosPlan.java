@@ -93,6 +93,26 @@ public final class ChaosPlan {
                 seed, shape, dsd, killDelays, staggered, splits, checkpointIntervalMillis, victims);
     }
 
+    /**
+     * This plan with its job's source made of two sources chained to a merging operator; the seed's
+     * other draws stay.
+     */
+    public ChaosPlan withChainedSources() {
+        if (splitsPerSubtask > 1) {
+            throw new IllegalArgumentException(
+                    "Chained sources read one split at a time, not " + splitsPerSubtask);
+        }
+        return new ChaosPlan(
+                seed,
+                shape.withChainedSources(),
+                dsd,
+                killDelays,
+                staggered,
+                splitsPerSubtask,
+                checkpointIntervalMillis,
+                victims);
+    }
+
     /** This plan with checkpoints every {@code millis}; the seed's other draws stay. */
     public ChaosPlan withCheckpointInterval(long millis) {
         if (millis < 10) {
@@ -165,23 +185,29 @@ public final class ChaosPlan {
 
     /** The arguments of {@link GeneratedJob#main} for this plan. */
     public List<String> jobArguments(String output) {
-        return List.of(
-                "--shape",
-                stagesOnly(),
-                "--source-parallelism",
-                String.valueOf(shape.sourceParallelism),
-                "--chain-parallelism",
-                String.valueOf(shape.chainParallelism),
-                "--count",
-                String.valueOf(count),
-                "--rate",
-                String.valueOf(RATE),
-                "--checkpoint-interval",
-                String.valueOf(checkpointIntervalMillis),
-                "--splits-per-subtask",
-                String.valueOf(splitsPerSubtask),
-                "--output",
-                output);
+        List<String> arguments =
+                new ArrayList<>(
+                        List.of(
+                                "--shape",
+                                stagesOnly(),
+                                "--source-parallelism",
+                                String.valueOf(shape.sourceParallelism),
+                                "--chain-parallelism",
+                                String.valueOf(shape.chainParallelism),
+                                "--count",
+                                String.valueOf(count),
+                                "--rate",
+                                String.valueOf(RATE),
+                                "--checkpoint-interval",
+                                String.valueOf(checkpointIntervalMillis),
+                                "--splits-per-subtask",
+                                String.valueOf(splitsPerSubtask),
+                                "--output",
+                                output));
+        if (shape.chainedSources) {
+            arguments.add("--chained-sources");
+        }
+        return arguments;
     }
 
     private String stagesOnly() {

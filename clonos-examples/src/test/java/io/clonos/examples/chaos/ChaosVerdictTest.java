@@ -56,6 +56,17 @@ class ChaosVerdictTest {
         assertThat(Shape.random(42, 7, 4).toString()).isEqualTo(Shape.random(42, 7, 4).toString());
     }
 
+    /** Two sources chained to their merge make the first vertex, named by the merge. */
+    @Test
+    void chainedSourcesAreTheFirstVertex() {
+        Shape shape = Shape.parse(2, "forward:map:2/keyby:state:2").withChainedSources();
+        assertThat(shape.vertexOf("sources [Source: odd, Source: even] -> stage1-map")).isZero();
+        assertThat(shape.vertexOf("stage2-state")).isEqualTo(1);
+        assertThat(shape.toString()).startsWith("chained-sources:2/");
+        assertThat(ChaosPlan.fixed(1, shape, -1, 1, 0).jobArguments("out"))
+                .contains("--chained-sources");
+    }
+
     @Test
     void aLostSliceNeedsTheFullDepth() {
         Set<String> subtasks = subtasks();

@@ -82,6 +82,17 @@ class ChaosITCase {
     }
 
     /**
+     * The job's numbers from two sources chained to an operator that merges them, as their records
+     * happen to be available: the merging task, lost with its TaskManager, takes its sources'
+     * records in its predecessor's order again.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {7, 8, 9, 11, 13})
+    void chainedSourcesOfALostTaskAreReplayedInTheirOrder(long seed) throws Exception {
+        run(ChaosPlan.of(seed, TASK_MANAGERS, SLOTS).withChainedSources());
+    }
+
+    /**
      * Two outputs of one producer merged into one task (Beam's Flatten), lost together with that
      * producer: the producer's regenerated buffers are cut elsewhere, so the merging task's replay
      * hands out one logged read in several parts, during which its other gate must wait. Seeds 10
