@@ -12,6 +12,7 @@
 
 package io.clonos.cli;
 
+import io.clonos.cli.bench.FailurePlan;
 import io.clonos.cli.bench.InFlightLogBenchmark;
 import io.clonos.cli.bench.KillSettings;
 import io.clonos.cli.bench.OverheadBenchmark;
@@ -49,7 +50,13 @@ final class BenchCommand {
                         args,
                         killOptionNames(
                                 true,
-                                List.of("--processes", "--taskmanagers", "--conf-dir", "--load")),
+                                List.of(
+                                        "--processes",
+                                        "--taskmanagers",
+                                        "--conf-dir",
+                                        "--load",
+                                        "--failures",
+                                        "--parallelism")),
                         List.of("--hdfs"));
         String processes = options.values.getOrDefault("--processes", "embedded");
         if ("embedded".equals(processes)) {
@@ -59,7 +66,9 @@ final class BenchCommand {
                             "--checkpoint-dir",
                             "--taskmanagers",
                             "--conf-dir",
-                            "--load")) {
+                            "--load",
+                            "--failures",
+                            "--parallelism")) {
                 if (options.value(separateOnly) != null) {
                     throw new ClonosCli.UsageException(
                             separateOnly + " needs --processes separate (bench recovery).");
@@ -106,6 +115,28 @@ final class BenchCommand {
                                 + "'.");
             }
         }
+        FailurePlan failures;
+        try {
+            failures =
+                    FailurePlan.parse(
+                            "--failures", options.values.getOrDefault("--failures", "one"));
+        } catch (IllegalArgumentException e) {
+            throw new ClonosCli.UsageException(e.getMessage());
+        }
+        settings.parallelism = options.intValue("--parallelism", settings.parallelism, 1);
+        if (settings.parallelism < failures.kills) {
+            throw new ClonosCli.UsageException(
+                    "--failures "
+                            + failures.label()
+                            + " kills "
+                            + failures.kills
+                            + " TaskManagers, each running a subtask of the stateful map: it needs"
+                            + " --parallelism "
+                            + failures.kills
+                            + " or more, got "
+                            + settings.parallelism
+                            + ".");
+        }
         ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
         new SeparateProcessRecovery(
                         home,
@@ -114,6 +145,7 @@ final class BenchCommand {
                         options.dynamicProperties,
                         load,
                         options.flags.contains("--hdfs"),
+                        failures,
                         out)
                 .run();
         return 0;

@@ -12,6 +12,7 @@
 
 package io.clonos.cli;
 
+import io.clonos.cli.bench.FailurePlan;
 import io.clonos.cli.bench.KillSettings;
 import io.clonos.cli.bench.RecoveryBreakdown;
 import io.clonos.cli.bench.RecoveryFigures;
@@ -64,6 +65,7 @@ final class SeparateProcessRecovery {
     private final KillSettings settings;
     private final int taskManagers;
     private final Map<String, String> properties;
+    private final FailurePlan failures;
     private final PrintStream out;
 
     /**
@@ -90,8 +92,10 @@ final class SeparateProcessRecovery {
             Map<String, String> properties,
             double load,
             boolean hdfs,
+            FailurePlan failures,
             PrintStream out) {
         this.home = home;
+        this.failures = failures;
         this.hdfs = hdfs;
         this.load = load;
         this.settings = settings;
@@ -209,7 +213,7 @@ final class SeparateProcessRecovery {
     private String setup() {
         return String.format(
                 Locale.ROOT,
-                "Recovery on separate processes: %d records at %d/s over %d keys, %d KB of state per key, parallelism %d, checkpoints every %d ms to %s, %d TaskManagers, SIGKILL after %d ms, %d repetition(s)",
+                "Recovery on separate processes: %d records at %d/s over %d keys, %d KB of state per key, parallelism %d, checkpoints every %d ms to %s, %d TaskManagers, SIGKILL of %d TaskManager(s) (%s) after %d ms, %d repetition(s)",
                 settings.records,
                 settings.rate,
                 settings.keys,
@@ -218,6 +222,8 @@ final class SeparateProcessRecovery {
                 settings.checkpointIntervalMs,
                 checkpointStorage(),
                 taskManagers,
+                failures.kills,
+                failures.label(),
                 settings.killAfterMs,
                 settings.repetitions);
     }
@@ -297,34 +303,51 @@ final class SeparateProcessRecovery {
                     while (System.currentTimeMillis() - started < settings.killAfterMs) {
                         Thread.sleep(50);
                     }
-                    Map<String, JsonNode> subtasks = rest.subtasks(job);
-                    String victim =
-                            subtasks.get(VICTIM_VERTEX + "[0]").path("taskmanager-id").asText();
+                    Map<String, String> taskManagerOf = new LinkedHashMap<>();
+                    rest.subtasks(job)
+                            .forEach(
+                                    (name, subtask) ->
+                                            taskManagerOf.put(
+                                                    name, subtask.path("taskmanager-id").asText()));
+                    List<String> victims = failures.victims(taskManagerOf, VICTIM_VERTEX);
                     Set<Integer> affectedWindows = new HashSet<>();
-                    subtasks.forEach(
-                            (name, subtask) -> {
-                                if (name.startsWith("window[")
-                                        && subtask.path("taskmanager-id").asText().equals(victim)) {
-                                    affectedWindows.add(subtask.path("subtask").asInt());
+                    taskManagerOf.forEach(
+                            (name, taskManager) -> {
+                                if (name.startsWith("window[") && victims.contains(taskManager)) {
+                                    affectedWindows.add(
+                                            Integer.parseInt(name.substring(7, name.length() - 1)));
                                 }
                             });
-                    ProcessHandle process =
-                            cluster.process(victim)
-                                    .orElseThrow(
-                                            () ->
-                                                    new IllegalStateException(
-                                                            "No process runs TaskManager "
-                                                                    + victim));
+                    List<ProcessHandle> processes = new ArrayList<>();
+                    for (String victim : victims) {
+                        processes.add(
+                                cluster.process(victim)
+                                        .orElseThrow(
+                                                () ->
+                                                        new IllegalStateException(
+                                                                "No process runs TaskManager "
+                                                                        + victim)));
+                    }
                     if (!"RUNNING".equals(rest.jobState(job).orElse(""))) {
                         throw new IllegalStateException(
                                 "The job ended before the TaskManager was to be killed: give it more"
                                         + " records (--records) or kill earlier (--kill-after)");
                     }
                     long killedAt = System.currentTimeMillis();
-                    process.destroyForcibly();
-                    out.printf(
-                            "[%s #%d] SIGKILL %s (pid %d)%n",
-                            system, repetition, victim, process.pid());
+                    for (int i = 0; i < processes.size(); i++) {
+                        while (System.currentTimeMillis() < killedAt + failures.offsetMs(i)) {
+                            Thread.sleep(20);
+                        }
+                        processes.get(i).destroyForcibly();
+                        out.printf(
+                                Locale.ROOT,
+                                "[%s #%d] SIGKILL %s (pid %d) %d ms after the first%n",
+                                system,
+                                repetition,
+                                victims.get(i),
+                                processes.get(i).pid(),
+                                System.currentTimeMillis() - killedAt);
+                    }
                     awaitEnd(rest, job);
                     OptionalLong detected = rest.firstExceptionAt(job, "");
                     Map<String, JsonNode> ended = primaries(rest.subtasks(job));
@@ -410,7 +433,10 @@ final class SeparateProcessRecovery {
         json.append(
                 String.format(
                         Locale.ROOT,
-                        "\"setup\":{\"processes\":\"separate\",\"failure\":\"SIGKILL\",\"state_mb\":%.1f,\"checkpoint_interval_ms\":%d,\"checkpoint_storage\":\"%s\",\"load\":%s,\"capacity\":%d,\"rate\":%d,\"records\":%d,\"parallelism\":%d,\"taskmanagers\":%d,\"repetitions\":%d},",
+                        "\"setup\":{\"processes\":\"separate\",\"failure\":\"SIGKILL\",\"failures\":\"%s\",\"kills\":%d,\"kill_spacing_ms\":%d,\"state_mb\":%.1f,\"checkpoint_interval_ms\":%d,\"checkpoint_storage\":\"%s\",\"load\":%s,\"capacity\":%d,\"rate\":%d,\"records\":%d,\"parallelism\":%d,\"taskmanagers\":%d,\"repetitions\":%d},",
+                        failures.label(),
+                        failures.kills,
+                        failures.spacingMs,
                         settings.keys * (double) settings.stateBytesPerKey / (1 << 20),
                         settings.checkpointIntervalMs,
                         checkpointStorage(),

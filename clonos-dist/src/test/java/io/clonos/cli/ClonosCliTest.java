@@ -82,6 +82,20 @@ class ClonosCliTest {
                 .isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8))
                 .contains("--load needs a fraction of the capacity in (0, 1], got '1.5'");
+        err.reset();
+        assertThat(run("bench", "recovery", "--failures", "concurrent")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--failures needs --processes separate");
+        err.reset();
+        assertThat(run("bench", "recovery", "--processes", "separate", "--failures", "many"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--failures takes one, concurrent or staggered, not 'many'");
+        err.reset();
+        assertThat(run("bench", "recovery", "--processes", "separate", "--failures", "staggered"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("it needs --parallelism 3 or more, got 2");
     }
 
     @Test
