@@ -85,6 +85,9 @@ class SeparateProcessRecoveryIT {
             int subtasks = run.path("subtasks").asInt();
             int restarted = run.path("subtasks_restarted").asInt();
             assertThat(run.path("figures").path("lost").asLong()).as(system + " lost").isZero();
+            assertThat(run.path("figures").path("duplicated").asLong())
+                    .as(system + " duplicated: the sink commits with checkpoints")
+                    .isZero();
             assertThat(run.path("detection_ms").asLong())
                     .as(system + " learnt of the loss")
                     .isNotNegative();

@@ -17,7 +17,6 @@ import io.clonos.streaming.causal.CausalServices;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
@@ -28,11 +27,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.runtime.jobgraph.JobGraph;
-import org.apache.flink.runtime.state.FunctionInitializationContext;
-import org.apache.flink.runtime.state.FunctionSnapshotContext;
-import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
@@ -49,7 +44,8 @@ import java.util.Map;
  * The benchmarks' job: a source (rate-limited unless the rate is 0) of (key, sequence number,
  * creation time), a keyed stateful map holding {@code stateBytesPerKey} of state per key, a keyed
  * tumbling processing-time window that re-emits its elements, and a sink that records when each
- * element arrived. Every stage is its own task.
+ * element arrived, exactly once ({@link CommittingSink}; the overhead benchmark's sink counts
+ * instead). Every stage is its own task.
  */
 @Internal
 public final class SyntheticJob {
@@ -118,7 +114,7 @@ public final class SyntheticJob {
                         checkpointIntervalMs,
                         reproducibleClock,
                         probes)
-                .addSink(new RecordingSink(probes.toString()))
+                .addSink(new CommittingSink(probes.toString(), RECEIVED))
                 .name("sink");
         return env.getStreamGraph().getJobGraph();
     }
@@ -278,45 +274,6 @@ public final class SyntheticJob {
                 Iterable<Tuple3<Long, Long, Long>> events,
                 Collector<Tuple3<Long, Long, Long>> out) {
             events.forEach(out::collect);
-        }
-    }
-
-    /**
-     * Writes when each element arrived. What it wrote is flushed with every checkpoint: a sink lost
-     * without closing its file is given again what came after the checkpoint.
-     */
-    static final class RecordingSink extends RichSinkFunction<Tuple3<Long, Long, Long>>
-            implements CheckpointedFunction {
-        private final String probes;
-        private transient ProbeRecords.Writer received;
-
-        RecordingSink(String probes) {
-            this.probes = probes;
-        }
-
-        @Override
-        public void open(OpenContext context) throws IOException {
-            received = ProbeRecords.create(probes, RECEIVED, 4);
-        }
-
-        @Override
-        public void invoke(Tuple3<Long, Long, Long> event, Context context) throws IOException {
-            received.write(event.f0, event.f1, event.f2, System.currentTimeMillis());
-        }
-
-        @Override
-        public void snapshotState(FunctionSnapshotContext context) throws IOException {
-            received.flush();
-        }
-
-        @Override
-        public void initializeState(FunctionInitializationContext context) {}
-
-        @Override
-        public void close() throws IOException {
-            if (received != null) {
-                received.close();
-            }
         }
     }
 }

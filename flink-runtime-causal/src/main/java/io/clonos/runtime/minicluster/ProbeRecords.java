@@ -76,8 +76,21 @@ public final class ProbeRecords {
 
     /** A writer of rows named {@code kind} in {@code directory}. */
     public static Writer create(String directory, String kind, int width) throws IOException {
+        return open(file(directory, kind), width);
+    }
+
+    /**
+     * A fresh file for rows named {@code kind} in {@code directory}, for a writer that writes
+     * elsewhere first and moves its file there once its rows count (a transactional probe).
+     */
+    public static Path file(String directory, String kind) throws IOException {
         Path dir = Files.createDirectories(Path.of(directory));
-        return new Writer(dir.resolve(kind + "-" + UUID.randomUUID() + ".bin"), width);
+        return dir.resolve(kind + "-" + UUID.randomUUID() + ".bin");
+    }
+
+    /** A writer of rows to {@code file}, which it creates. */
+    public static Writer open(Path file, int width) throws IOException {
+        return new Writer(file, width);
     }
 
     /** Every row named {@code kind} in {@code directory}, none if it does not exist. */
