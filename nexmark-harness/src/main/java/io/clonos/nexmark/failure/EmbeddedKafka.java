@@ -28,6 +28,7 @@ import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Properties;
 
@@ -37,7 +38,7 @@ import java.util.Properties;
  * lives in a temporary directory that {@link #close()} deletes.
  */
 @Internal
-public final class EmbeddedKafka implements AutoCloseable {
+public final class EmbeddedKafka implements KafkaBroker {
 
     private final KafkaRaftServer server;
     private final Path directory;
@@ -104,8 +105,30 @@ public final class EmbeddedKafka implements AutoCloseable {
         return new EmbeddedKafka(server, directory, "localhost:" + brokerPort);
     }
 
+    @Override
     public String bootstrapServers() {
         return bootstrapServers;
+    }
+
+    @Override
+    public String where() {
+        return "in this JVM";
+    }
+
+    /**
+     * A broker in a process of its own ({@link KafkaProcess}): writes its bootstrap servers to the
+     * file named by the argument once it serves, and stops when its standard input closes.
+     */
+    public static void main(String[] args) throws Exception {
+        try (EmbeddedKafka kafka = start()) {
+            Path ready = Path.of(args[0]);
+            Path partial = ready.resolveSibling(ready.getFileName() + ".part");
+            Files.writeString(partial, kafka.bootstrapServers());
+            Files.move(partial, ready, StandardCopyOption.ATOMIC_MOVE);
+            while (System.in.read() >= 0) {
+                // the experiment holds the pipe open while it needs the broker
+            }
+        }
     }
 
     @Override

@@ -180,19 +180,22 @@ public final class NexmarkFailure {
                 clusters.name(),
                 settings.killAfterSeconds,
                 SYSTEMS);
-        EmbeddedKafka embedded = settings.bootstrapServers == null ? EmbeddedKafka.start() : null;
+        KafkaBroker broker =
+                settings.bootstrapServers == null
+                        ? KafkaBroker.beside(clusters, settings.output)
+                        : null;
         Path checkpoints =
                 settings.checkpointDir == null
                         ? Files.createTempDirectory("clonos-nexmark-checkpoints")
                         : null;
         try {
             String bootstrap =
-                    embedded == null ? settings.bootstrapServers : embedded.bootstrapServers();
+                    broker == null ? settings.bootstrapServers : broker.bootstrapServers();
             String checkpointRoot =
                     checkpoints == null ? settings.checkpointDir : checkpoints.toUri().toString();
             progress(
                     "Kafka at %s%s, checkpoints under %s",
-                    bootstrap, embedded == null ? "" : " (in this JVM)", checkpointRoot);
+                    bootstrap, broker == null ? "" : " (" + broker.where() + ")", checkpointRoot);
             try (Admin admin =
                     Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
                 awaitBroker(admin, bootstrap);
@@ -219,8 +222,8 @@ public final class NexmarkFailure {
                 return runs;
             }
         } finally {
-            if (embedded != null) {
-                embedded.close();
+            if (broker != null) {
+                broker.close();
             }
             if (checkpoints != null) {
                 FileUtils.deleteDirectoryQuietly(checkpoints.toFile());
