@@ -124,15 +124,15 @@ final class BenchCommand {
             throw new ClonosCli.UsageException(e.getMessage());
         }
         settings.parallelism = options.intValue("--parallelism", settings.parallelism, 1);
-        if (settings.parallelism < failures.kills) {
+        if (settings.parallelism <= failures.kills) {
             throw new ClonosCli.UsageException(
                     "--failures "
                             + failures.label()
                             + " kills "
                             + failures.kills
-                            + " TaskManagers, each running a subtask of the stateful map: it needs"
-                            + " --parallelism "
-                            + failures.kills
+                            + " TaskManagers, each running a subtask of the stateful map, and a slice"
+                            + " must survive: it needs --parallelism "
+                            + (failures.kills + 1)
                             + " or more, got "
                             + settings.parallelism
                             + ".");

@@ -95,7 +95,7 @@ class ClonosCliTest {
         assertThat(run("bench", "recovery", "--processes", "separate", "--failures", "staggered"))
                 .isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("it needs --parallelism 3 or more, got 2");
+                .contains("it needs --parallelism 4 or more, got 2");
     }
 
     @Test

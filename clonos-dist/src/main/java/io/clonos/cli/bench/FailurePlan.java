@@ -24,7 +24,8 @@ import java.util.TreeMap;
  * Which TaskManagers a failure experiment kills and when: the paper's three failure scenarios (one
  * failure, three concurrent failures, three failures staggered by 5 s). The victims are the
  * TaskManagers that run the first subtasks of one vertex, each a different process, so that every
- * kill takes a slice of the pipeline that no earlier kill took.
+ * kill takes a slice of the pipeline that no earlier kill took, and at least one slice survives: a
+ * loss of every slice is a restart of the whole job on any system.
  */
 @Internal
 public enum FailurePlan {
@@ -68,7 +69,7 @@ public enum FailurePlan {
      * The TaskManagers to kill, in order: those of the vertex's subtasks 0, 1, ... (by the REST
      * names {@code vertex[i]} to TaskManager ids), each process once.
      *
-     * @throws IllegalStateException when the vertex's subtasks run on fewer TaskManagers than the
+     * @throws IllegalStateException when the vertex's subtasks run on no more TaskManagers than the
      *     plan kills (raise the parallelism or spread the slots)
      */
     public List<String> victims(Map<String, String> taskManagerOfSubtask, String vertex) {
@@ -82,24 +83,25 @@ public enum FailurePlan {
                                 taskManager);
                     }
                 });
-        List<String> victims = new ArrayList<>();
+        List<String> processes = new ArrayList<>();
         for (String taskManager : bySubtask.values()) {
-            if (victims.size() < kills && !victims.contains(taskManager)) {
-                victims.add(taskManager);
+            if (!processes.contains(taskManager)) {
+                processes.add(taskManager);
             }
         }
-        if (victims.size() < kills) {
+        if (processes.size() <= kills) {
             throw new IllegalStateException(
                     String.format(
                             Locale.ROOT,
-                            "--failures %s kills %d TaskManagers that run %s, but its %d subtasks run on %d: give the job a parallelism of at least %d (--parallelism) and the cluster enough TaskManagers (--taskmanagers) for slots spread one per subtask and spare slots for the replacements",
+                            "--failures %s kills %d TaskManagers that run %s, but its %d subtasks run on %d, so no slice of the job would survive to recover from: give the job a parallelism of at least %d (--parallelism) and the cluster enough TaskManagers (--taskmanagers) for slots spread one per subtask and spare slots for the replacements",
                             label(),
                             kills,
                             vertex,
                             bySubtask.size(),
-                            victims.size(),
-                            kills));
+                            processes.size(),
+                            kills + 1));
         }
+        List<String> victims = processes.subList(0, kills);
         return victims;
     }
 }

@@ -41,23 +41,32 @@ class FailurePlanTest {
                         "stateful-map[0]", "tm-b",
                         "stateful-map[2]", "tm-a",
                         "stateful-map-2[0]", "tm-y",
-                        "stateful-map[10]", "tm-c");
+                        "stateful-map[10]", "tm-c",
+                        "stateful-map[11]", "tm-e");
 
         assertThat(FailurePlan.ONE.victims(placement, "stateful-map")).containsExactly("tm-b");
         assertThat(FailurePlan.CONCURRENT.victims(placement, "stateful-map"))
                 .as("subtask 2 shares tm-a with subtask 1; subtask 10 comes after 3")
                 .containsExactly("tm-b", "tm-a", "tm-d");
+        assertThat(FailurePlan.STAGGERED.victims(placement, "stateful-map"))
+                .containsExactly("tm-b", "tm-a", "tm-d");
     }
 
     @Test
-    void tooFewProcessesForThePlanIsRefusedNamingTheOptions() {
+    void aPlanThatLeavesNoSliceIsRefusedNamingTheOptions() {
         Map<String, String> placement =
-                placement("stateful-map[0]", "tm-a", "stateful-map[1]", "tm-b");
+                placement(
+                        "stateful-map[0]", "tm-a",
+                        "stateful-map[1]", "tm-b",
+                        "stateful-map[2]", "tm-c",
+                        "stateful-map[3]", "tm-c");
 
+        assertThat(FailurePlan.ONE.victims(placement, "stateful-map")).containsExactly("tm-a");
         assertThatThrownBy(() -> FailurePlan.STAGGERED.victims(placement, "stateful-map"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("kills 3 TaskManagers")
-                .hasMessageContaining("run on 2")
+                .hasMessageContaining("its 4 subtasks run on 3")
+                .hasMessageContaining("no slice of the job would survive")
                 .hasMessageContaining("--parallelism")
                 .hasMessageContaining("--taskmanagers");
     }
