@@ -93,6 +93,9 @@ public final class ClonosCli {
                     "        (e.g. keyby:timers:2/rebalance:map:2/keyby:state:2) and the failure; with",
                     "        --splits-per-subtask N each source reader interleaves N splits, as Kafka's readers do;",
                     "        with --chained-sources two sources are chained to an operator that merges them.",
+                    "  hdfs [--dir DIR] [--port P]",
+                    "        HDFS (a NameNode and a DataNode, Hadoop's mini cluster from opt/hadoop) in the foreground,",
+                    "        for checkpoints of the experiments on separate processes (HADOOP_CLASSPATH=opt/hadoop/*).",
                     "  demo [--count N] [--rate R] [--keys K] [--no-failure] [-D key=value ...]",
                     "        Run the example job on an embedded Clonos cluster, fail one of its tasks",
                     "        midway, and check that only it was restarted and the results are right.",
@@ -145,6 +148,8 @@ public final class ClonosCli {
                     return chaos(rest, out);
                 case "process":
                     return process(rest);
+                case "hdfs":
+                    return hdfs(rest, out);
                 case "help":
                 case "--help":
                 case "-h":
@@ -212,6 +217,29 @@ public final class ClonosCli {
         } else {
             throw new UsageException("cluster needs start, stop or status.");
         }
+        return 0;
+    }
+
+    /** HDFS in the foreground until the launcher is stopped; its files go with it. */
+    private static int hdfs(Deque<String> args, PrintStream out) throws Exception {
+        Options options = Options.parse(args, List.of("--dir", "--port"), List.of());
+        options.requireNoPositional();
+        Path dir = Path.of(options.values.getOrDefault("--dir", "hdfs"));
+        Path home = ClonosHome.fromEnvironment(System.getenv(), null).home();
+        HdfsProcess hdfs = HdfsProcess.start(home, dir, options.intValue("--port", 0, 0));
+        Runtime.getRuntime()
+                .addShutdownHook(
+                        new Thread(
+                                () -> {
+                                    try {
+                                        hdfs.close();
+                                    } catch (Exception e) {
+                                        System.err.println("Stopping HDFS: " + e);
+                                    }
+                                }));
+        out.println("HDFS at " + hdfs.uri() + ", its files and hdfs.out in " + dir);
+        out.println("Its clients need HADOOP_CLASSPATH=\"" + HdfsProcess.classPath(home) + "\"");
+        Thread.currentThread().join();
         return 0;
     }
 

@@ -65,10 +65,17 @@ final class HdfsProcess implements AutoCloseable {
 
     /** Formats and starts HDFS with its files and log in {@code dir}; waits until it serves. */
     static HdfsProcess start(Path home, Path dir) throws IOException, InterruptedException {
+        return start(home, dir, 0);
+    }
+
+    /** The same, its NameNode on {@code port} (0: a free one). */
+    static HdfsProcess start(Path home, Path dir, int port)
+            throws IOException, InterruptedException {
         Files.createDirectories(dir);
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
+        if (port == 0) {
+            try (ServerSocket socket = new ServerSocket(0)) {
+                port = socket.getLocalPort();
+            }
         }
         Path config = dir.resolve("hdfs-site.xml");
         Files.deleteIfExists(config);

@@ -49,6 +49,10 @@ class ClonosCliTest {
         assertThat(run("cluster", "start", "--taskmanagers", "zero")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8))
                 .contains("--taskmanagers needs an integer of at least 1, got 'zero'");
+        err.reset();
+        assertThat(run("hdfs", "--port", "nine")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--port needs an integer of at least 0, got 'nine'");
     }
 
     @Test
