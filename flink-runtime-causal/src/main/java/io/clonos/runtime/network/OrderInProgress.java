@@ -39,7 +39,8 @@ public final class OrderInProgress {
         this.recovery = recovery;
     }
 
-    boolean isOpen() {
+    /** Whether bytes of the determinant are still due: no other input's turn has come. */
+    public boolean isOpen() {
         return bytesLeft > 0;
     }
 

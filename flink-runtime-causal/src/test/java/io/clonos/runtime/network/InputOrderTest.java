@@ -211,6 +211,32 @@ class InputOrderTest {
     }
 
     @Test
+    void aChainedSourcesTurnComesOnlyOnceTheNetworkReadBeforeItIsHandedOutWhole() throws Exception {
+        // a task with a chained source (input 1): the predecessor read 10 bytes of channel 0, then
+        // its source emitted a record; the producer recovered too and regenerates the 10 bytes as
+        // buffers of 6 and 4
+        CausalTask task =
+                replaying(
+                        2, new Determinant.Order(0, 10), new Determinant.SourceSplit(1, "split-0"));
+        OrderInProgress inProgress = new OrderInProgress(task.recovery());
+        InputOrder gate = new InputOrder(task, "task", 0, 2, 0, inProgress, input);
+        input.arriving.add(data(0, 6));
+
+        assertThat(bytes(gate.pollNext())).isEqualTo(6);
+        assertThat(task.recovery().peek(Determinant.SourceSplit.class))
+                .as("the next determinant is the source's")
+                .isNotNull();
+        assertThat(inProgress.isOpen())
+                .as("but 4 bytes of the read come first: the source must not emit yet")
+                .isTrue();
+        CompletableFuture<Void> changed = task.recovery().changed();
+        input.arriving.add(data(0, 4));
+        assertThat(bytes(gate.pollNext())).isEqualTo(4);
+        assertThat(inProgress.isOpen()).isFalse();
+        assertThat(changed).as("the source learns that its turn came").isDone();
+    }
+
+    @Test
     void aReplayWaitsForTheChannelWhoseTurnItIs() throws Exception {
         CausalTask task = replaying(2, new Determinant.Order(1, 5), new Determinant.Order(0, 5));
         InputOrder order =

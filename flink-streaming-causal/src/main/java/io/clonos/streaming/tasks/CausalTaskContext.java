@@ -88,6 +88,13 @@ public final class CausalTaskContext {
 
     private final Environment environment;
     @Nullable private final CausalTask causal;
+
+    /**
+     * The logged network read a replay is partway through, shared by the task's gates; null without
+     * causal logging.
+     */
+    @Nullable private OrderInProgress networkRead;
+
     @Nullable private final CausalTimers timers;
 
     private final EpochTracker epochs;
@@ -237,6 +244,7 @@ public final class CausalTaskContext {
         task.setRegeneratesPredecessorStream(this::regeneratesPredecessorStream);
         int firstChannel = 0;
         OrderInProgress inProgress = new OrderInProgress(recovery);
+        networkRead = inProgress;
         for (ClonosInputGate gate : gates) {
             gate.enableCausalLogging(task, firstChannel, inProgress);
             firstChannel += gate.getNumberOfInputChannels();
@@ -317,6 +325,15 @@ public final class CausalTaskContext {
         }
         ClonosNetworkInputPatch.countSourceElements(processor, causal);
         return new CausalSourceInput(processor, causal);
+    }
+
+    /**
+     * Whether a replay is partway through a logged network read (a producer that recovered too cut
+     * its buffers elsewhere): until its last bytes are handed out, no source chained to the task
+     * may emit, although the next determinant is the source's.
+     */
+    public boolean replaysNetworkRead() {
+        return networkRead != null && networkRead.isOpen();
     }
 
     /**

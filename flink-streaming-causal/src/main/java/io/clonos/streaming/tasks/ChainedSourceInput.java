@@ -27,6 +27,7 @@ import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 
 /**
  * A source chained to an operator of several inputs, as the task's input processor reads it under
@@ -44,12 +45,17 @@ final class ChainedSourceInput<T> implements StreamTaskInput<T> {
     /** The source's reader, ordered; null if it stays Flink's and cannot be replayed. */
     @Nullable private final CausalSourceReader<T, ?> reader;
 
+    /** Whether the replay is partway through a network read, which must end first. */
+    private final BooleanSupplier networkReadInProgress;
+
     ChainedSourceInput(
             StreamTaskSourceInput<T> source,
             CausalTask task,
-            @Nullable CausalSourceReader<?, ?> reader) {
+            @Nullable CausalSourceReader<?, ?> reader,
+            BooleanSupplier networkReadInProgress) {
         this.source = source;
         this.task = task;
+        this.networkReadInProgress = networkReadInProgress;
         @SuppressWarnings("unchecked")
         CausalSourceReader<T, ?> typed = (CausalSourceReader<T, ?>) reader;
         this.reader = typed;
@@ -73,7 +79,10 @@ final class ChainedSourceInput<T> implements StreamTaskInput<T> {
         return source.emitNext(output);
     }
 
-    /** Whether the replay's next element is this source's record. */
+    /**
+     * Whether the replay's next element is this source's record: the next determinant is the
+     * source's, and no network read the predecessor did in one go is still partway handed out.
+     */
     private boolean isDue() {
         if (reader == null) {
             throw new LocalRecoveryImpossibleException(
@@ -81,7 +90,7 @@ final class ChainedSourceInput<T> implements StreamTaskInput<T> {
                             + source.getOperator().getOperatorID()
                             + " chained to the task keeps Flink's reader, which triggers its own checkpoints, so its records cannot be replayed");
         }
-        return reader.isDue();
+        return !networkReadInProgress.getAsBoolean() && reader.isDue();
     }
 
     @Override

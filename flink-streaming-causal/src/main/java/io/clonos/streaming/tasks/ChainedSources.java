@@ -102,7 +102,10 @@ final class ChainedSources {
             }
         }
         ClonosNetworkInputPatch.wrapChainedSources(
-                processor, input -> new ChainedSourceInput<>(input, task, ordered.get(input)));
+                processor,
+                input ->
+                        new ChainedSourceInput<>(
+                                input, task, ordered.get(input), context::replaysNetworkRead));
         task.setCheckpointReplayer(sources::handOver);
         return sources;
     }
