@@ -115,27 +115,15 @@ final class BenchCommand {
                                 + "'.");
             }
         }
+        settings.parallelism = options.intValue("--parallelism", settings.parallelism, 1);
         FailurePlan failures;
         try {
             failures =
                     FailurePlan.parse(
                             "--failures", options.values.getOrDefault("--failures", "one"));
+            failures.requireSurvivorAt(settings.parallelism);
         } catch (IllegalArgumentException e) {
             throw new ClonosCli.UsageException(e.getMessage());
-        }
-        settings.parallelism = options.intValue("--parallelism", settings.parallelism, 1);
-        if (settings.parallelism <= failures.kills) {
-            throw new ClonosCli.UsageException(
-                    "--failures "
-                            + failures.label()
-                            + " kills "
-                            + failures.kills
-                            + " TaskManagers, each running a subtask of the stateful map, and a slice"
-                            + " must survive: it needs --parallelism "
-                            + (failures.kills + 1)
-                            + " or more, got "
-                            + settings.parallelism
-                            + ".");
         }
         ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
         new SeparateProcessRecovery(

@@ -303,19 +303,19 @@ final class SeparateProcessRecovery {
                     while (System.currentTimeMillis() - started < settings.killAfterMs) {
                         Thread.sleep(50);
                     }
+                    Map<String, JsonNode> subtasks = rest.subtasks(job);
                     Map<String, String> taskManagerOf = new LinkedHashMap<>();
-                    rest.subtasks(job)
-                            .forEach(
-                                    (name, subtask) ->
-                                            taskManagerOf.put(
-                                                    name, subtask.path("taskmanager-id").asText()));
+                    subtasks.forEach(
+                            (name, subtask) ->
+                                    taskManagerOf.put(
+                                            name, subtask.path("taskmanager-id").asText()));
                     List<String> victims = failures.victims(taskManagerOf, VICTIM_VERTEX);
                     Set<Integer> affectedWindows = new HashSet<>();
-                    taskManagerOf.forEach(
-                            (name, taskManager) -> {
-                                if (name.startsWith("window[") && victims.contains(taskManager)) {
-                                    affectedWindows.add(
-                                            Integer.parseInt(name.substring(7, name.length() - 1)));
+                    subtasks.forEach(
+                            (name, subtask) -> {
+                                if (name.startsWith("window[")
+                                        && victims.contains(taskManagerOf.get(name))) {
+                                    affectedWindows.add(subtask.path("subtask").asInt());
                                 }
                             });
                     List<ProcessHandle> processes = new ArrayList<>();

@@ -15,6 +15,7 @@ package io.clonos.cli.bench;
 import org.apache.flink.annotation.Internal;
 
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -83,12 +84,7 @@ public enum FailurePlan {
                                 taskManager);
                     }
                 });
-        List<String> processes = new ArrayList<>();
-        for (String taskManager : bySubtask.values()) {
-            if (!processes.contains(taskManager)) {
-                processes.add(taskManager);
-            }
-        }
+        List<String> processes = new ArrayList<>(new LinkedHashSet<>(bySubtask.values()));
         if (processes.size() <= kills) {
             throw new IllegalStateException(
                     String.format(
@@ -101,7 +97,25 @@ public enum FailurePlan {
                             processes.size(),
                             kills + 1));
         }
-        List<String> victims = processes.subList(0, kills);
-        return victims;
+        return List.copyOf(processes.subList(0, kills));
+    }
+
+    /**
+     * Checks that a job of {@code parallelism} can lose the plan's TaskManagers and keep a slice:
+     * each victim runs one subtask of the killed vertex, and one more must survive.
+     *
+     * @throws IllegalArgumentException naming the option and the parallelism needed
+     */
+    public void requireSurvivorAt(int parallelism) {
+        if (parallelism <= kills) {
+            throw new IllegalArgumentException(
+                    String.format(
+                            Locale.ROOT,
+                            "--failures %s kills %d TaskManagers, each running a subtask of the stateful map, and a slice must survive: it needs --parallelism %d or more, got %d.",
+                            label(),
+                            kills,
+                            kills + 1,
+                            parallelism));
+        }
     }
 }

@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -29,7 +30,7 @@ import java.util.concurrent.TimeUnit;
 @Internal
 final class KafkaProcess implements KafkaBroker {
 
-    private static final long START_TIMEOUT_MS = 120_000;
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
     private final Process process;
     private final String bootstrapServers;
@@ -57,13 +58,15 @@ final class KafkaProcess implements KafkaBroker {
                         .redirectErrorStream(true)
                         .redirectOutput(log.toFile())
                         .start();
-        long deadline = System.currentTimeMillis() + START_TIMEOUT_MS;
+        long deadline = System.currentTimeMillis() + START_TIMEOUT.toMillis();
         while (!Files.exists(ready)) {
             if (!process.isAlive() || System.currentTimeMillis() > deadline) {
                 process.destroyForcibly();
                 throw new IOException(
                         "The Kafka broker process "
-                                + (process.isAlive() ? "did not serve within 120 s" : "ended")
+                                + (process.isAlive()
+                                        ? "did not serve within " + START_TIMEOUT.toSeconds() + " s"
+                                        : "ended")
                                 + "; its output is in "
                                 + log);
             }
