@@ -13,11 +13,11 @@
 package io.clonos.cli;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
-import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.entrypoint.ClonosApplicationClusterEntrypoint;
 import io.clonos.runtime.entrypoint.ClonosClusterConfiguration;
 import io.clonos.runtime.entrypoint.ClonosSessionClusterEntrypoint;
 import io.clonos.runtime.entrypoint.ClonosTaskManagerRunner;
+import io.clonos.runtime.inflightlog.InFlightLogs;
 import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.apache.flink.annotation.Internal;
@@ -217,7 +217,7 @@ final class StandaloneCluster {
         tmProperties.put(TaskManagerOptions.TASK_MANAGER_RESOURCE_ID.key(), name);
         String jvmParameters = ProcessMemoryUtils.generateJvmParametersStr(tmSpec);
         if (flavour == Flavour.CLONOS) {
-            jvmParameters = withInFlightLogHeap(jvmParameters, config);
+            jvmParameters = withInFlightLogHeap(jvmParameters, config, tmSpec);
         }
         launch(
                 name,
@@ -230,14 +230,18 @@ final class StandaloneCluster {
     /**
      * The TaskManager's JVM flags with the heap grown by {@code clonos.in-flight-log.memory}:
      * Flink's memory model sizes the heap for Flink's own use, and the in-flight logs would
-     * otherwise take their memory from the task heap the job was sized for.
+     * otherwise take their memory from the task heap the job was sized for. An {@code in-memory}
+     * log's overdraft, as much as the TaskManager's network memory, counts too.
      */
-    static String withInFlightLogHeap(String jvmParameters, Configuration config) {
-        ClonosConfiguration clonos = ClonosConfiguration.fromConfiguration(config);
-        if (clonos.getInFlightLogType() == ClonosOptions.InFlightLogType.DISABLED) {
+    static String withInFlightLogHeap(
+            String jvmParameters, Configuration config, TaskExecutorProcessSpec tmSpec) {
+        long extra =
+                InFlightLogs.maxHeapBytes(
+                        ClonosConfiguration.fromConfiguration(config),
+                        tmSpec.getNetworkMemSize().getBytes());
+        if (extra == 0) {
             return jvmParameters;
         }
-        long extra = clonos.getInFlightLogMemory().getBytes();
         java.util.regex.Matcher heap =
                 java.util.regex.Pattern.compile("-Xm([xs])(\\d+)").matcher(jvmParameters);
         StringBuilder grown = new StringBuilder();
@@ -436,7 +440,7 @@ final class StandaloneCluster {
                 String jvm = ProcessMemoryUtils.generateJvmParametersStr(tmSpec);
                 return command(
                         "taskmanager",
-                        flavour == Flavour.CLONOS ? withInFlightLogHeap(jvm, config) : jvm,
+                        flavour == Flavour.CLONOS ? withInFlightLogHeap(jvm, config, tmSpec) : jvm,
                         flavour.taskManager,
                         dynamicProperties,
                         TaskExecutorProcessUtils.generateDynamicConfigsStr(tmSpec));

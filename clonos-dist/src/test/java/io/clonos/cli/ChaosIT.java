@@ -113,10 +113,27 @@ class ChaosIT {
     @ParameterizedTest(name = "spill policy {0}")
     @ValueSource(strings = {"eager", "epoch"})
     void aLostSliceRecoversLocallyFromSpilledInFlightLogs(String policy) throws Exception {
-        Path tmp = Files.createDirectories(work.resolve("tmp-" + policy));
+        lostSliceWithSmallInFlightLogs(
+                policy, "1mb", "clonos.in-flight-log.spill-policy=" + policy);
+    }
+
+    /**
+     * The same loss with in-memory logs of 64 KB per TaskManager: full logs hold their producers
+     * back (letting each checkpoint's barrier through), and the lost slice's consumers are fed from
+     * what the logs hold, locally and exactly once.
+     */
+    @Tag("slow")
+    @Test
+    void aLostSliceRecoversLocallyFromInMemoryLogsThatHoldTheirProducersBack() throws Exception {
+        lostSliceWithSmallInFlightLogs("in-memory", "64kb", "clonos.in-flight-log.type=in-memory");
+    }
+
+    private void lostSliceWithSmallInFlightLogs(String name, String memory, String setting)
+            throws Exception {
+        Path tmp = Files.createDirectories(work.resolve("tmp-" + name));
         Result result =
                 chaos(
-                        "spilled-" + policy,
+                        "small-logs-" + name,
                         "--shape",
                         SLICE,
                         "--source-parallelism",
@@ -132,9 +149,9 @@ class ChaosIT {
                         "--checkpoint-interval",
                         "5000",
                         "-D",
-                        "clonos.in-flight-log.memory=1mb",
+                        "clonos.in-flight-log.memory=" + memory,
                         "-D",
-                        "clonos.in-flight-log.spill-policy=" + policy,
+                        setting,
                         "-D",
                         "io.tmp.dirs=" + tmp);
         assertEveryRunLocal(result, 1);

@@ -12,6 +12,8 @@
 package io.clonos.cli;
 
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.clusterframework.TaskExecutorProcessSpec;
+import org.apache.flink.runtime.clusterframework.TaskExecutorProcessUtils;
 
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +31,7 @@ class StandaloneClusterTest {
         Configuration config =
                 Configuration.fromMap(Map.of("clonos.in-flight-log.memory", "100mb"));
 
-        assertThat(StandaloneCluster.withInFlightLogHeap(FLINKS, config))
+        assertThat(StandaloneCluster.withInFlightLogHeap(FLINKS, config, spec(config)))
                 .isEqualTo(
                         "-Xmx"
                                 + (536870902L + (100L << 20))
@@ -38,11 +40,33 @@ class StandaloneClusterTest {
                                 + " -XX:MaxDirectMemorySize=268435458 -XX:MaxMetaspaceSize=268435456");
     }
 
+    /** A full in-memory log takes what is queued ahead of a barrier beyond its budget. */
+    @Test
+    void anInMemoryLogsOverdraftOfTheNetworkMemoryCountsToo() {
+        Configuration config =
+                Configuration.fromMap(
+                        Map.of(
+                                "clonos.in-flight-log.memory", "100mb",
+                                "clonos.in-flight-log.type", "in-memory"));
+        long network = spec(config).getNetworkMemSize().getBytes();
+        assertThat(network).isPositive();
+
+        assertThat(StandaloneCluster.withInFlightLogHeap(FLINKS, config, spec(config)))
+                .startsWith("-Xmx" + (536870902L + (100L << 20) + network) + " ");
+    }
+
     @Test
     void withoutInFlightLogsTheHeapIsFlinks() {
         Configuration config =
                 Configuration.fromMap(Map.of("clonos.in-flight-log.type", "disabled"));
 
-        assertThat(StandaloneCluster.withInFlightLogHeap(FLINKS, config)).isEqualTo(FLINKS);
+        assertThat(StandaloneCluster.withInFlightLogHeap(FLINKS, config, spec(config)))
+                .isEqualTo(FLINKS);
+    }
+
+    private static TaskExecutorProcessSpec spec(Configuration clonos) {
+        Configuration config = new Configuration(clonos);
+        config.setString("taskmanager.memory.process.size", "1g");
+        return TaskExecutorProcessUtils.processSpecFromConfig(config);
     }
 }

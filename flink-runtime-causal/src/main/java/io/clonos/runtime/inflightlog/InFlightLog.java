@@ -64,6 +64,16 @@ public interface InFlightLog extends AutoCloseable {
 
     int numberOfBuffers();
 
+    /**
+     * Whether the log's memory is used up and its producer should be held back until a checkpoint
+     * completes and frees it; only a log that cannot spill ({@code in-memory}) ever is. A full log
+     * still takes what it is given, within an overdraft (see {@link InMemoryInFlightLog}), so that
+     * whoever holds the producer back can let a checkpoint's barrier through.
+     */
+    default boolean isFull() {
+        return false;
+    }
+
     /** The bytes the log holds on disk. */
     default long bytesOnDisk() {
         return 0;

@@ -26,20 +26,43 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class InFlightLogMemory {
 
     private final long capacity;
+    private final long overdraft;
     private final AtomicLong used = new AtomicLong();
 
+    /** A budget without overdraft. */
     public InFlightLogMemory(long capacity) {
+        this(capacity, 0);
+    }
+
+    /**
+     * A budget of {@code capacity} bytes that logs which hold their producers back may exceed by
+     * {@code overdraft} bytes, to let a checkpoint's barrier through.
+     */
+    public InFlightLogMemory(long capacity, long overdraft) {
         if (capacity <= 0) {
             throw new IllegalArgumentException("capacity must be positive, was " + capacity);
         }
+        if (overdraft < 0) {
+            throw new IllegalArgumentException("overdraft must not be negative, was " + overdraft);
+        }
         this.capacity = capacity;
+        this.overdraft = overdraft;
     }
 
     /** Reserves {@code bytes} if they fit; false (and nothing reserved) if they do not. */
     public boolean tryReserve(long bytes) {
+        return tryReserve(bytes, capacity);
+    }
+
+    /** Reserves {@code bytes} if they fit in the capacity and the overdraft. */
+    public boolean tryReserveInOverdraft(long bytes) {
+        return tryReserve(bytes, capacity + overdraft);
+    }
+
+    private boolean tryReserve(long bytes, long limit) {
         while (true) {
             long now = used.get();
-            if (now + bytes > capacity) {
+            if (now + bytes > limit) {
                 return false;
             }
             if (used.compareAndSet(now, now + bytes)) {
@@ -57,8 +80,17 @@ public final class InFlightLogMemory {
         return Math.max(0, capacity - used.get()) / (double) capacity;
     }
 
+    /** Whether the reserved bytes reach the capacity: a log that backpressures holds back. */
+    public boolean isExhausted() {
+        return used.get() >= capacity;
+    }
+
     public long capacity() {
         return capacity;
+    }
+
+    public long overdraft() {
+        return overdraft;
     }
 
     public long used() {

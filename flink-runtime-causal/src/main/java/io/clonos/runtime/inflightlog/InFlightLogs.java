@@ -46,12 +46,16 @@ public final class InFlightLogs implements AutoCloseable {
     }
 
     /**
-     * The logs of a TaskManager with {@code settings}, spilling under the first of {@code tmpDirs}.
+     * The logs of a TaskManager with {@code settings} and {@code networkMemoryBytes} of network
+     * memory, spilling under the first of {@code tmpDirs}.
      */
-    public static InFlightLogs create(ClonosConfiguration settings, String[] tmpDirs)
+    public static InFlightLogs create(
+            ClonosConfiguration settings, String[] tmpDirs, long networkMemoryBytes)
             throws IOException {
         InFlightLogMemory memory =
-                new InFlightLogMemory(settings.getInFlightLogMemory().getBytes());
+                new InFlightLogMemory(
+                        settings.getInFlightLogMemory().getBytes(),
+                        overdraftBytes(settings, networkMemoryBytes));
         InFlightLogType type = settings.getInFlightLogType();
         if (type == InFlightLogType.DISABLED) {
             LOG.warn(
@@ -60,6 +64,26 @@ public final class InFlightLogs implements AutoCloseable {
         InFlightLogFiles files =
                 type == InFlightLogType.SPILLABLE ? InFlightLogFiles.create(tmpDirs) : null;
         return new InFlightLogs(settings, memory, files);
+    }
+
+    /**
+     * The most heap a TaskManager's logs take with {@code settings} and {@code networkMemoryBytes}
+     * of network memory: the budget and its overdraft; none if logging is disabled.
+     */
+    public static long maxHeapBytes(ClonosConfiguration settings, long networkMemoryBytes) {
+        return settings.getInFlightLogType() == InFlightLogType.DISABLED
+                ? 0
+                : settings.getInFlightLogMemory().getBytes()
+                        + overdraftBytes(settings, networkMemoryBytes);
+    }
+
+    /**
+     * An {@code in-memory} log that holds its producer back takes what is queued ahead of a
+     * checkpoint's barrier beyond its budget, at most about the TaskManager's network memory.
+     * Spilling logs write instead.
+     */
+    private static long overdraftBytes(ClonosConfiguration settings, long networkMemoryBytes) {
+        return settings.getInFlightLogType() == InFlightLogType.IN_MEMORY ? networkMemoryBytes : 0;
     }
 
     /** The log of the subpartition named {@code name}, starting in epoch {@code initialEpoch}. */
@@ -80,6 +104,11 @@ public final class InFlightLogs implements AutoCloseable {
                         settings.getPrefetchBuffers(),
                         files.directoryFor(name));
         }
+    }
+
+    /** Whether these logs can be full and hold their producers back ({@code in-memory}). */
+    public boolean canBeFull() {
+        return settings.getInFlightLogType() == InFlightLogType.IN_MEMORY;
     }
 
     public InFlightLogMemory memory() {

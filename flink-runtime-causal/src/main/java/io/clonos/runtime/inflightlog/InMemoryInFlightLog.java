@@ -30,12 +30,18 @@ import java.util.TreeMap;
  * An {@link InFlightLog} that keeps copies of the sent buffers on the heap, within a budget it may
  * share with other logs ({@link InFlightLogMemory}).
  *
- * <p>A full log cannot backpressure its producer: the barrier that would complete the next
- * checkpoint, and so free the log, is queued behind the data the log refuses, and the job would
- * deadlock. A full log <em>overflows</em> instead: it drops what it holds and everything until the
- * next epoch starts, and refuses to replay any epoch it no longer has in full. A consumer that
- * needs such an epoch is recovered by a global rollback; data keeps flowing and memory stays
- * bounded.
+ * <p>Once the budget is used up the log {@linkplain #isFull() is full}, and its subpartition holds
+ * the producer back until a checkpoint completes and truncation frees memory. The barrier that
+ * completes that checkpoint is queued behind data, in the producer's output and in the inputs of
+ * the tasks downstream; a log that refused that data would deadlock the job. So a full log still
+ * takes buffers while its subpartition lets a pending barrier through, in the budget's
+ * <em>overdraft</em> ({@link InFlightLogMemory#overdraft()}: on a TaskManager, as much as its
+ * network memory, which bounds what can be queued ahead of a barrier in its outputs and inputs,
+ * unless an operator emits more than it reads). Past that it <em>overflows</em>: it drops what it
+ * holds and everything until the next epoch starts, and refuses to replay any epoch it no longer
+ * has in full. A consumer that needs such an epoch is recovered by a global rollback; data keeps
+ * flowing and memory stays bounded. A log whose producer is never held back (a job without
+ * checkpoints) overflows the same way.
  */
 @Internal
 public final class InMemoryInFlightLog implements InFlightLog {
@@ -66,9 +72,9 @@ public final class InMemoryInFlightLog implements InFlightLog {
     @GuardedBy("this")
     private long truncatedBuffers;
 
-    /** A log with a memory budget of its own. */
+    /** A log with a memory budget of its own, and an overdraft of as much again. */
     public InMemoryInFlightLog(long initialEpoch, long capacityBytes) {
-        this(initialEpoch, new InFlightLogMemory(capacityBytes));
+        this(initialEpoch, new InFlightLogMemory(capacityBytes, capacityBytes));
     }
 
     /** A log that takes its memory from {@code memory}, shared with other logs. */
@@ -84,7 +90,7 @@ public final class InMemoryInFlightLog implements InFlightLog {
             return;
         }
         int size = buffer.readableBytes();
-        if (!memory.tryReserve(size)) {
+        if (!memory.tryReserveInOverdraft(size)) {
             overflow();
             return;
         }
@@ -94,6 +100,11 @@ public final class InMemoryInFlightLog implements InFlightLog {
                 .add(new LoggedBuffer(copy, buffer.getDataType(), buffer.isCompressed()));
         sizeInBytes += size;
         numberOfBuffers++;
+    }
+
+    @Override
+    public boolean isFull() {
+        return memory.isExhausted();
     }
 
     @Override
@@ -107,7 +118,9 @@ public final class InMemoryInFlightLog implements InFlightLog {
         lostBecause =
                 "The in-flight log overflowed the TaskManager's "
                         + memory.capacity()
-                        + " bytes of in-flight log memory in epoch "
+                        + " bytes of in-flight log memory and its overdraft of "
+                        + memory.overdraft()
+                        + " bytes in epoch "
                         + currentEpoch
                         + " (clonos.in-flight-log.type: in-memory)";
         drop();

@@ -18,6 +18,7 @@ import io.clonos.runtime.causal.RecoveryDeadlines;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.event.TaskEvent;
+import org.apache.flink.runtime.io.network.api.EventAnnouncement;
 import org.apache.flink.runtime.io.network.netty.exception.RemoteTransportException;
 import org.apache.flink.runtime.io.network.netty.exception.TransportException;
 import org.apache.flink.runtime.io.network.partition.PartitionNotFoundException;
@@ -321,6 +322,11 @@ final class ChannelConnections {
             }
             if (next.isPresent()) {
                 nextSource = (source + 1) % sources;
+                if (!next.get().isBuffer() && next.get().getEvent() instanceof EventAnnouncement) {
+                    // a producer's word that a barrier is on its way to a task its full in-flight
+                    // log may hold back (LogBackpressure): Flink noted it when it arrived
+                    return Optional.empty();
+                }
                 int gateChannel = next.get().getChannelInfo().getInputChannelIdx();
                 int channel =
                         gate == original

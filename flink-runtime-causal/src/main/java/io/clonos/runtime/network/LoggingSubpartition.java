@@ -34,6 +34,7 @@ import javax.annotation.Nullable;
 import javax.annotation.concurrent.GuardedBy;
 
 import java.io.IOException;
+import java.util.function.LongSupplier;
 
 /**
  * One output subpartition as Clonos serves it. Flink lets a pipelined subpartition be read once;
@@ -56,6 +57,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     private final String name;
     private final InFlightLog log;
     private final SubpartitionLogMetrics metrics;
+    private final LogBackpressure backpressure;
 
     /** The causal side of the task writing this subpartition; looked up once the task exists. */
     @Nullable private volatile CausalTask causalTask;
@@ -90,6 +92,30 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
         this.name = partitionId + "#" + index;
         this.log = log;
         this.metrics = metrics;
+        this.backpressure =
+                new LogBackpressure(
+                        log,
+                        new LogBackpressure.Producer() {
+                            @Override
+                            public LongSupplier pendingBarriers() {
+                                return context.subpartitionLogs().pendingBarriers(partitionId);
+                            }
+
+                            @Override
+                            public boolean recovers() {
+                                CausalTask task = causalTask();
+                                return (task != null && !task.recovery().isRunning())
+                                        || regeneratesPredecessorStream();
+                            }
+
+                            @Override
+                            public boolean sendsEvent() {
+                                // without credit Flink's view is available only for an event
+                                return source.getAvailabilityAndBacklog(false).isAvailable();
+                            }
+                        },
+                        metrics,
+                        () -> notifyDataAvailable(null));
         metrics.attach(log);
     }
 
@@ -181,11 +207,36 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
      */
     @Nullable
     synchronized BufferAndBacklog pollLive() throws IOException {
+        if (!admitsLive()) {
+            return null;
+        }
         BufferAndBacklog next = source.getNextBuffer();
         if (next != null) {
             log(next.buffer());
         }
         return next;
+    }
+
+    /**
+     * Whether live data may be taken from Flink's subpartition into the log now; false while the
+     * log is full and holds the producer back ({@link LogBackpressure}).
+     */
+    boolean admitsLive() {
+        return backpressure.admits();
+    }
+
+    /**
+     * The producer has checkpoint {@code pendingBarrier}'s barrier pending: a consumer whose full
+     * log holds it back hears of it ahead of the data queued before the barrier, which it may not
+     * have the buffers to receive until it sends again ({@link LogBackpressure}).
+     */
+    void announce(long pendingBarrier) {
+        ReplayingSubpartitionView current = reader;
+        if (current != null
+                && pendingBarrier > log.currentEpoch()
+                && current.announce(pendingBarrier)) {
+            current.notifyDataAvailable();
+        }
     }
 
     @GuardedBy("this")
@@ -277,7 +328,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
             return;
         }
         BufferAndBacklog next;
-        while ((next = source.getNextBuffer()) != null) {
+        while (admitsLive() && (next = source.getNextBuffer()) != null) {
             try {
                 log(next.buffer());
             } finally {

@@ -21,6 +21,9 @@ import io.clonos.runtime.causal.TaskCausalLog;
 import io.clonos.runtime.inflightlog.InFlightLog;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
+import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
+import org.apache.flink.runtime.io.network.api.EventAnnouncement;
 import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
 import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
@@ -28,6 +31,7 @@ import org.apache.flink.runtime.io.network.partition.ResultSubpartition.BufferAn
 import org.apache.flink.runtime.io.network.partition.ResultSubpartitionView;
 
 import javax.annotation.Nullable;
+import javax.annotation.concurrent.GuardedBy;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -89,6 +93,13 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
 
     private boolean blocked;
     private int sequenceNumber;
+
+    /** The highest checkpoint whose barrier is to be announced, and the last one announced. */
+    private volatile long announcement = Long.MIN_VALUE;
+
+    @GuardedBy("this")
+    private long announced = Long.MIN_VALUE;
+
     private volatile boolean released;
     private volatile boolean detached;
 
@@ -105,6 +116,26 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
         this.metrics = metrics;
     }
 
+    /**
+     * Announces checkpoint {@code checkpointId}'s barrier to the consumer ahead of the data queued
+     * before it, as an event, which needs no credit ({@link LogBackpressure}); any thread.
+     *
+     * @return whether the consumer is to be told that there is something to read
+     */
+    boolean announce(long checkpointId) {
+        if (checkpointId <= announcement) {
+            return false;
+        }
+        announcement = checkpointId;
+        return true;
+    }
+
+    /** Whether an announcement is to go out before anything else. */
+    @GuardedBy("this")
+    private boolean announces() {
+        return announcement > announced && held == null;
+    }
+
     @Nullable
     @Override
     public synchronized BufferAndBacklog getNextBuffer() throws IOException {
@@ -114,6 +145,13 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
         if (!startEventSent) {
             startEventSent = true;
             return next(EventSerializer.toBuffer(new ReplayStartEvent(startEpoch), false));
+        }
+        if (announces()) {
+            announced = announcement;
+            CheckpointBarrier barrier =
+                    new CheckpointBarrier(
+                            announced, 0, CheckpointOptions.forCheckpointWithDefaultLocation());
+            return next(EventSerializer.toBuffer(new EventAnnouncement(barrier, 0), false));
         }
         if (continued != null) {
             ContinuedStreamEvent event = continued;
@@ -277,7 +315,7 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
 
     /** The type of what {@link #getNextBuffer()} would return next, NONE if nothing is ready. */
     private Buffer.DataType nextDataType() {
-        if (continued != null) {
+        if (continued != null || announces()) {
             return Buffer.DataType.EVENT_BUFFER;
         }
         if (held != null) {
@@ -290,6 +328,9 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
             }
         }
         ResultSubpartitionView source = subpartition.source();
+        if (!subpartition.admitsLive()) {
+            return Buffer.DataType.NONE;
+        }
         if (source.getAvailabilityAndBacklog(false).isAvailable()) {
             return Buffer.DataType.EVENT_BUFFER;
         }
@@ -304,7 +345,7 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
         if (released || detached || blocked) {
             return new AvailabilityWithBacklog(false, 0);
         }
-        if (!startEventSent || continued != null) {
+        if (!startEventSent || continued != null || announces()) {
             return new AvailabilityWithBacklog(true, backlog());
         }
         if (held != null) {
@@ -317,7 +358,13 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
             return new AvailabilityWithBacklog(
                     isCreditAvailable || replay.peekDataType().isEvent(), backlog());
         }
-        return subpartition.source().getAvailabilityAndBacklog(isCreditAvailable);
+        ResultSubpartitionView source = subpartition.source();
+        if (!subpartition.admitsLive()) {
+            // the log holds the producer back: nothing goes out until it lets data through
+            return new AvailabilityWithBacklog(
+                    false, source.getAvailabilityAndBacklog(false).getBacklog());
+        }
+        return source.getAvailabilityAndBacklog(isCreditAvailable);
     }
 
     @Override

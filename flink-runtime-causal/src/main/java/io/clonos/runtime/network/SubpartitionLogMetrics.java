@@ -21,18 +21,25 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Figures of one subpartition's in-flight log, written by the network and read by the producing
  * task's metrics ({@code clonos.inFlightLogBytes}, {@code clonos.inFlightLogBytesOnDisk}, {@code
- * clonos.inFlightLogBuffers}, {@code clonos.replayedBuffers}, and the spill and read rates).
+ * clonos.inFlightLogBuffers}, {@code clonos.replayedBuffers}, {@code
+ * clonos.inFlightLogHeldBackMillis}, and the spill and read rates).
  */
 @Internal
 public final class SubpartitionLogMetrics {
 
     private final AtomicLong replayedBuffers = new AtomicLong();
+    private final AtomicLong heldBackMillis = new AtomicLong();
 
     /** Read when a gauge is read, not updated with every buffer. */
     private volatile InFlightLog log;
 
     void attach(InFlightLog log) {
         this.log = log;
+    }
+
+    /** The log held its producer back for {@code millis}, until now. */
+    void heldBack(long millis) {
+        heldBackMillis.addAndGet(millis);
     }
 
     void replayed() {
@@ -62,6 +69,11 @@ public final class SubpartitionLogMetrics {
     public long readBytes() {
         InFlightLog current = log;
         return current == null ? 0 : current.readBytes();
+    }
+
+    /** How long the log held its producer back, in all, not counting a hold still going on. */
+    public long heldBackMillis() {
+        return heldBackMillis.get();
     }
 
     public long replayedBuffers() {

@@ -15,10 +15,14 @@ package io.clonos.runtime.network;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 
+import javax.annotation.Nullable;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.function.LongSupplier;
 
 /**
  * The in-flight logs of the result partitions produced on this TaskManager, by partition id. The
@@ -30,6 +34,15 @@ public final class SubpartitionLogs {
 
     private final Map<ResultPartitionID, Map<Integer, Entry>> partitions =
             new ConcurrentHashMap<>();
+
+    /** The pending barriers of the producers that are held back when their logs are full. */
+    private final Map<ResultPartitionID, LongSupplier> heldBack = new ConcurrentHashMap<>();
+
+    /** Whether this TaskManager's logs can be full ({@code in-memory}) and hold producers back. */
+    private volatile boolean holdsBack;
+
+    /** Announces the producers' pending barriers to their consumers while any is held back. */
+    @Nullable private ScheduledFuture<?> announcer;
 
     SubpartitionLogs() {}
 
@@ -90,6 +103,61 @@ public final class SubpartitionLogs {
         return false;
     }
 
+    /**
+     * The producer of {@code partition} is held back while a log of it is full, and let through
+     * while {@code pendingBarriers} names a barrier that log has not sent yet ({@link
+     * LogBackpressure}).
+     */
+    void holdBackWhenFull(ResultPartitionID partition, LongSupplier pendingBarriers) {
+        if (!holdsBack) {
+            return;
+        }
+        heldBack.put(partition, pendingBarriers);
+        synchronized (this) {
+            if (announcer == null) {
+                announcer = LogBackpressure.every(this::announcePendingBarriers);
+            }
+        }
+    }
+
+    /** This TaskManager's logs can be full and hold their producers back from now on. */
+    public void holdBackFullLogs() {
+        holdsBack = true;
+    }
+
+    /**
+     * Tells the consumers of every producer that may be held back which barrier it has pending,
+     * ahead of the data queued before it: a consumer's own full log may hold it back with its input
+     * buffers full, and the barrier behind them is the one that would free its log.
+     */
+    private void announcePendingBarriers() {
+        heldBack.forEach(
+                (partition, pending) -> {
+                    long barrier = pending.getAsLong();
+                    for (Entry entry : entries(partition)) {
+                        LoggingSubpartition log = entry.log;
+                        if (log != null) {
+                            log.announce(barrier);
+                        }
+                    }
+                });
+    }
+
+    /** The pending barriers of the producer of {@code partition}; null if it is not held back. */
+    @Nullable
+    LongSupplier pendingBarriers(ResultPartitionID partition) {
+        return heldBack.get(partition);
+    }
+
+    /**
+     * The highest checkpoint whose barrier the producer of {@code partition}, a task of this
+     * TaskManager, has pending; {@code Long.MIN_VALUE} if it is not known.
+     */
+    long pendingBarrier(ResultPartitionID partition) {
+        LongSupplier pending = heldBack.get(partition);
+        return pending == null ? Long.MIN_VALUE : pending.getAsLong();
+    }
+
     void register(ResultPartitionID partition, int subpartition, LoggingSubpartition log) {
         entry(partition, subpartition).log = log;
     }
@@ -112,6 +180,7 @@ public final class SubpartitionLogs {
 
     List<LoggingSubpartition> remove(ResultPartitionID partition) {
         List<LoggingSubpartition> logs = new ArrayList<>();
+        heldBack.remove(partition);
         Map<Integer, Entry> removed = partitions.remove(partition);
         if (removed != null) {
             removed.values().stream().filter(e -> e.log != null).forEach(e -> logs.add(e.log));
@@ -137,5 +206,12 @@ public final class SubpartitionLogs {
 
     void clear() {
         partitions.clear();
+        heldBack.clear();
+        synchronized (this) {
+            if (announcer != null) {
+                announcer.cancel(false);
+                announcer = null;
+            }
+        }
     }
 }

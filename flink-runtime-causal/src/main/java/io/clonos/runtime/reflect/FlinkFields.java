@@ -44,6 +44,17 @@ public final class FlinkFields {
         }
     }
 
+    /**
+     * Field {@code name} of {@code declaring}, made accessible, for a patch to keep and read often.
+     */
+    public static Field field(Class<?> declaring, String name) {
+        try {
+            return accessible(declaring, name);
+        } catch (ReflectiveOperationException e) {
+            throw moved(declaring, name, e);
+        }
+    }
+
     private static Field accessible(Class<?> declaring, String name) throws NoSuchFieldException {
         Field field = declaring.getDeclaredField(name);
         field.setAccessible(true);

@@ -85,12 +85,19 @@ public class ClonosShuffleServiceFactory
                 new ClonosNetworkContext("TaskManager " + context.getTaskExecutorResourceId());
         InFlightLogs inFlightLogs;
         try {
-            inFlightLogs = InFlightLogs.create(clonos, context.getTmpDirPaths());
+            inFlightLogs =
+                    InFlightLogs.create(
+                            clonos,
+                            context.getTmpDirPaths(),
+                            context.getNetworkMemorySize().getBytes());
         } catch (IOException e) {
             throw new FlinkRuntimeException(
                     "Cannot create the in-flight log directory under io.tmp.dirs "
                             + String.join(", ", context.getTmpDirPaths()),
                     e);
+        }
+        if (inFlightLogs.canBeFull()) {
+            clonosContext.subpartitionLogs().holdBackFullLogs();
         }
         ClonosResultPartitionManager partitionManager =
                 new ClonosResultPartitionManager(clonosContext, inFlightLogs);

@@ -114,35 +114,53 @@ class InMemoryInFlightLogTest {
     }
 
     @Test
-    void fullLogOverflowsInsteadOfGrowingAndRefusesToReplayTheLostEpochs() throws Exception {
+    void aLogIsFullOnceItsBudgetIsUsedAndHasRoomAgainAfterTruncation() {
+        InMemoryInFlightLog log = new InMemoryInFlightLog(0, 100);
+        log.append(buffer(1, 60));
+        assertThat(log.isFull()).isFalse();
+        log.append(buffer(2, 60));
+        assertThat(log.isFull()).as("past its budget, within its overdraft").isTrue();
+
+        log.startEpoch(1);
+        log.truncateBefore(1);
+        assertThat(log.isFull()).isFalse();
+    }
+
+    @Test
+    void aLogPastItsOverdraftOverflowsAndRefusesToReplayTheLostEpochs() throws Exception {
         InMemoryInFlightLog log = new InMemoryInFlightLog(0, 100);
         log.append(buffer(1, 60));
         log.append(buffer(2, 60));
+        log.append(buffer(3, 60));
+        assertThat(drain(log.replay())).as("within the overdraft").containsExactly(1, 2, 3);
+        log.append(buffer(4, 60));
 
-        assertThat(log.sizeInBytes()).isLessThanOrEqualTo(100);
+        assertThat(log.sizeInBytes()).isLessThanOrEqualTo(200);
         assertThatThrownBy(log::replay)
                 .isInstanceOf(InFlightLogUnavailableException.class)
                 .hasMessageContaining("overflowed");
 
         log.startEpoch(1);
-        log.append(buffer(3, 60));
+        log.append(buffer(5, 60));
         assertThatThrownBy(log::replay)
                 .as("epoch 0 is still the oldest")
                 .isInstanceOf(InFlightLogUnavailableException.class);
 
         log.truncateBefore(1);
-        assertThat(drain(log.replay())).containsExactly(3);
+        assertThat(drain(log.replay())).containsExactly(5);
     }
 
     @Test
-    void memoryNeverExceedsTheCapacity() {
+    void memoryNeverExceedsTheBudgetAndItsOverdraft() {
         InMemoryInFlightLog log = new InMemoryInFlightLog(0, 1000);
         for (int i = 0; i < 1000; i++) {
             if (i % 7 == 0) {
                 log.startEpoch(log.currentEpoch() + 1);
             }
             log.append(buffer(i, 33));
-            assertThat(log.sizeInBytes()).isLessThanOrEqualTo(1000);
+            assertThat(log.sizeInBytes())
+                    .as("the budget and as much of overdraft")
+                    .isLessThanOrEqualTo(2000);
         }
     }
 

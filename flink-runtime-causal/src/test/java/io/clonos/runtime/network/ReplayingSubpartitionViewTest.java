@@ -19,12 +19,14 @@ import io.clonos.runtime.causal.Determinant;
 import io.clonos.runtime.causal.DeterminantEncoding;
 import io.clonos.runtime.causal.SharedDelta;
 import io.clonos.runtime.causal.TaskCausalLog;
+import io.clonos.runtime.inflightlog.InFlightLogUnavailableException;
 import io.clonos.runtime.inflightlog.InMemoryInFlightLog;
 
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.CheckpointType;
 import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
+import org.apache.flink.runtime.io.network.api.EventAnnouncement;
 import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
 import org.apache.flink.runtime.io.network.buffer.FreeingBufferRecycler;
@@ -42,8 +44,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The consumer-facing protocol of a logged subpartition, against a scripted Flink view. */
 class ReplayingSubpartitionViewTest {
@@ -182,6 +188,75 @@ class ReplayingSubpartitionViewTest {
         assertThat(eventOf(view.getNextBuffer())).isInstanceOf(CheckpointBarrier.class);
     }
 
+    @Test
+    void aFullInMemoryLogHoldsTheProducerBackAndLetsAPendingBarrierThrough() throws Exception {
+        ScriptedView source = new ScriptedView();
+        ClonosNetworkContext context = new ClonosNetworkContext("test");
+        ResultPartitionID partition = new ResultPartitionID();
+        // room for 8 data buffers, and as many of overdraft
+        LoggingSubpartition subpartition = logging(context, partition, source, 64);
+        AtomicLong pendingBarrier = new AtomicLong(Long.MIN_VALUE);
+        context.subpartitionLogs().holdBackFullLogs();
+        context.subpartitionLogs().holdBackWhenFull(partition, pendingBarrier::get);
+        for (int i = 1; i <= 10; i++) {
+            source.add(data(i));
+        }
+        source.add(barrier(1));
+        source.add(data(11));
+        CountDownLatch askedAgain = new CountDownLatch(1);
+        ReplayingSubpartitionView view = subpartition.attach(v -> askedAgain.countDown());
+
+        assertStartEvent(view.getNextBuffer(), ReplayStartEvent.FROM_PRODUCER_START, 0);
+        for (int i = 1; i <= 8; i++) {
+            assertThat(valueOf(view.getNextBuffer(), i)).isEqualTo(i);
+        }
+        assertThat(view.getNextBuffer()).as("held back: the log is full").isNull();
+        assertThat(view.getAvailabilityAndBacklog(true).isAvailable()).isFalse();
+        assertThat(source.queued).as("left in Flink's subpartition").hasSize(4);
+        assertThat(askedAgain.await(10, TimeUnit.SECONDS))
+                .as("the consumer is told to ask again")
+                .isTrue();
+
+        pendingBarrier.set(1);
+        // (the TaskManager's announcer does the same every few milliseconds)
+        subpartition.announce(1);
+        assertThat(view.getAvailabilityAndBacklog(false).isAvailable())
+                .as("an announcement needs no credit")
+                .isTrue();
+        Object announcement = eventOf(view.getNextBuffer());
+        assertThat(announcement).isInstanceOf(EventAnnouncement.class);
+        assertThat(
+                        ((CheckpointBarrier) ((EventAnnouncement) announcement).getAnnouncedEvent())
+                                .getId())
+                .isEqualTo(1);
+        assertThat(valueOf(view.getNextBuffer(), 10)).as("let through to the barrier").isEqualTo(9);
+        assertThat(valueOf(view.getNextBuffer(), 11)).isEqualTo(10);
+        assertThat(eventOf(view.getNextBuffer())).isInstanceOf(CheckpointBarrier.class);
+        view.resumeConsumption();
+        assertThat(view.getNextBuffer()).as("held back again past the barrier").isNull();
+
+        subpartition.truncateBefore(1);
+        assertThat(valueOf(view.getNextBuffer(), 13)).as("room after truncation").isEqualTo(11);
+    }
+
+    @Test
+    void aFullInMemoryLogOfAJobWithoutCheckpointsOverflowsInsteadOfHoldingBack() throws Exception {
+        ScriptedView source = new ScriptedView();
+        LoggingSubpartition subpartition =
+                logging(new ClonosNetworkContext("test"), new ResultPartitionID(), source, 64);
+        for (int i = 1; i <= 20; i++) {
+            source.add(data(i));
+        }
+        ReplayingSubpartitionView view = subpartition.attach(IGNORE);
+        view.getNextBuffer();
+        for (int i = 1; i <= 20; i++) {
+            assertThat(valueOf(view.getNextBuffer(), i)).isEqualTo(i);
+        }
+        assertThatThrownBy(() -> subpartition.attach(IGNORE))
+                .as("past its overdraft the log dropped the epoch")
+                .isInstanceOf(InFlightLogUnavailableException.class);
+    }
+
     // ------------------------------------------------------------------------------------------
 
     private static LoggingSubpartition logging(ScriptedView source) {
@@ -190,12 +265,20 @@ class ReplayingSubpartitionViewTest {
 
     private static LoggingSubpartition logging(
             ClonosNetworkContext context, ResultPartitionID partition, ScriptedView source) {
+        return logging(context, partition, source, 1 << 20);
+    }
+
+    private static LoggingSubpartition logging(
+            ClonosNetworkContext context,
+            ResultPartitionID partition,
+            ScriptedView source,
+            long logMemory) {
         LoggingSubpartition subpartition =
                 new LoggingSubpartition(
                         context,
                         partition,
                         0,
-                        new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20),
+                        new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, logMemory),
                         new SubpartitionLogMetrics());
         subpartition.setSource(source);
         return subpartition;

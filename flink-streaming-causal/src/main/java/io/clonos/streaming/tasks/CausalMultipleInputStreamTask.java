@@ -81,6 +81,13 @@ public class CausalMultipleInputStreamTask<OUT> extends MultipleInputStreamTask<
     @Override
     public CompletableFuture<Boolean> triggerCheckpointAsync(
             CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
+        return causal.triggerCheckpoint(
+                checkpointMetaData.getCheckpointId(),
+                () -> takeCheckpoint(checkpointMetaData, checkpointOptions));
+    }
+
+    private CompletableFuture<Boolean> takeCheckpoint(
+            CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
         if (sources == null
                 || (checkpointOptions.getCheckpointType().isSavepoint()
                         && ((SavepointType) checkpointOptions.getCheckpointType())

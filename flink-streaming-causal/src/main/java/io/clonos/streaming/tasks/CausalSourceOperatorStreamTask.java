@@ -57,6 +57,13 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
     @Override
     public CompletableFuture<Boolean> triggerCheckpointAsync(
             CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
+        return causal.triggerCheckpoint(
+                checkpointMetaData.getCheckpointId(),
+                () -> takeCheckpoint(checkpointMetaData, checkpointOptions));
+    }
+
+    private CompletableFuture<Boolean> takeCheckpoint(
+            CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
         if (!causal.isCausal()) {
             return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
         }

@@ -64,6 +64,13 @@ public class CausalSourceStreamTask<
     @Override
     public CompletableFuture<Boolean> triggerCheckpointAsync(
             CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
+        return causal.triggerCheckpoint(
+                checkpointMetaData.getCheckpointId(),
+                () -> takeCheckpoint(checkpointMetaData, checkpointOptions));
+    }
+
+    private CompletableFuture<Boolean> takeCheckpoint(
+            CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
         if (!causal.isCausal() || checkpointOptions.getCheckpointType().isSavepoint()) {
             // a savepoint (Flink's stop-with-savepoint among them) is not replayed
             causal.startEpoch(checkpointMetaData.getCheckpointId());

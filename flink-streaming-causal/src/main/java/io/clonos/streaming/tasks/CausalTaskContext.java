@@ -22,6 +22,7 @@ import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.network.ClonosInputGate;
 import io.clonos.runtime.network.ClonosNetworkContext;
 import io.clonos.runtime.network.OrderInProgress;
+import io.clonos.runtime.network.PendingBarriers;
 import io.clonos.runtime.network.SubpartitionLogMetrics;
 import io.clonos.runtime.scheduler.LostTaskManagerReport;
 import io.clonos.streaming.causal.CausalTimers;
@@ -45,6 +46,7 @@ import org.apache.flink.runtime.io.network.api.writer.RecordWriterDelegate;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
+import org.apache.flink.streaming.api.graph.StreamConfig;
 import org.apache.flink.streaming.api.operators.ClonosLegacySourcePatch;
 import org.apache.flink.streaming.api.operators.ClonosSourceReaderPatch;
 import org.apache.flink.streaming.api.operators.SourceOperator;
@@ -70,6 +72,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * What a Clonos stream task adds to Flink's: its epoch, its input gates told where it was restored
@@ -103,6 +106,9 @@ public final class CausalTaskContext {
     /** The Clonos context of the TaskManager that runs the task. */
     private final ClonosNetworkContext network;
 
+    /** Null if the job takes no checkpoints: then a full in-memory log never holds it back. */
+    @Nullable private final PendingBarriers pendingBarriers;
+
     private final List<ClonosInputGate> gates;
     private final List<ResultPartitionID> partitions = new ArrayList<>();
     private final List<SubpartitionLogMetrics> logMetrics = new ArrayList<>();
@@ -116,7 +122,7 @@ public final class CausalTaskContext {
                         .orElse(ClonosInputGate.NOT_RESTORED);
         this.epochs = EpochTracker.startingAt(restored);
         this.aborts = new HeldAborts(epochs);
-        this.network = networkOf(environment);
+        this.network = ClonosNetworkContext.ofTask(environment);
         this.gates = ClonosNetworkContext.clonosGates(environment.getAllInputGates());
         java.util.function.Consumer<java.net.InetSocketAddress> lostPeers =
                 LostTaskManagerReport.reporter(
@@ -140,6 +146,10 @@ public final class CausalTaskContext {
             }
         }
         InFlightLogMetrics.register(group, epochs, logMetrics);
+        this.pendingBarriers =
+                new StreamConfig(environment.getTaskConfiguration()).isCheckpointingEnabled()
+                        ? PendingBarriers.register(network, gates, partitions)
+                        : null;
         // a task the JobManager restarts afresh (every rollback, so every restart with
         // clonos.recovery.mode: global, or at-least-once after lost determinants) has no
         // predecessor's output to reproduce
@@ -160,23 +170,6 @@ public final class CausalTaskContext {
                     "determinantMemoryWaitMs",
                     (Gauge<Long>) () -> causal.log().memory().waitedMillis());
         }
-    }
-
-    /**
-     * The Clonos context of the TaskManager, found through the task's gates and partitions. A task
-     * with neither has nothing in it and gets one of its own.
-     */
-    private static ClonosNetworkContext networkOf(Environment environment) {
-        if (environment.getAllInputGates().length == 0 && environment.getAllWriters().length == 0) {
-            return new ClonosNetworkContext(environment.getTaskInfo().getTaskNameWithSubtasks());
-        }
-        return ClonosNetworkContext.of(environment.getAllInputGates(), environment.getAllWriters())
-                .orElseThrow(
-                        () ->
-                                new IllegalStateException(
-                                        environment.getTaskInfo().getTaskNameWithSubtasks()
-                                                + " is a Clonos task on a TaskManager without Clonos's shuffle service "
-                                                + "(shuffle-service-factory.class: io.clonos.runtime.shuffle.ClonosShuffleServiceFactory)"));
     }
 
     /** The context of a task that replays its input by determinants when it recovers. */
@@ -494,6 +487,18 @@ public final class CausalTaskContext {
             throw new FlinkRuntimeException(
                     "The replay of checkpoint " + checkpointId + " failed", e);
         }
+    }
+
+    /**
+     * Flink triggers checkpoint {@code checkpointId} at the task (a source, or a task whose inputs
+     * finished), and {@code trigger} takes it. Its barrier is pending from now on, so that outputs
+     * whose full in-flight logs hold the task back let it through ({@link PendingBarriers}).
+     */
+    public CompletableFuture<Boolean> triggerCheckpoint(
+            long checkpointId, Supplier<CompletableFuture<Boolean>> trigger) {
+        return pendingBarriers == null
+                ? trigger.get()
+                : pendingBarriers.triggering(checkpointId, trigger);
     }
 
     /**

@@ -21,6 +21,7 @@ import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
 import org.apache.flink.streaming.runtime.tasks.TwoInputStreamTask;
 
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 
 /**
@@ -40,6 +41,15 @@ public class CausalTwoInputStreamTask<IN1, IN2, OUT> extends TwoInputStreamTask<
     public void init() throws Exception {
         super.init();
         causal.inputProcessorCreated(inputProcessor, operatorChain);
+    }
+
+    /** Flink triggers a task whose inputs finished. */
+    @Override
+    public CompletableFuture<Boolean> triggerCheckpointAsync(
+            CheckpointMetaData checkpointMetaData, CheckpointOptions checkpointOptions) {
+        return causal.triggerCheckpoint(
+                checkpointMetaData.getCheckpointId(),
+                () -> super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions));
     }
 
     @Override

@@ -51,6 +51,9 @@ final class InFlightLogMetrics {
                         new ReadOnlyCounter(
                                 () -> sum.applyAsLong(SubpartitionLogMetrics::readBytes))));
         group.gauge(
+                "inFlightLogHeldBackMillis",
+                (Gauge<Long>) () -> sum.applyAsLong(SubpartitionLogMetrics::heldBackMillis));
+        group.gauge(
                 "replayedBuffers",
                 (Gauge<Long>) () -> sum.applyAsLong(SubpartitionLogMetrics::replayedBuffers));
     }

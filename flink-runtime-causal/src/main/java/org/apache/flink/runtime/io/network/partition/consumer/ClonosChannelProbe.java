@@ -12,12 +12,15 @@
 
 package org.apache.flink.runtime.io.network.partition.consumer;
 
+import io.clonos.runtime.reflect.FlinkFields;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.event.TaskEvent;
 
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
 
 /**
  * PATCH of Flink's behaviour, kept to this one class in Flink's package (Clonos's jar sits on the
@@ -29,12 +32,37 @@ import java.io.IOException;
  * gone, so that it can replace exactly those channels and let the task run on. It also sends a task
  * event upstream on one channel only (Flink's gate sends to all of its channels), for the
  * consumer's answer to a restarted producer. And it requests the channels that Flink's request of a
- * gate leaves out when one producer cannot be reached ({@link #requestChannelsLeftOut}).
+ * gate leaves out when one producer cannot be reached ({@link #requestChannelsLeftOut}). And it
+ * reads which checkpoint's barrier last arrived in a remote channel ({@link #arrivedBarrier}),
+ * which Flink keeps in a private field, so that a task whose full in-flight log holds it back still
+ * lets a barrier through.
  */
 @Internal
 public final class ClonosChannelProbe {
 
+    /** {@code RemoteInputChannel.lastBarrierId}: set when a barrier arrives, before it is read. */
+    private static final Field LAST_BARRIER_ID =
+            FlinkFields.field(RemoteInputChannel.class, "lastBarrierId");
+
     private ClonosChannelProbe() {}
+
+    /**
+     * The highest checkpoint whose barrier arrived in the channel, read by the task or not, as far
+     * as Flink keeps it (an aborted checkpoint's is forgotten); {@code Long.MIN_VALUE} for a
+     * channel that is not remote or has none.
+     */
+    public static long arrivedBarrier(InputChannel channel) {
+        if (!(channel instanceof RemoteInputChannel)) {
+            return Long.MIN_VALUE;
+        }
+        try {
+            long id = LAST_BARRIER_ID.getLong(channel);
+            return id < 0 ? Long.MIN_VALUE : id;
+        } catch (IllegalAccessException e) {
+            throw new IllegalStateException(
+                    "Flink's RemoteInputChannel.lastBarrierId cannot be read", e);
+        }
+    }
 
     /** Why the channel's producer can no longer be read, or null while it can. */
     @Nullable

@@ -1,0 +1,67 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.streaming.recovery;
+
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.MetricConfig;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.metrics.reporter.MetricReporter;
+import org.apache.flink.metrics.reporter.MetricReporterFactory;
+
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Keeps every task's {@code clonos.inFlightLogHeldBackMillis} gauge of an embedded cluster, also
+ * after the task ended (the gauges read figures that outlive their tasks), so that a test can tell
+ * whether full in-flight logs held their producers back.
+ */
+public final class HeldBackGauges implements MetricReporterFactory {
+
+    private static final List<Gauge<?>> GAUGES = new CopyOnWriteArrayList<>();
+
+    /** The reporter to configure, as {@code metrics.reporter.<name>.factory.class}. */
+    static final String FACTORY = HeldBackGauges.class.getName();
+
+    static void clear() {
+        GAUGES.clear();
+    }
+
+    /** How long the logs held their producers back, in all, in milliseconds. */
+    static long heldBackMillis() {
+        return GAUGES.stream().mapToLong(gauge -> ((Number) gauge.getValue()).longValue()).sum();
+    }
+
+    @Override
+    public MetricReporter createMetricReporter(Properties properties) {
+        return new MetricReporter() {
+            @Override
+            public void open(MetricConfig config) {}
+
+            @Override
+            public void close() {}
+
+            @Override
+            public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
+                if (name.equals("inFlightLogHeldBackMillis")) {
+                    GAUGES.add((Gauge<?>) metric);
+                }
+            }
+
+            @Override
+            public void notifyOfRemovedMetric(Metric metric, String name, MetricGroup group) {}
+        };
+    }
+}
