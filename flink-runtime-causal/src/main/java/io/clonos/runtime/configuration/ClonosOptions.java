@@ -90,9 +90,12 @@ public final class ClonosOptions {
                             "Where a TaskManager keeps the buffers its tasks sent since the last"
                                     + " completed checkpoint: spillable (in memory, written to files"
                                     + " under Flink's io.tmp.dirs by the spill policy; never full),"
-                                    + " in-memory (never written; a full log overflows: it drops its"
-                                    + " epochs, and a consumer that needs them is recovered by a"
-                                    + " global rollback) or disabled (nothing logged: every failure"
+                                    + " in-memory (never written; a full log holds its producer back"
+                                    + " until a checkpoint completes, letting checkpoint barriers"
+                                    + " through in an overdraft of up to the TaskManager's network"
+                                    + " memory; past that it overflows: it drops its epochs, and a"
+                                    + " consumer that needs them is recovered by a global rollback)"
+                                    + " or disabled (nothing logged: every failure"
                                     + " rolls the job back globally). A TaskManager setting: a job"
                                     + " cannot change it.");
 
@@ -102,9 +105,11 @@ public final class ClonosOptions {
                     .defaultValue(MemorySize.parse("64mb"))
                     .withDescription(
                             "Heap memory of a TaskManager for the in-flight logs of all its output"
-                                    + " subpartitions. It is part of the task heap, which Flink's"
-                                    + " taskmanager.memory settings size. When it is used up, a"
-                                    + " spillable log writes to disk and an in-memory log overflows."
+                                    + " subpartitions, on top of what Flink's taskmanager.memory"
+                                    + " settings size: bin/clonos cluster start grows the"
+                                    + " TaskManager's heap by it (for in-memory logs by their"
+                                    + " overdraft too). When it is used up, a spillable log writes to"
+                                    + " disk and an in-memory log holds its producer back."
                                     + " A TaskManager setting: a job cannot change it.");
 
     public static final ConfigOption<SpillPolicy> IN_FLIGHT_LOG_SPILL_POLICY =
@@ -318,7 +323,7 @@ public final class ClonosOptions {
     public enum InFlightLogType {
         /** In memory, spilled to local disk according to the spill policy. */
         SPILLABLE,
-        /** In memory only; a full log overflows (its epochs cannot be replayed). */
+        /** In memory only; a full log holds its producer back until a checkpoint frees it. */
         IN_MEMORY,
         /** Nothing is logged: every failure rolls the job back globally. */
         DISABLED;
