@@ -13,6 +13,7 @@
 package io.clonos.cli;
 
 import io.clonos.cli.bench.FailurePlan;
+import io.clonos.cli.bench.InFlightBenchmark;
 import io.clonos.cli.bench.InFlightLogBenchmark;
 import io.clonos.cli.bench.KillSettings;
 import io.clonos.cli.bench.OverheadBenchmark;
@@ -38,12 +39,15 @@ final class BenchCommand {
         if ("standby".equals(benchmark)) {
             return benchStandby(args, out);
         }
+        if ("inflight".equals(benchmark)) {
+            return benchInFlight(args, out);
+        }
         if ("in-flight-log".equals(benchmark)) {
             return benchInFlightLog(args, out);
         }
         if (!"recovery".equals(benchmark)) {
             throw new ClonosCli.UsageException(
-                    "bench needs a benchmark: recovery, overhead, standby or in-flight-log.");
+                    "bench needs a benchmark: recovery, overhead, inflight, standby or in-flight-log.");
         }
         ClonosCli.Options options =
                 ClonosCli.Options.parse(
@@ -220,6 +224,56 @@ final class BenchCommand {
             settings.output = Path.of(options.value("--output"));
         }
         new OverheadBenchmark(settings, out).run();
+        return 0;
+    }
+
+    private static int benchInFlight(Deque<String> args, PrintStream out) throws Exception {
+        ClonosCli.Options options =
+                ClonosCli.Options.parse(
+                        args,
+                        List.of(
+                                "--records",
+                                "--repetitions",
+                                "--checkpoint-intervals",
+                                "--logs",
+                                "--dsd",
+                                "--warmup-seconds",
+                                "--output"),
+                        List.of());
+        options.requireNoPositional();
+        InFlightBenchmark.Settings settings = new InFlightBenchmark.Settings();
+        settings.records = options.intValue("--records", (int) settings.records, 1000);
+        settings.repetitions = options.intValue("--repetitions", settings.repetitions, 1);
+        settings.warmupMillis =
+                1000L
+                        * options.intValue(
+                                "--warmup-seconds", (int) (settings.warmupMillis / 1000), 0);
+        if (options.value("--checkpoint-intervals") != null) {
+            List<Long> intervals = new java.util.ArrayList<>();
+            for (String interval : options.value("--checkpoint-intervals").split(",")) {
+                try {
+                    intervals.add(Long.parseLong(interval.trim()));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(
+                            "--checkpoint-intervals takes milliseconds separated by commas, got '"
+                                    + options.value("--checkpoint-intervals")
+                                    + "'");
+                }
+            }
+            settings.checkpointIntervalsMs = intervals;
+        }
+        if (options.value("--logs") != null) {
+            // checked before the first run: an unknown log fails at once, naming itself
+            settings.logs = List.of(options.value("--logs").split(","));
+        }
+        if (options.value("--dsd") != null) {
+            settings.dsd = options.value("--dsd").equals("full") ? "-1" : options.value("--dsd");
+        }
+        settings.clonosProperties = options.dynamicProperties;
+        if (options.value("--output") != null) {
+            settings.output = Path.of(options.value("--output"));
+        }
+        new InFlightBenchmark(settings, out).run();
         return 0;
     }
 

@@ -20,12 +20,11 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.util.FileUtils;
 
-import javax.annotation.Nullable;
-
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -56,6 +55,12 @@ public final class OverheadBenchmark {
 
         /** Settings of the Clonos clusters (e.g. the in-flight log's spill policy). */
         public Map<String, String> clonosProperties = Map.of();
+
+        /** The systems to compare; the first is the one the others are measured against. */
+        public List<Variant> variants = Variant.sharingDepths();
+
+        /** What the summary calls the benchmark. */
+        public String name = "overhead";
     }
 
     private final Settings settings;
@@ -67,20 +72,25 @@ public final class OverheadBenchmark {
     }
 
     /**
-     * One system the benchmark measures: vanilla Flink, or Clonos at one determinant sharing depth.
+     * One system the benchmark measures: vanilla Flink, or Clonos with some settings of its own (on
+     * top of {@link Settings#clonosProperties}).
      */
-    enum Variant {
-        FLINK("Flink", null),
-        DSD_0("DSD 0", "0"),
-        DSD_1("DSD 1", "1"),
-        DSD_FULL("DSD full", "-1");
+    public record Variant(String label, boolean clonos, Map<String, String> properties) {
 
-        final String label;
-        @Nullable final String dsd;
+        public static final Variant FLINK = new Variant("Flink", false, Map.of());
 
-        Variant(String label, @Nullable String dsd) {
-            this.label = label;
-            this.dsd = dsd;
+        /** Flink and Clonos at determinant sharing depth 0, 1 and full. */
+        public static List<Variant> sharingDepths() {
+            return List.of(FLINK, dsd("DSD 0", "0"), dsd("DSD 1", "1"), dsd("DSD full", "-1"));
+        }
+
+        /** Flink and Clonos with {@code properties}. */
+        public static Variant clonos(String label, Map<String, String> properties) {
+            return new Variant(label, true, properties);
+        }
+
+        private static Variant dsd(String label, String depth) {
+            return clonos(label, Map.of("clonos.determinant-sharing-depth", depth));
         }
     }
 
@@ -93,32 +103,43 @@ public final class OverheadBenchmark {
         final double cpuMicrosPerRecord;
         final double steadySeconds;
 
+        /** The most one task's in-flight logs held in memory, and on disk, at a sample. */
+        final long maxLogMemoryPerTask;
+
+        final long maxLogDiskPerTask;
+
         Run(
                 double recordsPerSecond,
                 long p50,
                 long p99,
                 double determinantBytesPerRecord,
                 double cpuMicrosPerRecord,
-                double steadySeconds) {
+                double steadySeconds,
+                long maxLogMemoryPerTask,
+                long maxLogDiskPerTask) {
             this.recordsPerSecond = recordsPerSecond;
             this.p50 = p50;
             this.p99 = p99;
             this.determinantBytesPerRecord = determinantBytesPerRecord;
             this.cpuMicrosPerRecord = cpuMicrosPerRecord;
             this.steadySeconds = steadySeconds;
+            this.maxLogMemoryPerTask = maxLogMemoryPerTask;
+            this.maxLogDiskPerTask = maxLogDiskPerTask;
         }
 
         String json(String system) {
             return String.format(
                     Locale.ROOT,
-                    "{\"system\":\"%s\",\"records_per_s\":%.0f,\"latency_p50_ms\":%d,\"latency_p99_ms\":%d,\"cpu_us_per_record\":%.3f,\"steady_s\":%.1f,\"determinant_bytes_per_record\":%.2f}",
+                    "{\"system\":\"%s\",\"records_per_s\":%.0f,\"latency_p50_ms\":%d,\"latency_p99_ms\":%d,\"cpu_us_per_record\":%.3f,\"steady_s\":%.1f,\"determinant_bytes_per_record\":%.2f,\"max_log_memory_per_task_bytes\":%d,\"max_log_disk_per_task_bytes\":%d}",
                     system,
                     recordsPerSecond,
                     p50,
                     p99,
                     cpuMicrosPerRecord,
                     steadySeconds,
-                    determinantBytesPerRecord);
+                    determinantBytesPerRecord,
+                    maxLogMemoryPerTask,
+                    maxLogDiskPerTask);
         }
     }
 
@@ -134,24 +155,24 @@ public final class OverheadBenchmark {
                 settings.clonosProperties.isEmpty()
                         ? "its defaults"
                         : settings.clonosProperties.toString());
-        Variant[] variants = Variant.values();
+        Variant[] variants = settings.variants.toArray(new Variant[0]);
         Run[][] runs = new Run[variants.length][settings.repetitions];
         out.println("Warming up (not counted):");
         for (Variant variant : variants) {
-            runOnce(variant);
+            runOnce(variant, "warmup");
         }
         // alternate the systems, so that a slow phase of the machine does not favour one, and
         // start each repetition with the next system, so that no system always runs in one place
         for (int i = 0; i < settings.repetitions; i++) {
             for (int k = 0; k < variants.length; k++) {
                 int v = (i + k) % variants.length;
-                runs[v][i] = runOnce(variants[v]);
+                runs[v][i] = runOnce(variants[v], String.valueOf(i + 1));
             }
         }
         Run flink = median(runs[0]);
         out.println();
         out.printf(
-                "%-10s %22s %12s %22s %7s %7s %12s %10s%n",
+                "%-12s %22s %12s %22s %7s %7s %12s %10s %12s%n",
                 "",
                 "records/s (min-max)",
                 "vs Flink",
@@ -159,12 +180,14 @@ public final class OverheadBenchmark {
                 "p50 ms",
                 "p99 ms",
                 "CPU us/rec",
-                "det. B/rec");
+                "det. B/rec",
+                "log MB/task");
         StringBuilder json =
                 new StringBuilder(
                         String.format(
                                 Locale.ROOT,
-                                "{\"benchmark\":\"overhead\",\"records\":%d,\"warmup_ms\":%d,\"checkpoint_interval_ms\":%d,\"clonos_settings\":\"%s\",\"variants\":[",
+                                "{\"benchmark\":\"%s\",\"records\":%d,\"warmup_ms\":%d,\"checkpoint_interval_ms\":%d,\"clonos_settings\":\"%s\",\"variants\":[",
+                                settings.name,
                                 settings.records,
                                 settings.warmupMillis,
                                 settings.checkpointIntervalMs,
@@ -180,8 +203,8 @@ public final class OverheadBenchmark {
             Arrays.sort(paired);
             out.printf(
                     Locale.ROOT,
-                    "%-10s %9.0f (%.0f-%.0f) %12.3f %8.3f (%.3f-%.3f) %7d %7d %12.3f %10.2f%n",
-                    variants[v].label,
+                    "%-12s %9.0f (%.0f-%.0f) %12.3f %8.3f (%.3f-%.3f) %7d %7d %12.3f %10.2f %12.1f%n",
+                    variants[v].label(),
                     m.recordsPerSecond,
                     throughput[0],
                     throughput[throughput.length - 1],
@@ -192,20 +215,21 @@ public final class OverheadBenchmark {
                     m.p50,
                     m.p99,
                     m.cpuMicrosPerRecord,
-                    m.determinantBytesPerRecord);
+                    m.determinantBytesPerRecord,
+                    maxOf(runs[v], r -> r.maxLogMemoryPerTask) / 1048576.0);
             json.append(v == 0 ? "" : ",")
                     .append(
                             String.format(
                                     Locale.ROOT,
                                     "{\"system\":\"%s\",\"median\":%s,\"throughput_ratio\":%.3f,\"paired_ratio_median\":%.3f,\"paired_ratio_min\":%.3f,\"paired_ratio_max\":%.3f,\"runs\":[",
-                                    variants[v].label,
-                                    m.json(variants[v].label),
+                                    variants[v].label(),
+                                    m.json(variants[v].label()),
                                     m.recordsPerSecond / flink.recordsPerSecond,
                                     paired[paired.length / 2],
                                     paired[0],
                                     paired[paired.length - 1]));
             for (int i = 0; i < settings.repetitions; i++) {
-                json.append(i == 0 ? "" : ",").append(runs[v][i].json(variants[v].label));
+                json.append(i == 0 ? "" : ",").append(runs[v][i].json(variants[v].label()));
             }
             json.append("]}");
         }
@@ -214,6 +238,10 @@ public final class OverheadBenchmark {
         Files.writeString(settings.output.resolve("summary.json"), json + "\n");
         out.println(json);
         return json.toString();
+    }
+
+    private static long maxOf(Run[] runs, java.util.function.ToLongFunction<Run> figure) {
+        return Arrays.stream(runs).mapToLong(figure).max().orElse(0);
     }
 
     private static double[] sorted(Run[] runs, java.util.function.ToDoubleFunction<Run> figure) {
@@ -226,22 +254,25 @@ public final class OverheadBenchmark {
         return sorted[sorted.length / 2];
     }
 
-    private Run runOnce(Variant variant) throws Exception {
+    private Run runOnce(Variant variant, String repetition) throws Exception {
         Path probes = Files.createTempDirectory("clonos-overhead-probes");
         Configuration config = new Configuration();
-        if (variant != Variant.FLINK) {
+        if (variant.clonos()) {
             settings.clonosProperties.forEach(config::setString);
-        }
-        if (variant.dsd != null) {
-            config.setString("clonos.determinant-sharing-depth", variant.dsd);
+            variant.properties().forEach(config::setString);
         }
         DeterminantBytesReporter.configure(config, probes);
+        Path memory = settings.output.resolve("log-memory");
+        Files.createDirectories(memory);
+        Path timeline =
+                memory.resolve(variant.label().replace(' ', '-') + "-" + repetition + ".csv");
+        InFlightMemoryReporter.configure(config, timeline);
         com.sun.management.OperatingSystemMXBean os =
                 (com.sun.management.OperatingSystemMXBean)
                         java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         long cpuBefore;
         try (MiniCluster cluster =
-                EmbeddedClusters.start(variant != Variant.FLINK, config, 2, settings.parallelism)) {
+                EmbeddedClusters.start(variant.clonos(), config, 2, settings.parallelism)) {
             cpuBefore = os.getProcessCpuTime();
             JobID job =
                     cluster.submitJob(
@@ -256,7 +287,7 @@ public final class OverheadBenchmark {
                             .get()
                             .getJobID();
             if (!cluster.requestJobResult(job).get(30, TimeUnit.MINUTES).isSuccess()) {
-                throw new IllegalStateException("The " + variant.label + " run failed");
+                throw new IllegalStateException("The " + variant.label() + " run failed");
             }
         }
         // the cluster is closed: every task ended and reported; the JVM's CPU time covers the
@@ -272,17 +303,21 @@ public final class OverheadBenchmark {
                         steady.latencies().quantile(0.99),
                         determinantBytes / (double) Math.max(1, settings.records),
                         cpuNanos / 1000.0 / Math.max(1, settings.records),
-                        (steady.last() - steady.first()) / 1000.0);
+                        (steady.last() - steady.first()) / 1000.0,
+                        InFlightMemoryReporter.maxMemoryPerTask(timeline),
+                        InFlightMemoryReporter.maxDiskPerTask(timeline));
         out.printf(
                 Locale.ROOT,
-                "[%s] %.0f records/s over %.1f s of steady state, latency p50 %d ms, p99 %d ms, %.3f us CPU per record, %.2f determinant bytes per record%n",
-                variant.label,
+                "[%s] %.0f records/s over %.1f s of steady state, latency p50 %d ms, p99 %d ms, %.3f us CPU per record, %.2f determinant bytes per record, in-flight logs at most %.1f MB in memory and %.1f MB on disk per task%n",
+                variant.label(),
                 run.recordsPerSecond,
                 run.steadySeconds,
                 run.p50,
                 run.p99,
                 run.cpuMicrosPerRecord,
-                run.determinantBytesPerRecord);
+                run.determinantBytesPerRecord,
+                run.maxLogMemoryPerTask / 1048576.0,
+                run.maxLogDiskPerTask / 1048576.0);
         return run;
     }
 }
