@@ -26,9 +26,9 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * The highest checkpoint whose barrier a task has pending: triggered at the task (a source, or a
- * task with chained sources), or arrived in one of its input channels, whether the task has read it
- * or not. While a barrier is pending that an output has not sent yet, the output lets data through
+ * The highest checkpoint whose barrier a task has pending: triggered at the task (a source, a task
+ * with chained sources, a task whose inputs finished), or arrived in one of its input channels,
+ * whether the task has read it or not. While a barrier is pending that an output has not sent yet, the output lets data through
  * even when its in-flight log is full ({@link LogBackpressure}).
  *
  * <p>Only tasks of jobs that take checkpoints register: without checkpoints no barrier ever comes
@@ -120,9 +120,9 @@ public final class PendingBarriers implements LongSupplier {
 
     /**
      * The highest checkpoint whose barrier arrived in a channel. A remote channel's is kept by
-     * Flink. A local channel reads straight from its producer's subpartition, where a barrier is
-     * queued once the producer has it pending: a producer of this TaskManager, whose pending
-     * barriers are known here.
+     * Flink. A local channel reads straight from its producer's subpartition, so the barrier the
+     * producer has pending, and will queue there, counts: a producer of this TaskManager, whose
+     * pending barriers are known here.
      */
     private long arrivedBarrier(InputChannel channel) {
         return channel instanceof LocalInputChannel
