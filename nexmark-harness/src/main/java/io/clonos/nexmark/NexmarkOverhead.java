@@ -254,7 +254,11 @@ public final class NexmarkOverhead {
                         List.of(
                                 "--streaming=true",
                                 "--parallelism=" + settings.parallelism,
-                                "--checkpointingInterval=" + settings.checkpointIntervalMs));
+                                "--checkpointingInterval=" + settings.checkpointIntervalMs,
+                                // Beam keeps finished sources alive when checkpointing is on (for
+                                // Flink versions that could not checkpoint finished tasks), so a
+                                // query with a bounded side input (Q13) never ended
+                                "--shutdownSourcesAfterIdleMs=0"));
         args.addAll(runnerArgs);
         PipelineOptions options =
                 PipelineOptionsFactory.fromArgs(args.toArray(new String[0])).create();

@@ -28,8 +28,8 @@ import java.util.function.Supplier;
 /**
  * The highest checkpoint whose barrier a task has pending: triggered at the task (a source, a task
  * with chained sources, a task whose inputs finished), or arrived in one of its input channels,
- * whether the task has read it or not. While a barrier is pending that an output has not sent yet, the output lets data through
- * even when its in-flight log is full ({@link LogBackpressure}).
+ * whether the task has read it or not. While a barrier is pending that an output has not sent yet,
+ * the output lets data through even when its in-flight log is full ({@link LogBackpressure}).
  *
  * <p>Only tasks of jobs that take checkpoints register: without checkpoints no barrier ever comes
  * to free a full log, and holding a producer back would stop the job.

@@ -26,6 +26,7 @@ import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.CheckpointType;
 import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
+import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
 import org.apache.flink.runtime.io.network.api.EventAnnouncement;
 import org.apache.flink.runtime.io.network.api.serialization.EventSerializer;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
@@ -237,6 +238,28 @@ class ReplayingSubpartitionViewTest {
 
         subpartition.truncateBefore(1);
         assertThat(valueOf(view.getNextBuffer(), 13)).as("room after truncation").isEqualTo(11);
+    }
+
+    /** A stream's end comes after its last barrier, with none pending: it must not wait. */
+    @Test
+    void aFullInMemoryLogLetsEventsThrough() throws Exception {
+        ScriptedView source = new ScriptedView();
+        ClonosNetworkContext context = new ClonosNetworkContext("test");
+        ResultPartitionID partition = new ResultPartitionID();
+        LoggingSubpartition subpartition = logging(context, partition, source, 64);
+        context.subpartitionLogs().holdBackFullLogs();
+        context.subpartitionLogs().holdBackWhenFull(partition, () -> Long.MIN_VALUE);
+        for (int i = 1; i <= 8; i++) {
+            source.add(data(i));
+        }
+        source.add(EventSerializer.toBuffer(EndOfPartitionEvent.INSTANCE, false));
+        ReplayingSubpartitionView view = subpartition.attach(IGNORE);
+        view.getNextBuffer();
+        for (int i = 1; i <= 8; i++) {
+            view.getNextBuffer();
+        }
+
+        assertThat(eventOf(view.getNextBuffer())).isInstanceOf(EndOfPartitionEvent.class);
     }
 
     @Test
