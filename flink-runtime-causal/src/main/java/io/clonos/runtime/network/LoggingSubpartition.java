@@ -140,6 +140,16 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
         }
         long startEpoch = log.oldestEpoch();
         InFlightLog.Cursor replay = log.replay();
+        if (reader == null && replay.remaining() > 0) {
+            // a consumer that replaces one whose connection is gone: what it is fed again
+            LOG.info(
+                    "{}: a consumer connects; replaying {} buffers ({} bytes, {} of them on disk) from epoch {}.",
+                    name,
+                    replay.remaining(),
+                    log.sizeInBytes(),
+                    log.bytesOnDisk(),
+                    startEpoch);
+        }
         reader = new ReplayingSubpartitionView(this, consumer, replay, startEpoch, metrics);
         context.causalTasks().consumerConnected(partitionId, index);
         return reader;
