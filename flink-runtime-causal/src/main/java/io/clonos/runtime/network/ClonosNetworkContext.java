@@ -15,7 +15,6 @@ package io.clonos.runtime.network;
 import io.clonos.runtime.causal.RecoveryDeadlines;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
 import org.apache.flink.runtime.io.network.partition.ClonosPartitionPatch;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
@@ -96,26 +95,6 @@ public final class ClonosNetworkContext {
         subpartitionLogs.clear();
         inputGates.clear();
         deadlines.close();
-    }
-
-    /**
-     * The context of the TaskManager that runs a Clonos task, found through the task's gates and
-     * partitions. A task with neither has nothing in it and gets one of its own.
-     *
-     * @throws IllegalStateException if the TaskManager does not run Clonos's shuffle service
-     */
-    public static ClonosNetworkContext ofTask(Environment environment) {
-        String taskName = environment.getTaskInfo().getTaskNameWithSubtasks();
-        if (environment.getAllInputGates().length == 0 && environment.getAllWriters().length == 0) {
-            return new ClonosNetworkContext(taskName);
-        }
-        return of(environment.getAllInputGates(), environment.getAllWriters())
-                .orElseThrow(
-                        () ->
-                                new IllegalStateException(
-                                        taskName
-                                                + " is a Clonos task on a TaskManager without Clonos's shuffle service "
-                                                + "(shuffle-service-factory.class: io.clonos.runtime.shuffle.ClonosShuffleServiceFactory)"));
     }
 
     /**

@@ -16,16 +16,11 @@ import io.clonos.runtime.inflightlog.InFlightLog;
 
 import org.apache.flink.annotation.Internal;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import javax.annotation.Nullable;
 
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -62,16 +57,6 @@ final class LogBackpressure {
 
     static final long RETRY_MILLIS = 10;
 
-    private static final Logger LOG = LoggerFactory.getLogger(LogBackpressure.class);
-
-    private static final ScheduledExecutorService RETRIES =
-            Executors.newSingleThreadScheduledExecutor(
-                    runnable -> {
-                        Thread thread = new Thread(runnable, "clonos-held-back-in-flight-logs");
-                        thread.setDaemon(true);
-                        return thread;
-                    });
-
     /** What is asked of the producer, only once its log is full. */
     interface Producer {
 
@@ -86,24 +71,10 @@ final class LogBackpressure {
         boolean sendsEvent();
     }
 
-    /** Runs {@code action} every {@link #RETRY_MILLIS} until cancelled. */
-    static ScheduledFuture<?> every(Runnable action) {
-        return RETRIES.scheduleWithFixedDelay(
-                () -> {
-                    try {
-                        action.run();
-                    } catch (RuntimeException e) {
-                        LOG.warn("Announcing pending barriers failed; trying again.", e);
-                    }
-                },
-                RETRY_MILLIS,
-                RETRY_MILLIS,
-                TimeUnit.MILLISECONDS);
-    }
-
     private final InFlightLog log;
     private final Producer producer;
     private final SubpartitionLogMetrics metrics;
+    private final Consumer<Runnable> later;
     private final Runnable retry;
     private final AtomicBoolean retryScheduled = new AtomicBoolean();
 
@@ -111,13 +82,19 @@ final class LogBackpressure {
     private volatile long heldBackSince;
 
     /**
+     * @param later runs an action {@link #RETRY_MILLIS} from now
      * @param retry asks the subpartition again whether it has something to send
      */
     LogBackpressure(
-            InFlightLog log, Producer producer, SubpartitionLogMetrics metrics, Runnable retry) {
+            InFlightLog log,
+            Producer producer,
+            SubpartitionLogMetrics metrics,
+            Consumer<Runnable> later,
+            Runnable retry) {
         this.log = log;
         this.producer = producer;
         this.metrics = metrics;
+        this.later = later;
         this.retry = retry;
     }
 
@@ -138,13 +115,11 @@ final class LogBackpressure {
             heldBackSince = System.nanoTime();
         }
         if (retryScheduled.compareAndSet(false, true)) {
-            RETRIES.schedule(
+            later.accept(
                     () -> {
                         retryScheduled.set(false);
                         retry.run();
-                    },
-                    RETRY_MILLIS,
-                    TimeUnit.MILLISECONDS);
+                    });
         }
         return false;
     }

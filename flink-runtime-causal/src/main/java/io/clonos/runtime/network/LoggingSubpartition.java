@@ -115,6 +115,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
                             }
                         },
                         metrics,
+                        context.subpartitionLogs()::retryLater,
                         () -> notifyDataAvailable(null));
         metrics.attach(log);
     }

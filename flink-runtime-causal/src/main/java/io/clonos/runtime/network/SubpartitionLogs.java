@@ -15,13 +15,19 @@ package io.clonos.runtime.network;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import javax.annotation.Nullable;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -31,6 +37,8 @@ import java.util.function.LongSupplier;
  */
 @Internal
 public final class SubpartitionLogs {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SubpartitionLogs.class);
 
     private final Map<ResultPartitionID, Map<Integer, Entry>> partitions =
             new ConcurrentHashMap<>();
@@ -43,6 +51,9 @@ public final class SubpartitionLogs {
 
     /** Announces the producers' pending barriers to their consumers while any is held back. */
     @Nullable private ScheduledFuture<?> announcer;
+
+    /** The thread of the retries and announcements of held-back logs; made when first needed. */
+    @Nullable private ScheduledExecutorService heldBackThread;
 
     SubpartitionLogs() {}
 
@@ -115,9 +126,34 @@ public final class SubpartitionLogs {
         heldBack.put(partition, pendingBarriers);
         synchronized (this) {
             if (announcer == null) {
-                announcer = LogBackpressure.every(this::announcePendingBarriers);
+                announcer =
+                        heldBackThread()
+                                .scheduleWithFixedDelay(
+                                        this::announcePendingBarriers,
+                                        LogBackpressure.RETRY_MILLIS,
+                                        LogBackpressure.RETRY_MILLIS,
+                                        TimeUnit.MILLISECONDS);
             }
         }
+    }
+
+    /** Runs {@code action} {@link LogBackpressure#RETRY_MILLIS} from now. */
+    void retryLater(Runnable action) {
+        heldBackThread().schedule(action, LogBackpressure.RETRY_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private synchronized ScheduledExecutorService heldBackThread() {
+        if (heldBackThread == null) {
+            heldBackThread =
+                    Executors.newSingleThreadScheduledExecutor(
+                            runnable -> {
+                                Thread thread =
+                                        new Thread(runnable, "clonos-held-back-in-flight-logs");
+                                thread.setDaemon(true);
+                                return thread;
+                            });
+        }
+        return heldBackThread;
     }
 
     /** This TaskManager's logs can be full and hold their producers back from now on. */
@@ -131,6 +167,15 @@ public final class SubpartitionLogs {
      * buffers full, and the barrier behind them is the one that would free its log.
      */
     private void announcePendingBarriers() {
+        try {
+            announceAll();
+        } catch (RuntimeException e) {
+            // a failed round must not end the periodic announcements
+            LOG.warn("Announcing pending barriers failed; trying again.", e);
+        }
+    }
+
+    private void announceAll() {
         heldBack.forEach(
                 (partition, pending) -> {
                     long barrier = pending.getAsLong();
@@ -211,6 +256,10 @@ public final class SubpartitionLogs {
             if (announcer != null) {
                 announcer.cancel(false);
                 announcer = null;
+            }
+            if (heldBackThread != null) {
+                heldBackThread.shutdownNow();
+                heldBackThread = null;
             }
         }
     }

@@ -20,6 +20,7 @@ import io.clonos.runtime.network.ClonosResultPartitionManager;
 import io.clonos.runtime.network.ClonosShuffleEnvironment;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.io.network.ConnectionManager;
 import org.apache.flink.runtime.io.network.LocalConnectionManager;
 import org.apache.flink.runtime.io.network.NettyShuffleEnvironment;
@@ -137,5 +138,27 @@ public class ClonosShuffleServiceFactory
                         null);
         return new ClonosShuffleEnvironment(
                 clonosContext, netty, gateFactory, clonos.getReconnectTimeout(), inFlightLogs);
+    }
+
+    /**
+     * The Clonos context of the TaskManager that runs a Clonos task, found through the task's gates
+     * and partitions. A task with neither has nothing in it and gets one of its own.
+     *
+     * @throws IllegalStateException if the TaskManager does not run this shuffle service
+     */
+    public static ClonosNetworkContext networkOf(Environment environment) {
+        String taskName = environment.getTaskInfo().getTaskNameWithSubtasks();
+        if (environment.getAllInputGates().length == 0 && environment.getAllWriters().length == 0) {
+            return new ClonosNetworkContext(taskName);
+        }
+        return ClonosNetworkContext.of(environment.getAllInputGates(), environment.getAllWriters())
+                .orElseThrow(
+                        () ->
+                                new IllegalStateException(
+                                        taskName
+                                                + " is a Clonos task on a TaskManager without Clonos's shuffle service"
+                                                + " (shuffle-service-factory.class: "
+                                                + ClonosShuffleServiceFactory.class.getName()
+                                                + ")"));
     }
 }

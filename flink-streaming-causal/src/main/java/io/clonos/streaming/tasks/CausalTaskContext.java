@@ -25,6 +25,7 @@ import io.clonos.runtime.network.OrderInProgress;
 import io.clonos.runtime.network.PendingBarriers;
 import io.clonos.runtime.network.SubpartitionLogMetrics;
 import io.clonos.runtime.scheduler.LostTaskManagerReport;
+import io.clonos.runtime.shuffle.ClonosShuffleServiceFactory;
 import io.clonos.streaming.causal.CausalTimers;
 import io.clonos.streaming.partitioner.CausalPartitioners;
 import io.clonos.streaming.source.CausalSourceReader;
@@ -92,10 +93,7 @@ public final class CausalTaskContext {
     private final Environment environment;
     @Nullable private final CausalTask causal;
 
-    /**
-     * The logged network read a replay is partway through, shared by the task's gates; null without
-     * causal logging.
-     */
+    /** The logged network read a replay is partway through; null without causal logging. */
     @Nullable private OrderInProgress networkRead;
 
     @Nullable private final CausalTimers timers;
@@ -122,7 +120,7 @@ public final class CausalTaskContext {
                         .orElse(ClonosInputGate.NOT_RESTORED);
         this.epochs = EpochTracker.startingAt(restored);
         this.aborts = new HeldAborts(epochs);
-        this.network = ClonosNetworkContext.ofTask(environment);
+        this.network = ClonosShuffleServiceFactory.networkOf(environment);
         this.gates = ClonosNetworkContext.clonosGates(environment.getAllInputGates());
         java.util.function.Consumer<java.net.InetSocketAddress> lostPeers =
                 LostTaskManagerReport.reporter(
