@@ -212,10 +212,7 @@ final class BenchCommand {
         settings.checkpointIntervalMs =
                 options.intValue("--checkpoint-interval", (int) settings.checkpointIntervalMs, 10);
         settings.clonosProperties = options.dynamicProperties;
-        settings.warmupMillis =
-                1000L
-                        * options.intValue(
-                                "--warmup-seconds", (int) (settings.warmupMillis / 1000), 0);
+        settings.warmupMillis = warmupMillis(options, settings.warmupMillis);
         settings.records = options.intValue("--records", (int) settings.records, 1000);
         settings.keys = options.intValue("--keys", settings.keys, 2);
         settings.stateBytesPerKey = options.intValue("--state-bytes", settings.stateBytesPerKey, 1);
@@ -244,23 +241,27 @@ final class BenchCommand {
         InFlightBenchmark.Settings settings = new InFlightBenchmark.Settings();
         settings.records = options.intValue("--records", (int) settings.records, 1000);
         settings.repetitions = options.intValue("--repetitions", settings.repetitions, 1);
-        settings.warmupMillis =
-                1000L
-                        * options.intValue(
-                                "--warmup-seconds", (int) (settings.warmupMillis / 1000), 0);
-        if (options.value("--checkpoint-intervals") != null) {
-            List<Long> intervals = new java.util.ArrayList<>();
-            for (String interval : options.value("--checkpoint-intervals").split(",")) {
+        settings.warmupMillis = warmupMillis(options, settings.warmupMillis);
+        String intervals = options.value("--checkpoint-intervals");
+        if (intervals != null) {
+            settings.checkpointIntervalsMs = new java.util.ArrayList<>();
+            for (String interval : intervals.split(",")) {
+                long ms = -1;
                 try {
-                    intervals.add(Long.parseLong(interval.trim()));
+                    ms = Long.parseLong(interval.trim());
                 } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException(
-                            "--checkpoint-intervals takes milliseconds separated by commas, got '"
-                                    + options.value("--checkpoint-intervals")
-                                    + "'");
+                    // reported below
                 }
+                if (ms < 10) {
+                    // the same least interval as --checkpoint-interval's
+                    throw new ClonosCli.UsageException(
+                            "--checkpoint-intervals needs milliseconds of at least 10, separated by"
+                                    + " commas, got '"
+                                    + intervals
+                                    + "'.");
+                }
+                settings.checkpointIntervalsMs.add(ms);
             }
-            settings.checkpointIntervalsMs = intervals;
         }
         if (options.value("--logs") != null) {
             // checked before the first run: an unknown log fails at once, naming itself
@@ -275,6 +276,12 @@ final class BenchCommand {
         }
         new InFlightBenchmark(settings, out).run();
         return 0;
+    }
+
+    /** {@code --warmup-seconds} in milliseconds, or {@code defaultMillis}. */
+    private static long warmupMillis(ClonosCli.Options options, long defaultMillis)
+            throws ClonosCli.UsageException {
+        return 1000L * options.intValue("--warmup-seconds", (int) (defaultMillis / 1000), 0);
     }
 
     private static int benchInFlightLog(Deque<String> args, PrintStream out) throws Exception {

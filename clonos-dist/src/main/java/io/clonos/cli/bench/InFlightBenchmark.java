@@ -12,7 +12,10 @@
 
 package io.clonos.cli.bench;
 
+import io.clonos.runtime.configuration.ClonosConfiguration;
+
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.Configuration;
 
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -82,7 +85,12 @@ public final class InFlightBenchmark {
         List<OverheadBenchmark.Variant> variants = new ArrayList<>();
         variants.add(OverheadBenchmark.Variant.FLINK);
         for (String log : settings.logs) {
-            variants.add(variant(log, settings.dsd));
+            OverheadBenchmark.Variant variant = variant(log, settings.dsd);
+            // a bad setting (--dsd, -D) fails now, naming the key, not after the first runs
+            Map<String, String> clonos = new LinkedHashMap<>(settings.clonosProperties);
+            clonos.putAll(variant.properties());
+            ClonosConfiguration.fromConfiguration(Configuration.fromMap(clonos));
+            variants.add(variant);
         }
         List<String> summaries = new ArrayList<>();
         for (long interval : settings.checkpointIntervalsMs) {

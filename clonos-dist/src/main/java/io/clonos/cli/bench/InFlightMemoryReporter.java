@@ -61,23 +61,19 @@ public final class InFlightMemoryReporter implements MetricReporter, Scheduled {
         config.setString("metrics.reporter." + NAME + ".interval", "1 SECONDS");
     }
 
-    /** The most memory one task's logs held at a sample of {@code file}, in bytes. */
-    static long maxMemoryPerTask(Path file) throws IOException {
-        return column(file, 2);
-    }
-
-    /** The most bytes one task's logs held on disk at a sample of {@code file}. */
-    static long maxDiskPerTask(Path file) throws IOException {
-        return column(file, 3);
-    }
-
-    private static long column(Path file, int index) throws IOException {
+    /**
+     * The most memory and the most disk one task's logs held at a sample of {@code file}, in bytes:
+     * {@code {memory, disk}}.
+     */
+    static long[] maxPerTask(Path file) throws IOException {
         List<String> lines = Files.readAllLines(file);
-        return lines.stream()
-                .skip(1)
-                .mapToLong(line -> Long.parseLong(line.split(",")[index]))
-                .max()
-                .orElse(0);
+        long[] most = new long[2];
+        for (String line : lines.subList(1, lines.size())) {
+            String[] columns = line.split(",");
+            most[0] = Math.max(most[0], Long.parseLong(columns[2]));
+            most[1] = Math.max(most[1], Long.parseLong(columns[3]));
+        }
+        return most;
     }
 
     @Override
@@ -118,18 +114,20 @@ public final class InFlightMemoryReporter implements MetricReporter, Scheduled {
         if (slot < 0 || !(metric instanceof Gauge)) {
             return;
         }
-        Map<String, String> variables = group.getAllVariables();
-        String task = variables.get("<task_name>") + "[" + variables.get("<subtask_index>") + "]";
-        tasks.computeIfAbsent(task, t -> new Gauge<?>[2])[slot] = (Gauge<?>) metric;
+        tasks.computeIfAbsent(taskOf(group), t -> new Gauge<?>[2])[slot] = (Gauge<?>) metric;
     }
 
     @Override
     public void notifyOfRemovedMetric(Metric metric, String metricName, MetricGroup group) {
         if ("inFlightLogBytes".equals(metricName)) {
-            Map<String, String> variables = group.getAllVariables();
-            tasks.remove(
-                    variables.get("<task_name>") + "[" + variables.get("<subtask_index>") + "]");
+            tasks.remove(taskOf(group));
         }
+    }
+
+    /** A task's name with its subtask index, from the variables of its metric group. */
+    private static String taskOf(MetricGroup group) {
+        Map<String, String> variables = group.getAllVariables();
+        return variables.get("<task_name>") + "[" + variables.get("<subtask_index>") + "]";
     }
 
     @Override

@@ -296,6 +296,7 @@ public final class OverheadBenchmark {
         long determinantBytes = DeterminantBytesReporter.endedTasksBytes(probes);
         SteadyStateSink.Steady steady = SteadyStateSink.Steady.read(probes);
         FileUtils.deleteDirectory(probes.toFile());
+        long[] logs = InFlightMemoryReporter.maxPerTask(timeline);
         Run run =
                 new Run(
                         steady.recordsPerSecond(),
@@ -304,8 +305,8 @@ public final class OverheadBenchmark {
                         determinantBytes / (double) Math.max(1, settings.records),
                         cpuNanos / 1000.0 / Math.max(1, settings.records),
                         (steady.last() - steady.first()) / 1000.0,
-                        InFlightMemoryReporter.maxMemoryPerTask(timeline),
-                        InFlightMemoryReporter.maxDiskPerTask(timeline));
+                        logs[0],
+                        logs[1]);
         out.printf(
                 Locale.ROOT,
                 "[%s] %.0f records/s over %.1f s of steady state, latency p50 %d ms, p99 %d ms, %.3f us CPU per record, %.2f determinant bytes per record, in-flight logs at most %.1f MB in memory and %.1f MB on disk per task%n",

@@ -83,7 +83,11 @@ public final class InFlightLogs implements AutoCloseable {
      * Spilling logs write instead.
      */
     private static long overdraftBytes(ClonosConfiguration settings, long networkMemoryBytes) {
-        return settings.getInFlightLogType() == InFlightLogType.IN_MEMORY ? networkMemoryBytes : 0;
+        return canBeFull(settings) ? networkMemoryBytes : 0;
+    }
+
+    private static boolean canBeFull(ClonosConfiguration settings) {
+        return settings.getInFlightLogType() == InFlightLogType.IN_MEMORY;
     }
 
     /** The log of the subpartition named {@code name}, starting in epoch {@code initialEpoch}. */
@@ -108,7 +112,7 @@ public final class InFlightLogs implements AutoCloseable {
 
     /** Whether these logs can be full and hold their producers back ({@code in-memory}). */
     public boolean canBeFull() {
-        return settings.getInFlightLogType() == InFlightLogType.IN_MEMORY;
+        return canBeFull(settings);
     }
 
     public InFlightLogMemory memory() {
