@@ -66,6 +66,7 @@ public final class ClonosConfiguration implements Serializable {
     private final Duration restartDelay;
 
     private final Duration reconnectTimeout;
+    private final Duration checkpointPause;
     private final boolean standbyEnabled;
     private final int standbyCount;
     private final StandbyPlacement standbyPlacement;
@@ -122,6 +123,12 @@ public final class ClonosConfiguration implements Serializable {
                         ClonosOptions.RECOVERY_RECONNECT_TIMEOUT,
                         d -> !d.isNegative() && !d.isZero(),
                         "a positive duration such as 60 s");
+        checkpointPause =
+                read(
+                        config,
+                        ClonosOptions.RECOVERY_CHECKPOINT_PAUSE,
+                        d -> !d.isNegative(),
+                        "a duration of 0 ms or more such as 1 min");
         standbyEnabled = read(config, ClonosOptions.STANDBY_ENABLED, b -> true, "true or false");
         standbyCount =
                 read(config, ClonosOptions.STANDBY_COUNT, n -> n >= 1, "an integer of at least 1");
@@ -292,6 +299,11 @@ public final class ClonosConfiguration implements Serializable {
 
     public Duration getReconnectTimeout() {
         return reconnectTimeout;
+    }
+
+    /** The longest time checkpoints wait for local replays; zero: they never wait. */
+    public Duration getCheckpointPause() {
+        return checkpointPause;
     }
 
     public boolean isStandbyEnabled() {

@@ -199,6 +199,20 @@ public final class ClonosOptions {
                                     + " JobManager takes to notice a lost TaskManager (heartbeat.timeout)"
                                     + " and redeploy its tasks.");
 
+    public static final ConfigOption<Duration> RECOVERY_CHECKPOINT_PAUSE =
+            ConfigOptions.key("clonos.recovery.checkpoint-pause")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(1))
+                    .withDescription(
+                            "The longest time the JobManager holds periodic checkpoints back while"
+                                    + " locally restarted tasks replay their predecessors' determinants."
+                                    + " A checkpoint triggered then reaches the surviving tasks at once"
+                                    + " but the replaying ones only after their replay, so the survivors'"
+                                    + " aligned barriers stall them meanwhile (and a replaying source"
+                                    + " declines it). Checkpoints resume as soon as the last of them"
+                                    + " reports its replay's end, at the latest after this time."
+                                    + " 0 ms: never hold checkpoints back.");
+
     // ------------------------------------------------------------------------------------------
     //  Standby tasks
     // ------------------------------------------------------------------------------------------
@@ -279,6 +293,7 @@ public final class ClonosOptions {
                 RECOVERY_ORPHAN_FALLBACK,
                 RECOVERY_RESTART_DELAY,
                 RECOVERY_RECONNECT_TIMEOUT,
+                RECOVERY_CHECKPOINT_PAUSE,
                 STANDBY_ENABLED,
                 STANDBY_COUNT,
                 STANDBY_PLACEMENT,

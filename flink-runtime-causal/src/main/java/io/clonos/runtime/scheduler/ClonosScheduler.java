@@ -73,6 +73,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -108,6 +109,7 @@ public class ClonosScheduler extends DefaultScheduler {
     private final StandbyManager standbys;
     private final StandbyActivations activations;
     private final LostTaskManagers lost;
+    private final ClonosRequests requests;
 
     /** Where replacements find their standbys, and where standbys go. */
     private final StandbyCoordination standbyCoordination;
@@ -117,6 +119,9 @@ public class ClonosScheduler extends DefaultScheduler {
 
     /** The attempts deployed to start afresh; the shuffle master's. */
     private final FreshStarts freshStarts;
+
+    /** Holds checkpoints back while restarted tasks replay. */
+    private final CheckpointPause<ExecutionVertexID> checkpointPause;
 
     /** Failed vertices waiting for the restart of the current batch, with their versions. */
     private final Map<ExecutionVertexID, ExecutionVertexVersion> pendingRestart = new HashMap<>();
@@ -179,13 +184,7 @@ public class ClonosScheduler extends DefaultScheduler {
                 executionDeployerFactory);
         this.clonos = clonos;
         this.policy = new LocalFailoverPolicy<>(clonos);
-        if (!(shuffleMaster instanceof ClonosShuffleMaster)) {
-            throw new IllegalStateException(
-                    "Clonos's scheduler needs Clonos's shuffle service (shuffle-service-factory.class: "
-                            + "io.clonos.runtime.shuffle.ClonosShuffleServiceFactory); this JobManager runs "
-                            + shuffleMaster.getClass().getName());
-        }
-        this.freshStarts = ((ClonosShuffleMaster) shuffleMaster).freshStarts();
+        this.freshStarts = ClonosShuffleMaster.freshStartsOf(shuffleMaster);
         this.log = log;
         this.rpcTimeout = rpcTimeout;
         MetricGroup metrics = jobManagerJobMetricGroup.addGroup("clonos");
@@ -204,6 +203,12 @@ public class ClonosScheduler extends DefaultScheduler {
                     }
                 });
         standbyActivations.registerMetrics(metrics);
+        this.checkpointPause =
+                CheckpointPause.of(
+                        clonos.getCheckpointPause(), this, getMainThreadExecutor(), metrics, log);
+        this.requests =
+                new ClonosRequests(
+                        clonos, standbys, lost, checkpointPause, this::getExecutionGraph, log);
         // standbys have no state: one that does not run must not hold up the job's checkpoints
         org.apache.flink.runtime.checkpoint.ClonosCheckpointPlanPatch.install(
                 getExecutionGraph(),
@@ -243,10 +248,7 @@ public class ClonosScheduler extends DefaultScheduler {
                             + "without them, and its consumers may see its records twice.",
                     failedExecution.getVertex().getTaskNameWithSubtaskIndex(),
                     fallbackReason.why());
-            freshStarts.mark(
-                    getJobId(),
-                    failedExecution.getVertex().getID(),
-                    failedExecution.getAttemptNumber() + 1);
+            markFresh(failedExecution.getVertex().getID());
             fallbackReason = null;
         }
         if (fallbackReason != null) {
@@ -323,14 +325,16 @@ public class ClonosScheduler extends DefaultScheduler {
 
     private void startAfresh(FailureHandlingResult result) {
         if (result.canRestart()) {
-            for (ExecutionVertexID vertex : result.getVerticesToRestart()) {
-                freshStarts.mark(
-                        getJobId(),
-                        vertex,
-                        getExecutionVertex(vertex).getCurrentExecutionAttempt().getAttemptNumber()
-                                + 1);
-            }
+            result.getVerticesToRestart().forEach(this::markFresh);
         }
+    }
+
+    /** The next attempt of {@code vertex} starts afresh: it replays nothing. */
+    private void markFresh(ExecutionVertexID vertex) {
+        freshStarts.mark(
+                getJobId(),
+                vertex,
+                getExecutionVertex(vertex).getCurrentExecutionAttempt().getAttemptNumber() + 1);
     }
 
     /**
@@ -340,6 +344,9 @@ public class ClonosScheduler extends DefaultScheduler {
     @Override
     public boolean updateTaskExecutionState(TaskExecutionStateTransition transition) {
         boolean updated = updateTaskExecutionStateOfCancelledTasks(transition);
+        if (updated && transition.getExecutionState().isTerminal()) {
+            checkpointPause.attemptEnded();
+        }
         if (updated
                 && (transition.getExecutionState() == ExecutionState.FINISHED
                         || transition.getExecutionState() == ExecutionState.RUNNING)) {
@@ -375,22 +382,14 @@ public class ClonosScheduler extends DefaultScheduler {
         return super.updateTaskExecutionState(transition);
     }
 
-    /** Standbys' requests, lost peers, failure injection; the rest goes to the coordinators. */
+    /** Clonos's requests are answered by {@link ClonosRequests}; the rest by the coordinators. */
     @Override
     public CompletableFuture<CoordinationResponse> deliverCoordinationRequestToCoordinator(
             OperatorID operator, CoordinationRequest request) throws FlinkException {
-        if (StandbyManager.isStandbyRequest(request)) {
-            return CompletableFuture.completedFuture(standbys.answer(request));
-        }
-        if (FailTaskRequest.TARGET.equals(operator) && request instanceof LostTaskManagerReport r) {
-            return CompletableFuture.completedFuture(lost.reported(r, getExecutionGraph()));
-        }
-        if (!FailTaskRequest.TARGET.equals(operator) || !(request instanceof FailTaskRequest f)) {
-            return super.deliverCoordinationRequestToCoordinator(operator, request);
-        }
-        return CompletableFuture.completedFuture(
-                TaskFailureInjection.fail(
-                        clonos, getExecutionGraph().getAllVertices().values(), f, log));
+        Optional<CoordinationResponse> answer = requests.answer(operator, request);
+        return answer.isPresent()
+                ? CompletableFuture.completedFuture(answer.get())
+                : super.deliverCoordinationRequestToCoordinator(operator, request);
     }
 
     /** Restarts the failed subtasks of the pending batch locally, or falls back. */
@@ -487,10 +486,7 @@ public class ClonosScheduler extends DefaultScheduler {
             Set<ExecutionVertexVersion> versions) {
         Set<ExecutionVertexID> joining = new HashSet<>();
         for (ExecutionVertexID task : tasks) {
-            freshStarts.mark(
-                    getJobId(),
-                    task,
-                    getExecutionVertex(task).getCurrentExecutionAttempt().getAttemptNumber() + 1);
+            markFresh(task);
             if (!batch.contains(task)) {
                 joining.add(task);
             }
@@ -542,6 +538,7 @@ public class ClonosScheduler extends DefaultScheduler {
                         .filter(batch::contains)
                         .collect(Collectors.toList());
         allocateSlotsAndDeploy(ordered);
+        checkpointPause.replaying(ordered);
         activations.deployed();
         RestartedProducers.announceOnceStarted(
                 ordered,

@@ -53,6 +53,18 @@ public final class ClonosShuffleMaster implements ShuffleMaster<NettyShuffleDesc
         return freshStarts;
     }
 
+    /** The fresh starts of a JobManager's shuffle master, which must be Clonos's. */
+    public static FreshStarts freshStartsOf(ShuffleMaster<?> shuffleMaster) {
+        if (!(shuffleMaster instanceof ClonosShuffleMaster)) {
+            throw new IllegalStateException(
+                    "Clonos's scheduler needs Clonos's shuffle service (shuffle-service-factory.class: "
+                            + ClonosShuffleServiceFactory.class.getName()
+                            + "); this JobManager runs "
+                            + shuffleMaster.getClass().getName());
+        }
+        return ((ClonosShuffleMaster) shuffleMaster).freshStarts();
+    }
+
     @Override
     public CompletableFuture<NettyShuffleDescriptor> registerPartitionWithProducer(
             JobID job, PartitionDescriptor partition, ProducerDescriptor producer) {

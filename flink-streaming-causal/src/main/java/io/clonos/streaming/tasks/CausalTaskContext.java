@@ -25,6 +25,7 @@ import io.clonos.runtime.network.OrderInProgress;
 import io.clonos.runtime.network.PendingBarriers;
 import io.clonos.runtime.network.SubpartitionLogMetrics;
 import io.clonos.runtime.scheduler.LostTaskManagerReport;
+import io.clonos.runtime.scheduler.ReplayEndReport;
 import io.clonos.runtime.shuffle.ClonosShuffleServiceFactory;
 import io.clonos.streaming.causal.CausalTimers;
 import io.clonos.streaming.partitioner.CausalPartitioners;
@@ -35,7 +36,6 @@ import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.connector.source.ExternallyInducedSourceReader;
 import org.apache.flink.api.connector.source.SourceSplit;
-import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
 import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
@@ -69,7 +69,9 @@ import javax.annotation.Nullable;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
@@ -109,7 +111,7 @@ public final class CausalTaskContext {
 
     private final List<ClonosInputGate> gates;
     private final List<ResultPartitionID> partitions = new ArrayList<>();
-    private final List<SubpartitionLogMetrics> logMetrics = new ArrayList<>();
+    private final Map<String, SubpartitionLogMetrics> logMetrics = new LinkedHashMap<>();
 
     private CausalTaskContext(Environment environment) {
         this.environment = environment;
@@ -137,10 +139,7 @@ public final class CausalTaskContext {
             for (int i = 0; i < writers[w].getNumberOfSubpartitions(); i++) {
                 SubpartitionLogMetrics metrics =
                         network.subpartitionLogs().metrics(writers[w].getPartitionId(), i);
-                logMetrics.add(metrics);
-                MetricGroup subpartition = group.addGroup("inFlightLog").addGroup(w + "_" + i);
-                subpartition.gauge("bytes", (Gauge<Long>) metrics::bytes);
-                subpartition.gauge("buffers", (Gauge<Long>) metrics::buffers);
+                logMetrics.put(w + "_" + i, metrics);
             }
         }
         InFlightLogMetrics.register(group, epochs, logMetrics);
@@ -160,13 +159,7 @@ public final class CausalTaskContext {
                         : createCausalTask(environment, restored, !fresh);
         this.timers = causal == null ? null : new CausalTimers(causal);
         if (causal != null) {
-            group.gauge("determinantBytes", (Gauge<Long>) () -> causal.log().totalBytes());
-            group.gauge("recoveryState", (Gauge<String>) () -> causal.recovery().state().name());
-            group.gauge(
-                    "determinantMemoryUsed", (Gauge<Long>) () -> causal.log().memory().usedBytes());
-            group.gauge(
-                    "determinantMemoryWaitMs",
-                    (Gauge<Long>) () -> causal.log().memory().waitedMillis());
+            CausalTaskMetrics.register(group, causal);
         }
     }
 
@@ -259,11 +252,18 @@ public final class CausalTaskContext {
         return mailboxExecutor -> timers.wrap(flink.createProcessingTimeService(mailboxExecutor));
     }
 
-    /** The task enters its mailbox loop: from now on its choices are determinants. */
+    /**
+     * The task enters its mailbox loop: from now on its choices are determinants; a restarted task
+     * tells the JobManager when its replay ends, so that checkpoints held back for it resume.
+     */
     public void processingStarted() {
         if (causal != null) {
             causal.processingStarted();
         }
+        ReplayEndReport.sendOnceRunning(
+                environment.getOperatorCoordinatorEventGateway(),
+                environment.getExecutionId(),
+                causal == null ? null : causal.recovery());
     }
 
     /** The task ends: its partitions no longer need it. */

@@ -18,18 +18,32 @@ import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MeterView;
 import org.apache.flink.metrics.MetricGroup;
 
-import java.util.List;
+import java.util.Map;
 import java.util.function.ToLongFunction;
 
-/** A task's figures of its epochs and of its outputs' in-flight logs, summed over its outputs. */
+/**
+ * A task's figures of its epochs and of its outputs' in-flight logs: per subpartition, and summed
+ * over its outputs.
+ */
 final class InFlightLogMetrics {
 
     private InFlightLogMetrics() {}
 
+    /**
+     * @param subpartitions each output subpartition's figures by its name, {@code <writer>_<index>}
+     */
     static void register(
-            MetricGroup group, EpochTracker epochs, List<SubpartitionLogMetrics> logMetrics) {
+            MetricGroup group,
+            EpochTracker epochs,
+            Map<String, SubpartitionLogMetrics> subpartitions) {
+        subpartitions.forEach(
+                (name, metrics) -> {
+                    MetricGroup subpartition = group.addGroup("inFlightLog").addGroup(name);
+                    subpartition.gauge("bytes", (Gauge<Long>) metrics::bytes);
+                    subpartition.gauge("buffers", (Gauge<Long>) metrics::buffers);
+                });
         ToLongFunction<ToLongFunction<SubpartitionLogMetrics>> sum =
-                figure -> logMetrics.stream().mapToLong(figure).sum();
+                figure -> subpartitions.values().stream().mapToLong(figure).sum();
         group.gauge(EpochTracker.EPOCH_METRIC, (Gauge<Long>) epochs::currentEpoch);
         group.gauge(
                 "inFlightLogBytes",

@@ -20,28 +20,49 @@ import org.apache.flink.metrics.reporter.MetricReporter;
 import org.apache.flink.metrics.reporter.MetricReporterFactory;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Keeps every task's {@code clonos.inFlightLogHeldBackMillis} gauge of an embedded cluster, also
- * after the task ended (the gauges read figures that outlive their tasks), so that a test can tell
- * whether full in-flight logs held their producers back.
+ * Keeps every task's {@code clonos.inFlightLogHeldBackMillis} gauge and every job's {@code
+ * clonos.checkpointsHeldBackMillis} gauge of an embedded cluster, also after the task or job ended
+ * (the gauges read figures that outlive them), so that a test can tell whether full in-flight logs
+ * held their producers back, and whether the JobManager held checkpoints back for a replay.
  */
 public final class HeldBackGauges implements MetricReporterFactory {
 
-    private static final List<Gauge<?>> GAUGES = new CopyOnWriteArrayList<>();
+    private static final String IN_FLIGHT_LOGS = "inFlightLogHeldBackMillis";
+    private static final String CHECKPOINTS = "checkpointsHeldBackMillis";
+
+    private static final Map<String, List<Gauge<?>>> GAUGES =
+            Map.of(
+                    IN_FLIGHT_LOGS,
+                    new CopyOnWriteArrayList<>(),
+                    CHECKPOINTS,
+                    new CopyOnWriteArrayList<>());
 
     /** The reporter to configure, as {@code metrics.reporter.<name>.factory.class}. */
     static final String FACTORY = HeldBackGauges.class.getName();
 
     static void clear() {
-        GAUGES.clear();
+        GAUGES.values().forEach(List::clear);
     }
 
     /** How long the logs held their producers back, in all, in milliseconds. */
     static long heldBackMillis() {
-        return GAUGES.stream().mapToLong(gauge -> ((Number) gauge.getValue()).longValue()).sum();
+        return sum(IN_FLIGHT_LOGS);
+    }
+
+    /** How long JobManagers held checkpoints back for replays, in all, in milliseconds. */
+    static long checkpointsHeldBackMillis() {
+        return sum(CHECKPOINTS);
+    }
+
+    private static long sum(String name) {
+        return GAUGES.get(name).stream()
+                .mapToLong(gauge -> ((Number) gauge.getValue()).longValue())
+                .sum();
     }
 
     @Override
@@ -55,8 +76,9 @@ public final class HeldBackGauges implements MetricReporterFactory {
 
             @Override
             public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
-                if (name.equals("inFlightLogHeldBackMillis")) {
-                    GAUGES.add((Gauge<?>) metric);
+                List<Gauge<?>> gauges = GAUGES.get(name);
+                if (gauges != null && metric instanceof Gauge<?> gauge) {
+                    gauges.add(gauge);
                 }
             }
 

@@ -301,6 +301,49 @@ class LocalFailoverITCase {
     }
 
     /**
+     * The JobManager holds periodic checkpoints back from the restart until the restarted task
+     * reported its replay's end, and no longer: with a limit far beyond the job's run, checkpoints
+     * were held back, and one completed after the failure all the same.
+     */
+    @Test
+    void checkpointsAreHeldBackWhileTheRestartedTaskReplays() throws Exception {
+        HeldBackGauges.clear();
+        startCluster(
+                3,
+                2,
+                Configuration.fromMap(
+                        Map.of(
+                                "clonos.recovery.checkpoint-pause",
+                                "10 min",
+                                "metrics.reporter.heldback.factory.class",
+                                HeldBackGauges.FACTORY)));
+        FailureSwitch.arm("running-sum", 1, NUMBERS / PARALLELISM / 3);
+        runAndCheck(Set.of("running-sum[1]"));
+        assertThat(HeldBackGauges.checkpointsHeldBackMillis())
+                .as("milliseconds the JobManager held checkpoints back")
+                .isPositive()
+                .isLessThan(Duration.ofMinutes(10).toMillis());
+    }
+
+    /** With {@code clonos.recovery.checkpoint-pause: 0 ms} checkpoints go on during a replay. */
+    @Test
+    void aPauseOfZeroHoldsNoCheckpointBack() throws Exception {
+        HeldBackGauges.clear();
+        startCluster(
+                3,
+                2,
+                Configuration.fromMap(
+                        Map.of(
+                                "clonos.recovery.checkpoint-pause",
+                                "0 ms",
+                                "metrics.reporter.heldback.factory.class",
+                                HeldBackGauges.FACTORY)));
+        FailureSwitch.arm("running-sum", 1, NUMBERS / PARALLELISM / 3);
+        runAndCheck(Set.of("running-sum[1]"));
+        assertThat(HeldBackGauges.checkpointsHeldBackMillis()).isZero();
+    }
+
+    /**
      * A spillable in-flight log whose memory holds no buffer writes every buffer to disk and
      * replays it from there: the restarted task alone recovers, under every spill policy.
      */

@@ -1,0 +1,99 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.runtime.scheduler;
+
+import io.clonos.runtime.causal.CausalRecovery;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
+import org.apache.flink.runtime.jobgraph.tasks.TaskOperatorEventGateway;
+import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
+import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
+import org.apache.flink.util.SerializedValue;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+
+import java.io.IOException;
+
+/**
+ * A restarted task tells the JobManager that it replayed what its predecessor had done and now runs
+ * normally, so that checkpoints held back for its replay may resume ({@link CheckpointPause}).
+ * Addressed to {@link FailTaskRequest#TARGET}. A forged report can only end a pause early, which is
+ * Flink's behaviour anyway: it names an attempt, and only the attempts the JobManager waits for
+ * count.
+ */
+@Internal
+public final class ReplayEndReport implements CoordinationRequest {
+
+    private static final long serialVersionUID = 1L;
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReplayEndReport.class);
+
+    private final ExecutionAttemptID attempt;
+
+    public ReplayEndReport(ExecutionAttemptID attempt) {
+        this.attempt = attempt;
+    }
+
+    public ExecutionAttemptID attempt() {
+        return attempt;
+    }
+
+    /** The JobManager's acknowledgement; the task needs no answer. */
+    public static final class Received implements CoordinationResponse {
+        private static final long serialVersionUID = 1L;
+    }
+
+    /**
+     * What a task calls as it starts processing: a restarted attempt ({@code attemptNumber} above
+     * 0) reports once its {@code recovery} runs normally, at once if it replays nothing (null: the
+     * task has no causal log). Any thread.
+     */
+    public static void sendOnceRunning(
+            TaskOperatorEventGateway jobManager,
+            ExecutionAttemptID attempt,
+            @Nullable CausalRecovery recovery) {
+        if (attempt.getAttemptNumber() == 0) {
+            return;
+        }
+        Runnable send = () -> send(jobManager, attempt);
+        if (recovery == null) {
+            send.run();
+        } else {
+            recovery.whenRunning(send);
+        }
+    }
+
+    private static void send(TaskOperatorEventGateway jobManager, ExecutionAttemptID attempt) {
+        try {
+            jobManager
+                    .sendRequestToCoordinator(
+                            FailTaskRequest.TARGET,
+                            new SerializedValue<>(new ReplayEndReport(attempt)))
+                    .whenComplete(
+                            (answer, failure) -> {
+                                if (failure != null) {
+                                    LOG.debug(
+                                            "{} could not report its replay's end",
+                                            attempt,
+                                            failure);
+                                }
+                            });
+        } catch (IOException e) {
+            LOG.debug("{} could not report its replay's end", attempt, e);
+        }
+    }
+}

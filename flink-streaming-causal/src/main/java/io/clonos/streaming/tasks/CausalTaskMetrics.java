@@ -1,0 +1,38 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.streaming.tasks;
+
+import io.clonos.runtime.causal.CausalTask;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
+
+/**
+ * The causal log's metrics of a task, in its {@code clonos} group: what an operator watches to see
+ * the determinants' cost (bytes, memory, waits) and where a recovery stands.
+ */
+@Internal
+final class CausalTaskMetrics {
+
+    private CausalTaskMetrics() {}
+
+    static void register(MetricGroup group, CausalTask causal) {
+        group.gauge("determinantBytes", (Gauge<Long>) () -> causal.log().totalBytes());
+        group.gauge("recoveryState", (Gauge<String>) () -> causal.recovery().state().name());
+        group.gauge("determinantMemoryUsed", (Gauge<Long>) () -> causal.log().memory().usedBytes());
+        group.gauge(
+                "determinantMemoryWaitMs",
+                (Gauge<Long>) () -> causal.log().memory().waitedMillis());
+    }
+}
