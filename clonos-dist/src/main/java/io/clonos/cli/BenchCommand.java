@@ -19,6 +19,7 @@ import io.clonos.cli.bench.KillSettings;
 import io.clonos.cli.bench.OverheadBenchmark;
 import io.clonos.cli.bench.RecoveryBenchmark;
 import io.clonos.cli.bench.StandbyBenchmark;
+import io.clonos.cli.kubernetes.KubernetesApi;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -45,9 +46,12 @@ final class BenchCommand {
         if ("in-flight-log".equals(benchmark)) {
             return benchInFlightLog(args, out);
         }
+        if ("pod-failure".equals(benchmark)) {
+            return benchPodFailure(args, out);
+        }
         if (!"recovery".equals(benchmark)) {
             throw new ClonosCli.UsageException(
-                    "bench needs a benchmark: recovery, overhead, inflight, standby or in-flight-log.");
+                    "bench needs a benchmark: recovery, overhead, inflight, standby, in-flight-log or pod-failure.");
         }
         ClonosCli.Options options =
                 ClonosCli.Options.parse(
@@ -304,6 +308,43 @@ final class BenchCommand {
                         options.intValue("--prefetch", 32, 1),
                         options.intValue("--repetitions", 5, 1));
         return 0;
+    }
+
+    private static int benchPodFailure(Deque<String> args, PrintStream out) throws Exception {
+        ClonosCli.Options options =
+                ClonosCli.Options.parse(
+                        args,
+                        List.of(
+                                "--namespace",
+                                "--kubernetes-api",
+                                "--records",
+                                "--rate",
+                                "--checkpoint-interval",
+                                "--timeout-seconds",
+                                "--job-output",
+                                "--output",
+                                "--conf-dir"),
+                        List.of());
+        options.requireNoPositional();
+        ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
+        String api = options.value("--kubernetes-api");
+        PodFailureExperiment.Settings settings =
+                new PodFailureExperiment.Settings(
+                        home.loadConfiguration(options.dynamicProperties),
+                        KubernetesApi.inCluster(
+                                System.getenv(), api == null ? null : java.net.URI.create(api)),
+                        options.values.containsKey("--namespace")
+                                ? options.value("--namespace")
+                                : KubernetesApi.podNamespace(),
+                        options.intValue("--records", 20_000, 1),
+                        options.intValue("--rate", 1_000, 1),
+                        options.intValue("--checkpoint-interval", 500, 10),
+                        java.time.Duration.ofSeconds(options.intValue("--timeout-seconds", 300, 1)),
+                        java.nio.file.Paths.get(options.values.getOrDefault("--output", "results")),
+                        options.values.getOrDefault(
+                                "--job-output",
+                                "/tmp/clonos-pod-failure-" + System.currentTimeMillis()));
+        return new PodFailureExperiment(settings, home, out).run();
     }
 
     private static int benchStandby(Deque<String> args, PrintStream out) throws Exception {

@@ -95,32 +95,8 @@ class HelmChartIT {
     void theRenderedSessionClusterRecoversAKilledTaskManagerLocally() throws Exception {
         assertThat(checkExit).as(checkOutput).isZero();
         List<JsonNode> manifests = manifests(work.resolve("rendered/session.yaml"));
-        JsonNode jobManager = workload(manifests, "Deployment", "jobmanager");
-        JsonNode taskManagers = workload(manifests, "StatefulSet", "taskmanager");
-        image = ImageTree.layOut(work.resolve("image"));
-        mountConfig(manifests, jobManager);
-
-        int restPort = FreePorts.next();
-        List<String> sameHost =
-                List.of(
-                        "-D", "jobmanager.rpc.address=localhost",
-                        "-D", "jobmanager.rpc.port=" + FreePorts.next(),
-                        "-D", "blob.server.port=" + FreePorts.next(),
-                        "-D", "rest.address=localhost",
-                        "-D", "rest.port=" + restPort);
-        start(jobManager, jobManager.at("/metadata/name").asText(), sameHost);
-        int replicas = taskManagers.at("/spec/replicas").asInt();
-        List<String> taskManagerPorts = new ArrayList<>(sameHost);
-        taskManagerPorts.addAll(
-                List.of("-D", "taskmanager.rpc.port=0", "-D", "taskmanager.data.port=0"));
-        for (int i = 0; i < replicas; i++) {
-            start(
-                    taskManagers,
-                    taskManagers.at("/metadata/name").asText() + "-" + i,
-                    taskManagerPorts);
-        }
+        int restPort = startCluster(manifests, "session");
         ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
-        image.awaitTaskManagers(rest, replicas);
 
         Path output = work.resolve("links");
         String job = image.submitHashChainJob(restPort, COUNT, 600, 500, output);
@@ -142,6 +118,126 @@ class HelmChartIT {
                                         "attempt of %s, which ran on %s (killed: %s)",
                                         subtask, host, victim)
                                 .matches(attempt -> host.equals(victim) == (attempt > 0)));
+    }
+
+    /**
+     * The experiment Job of {@code experiment.killPod}, run from its rendered manifest against the
+     * rendered session cluster: it submits its job, deletes a TaskManager pod through the
+     * Kubernetes API (here a stand-in that kills the pod's process) with the Role the chart grants
+     * it, and reports a local, exactly-once recovery, which the test checks against the cluster.
+     */
+    @Test
+    void theFailureExperimentDeletesATaskManagerPodThroughTheKubernetesApi() throws Exception {
+        assertThat(checkExit).as(checkOutput).isZero();
+        List<JsonNode> manifests = manifests(work.resolve("rendered/experiment-pod-failure.yaml"));
+        JsonNode experiment = workload(manifests, "Job", "experiment");
+        String account = experiment.at("/spec/template/spec/serviceAccountName").asText();
+        JsonNode role =
+                manifests.stream()
+                        .filter(m -> m.path("kind").asText().equals("RoleBinding"))
+                        .filter(m -> m.at("/subjects/0/name").asText().equals(account))
+                        .findFirst()
+                        .map(binding -> binding.at("/roleRef/name").asText())
+                        .flatMap(
+                                name ->
+                                        manifests.stream()
+                                                .filter(m -> m.path("kind").asText().equals("Role"))
+                                                .filter(
+                                                        m ->
+                                                                m.at("/metadata/name")
+                                                                        .asText()
+                                                                        .equals(name))
+                                                .findFirst())
+                        .orElseThrow(() -> new AssertionError("no Role bound to " + account));
+        assertThat(role.at("/rules/0/resources").toString()).isEqualTo("[\"pods\"]");
+        assertThat(role.at("/rules/0/verbs").toString()).contains("\"delete\"");
+
+        int restPort = startCluster(manifests, "pod-failure");
+        try (FakeKubernetesApi api = FakeKubernetesApi.start(pod -> image.kill(pod[1]))) {
+            List<String> args = new ArrayList<>();
+            container(experiment).path("args").forEach(arg -> args.add(arg.asText()));
+            args.addAll(
+                    List.of(
+                            "--kubernetes-api",
+                            api.address().toString(),
+                            "--output",
+                            work.resolve("results").toString(),
+                            "-D",
+                            "rest.address=localhost",
+                            "-D",
+                            "rest.port=" + restPort));
+            Process run = image.container("experiment", args, Map.of());
+            assertThat(run.waitFor(5, java.util.concurrent.TimeUnit.MINUTES))
+                    .as("the experiment ended; see %s", work)
+                    .isTrue();
+            String printed =
+                    Files.readString(image.root.resolve("experiment.out"), StandardCharsets.UTF_8);
+            assertThat(run.exitValue()).as(printed).isZero();
+            assertThat(api.requests())
+                    .as("one pod deleted, at once")
+                    .singleElement()
+                    .asString()
+                    .startsWith("DELETE /api/v1/namespaces/default/pods/")
+                    .endsWith("?gracePeriodSeconds=0");
+            JsonNode summary =
+                    new ObjectMapper().readTree(work.resolve("results/pod-failure.json").toFile());
+            assertThat(summary.path("state").asText()).isEqualTo("FINISHED");
+            assertThat(api.requests().get(0))
+                    .contains("/pods/" + summary.path("killed_pod").asText() + "?");
+            assertThat(summary.path("audit").path("hash-chain-links").asLong())
+                    .as(printed)
+                    .isPositive();
+            assertThat(summary.path("exactly_once").asBoolean()).as(printed).isTrue();
+            // the experiment's verdict, checked against the cluster's own account of the attempts
+            String job = summary.path("job").asText();
+            ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
+            Map<String, String> attempts = StandaloneClusterIT.subtaskField(rest, job, "attempt");
+            List<String> restarted = new ArrayList<>();
+            attempts.forEach(
+                    (subtask, attempt) -> {
+                        if (Integer.parseInt(attempt) > 0) {
+                            restarted.add(subtask);
+                        }
+                    });
+            assertThat(restarted).as(printed).isNotEmpty().hasSizeLessThan(attempts.size());
+            assertThat(summary.path("restarted_subtasks").toString())
+                    .isEqualTo(new ObjectMapper().valueToTree(restarted).toString());
+            assertThat(summary.path("local").asBoolean()).as(printed).isTrue();
+        }
+    }
+
+    /**
+     * Starts the rendered session cluster's JobManager and TaskManagers from the image's tree, on
+     * this machine (the image laid out under {@code image-<name>}), and waits for every
+     * TaskManager; returns the REST port.
+     */
+    private int startCluster(List<JsonNode> manifests, String name) throws Exception {
+        JsonNode jobManager = workload(manifests, "Deployment", "jobmanager");
+        JsonNode taskManagers = workload(manifests, "StatefulSet", "taskmanager");
+        image = ImageTree.layOut(work.resolve("image-" + name));
+        mountConfig(manifests, jobManager);
+
+        int restPort = FreePorts.next();
+        List<String> sameHost =
+                List.of(
+                        "-D", "jobmanager.rpc.address=localhost",
+                        "-D", "jobmanager.rpc.port=" + FreePorts.next(),
+                        "-D", "blob.server.port=" + FreePorts.next(),
+                        "-D", "rest.address=localhost",
+                        "-D", "rest.port=" + restPort);
+        start(jobManager, jobManager.at("/metadata/name").asText(), sameHost);
+        int replicas = taskManagers.at("/spec/replicas").asInt();
+        List<String> taskManagerPorts = new ArrayList<>(sameHost);
+        taskManagerPorts.addAll(
+                List.of("-D", "taskmanager.rpc.port=0", "-D", "taskmanager.data.port=0"));
+        for (int i = 0; i < replicas; i++) {
+            start(
+                    taskManagers,
+                    taskManagers.at("/metadata/name").asText() + "-" + i,
+                    taskManagerPorts);
+        }
+        image.awaitTaskManagers(ClusterRestClient.of("localhost", restPort), replicas);
+        return restPort;
     }
 
     private static List<JsonNode> manifests(Path rendered) throws Exception {

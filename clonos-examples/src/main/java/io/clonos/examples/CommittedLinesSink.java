@@ -11,6 +11,7 @@
  */
 package io.clonos.examples;
 
+import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -20,6 +21,8 @@ import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;
+
+import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -40,19 +43,82 @@ import java.util.stream.Stream;
  * sink: lines of a checkpoint that never completes are never published, and a checkpoint's file is
  * written once however often its commit is repeated after a restore. Read the files of a subtask in
  * checkpoint order ({@link #committedLines}).
+ *
+ * <p>{@link #audited} also checks the hash chains of {@link HashChainJob} where they are written:
+ * once the input ended and its last checkpoint committed, a sink of parallelism 1 audits all its
+ * files ({@link HashChains#audit}) and publishes the counts as the job's accumulators {@code
+ * hash-chain-links}, {@code -lost}, {@code -duplicated} and {@code -diverged}, which a client reads
+ * from the finished job without reaching the sink's file system (another pod, another machine). A
+ * sink that restarted elsewhere cannot see the files its predecessor committed, and publishes
+ * nothing.
  */
 public final class CommittedLinesSink extends RichSinkFunction<String>
         implements CheckpointedFunction, CheckpointListener {
 
     private static final long serialVersionUID = 1L;
 
+    /** The job's accumulators of an audit. */
+    public static final String LINKS = "hash-chain-links";
+
+    public static final String LOST = "hash-chain-lost";
+    public static final String DUPLICATED = "hash-chain-duplicated";
+    public static final String DIVERGED = "hash-chain-diverged";
+
     private final String directory;
+
+    /** The sources and inputs per source an audit expects; null: no audit. */
+    @Nullable private final String[] auditedSources;
+
+    private final long auditedCount;
+
+    private transient boolean inputEnded;
     private transient ListState<Tuple2<Long, String>> state;
     private transient TreeMap<Long, List<String>> pending;
     private transient List<String> current;
 
     public CommittedLinesSink(String directory) {
+        this(directory, null, 0);
+    }
+
+    private CommittedLinesSink(
+            String directory, @Nullable String[] auditedSources, long auditedCount) {
         this.directory = directory;
+        this.auditedSources = auditedSources;
+        this.auditedCount = auditedCount;
+    }
+
+    /** A sink that audits the hash chains of {@code count} inputs per source when it ends. */
+    public static CommittedLinesSink audited(String directory, String[] sources, long count) {
+        return new CommittedLinesSink(directory, sources, count);
+    }
+
+    @Override
+    public void finish() {
+        inputEnded = true;
+    }
+
+    @Override
+    public void close() throws Exception {
+        super.close();
+        if (auditedSources == null
+                || !inputEnded
+                || getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks() != 1
+                || !Files.isDirectory(Paths.get(directory))) {
+            return;
+        }
+        HashChains.Audit audit =
+                HashChains.audit(
+                        committedLines(Paths.get(directory)), auditedSources, auditedCount);
+        publish(LINKS, audit.links());
+        publish(LOST, audit.lost());
+        publish(DUPLICATED, audit.duplicated());
+        publish(DIVERGED, audit.diverged());
+    }
+
+    private void publish(String name, long value) {
+        LongCounter counter = new LongCounter();
+        counter.add(value);
+        getRuntimeContext().addAccumulator(name, counter);
     }
 
     @Override

@@ -53,7 +53,9 @@ import java.time.Duration;
  * source finishes while the other runs), {@code --chained-sources} (both sources chained to an
  * operator that merges them, {@link SourcesMerge}, before the chain: the merge's task interleaves
  * their records as they happen to be available), {@code --keys} (default 8), {@code
- * --checkpoint-interval} ms (default 300), {@code --output} directory (required).
+ * --checkpoint-interval} ms (default 300), {@code --output} directory (required), {@code --audit}
+ * (the sink audits its hash chains at the end and publishes the counts as accumulators: {@link
+ * CommittedLinesSink#audited}).
  */
 public final class HashChainJob {
 
@@ -125,7 +127,10 @@ public final class HashChainJob {
                         .process(new WindowChain())
                         .name("window");
         links.union(windows)
-                .addSink(new CommittedLinesSink(output))
+                .addSink(
+                        params.has("audit")
+                                ? CommittedLinesSink.audited(output, sources(), count)
+                                : new CommittedLinesSink(output))
                 .name("sink")
                 .setParallelism(1)
                 .disableChaining();
