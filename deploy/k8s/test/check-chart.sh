@@ -75,6 +75,8 @@ refuse "job.entryClass" --set mode=application --set job.jarURI=local:///opt/clo
 refuse "experiment" --set experiment.enabled=true --set experiment.type=soak
 refuse "taskManager" --set taskManager.replicas=0
 refuse "antiAffinity" --set taskManager.antiAffinity=maybe
+refuse "highAvailability.storageDir" --set highAvailability.enabled=true
+refuse "jobManager.replicas" --set jobManager.replicas=2
 refuse "killPod" --set experiment.enabled=true --set experiment.type=overhead --set experiment.killPod=true
 refuse "mode session" --set mode=application --set job.jarURI=local:///opt/clonos/usrlib/job.jar --set job.entryClass=Job --set experiment.enabled=true --set experiment.type=failure --set experiment.killPod=true
 

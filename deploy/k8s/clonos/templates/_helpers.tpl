@@ -34,6 +34,10 @@ app.kubernetes.io/component: {{ .component }}
 {{ include "clonos.fullname" . }}-kafka
 {{- end -}}
 
+{{- define "clonos.zookeeper" -}}
+{{ include "clonos.fullname" . }}-zookeeper
+{{- end -}}
+
 {{- define "clonos.namenode" -}}
 {{ include "clonos.fullname" . }}-hdfs-namenode
 {{- end -}}
@@ -69,6 +73,12 @@ config.yaml accepts them.
 {{- $_ := set $chart "state.backend.type" "rocksdb" -}}
 {{- $_ := set $chart "state.backend.incremental" true -}}
 {{- $_ := set $chart "state.checkpoints.dir" (printf "%s/clonos/checkpoints" (include "clonos.hdfsUri" .)) -}}
+{{- end -}}
+{{- if .Values.highAvailability.enabled -}}
+{{- $_ := set $chart "high-availability.type" "zookeeper" -}}
+{{- $_ := set $chart "high-availability.zookeeper.quorum" (printf "%s:2181" (include "clonos.zookeeper" .)) -}}
+{{- $_ := set $chart "high-availability.cluster-id" (include "clonos.fullname" .) -}}
+{{- $_ := set $chart "high-availability.storageDir" (.Values.highAvailability.storageDir | default (printf "%s/clonos/ha" (include "clonos.hdfsUri" .))) -}}
 {{- end -}}
 {{- $merged := merge (deepCopy .Values.flinkConfiguration) $chart -}}
 {{- range $key, $value := $merged }}

@@ -212,19 +212,19 @@ class HelmChartIT {
      * TaskManager; returns the REST port.
      */
     private int startCluster(List<JsonNode> manifests, String name) throws Exception {
+        image = ImageTree.layOut(work.resolve("image-" + name));
+        return startCluster(manifests, List.of());
+    }
+
+    /** The same in the laid-out image, with {@code extra} arguments for every container. */
+    private int startCluster(List<JsonNode> manifests, List<String> extra) throws Exception {
         JsonNode jobManager = workload(manifests, "Deployment", "jobmanager");
         JsonNode taskManagers = workload(manifests, "StatefulSet", "taskmanager");
-        image = ImageTree.layOut(work.resolve("image-" + name));
         mountConfig(manifests, jobManager);
 
         int restPort = FreePorts.next();
-        List<String> sameHost =
-                List.of(
-                        "-D", "jobmanager.rpc.address=localhost",
-                        "-D", "jobmanager.rpc.port=" + FreePorts.next(),
-                        "-D", "blob.server.port=" + FreePorts.next(),
-                        "-D", "rest.address=localhost",
-                        "-D", "rest.port=" + restPort);
+        List<String> sameHost = new ArrayList<>(jobManagerPorts(restPort));
+        sameHost.addAll(extra);
         start(jobManager, jobManager.at("/metadata/name").asText(), sameHost);
         int replicas = taskManagers.at("/spec/replicas").asInt();
         List<String> taskManagerPorts = new ArrayList<>(sameHost);
@@ -238,6 +238,73 @@ class HelmChartIT {
         }
         image.awaitTaskManagers(ClusterRestClient.of("localhost", restPort), replicas);
         return restPort;
+    }
+
+    /** Ports of a JobManager apart from every other container's on this machine. */
+    private static List<String> jobManagerPorts(int restPort) throws java.io.IOException {
+        return List.of(
+                "-D", "jobmanager.rpc.address=localhost",
+                "-D", "jobmanager.rpc.port=" + FreePorts.next(),
+                "-D", "blob.server.port=" + FreePorts.next(),
+                "-D", "rest.address=localhost",
+                "-D", "rest.port=" + restPort);
+    }
+
+    /**
+     * The rendered high-availability cluster (two JobManagers elected in ZooKeeper) loses its
+     * leading JobManager to SIGKILL under a running job: the standby JobManager takes the job over
+     * from ZooKeeper and the HA storage, restarts it from its latest checkpoint, and the job
+     * finishes exactly once. ZooKeeper runs from the image's class path (the one Flink shades); the
+     * HA and checkpoint directories are local instead of the release's HDFS.
+     */
+    @Test
+    void theRenderedHaClusterMovesItsJobToTheStandbyJobManager() throws Exception {
+        assertThat(checkExit).as(checkOutput).isZero();
+        List<JsonNode> manifests = manifests(work.resolve("rendered/ha.yaml"));
+        JsonNode jobManager = workload(manifests, "Deployment", "jobmanager");
+        assertThat(jobManager.at("/spec/replicas").asInt()).isEqualTo(2);
+        image = ImageTree.layOut(work.resolve("image-ha"));
+        int zookeeperPort = FreePorts.next();
+        image.zooKeeper(zookeeperPort);
+        List<String> local =
+                List.of(
+                        "-D", "high-availability.zookeeper.quorum=localhost:" + zookeeperPort,
+                        "-D", "high-availability.zookeeper.client.session-timeout=4000",
+                        "-D", "high-availability.storageDir=" + work.resolve("ha").toUri(),
+                        "-D", "state.checkpoints.dir=" + work.resolve("checkpoints").toUri());
+        int leaderRest = startCluster(manifests, local);
+        Path output = work.resolve("ha-links");
+        // the client finds the leader's REST endpoint in ZooKeeper, as a client in the cluster does
+        String job = image.submitHashChainJob(leaderRest, COUNT, 600, 500, output, local);
+        ClusterRestClient leader = ClusterRestClient.of("localhost", leaderRest);
+        leader.awaitCompletedCheckpoint(job, Duration.ofMinutes(2));
+        int standbyRest = FreePorts.next();
+        List<String> standbyArgs = new ArrayList<>(jobManagerPorts(standbyRest));
+        standbyArgs.addAll(local);
+        String name = jobManager.at("/metadata/name").asText();
+        start(jobManager, name + "-standby", standbyArgs);
+
+        image.kill(name);
+
+        ClusterRestClient standby = ClusterRestClient.of("localhost", standbyRest);
+        assertThat(RunningSumChecks.awaitTerminal(standby, job, Duration.ofMinutes(3)))
+                .as("the job on the standby JobManager after the leader was killed; see %s", work)
+                .isEqualTo("FINISHED");
+        HashChainChecks.assertExactlyOnce(output, COUNT);
+        assertThat(logs(image.root.resolve(name + "-standby-log")))
+                .as("the standby JobManager recovered the job with Clonos's scheduler")
+                .contains("Scheduling hash-chains (" + job + ") on Clonos with");
+    }
+
+    /** The log files of a container, one after the other. */
+    private static String logs(Path directory) throws Exception {
+        StringBuilder all = new StringBuilder();
+        try (Stream<Path> files = Files.list(directory)) {
+            for (Path file : files.filter(Files::isRegularFile).sorted().toList()) {
+                all.append(Files.readString(file, StandardCharsets.UTF_8));
+            }
+        }
+        return all.toString();
     }
 
     private static List<JsonNode> manifests(Path rendered) throws Exception {

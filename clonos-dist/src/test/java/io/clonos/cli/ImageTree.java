@@ -131,6 +131,29 @@ final class ImageTree implements AutoCloseable {
         return process;
     }
 
+    /**
+     * A one-node ZooKeeper on {@code port}, run from the image's class path (Flink's shaded
+     * ZooKeeper, as a HA cluster's ensemble would run it in a pod of its own), with a tick of 500
+     * ms so that sessions may time out within seconds.
+     */
+    Process zooKeeper(int port) throws IOException {
+        ProcessBuilder builder =
+                new ProcessBuilder(
+                        Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        home.resolve("lib").toString() + "/*",
+                        "org.apache.flink.shaded.zookeeper3.org.apache.zookeeper.server.ZooKeeperServerMain",
+                        String.valueOf(port),
+                        Files.createDirectories(root.resolve("zookeeper-data")).toString(),
+                        "500");
+        builder.redirectErrorStream(true);
+        builder.redirectOutput(root.resolve("zookeeper.out").toFile());
+        builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        Process process = builder.start();
+        containers.put("zookeeper", process);
+        return process;
+    }
+
     /** The entrypoint with {@code args}, in the image's environment. */
     ProcessBuilder command(List<String> args) {
         ProcessBuilder builder = new ProcessBuilder(commandLine(args));
@@ -161,10 +184,22 @@ final class ImageTree implements AutoCloseable {
     String submitHashChainJob(
             int restPort, long count, int rate, long checkpointMillis, Path output)
             throws Exception {
-        List<String> run =
+        return submitHashChainJob(restPort, count, rate, checkpointMillis, output, List.of());
+    }
+
+    /** The same, with {@code settings} ({@code -D key=value} ...) for the client. */
+    String submitHashChainJob(
+            int restPort,
+            long count,
+            int rate,
+            long checkpointMillis,
+            Path output,
+            List<String> settings)
+            throws Exception {
+        List<String> run = new ArrayList<>(List.of("run", "--detached"));
+        run.addAll(settings);
+        run.addAll(
                 List.of(
-                        "run",
-                        "--detached",
                         "-D",
                         "rest.address=localhost",
                         "-D",
@@ -181,7 +216,7 @@ final class ImageTree implements AutoCloseable {
                         "--checkpoint-interval",
                         String.valueOf(checkpointMillis),
                         "--output",
-                        output.toString());
+                        output.toString()));
         CliRun.Result submitted =
                 CliRun.run(commandLine(run), environment(), Duration.ofMinutes(2));
         String printed = submitted.stdout();
