@@ -53,7 +53,7 @@ import java.util.function.Predicate;
  *
  * <p>The price: the restarted tasks count as still recovering ({@link LocalFailoverPolicy}) until
  * the first checkpoint after the pause completes, so a second loss in that longer window is judged
- * together with them. Not thread-safe: the JobManager's main thread only.
+ * together with them. The JobManager's main thread only, but for the metric.
  *
  * @param <V> how the graph names a task
  */
@@ -87,7 +87,7 @@ final class CheckpointPause<V> {
     private final Set<V> replaying = new HashSet<>();
 
     /** Whether this pause stopped the checkpoints (and so must start them). */
-    private boolean paused;
+    private volatile boolean paused;
 
     /** Counts pauses, so that the limit of an earlier one does not end a later one. */
     private long pauses;
