@@ -41,9 +41,9 @@ import java.util.function.Predicate;
  * once, but the replaying producers' barriers only after their replay; the consumer holds the
  * inputs whose barriers it has until then, so the part of the job that did not fail stalls on the
  * part that did. A replaying source declines such a checkpoint outright, and the alignment its
- * consumers opened stays open until a later barrier comes through. In the paper's staggered
- * failures this stalled the surviving slice for seconds after every loss; with no checkpoint
- * triggered, the survivors run on while the restarted tasks catch up.
+ * consumers opened stays open until a later barrier comes through. Off by default: in the measured
+ * staggered failures the stalls that remained came from alignments opened before the loss, which a
+ * pause does not release, and the figures did not move beyond the noise (docs/experiments.md).
  *
  * <p>The pause starts when a batch of restarted attempts is deployed and ends when each of them
  * reported its replay's end ({@link ReplayEndReport}) or ended, at the latest after the configured

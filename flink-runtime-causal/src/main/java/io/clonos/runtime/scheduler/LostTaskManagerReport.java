@@ -16,12 +16,10 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.jobgraph.tasks.TaskOperatorEventGateway;
 import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
 import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
-import org.apache.flink.util.SerializedValue;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -82,26 +80,11 @@ public final class LostTaskManagerReport implements CoordinationRequest {
                     address.getAddress() != null
                             ? address.getAddress().getHostAddress()
                             : address.getHostString();
-            try {
-                jobManager
-                        .sendRequestToCoordinator(
-                                FailTaskRequest.TARGET,
-                                new SerializedValue<>(
-                                        new LostTaskManagerReport(
-                                                host, address.getPort(), taskName)))
-                        .whenComplete(
-                                (answer, failure) -> {
-                                    if (failure != null) {
-                                        LOG.debug(
-                                                "{} could not report its broken connection to {}",
-                                                taskName,
-                                                address,
-                                                failure);
-                                    }
-                                });
-            } catch (IOException e) {
-                LOG.debug("{} could not report its broken connection to {}", taskName, address, e);
-            }
+            JobManagerReports.send(
+                    jobManager,
+                    new LostTaskManagerReport(host, address.getPort(), taskName),
+                    LOG,
+                    taskName + "'s broken connection to " + address);
         };
     }
 

@@ -19,14 +19,11 @@ import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.jobgraph.tasks.TaskOperatorEventGateway;
 import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
 import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
-import org.apache.flink.util.SerializedValue;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
-
-import java.io.IOException;
 
 /**
  * A restarted task tells the JobManager that it replayed what its predecessor had done and now runs
@@ -78,22 +75,7 @@ public final class ReplayEndReport implements CoordinationRequest {
     }
 
     private static void send(TaskOperatorEventGateway jobManager, ExecutionAttemptID attempt) {
-        try {
-            jobManager
-                    .sendRequestToCoordinator(
-                            FailTaskRequest.TARGET,
-                            new SerializedValue<>(new ReplayEndReport(attempt)))
-                    .whenComplete(
-                            (answer, failure) -> {
-                                if (failure != null) {
-                                    LOG.debug(
-                                            "{} could not report its replay's end",
-                                            attempt,
-                                            failure);
-                                }
-                            });
-        } catch (IOException e) {
-            LOG.debug("{} could not report its replay's end", attempt, e);
-        }
+        JobManagerReports.send(
+                jobManager, new ReplayEndReport(attempt), LOG, "The replay's end of " + attempt);
     }
 }

@@ -307,19 +307,7 @@ class LocalFailoverITCase {
      */
     @Test
     void checkpointsAreHeldBackWhileTheRestartedTaskReplays() throws Exception {
-        HeldBackGauges.clear();
-        startCluster(
-                3,
-                2,
-                Configuration.fromMap(
-                        Map.of(
-                                "clonos.recovery.checkpoint-pause",
-                                "10 min",
-                                "metrics.reporter.heldback.factory.class",
-                                HeldBackGauges.FACTORY)));
-        FailureSwitch.arm("running-sum", 1, NUMBERS / PARALLELISM / 3);
-        runAndCheck(Set.of("running-sum[1]"));
-        assertThat(HeldBackGauges.checkpointsHeldBackMillis())
+        assertThat(checkpointsHeldBackWithAPauseOf("10 min"))
                 .as("milliseconds the JobManager held checkpoints back")
                 .isPositive()
                 .isLessThan(Duration.ofMinutes(10).toMillis());
@@ -328,6 +316,11 @@ class LocalFailoverITCase {
     /** With {@code clonos.recovery.checkpoint-pause: 0 ms} checkpoints go on during a replay. */
     @Test
     void aPauseOfZeroHoldsNoCheckpointBack() throws Exception {
+        assertThat(checkpointsHeldBackWithAPauseOf("0 ms")).isZero();
+    }
+
+    /** Recovers a failed middle task locally; how long checkpoints were held back meanwhile. */
+    private long checkpointsHeldBackWithAPauseOf(String pause) throws Exception {
         HeldBackGauges.clear();
         startCluster(
                 3,
@@ -335,12 +328,12 @@ class LocalFailoverITCase {
                 Configuration.fromMap(
                         Map.of(
                                 "clonos.recovery.checkpoint-pause",
-                                "0 ms",
+                                pause,
                                 "metrics.reporter.heldback.factory.class",
                                 HeldBackGauges.FACTORY)));
         FailureSwitch.arm("running-sum", 1, NUMBERS / PARALLELISM / 3);
         runAndCheck(Set.of("running-sum[1]"));
-        assertThat(HeldBackGauges.checkpointsHeldBackMillis()).isZero();
+        return HeldBackGauges.checkpointsHeldBackMillis();
     }
 
     /**
