@@ -22,7 +22,10 @@ import io.clonos.cli.bench.StandbyBenchmark;
 import io.clonos.cli.kubernetes.KubernetesApi;
 
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
@@ -332,15 +335,15 @@ final class BenchCommand {
                 new PodFailureExperiment.Settings(
                         home.loadConfiguration(options.dynamicProperties),
                         KubernetesApi.inCluster(
-                                System.getenv(), api == null ? null : java.net.URI.create(api)),
+                                System.getenv(), api == null ? null : URI.create(api)),
                         options.values.containsKey("--namespace")
                                 ? options.value("--namespace")
                                 : KubernetesApi.podNamespace(),
                         options.intValue("--records", 20_000, 1),
                         options.intValue("--rate", 1_000, 1),
                         options.intValue("--checkpoint-interval", 500, 10),
-                        java.time.Duration.ofSeconds(options.intValue("--timeout-seconds", 300, 1)),
-                        java.nio.file.Paths.get(options.values.getOrDefault("--output", "results")),
+                        Duration.ofSeconds(options.intValue("--timeout-seconds", 300, 1)),
+                        Paths.get(options.values.getOrDefault("--output", "results")),
                         options.values.getOrDefault(
                                 "--job-output",
                                 "/tmp/clonos-pod-failure-" + System.currentTimeMillis()));
