@@ -13,8 +13,10 @@
 package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.causal.CausalRecovery;
+import io.clonos.runtime.configuration.ClonosOptions;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.execution.Environment;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.jobgraph.tasks.TaskOperatorEventGateway;
 import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
@@ -55,17 +57,20 @@ public final class ReplayEndReport implements CoordinationRequest {
     }
 
     /**
-     * What a task calls as it starts processing: a restarted attempt ({@code attemptNumber} above
-     * 0) reports once its {@code recovery} runs normally, at once if it replays nothing (null: the
-     * task has no causal log). Any thread.
+     * What a task calls as it starts processing: a restarted attempt of a job whose JobManager
+     * holds checkpoints back for replays ({@code clonos.recovery.checkpoint-pause}, which the
+     * rewriter puts into every task's configuration) reports once its {@code recovery} runs
+     * normally, at once if it replays nothing (null: the task has no causal log). Any thread.
      */
-    public static void sendOnceRunning(
-            TaskOperatorEventGateway jobManager,
-            ExecutionAttemptID attempt,
-            @Nullable CausalRecovery recovery) {
-        if (attempt.getAttemptNumber() == 0) {
+    public static void sendOnceRunning(Environment task, @Nullable CausalRecovery recovery) {
+        ExecutionAttemptID attempt = task.getExecutionId();
+        if (attempt.getAttemptNumber() == 0
+                || task.getTaskConfiguration()
+                        .get(ClonosOptions.RECOVERY_CHECKPOINT_PAUSE)
+                        .isZero()) {
             return;
         }
+        TaskOperatorEventGateway jobManager = task.getOperatorCoordinatorEventGateway();
         Runnable send = () -> send(jobManager, attempt);
         if (recovery == null) {
             send.run();

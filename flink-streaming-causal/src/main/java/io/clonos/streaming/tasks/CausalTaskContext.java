@@ -260,10 +260,7 @@ public final class CausalTaskContext {
         if (causal != null) {
             causal.processingStarted();
         }
-        ReplayEndReport.sendOnceRunning(
-                environment.getOperatorCoordinatorEventGateway(),
-                environment.getExecutionId(),
-                causal == null ? null : causal.recovery());
+        ReplayEndReport.sendOnceRunning(environment, causal == null ? null : causal.recovery());
     }
 
     /** The task ends: its partitions no longer need it. */
