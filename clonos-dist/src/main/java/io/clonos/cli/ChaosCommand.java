@@ -27,7 +27,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -114,7 +113,7 @@ final class ChaosCommand {
 
     private ChaosVerdict runOnce(ChaosPlan plan, Path dir) throws Exception {
         Path links = Files.createDirectories(dir.resolve("links"));
-        Set<String> before = jobIds();
+        Set<String> before = rest.jobIds();
         Map<String, String> jobProperties = new LinkedHashMap<>(properties);
         jobProperties.put("clonos.determinant-sharing-depth", String.valueOf(plan.dsd));
         ProgramRunner.run(
@@ -123,7 +122,7 @@ final class ChaosCommand {
                 home.examplesJar().toFile(),
                 GeneratedJob.class.getName(),
                 plan.jobArguments(links.toString()).toArray(new String[0]));
-        String job = awaitNewJob(before);
+        String job = rest.awaitNewJob(before, START_TIMEOUT);
         rest.awaitCompletedCheckpoint(job, START_TIMEOUT);
         // the plan's time runs from when the sources run: on a loaded cluster the other tasks may
         // take seconds longer to start, and the first checkpoint with them, while the sources
@@ -268,28 +267,6 @@ final class ChaosCommand {
             ids.add(tm.path("id").asText());
         }
         return ids;
-    }
-
-    private Set<String> jobIds() throws Exception {
-        Set<String> ids = new HashSet<>();
-        for (JsonNode job : rest.get("/jobs").path("jobs")) {
-            ids.add(job.path("id").asText());
-        }
-        return ids;
-    }
-
-    private String awaitNewJob(Set<String> before) throws Exception {
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        while (System.nanoTime() < deadline) {
-            Set<String> now = jobIds();
-            now.removeAll(before);
-            if (!now.isEmpty()) {
-                return now.iterator().next();
-            }
-            Thread.sleep(100);
-        }
-        throw new IllegalStateException(
-                "The generated job did not show up within " + START_TIMEOUT.toSeconds() + " s");
     }
 
     /** Counts over all runs. */

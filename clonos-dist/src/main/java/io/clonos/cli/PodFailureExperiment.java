@@ -88,7 +88,7 @@ final class PodFailureExperiment {
                 ClusterRestClient.of(
                         settings.cluster().get(RestOptions.ADDRESS, "localhost"),
                         settings.cluster().get(RestOptions.PORT));
-        Set<String> before = jobIds(rest);
+        Set<String> before = rest.jobIds();
         ProgramRunner.run(
                 settings.cluster(),
                 true,
@@ -101,11 +101,11 @@ final class PodFailureExperiment {
                     "--output", settings.jobOutput(),
                     "--audit"
                 });
-        String job = newJob(rest, before);
+        String job = rest.awaitNewJob(before, settings.timeout());
         out.println("Submitted the hash-chain job " + job + " to " + rest.address());
         rest.awaitCompletedCheckpoint(job, settings.timeout());
 
-        Map<String, String> hosts = field(rest, job, "taskmanager-id");
+        Map<String, String> hosts = rest.subtaskField(job, "taskmanager-id");
         String victim = victim(hosts);
         Set<String> victimSubtasks = new TreeSet<>();
         hosts.forEach(
@@ -121,7 +121,7 @@ final class PodFailureExperiment {
         String state = awaitTerminal(rest, job);
         long endedAfter = System.currentTimeMillis() - killedAt;
         Set<String> restarted = new TreeSet<>();
-        field(rest, job, "attempt")
+        rest.subtaskField(job, "attempt")
                 .forEach(
                         (subtask, attempt) -> {
                             if (Integer.parseInt(attempt) > 0) {
@@ -187,35 +187,6 @@ final class PodFailureExperiment {
                                                 + "); the experiment needs one that does not: more"
                                                 + " TaskManagers, or cluster.evenly-spread-out-slots:"
                                                 + " true"));
-    }
-
-    private static Map<String, String> field(ClusterRestClient rest, String job, String name)
-            throws Exception {
-        Map<String, String> values = new TreeMap<>();
-        rest.subtasks(job)
-                .forEach((subtask, details) -> values.put(subtask, details.path(name).asText()));
-        return values;
-    }
-
-    private static Set<String> jobIds(ClusterRestClient rest) throws Exception {
-        Set<String> ids = new HashSet<>();
-        for (JsonNode job : rest.get("/jobs").path("jobs")) {
-            ids.add(job.path("id").asText());
-        }
-        return ids;
-    }
-
-    private String newJob(ClusterRestClient rest, Set<String> before) throws Exception {
-        long deadline = System.nanoTime() + settings.timeout().toNanos();
-        while (System.nanoTime() < deadline) {
-            Set<String> now = jobIds(rest);
-            now.removeAll(before);
-            if (!now.isEmpty()) {
-                return now.iterator().next();
-            }
-            Thread.sleep(200);
-        }
-        throw new IllegalStateException("The submitted job did not appear at " + rest.address());
     }
 
     private String awaitTerminal(ClusterRestClient rest, String job) throws Exception {

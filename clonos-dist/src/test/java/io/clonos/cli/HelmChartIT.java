@@ -101,7 +101,7 @@ class HelmChartIT {
         Path output = work.resolve("links");
         String job = image.submitHashChainJob(restPort, COUNT, 600, 500, output);
         rest.awaitCompletedCheckpoint(job, Duration.ofMinutes(2));
-        Map<String, String> hosts = StandaloneClusterIT.subtaskField(rest, job, "taskmanager-id");
+        Map<String, String> hosts = rest.subtaskField(job, "taskmanager-id");
         // the pods' names are the TaskManagers' resource ids (taskmanager.resource-id)
         String victim = hosts.values().iterator().next();
         image.kill(victim);
@@ -110,7 +110,7 @@ class HelmChartIT {
                 .as("the job after %s was killed; see %s", victim, work)
                 .isEqualTo("FINISHED");
         HashChainChecks.assertExactlyOnce(output, COUNT);
-        Map<String, String> attempts = StandaloneClusterIT.subtaskField(rest, job, "attempt");
+        Map<String, String> attempts = rest.subtaskField(job, "attempt");
         hosts.forEach(
                 (subtask, host) ->
                         assertThat(Integer.parseInt(attempts.get(subtask)))
@@ -191,7 +191,7 @@ class HelmChartIT {
             // the experiment's verdict, checked against the cluster's own account of the attempts
             String job = summary.path("job").asText();
             ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
-            Map<String, String> attempts = StandaloneClusterIT.subtaskField(rest, job, "attempt");
+            Map<String, String> attempts = rest.subtaskField(job, "attempt");
             List<String> restarted = new ArrayList<>();
             attempts.forEach(
                     (subtask, attempt) -> {

@@ -474,7 +474,7 @@ class StandaloneClusterIT {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
         Map<String, String> states;
         do {
-            states = subtaskField(rest, job, "status");
+            states = rest.subtaskField(job, "status");
         } while (!leftFinished(states) && Instant.now().isBefore(deadline) && sleep());
         assertThat(states).as("the left source's subtasks finished").matches(this::leftFinished);
         awaitCheckpointsBeyond(rest, job, rest.completedCheckpoints(job) + 1);
@@ -918,7 +918,7 @@ class StandaloneClusterIT {
         Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
         Map<String, String> hosts;
         do {
-            hosts = subtaskField(rest, jobId, "taskmanager-id");
+            hosts = rest.subtaskField(jobId, "taskmanager-id");
         } while (hosts.containsValue("(unassigned)")
                 && Instant.now().isBefore(deadline)
                 && sleep());
@@ -928,20 +928,12 @@ class StandaloneClusterIT {
     private Map<String, Integer> subtaskAttempts(ClusterRestClient rest, String jobId)
             throws Exception {
         Map<String, Integer> attempts = new java.util.TreeMap<>();
-        subtaskField(rest, jobId, "attempt")
+        rest.subtaskField(jobId, "attempt")
                 .forEach((subtask, attempt) -> attempts.put(subtask, Integer.parseInt(attempt)));
         return attempts;
     }
 
     /** A field of every subtask's REST details, by "vertex name[subtask]". */
-    static Map<String, String> subtaskField(ClusterRestClient rest, String jobId, String field)
-            throws Exception {
-        Map<String, String> values = new java.util.TreeMap<>();
-        rest.subtasks(jobId)
-                .forEach((subtask, details) -> values.put(subtask, details.path(field).asText()));
-        return values;
-    }
-
     private Set<String> taskManagerIds(ClusterRestClient rest) throws Exception {
         Set<String> ids = new HashSet<>();
         for (JsonNode tm : rest.get("/taskmanagers").path("taskmanagers")) {

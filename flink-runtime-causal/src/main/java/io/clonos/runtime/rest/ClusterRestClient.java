@@ -24,10 +24,13 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Reads a cluster's state through Flink's REST API: the same API the Flink CLI and web UI use, so
@@ -160,6 +163,50 @@ public final class ClusterRestClient {
             }
         }
         return subtasks;
+    }
+
+    /**
+     * One field of every subtask's REST details ({@code attempt}, {@code taskmanager-id}, {@code
+     * status}, ...), keyed and sorted as {@code "<vertex name>[<subtask index>]"}.
+     */
+    public Map<String, String> subtaskField(String jobId, String field)
+            throws IOException, InterruptedException {
+        Map<String, String> values = new TreeMap<>();
+        subtasks(jobId)
+                .forEach((subtask, details) -> values.put(subtask, details.path(field).asText()));
+        return values;
+    }
+
+    /** The ids of the jobs the cluster knows, running or ended. */
+    public Set<String> jobIds() throws IOException, InterruptedException {
+        Set<String> ids = new HashSet<>();
+        for (JsonNode job : get("/jobs").path("jobs")) {
+            ids.add(job.path("id").asText());
+        }
+        return ids;
+    }
+
+    /**
+     * The id of a job the cluster knows that is not among {@code before} (one just submitted);
+     * fails after {@code timeout}.
+     */
+    public String awaitNewJob(Set<String> before, Duration timeout)
+            throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            Set<String> now = jobIds();
+            now.removeAll(before);
+            if (!now.isEmpty()) {
+                return now.iterator().next();
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException(
+                "The submitted job did not show up at "
+                        + base
+                        + " within "
+                        + timeout.toSeconds()
+                        + " s");
     }
 
     /** How many checkpoints of a job have completed. */
