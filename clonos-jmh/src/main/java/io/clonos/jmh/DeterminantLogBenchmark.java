@@ -88,6 +88,17 @@ public class DeterminantLogBenchmark extends PerRecordBenchmark {
         return append(new Determinant.Timestamp(records, 1_700_000_000_000L + (records >>> 4)));
     }
 
+    /**
+     * A busy task's tick: at the next element of its epoch, and, but every 512th, in the
+     * millisecond of the tick before, so it only extends the log's open run.
+     */
+    @Benchmark
+    public long appendTick() {
+        log.appendTick(
+                new Determinant.Timestamp(appended + 1, 1_700_000_000_000L + (records >>> 9)));
+        return appended();
+    }
+
     @Benchmark
     public long appendTimerFired() {
         return append(new Determinant.TimerFired(records, 0, 1_700_000_000_000L + records));
@@ -107,6 +118,10 @@ public class DeterminantLogBenchmark extends PerRecordBenchmark {
 
     private long append(Determinant determinant) {
         log.append(determinant);
+        return appended();
+    }
+
+    private long appended() {
         records++;
         if (++appended == EPOCH_LENGTH) {
             appended = 0;

@@ -13,6 +13,7 @@
 package io.clonos.jmh;
 
 import io.clonos.runtime.causal.CausalLogId;
+import io.clonos.runtime.causal.TaskCausalLog;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,6 +45,19 @@ class BenchmarkStatesTest {
         assertThat(benchmark.log.retainedBytes()).isLessThan(total / (2 * EPOCHS));
         assertThat(benchmark.decodeBatchOf64()).hasSize(64);
         assertThat(benchmark.encodeBatchOf64()).isNotEmpty();
+    }
+
+    @Test
+    void ticksOfABusyTaskCostFarLessThanAByte() {
+        DeterminantLogBenchmark benchmark = new DeterminantLogBenchmark();
+        benchmark.setUp();
+        for (int i = 0; i < DeterminantLogBenchmark.EPOCH_LENGTH / 2; i++) {
+            benchmark.appendTick();
+        }
+        benchmark.log.deltasSince(new TaskCausalLog.Position());
+        assertThat(benchmark.log.totalBytes())
+                .isPositive()
+                .isLessThan(DeterminantLogBenchmark.EPOCH_LENGTH / 20);
     }
 
     @ParameterizedTest

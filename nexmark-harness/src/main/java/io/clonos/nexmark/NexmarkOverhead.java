@@ -17,6 +17,7 @@ import io.clonos.beam.ClonosRunner;
 import io.clonos.nexmark.stats.Percentiles;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
 import io.clonos.runtime.minicluster.ProbeRecords;
+import io.clonos.streaming.tasks.DeterminantBytesReporter;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.minicluster.MiniCluster;
@@ -90,9 +91,15 @@ public final class NexmarkOverhead {
             long millis,
             long results,
             long p50Ms,
-            long p99Ms) {
+            long p99Ms,
+            double determinantBytesPerEvent) {
         double eventsPerSecond() {
             return millis <= 0 ? 0 : events * 1000.0 / millis;
+        }
+
+        Run withDeterminantBytes(long bytes) {
+            return new Run(
+                    query, system, events, millis, results, p50Ms, p99Ms, bytes / (double) events);
         }
     }
 
@@ -182,14 +189,15 @@ public final class NexmarkOverhead {
                     repeated.computeIfAbsent(system, s -> new ArrayList<>()).add(run);
                     out.printf(
                             Locale.ROOT,
-                            "[%4ds] Q%-2d %-16s run %d/%d %,12.0f events/s  (%d results)%n",
+                            "[%4ds] Q%-2d %-16s run %d/%d %,12.0f events/s  (%d results, %.3f determinant bytes per event)%n",
                             (System.nanoTime() - started) / 1_000_000_000L,
                             query,
                             system,
                             repetition + 1,
                             settings.repetitions,
                             run.eventsPerSecond(),
-                            run.results());
+                            run.results(),
+                            run.determinantBytesPerEvent());
                 }
             }
             for (String system : SYSTEMS) {
@@ -221,30 +229,35 @@ public final class NexmarkOverhead {
      * one ClonosRunner starts) for the others.
      */
     private Run runOnce(int query, String system) throws Exception {
-        if (!system.equals("flink")) {
-            return runOnce(
-                    query,
-                    system,
-                    List.of(
-                            "--runner=ClonosRunner",
-                            "--determinantSharingDepth="
-                                    + (system.equals("clonos-dsd-1") ? 1 : -1)));
-        }
+        boolean onClonos = !system.equals("flink");
         int slots = Math.max(2, settings.parallelism);
-        try (MiniCluster flink =
-                EmbeddedClusters.start(
-                        false,
-                        new Configuration(),
-                        ClonosPipelineOptions.EMBEDDED_TASK_MANAGERS,
-                        slots)) {
-            URI rest = flink.getRestAddress().get();
-            return runOnce(
-                    query,
-                    system,
-                    List.of(
-                            "--runner=FlinkRunner",
-                            "--flinkMaster=" + rest.getHost() + ":" + rest.getPort(),
-                            "--filesToStage=" + ClonosRunner.emptyJar()));
+        Path metrics = Files.createTempDirectory("clonos-nexmark-metrics");
+        Configuration config = new Configuration();
+        DeterminantBytesReporter.configure(config, metrics);
+        try {
+            Run run;
+            try (MiniCluster cluster =
+                    EmbeddedClusters.start(
+                            onClonos,
+                            config,
+                            ClonosPipelineOptions.EMBEDDED_TASK_MANAGERS,
+                            slots)) {
+                URI rest = cluster.getRestAddress().get();
+                String master = rest.getHost() + ":" + rest.getPort();
+                List<String> runner =
+                        onClonos
+                                ? List.of(
+                                        "--runner=ClonosRunner",
+                                        "--clonosMaster=" + master,
+                                        "--determinantSharingDepth="
+                                                + (system.equals("clonos-dsd-1") ? 1 : -1))
+                                : List.of("--runner=FlinkRunner", "--flinkMaster=" + master);
+                run = runOnce(query, system, runner);
+            }
+            // the cluster is closed: every task ended and reported its causal log's bytes
+            return run.withDeterminantBytes(DeterminantBytesReporter.endedTasksBytes(metrics));
+        } finally {
+            FileUtils.deleteDirectory(metrics.toFile());
         }
     }
 
@@ -260,6 +273,9 @@ public final class NexmarkOverhead {
                                 // query with a bounded side input (Q13) never ended
                                 "--shutdownSourcesAfterIdleMs=0"));
         args.addAll(runnerArgs);
+        // the job's classes are on the embedded cluster's class path already; Beam stages the
+        // whole class path when it is given no file, so it gets an empty jar
+        args.add("--filesToStage=" + ClonosRunner.emptyJar());
         PipelineOptions options =
                 PipelineOptionsFactory.fromArgs(args.toArray(new String[0])).create();
         NexmarkConfiguration config = NexmarkQueries.configuration(settings.events);
@@ -299,7 +315,8 @@ public final class NexmarkOverhead {
                     millis,
                     probe.results,
                     probe.percentile(0.50),
-                    probe.percentile(0.99));
+                    probe.percentile(0.99),
+                    0);
         } finally {
             FileUtils.deleteDirectory(probes.toFile());
         }

@@ -30,12 +30,12 @@ final class NexmarkReport {
     static String csv(List<NexmarkOverhead.Run> runs) {
         StringBuilder csv =
                 new StringBuilder(
-                        "query,system,events,millis,events_per_second,results,relative_to_flink,latency_p50_ms,latency_p99_ms\n");
+                        "query,system,events,millis,events_per_second,results,relative_to_flink,latency_p50_ms,latency_p99_ms,determinant_bytes_per_event\n");
         for (NexmarkOverhead.Run run : runs) {
             csv.append(
                     String.format(
                             Locale.ROOT,
-                            "%d,%s,%d,%d,%.0f,%d,%.3f,%d,%d%n",
+                            "%d,%s,%d,%d,%.0f,%d,%.3f,%d,%d,%.4f%n",
                             run.query(),
                             run.system(),
                             run.events(),
@@ -44,7 +44,8 @@ final class NexmarkReport {
                             run.results(),
                             relative(runs, run),
                             run.p50Ms(),
-                            run.p99Ms()));
+                            run.p99Ms(),
+                            run.determinantBytesPerEvent()));
         }
         return csv.toString();
     }
@@ -55,7 +56,7 @@ final class NexmarkReport {
             entries.add(
                     String.format(
                             Locale.ROOT,
-                            "{\"query\":%d,\"system\":\"%s\",\"events\":%d,\"millis\":%d,\"eventsPerSecond\":%.0f,\"results\":%d,\"relativeToFlink\":%.3f,\"latencyP50Ms\":%d,\"latencyP99Ms\":%d}",
+                            "{\"query\":%d,\"system\":\"%s\",\"events\":%d,\"millis\":%d,\"eventsPerSecond\":%.0f,\"results\":%d,\"relativeToFlink\":%.3f,\"latencyP50Ms\":%d,\"latencyP99Ms\":%d,\"determinantBytesPerEvent\":%.4f}",
                             run.query(),
                             run.system(),
                             run.events(),
@@ -64,7 +65,8 @@ final class NexmarkReport {
                             run.results(),
                             relative(runs, run),
                             run.p50Ms(),
-                            run.p99Ms()));
+                            run.p99Ms(),
+                            run.determinantBytesPerEvent()));
         }
         return "{\"benchmark\":\"nexmark-overhead\",\"runs\":[" + String.join(",", entries) + "]}";
     }
@@ -112,6 +114,34 @@ final class NexmarkReport {
             }
             table.append('\n');
         }
+        table.append(String.format(Locale.ROOT, "%nDeterminant bytes per event%n%-6s", "query"));
+        List<String> clonos = NexmarkOverhead.SYSTEMS.subList(1, NexmarkOverhead.SYSTEMS.size());
+        for (String system : clonos) {
+            table.append(String.format(Locale.ROOT, " %22s", system));
+        }
+        table.append('\n');
+        Map<String, Double> sums = new LinkedHashMap<>();
+        for (Map.Entry<Integer, Map<String, NexmarkOverhead.Run>> query :
+                byQuery(runs).entrySet()) {
+            table.append(String.format(Locale.ROOT, "Q%-5d", query.getKey()));
+            for (String system : clonos) {
+                NexmarkOverhead.Run run = query.getValue().get(system);
+                double bytes = run == null ? 0 : run.determinantBytesPerEvent();
+                sums.merge(system, bytes, Double::sum);
+                table.append(String.format(Locale.ROOT, " %22.3f", bytes));
+            }
+            table.append('\n');
+        }
+        table.append(String.format(Locale.ROOT, "%-6s", "mean"));
+        int queries = byQuery(runs).size();
+        for (String system : clonos) {
+            table.append(
+                    String.format(
+                            Locale.ROOT,
+                            " %22.3f",
+                            sums.getOrDefault(system, 0.0) / Math.max(1, queries)));
+        }
+        table.append('\n');
         return table.toString();
     }
 

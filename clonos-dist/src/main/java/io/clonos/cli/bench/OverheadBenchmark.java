@@ -13,6 +13,7 @@
 package io.clonos.cli.bench;
 
 import io.clonos.runtime.minicluster.EmbeddedClusters;
+import io.clonos.streaming.tasks.DeterminantBytesReporter;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
@@ -27,6 +28,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.StringJoiner;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -100,6 +103,13 @@ public final class OverheadBenchmark {
         final long p50;
         final long p99;
         final double determinantBytesPerRecord;
+
+        /**
+         * Per kind of determinant ({@code DeterminantEncoding.KINDS}); kinds without bytes left
+         * out.
+         */
+        final Map<String, Double> determinantBytesPerRecordByKind;
+
         final double cpuMicrosPerRecord;
         final double steadySeconds;
 
@@ -113,6 +123,7 @@ public final class OverheadBenchmark {
                 long p50,
                 long p99,
                 double determinantBytesPerRecord,
+                Map<String, Double> determinantBytesPerRecordByKind,
                 double cpuMicrosPerRecord,
                 double steadySeconds,
                 long maxLogMemoryPerTask,
@@ -121,6 +132,7 @@ public final class OverheadBenchmark {
             this.p50 = p50;
             this.p99 = p99;
             this.determinantBytesPerRecord = determinantBytesPerRecord;
+            this.determinantBytesPerRecordByKind = determinantBytesPerRecordByKind;
             this.cpuMicrosPerRecord = cpuMicrosPerRecord;
             this.steadySeconds = steadySeconds;
             this.maxLogMemoryPerTask = maxLogMemoryPerTask;
@@ -130,7 +142,7 @@ public final class OverheadBenchmark {
         String json(String system) {
             return String.format(
                     Locale.ROOT,
-                    "{\"system\":\"%s\",\"records_per_s\":%.0f,\"latency_p50_ms\":%d,\"latency_p99_ms\":%d,\"cpu_us_per_record\":%.3f,\"steady_s\":%.1f,\"determinant_bytes_per_record\":%.2f,\"max_log_memory_per_task_bytes\":%d,\"max_log_disk_per_task_bytes\":%d}",
+                    "{\"system\":\"%s\",\"records_per_s\":%.0f,\"latency_p50_ms\":%d,\"latency_p99_ms\":%d,\"cpu_us_per_record\":%.3f,\"steady_s\":%.1f,\"determinant_bytes_per_record\":%.2f,\"determinant_bytes_per_record_by_kind\":{%s},\"max_log_memory_per_task_bytes\":%d,\"max_log_disk_per_task_bytes\":%d}",
                     system,
                     recordsPerSecond,
                     p50,
@@ -138,8 +150,17 @@ public final class OverheadBenchmark {
                     cpuMicrosPerRecord,
                     steadySeconds,
                     determinantBytesPerRecord,
+                    byKind("\"%s\":%.4f", ","),
                     maxLogMemoryPerTask,
                     maxLogDiskPerTask);
+        }
+
+        /** The bytes per record of each kind, each formatted by {@code format}, joined. */
+        String byKind(String format, String separator) {
+            StringJoiner joined = new StringJoiner(separator);
+            determinantBytesPerRecordByKind.forEach(
+                    (kind, bytes) -> joined.add(String.format(Locale.ROOT, format, kind, bytes)));
+            return joined.toString();
         }
     }
 
@@ -294,6 +315,12 @@ public final class OverheadBenchmark {
         // cluster's threads (all in this process) for the whole job, warm-up included
         long cpuNanos = os.getProcessCpuTime() - cpuBefore;
         long determinantBytes = DeterminantBytesReporter.endedTasksBytes(probes);
+        Map<String, Double> bytesByKind = new TreeMap<>();
+        DeterminantBytesReporter.endedTasksBytesByKind(probes)
+                .forEach(
+                        (kind, bytes) ->
+                                bytesByKind.put(
+                                        kind, bytes / (double) Math.max(1, settings.records)));
         SteadyStateSink.Steady steady = SteadyStateSink.Steady.read(probes);
         FileUtils.deleteDirectory(probes.toFile());
         long[] logs = InFlightMemoryReporter.maxPerTask(timeline);
@@ -303,13 +330,14 @@ public final class OverheadBenchmark {
                         steady.latencies().quantile(0.5),
                         steady.latencies().quantile(0.99),
                         determinantBytes / (double) Math.max(1, settings.records),
+                        bytesByKind,
                         cpuNanos / 1000.0 / Math.max(1, settings.records),
                         (steady.last() - steady.first()) / 1000.0,
                         logs[0],
                         logs[1]);
         out.printf(
                 Locale.ROOT,
-                "[%s] %.0f records/s over %.1f s of steady state, latency p50 %d ms, p99 %d ms, %.3f us CPU per record, %.2f determinant bytes per record, in-flight logs at most %.1f MB in memory and %.1f MB on disk per task%n",
+                "[%s] %.0f records/s over %.1f s of steady state, latency p50 %d ms, p99 %d ms, %.3f us CPU per record, %.2f determinant bytes per record%s, in-flight logs at most %.1f MB in memory and %.1f MB on disk per task%n",
                 variant.label(),
                 run.recordsPerSecond,
                 run.steadySeconds,
@@ -317,6 +345,7 @@ public final class OverheadBenchmark {
                 run.p99,
                 run.cpuMicrosPerRecord,
                 run.determinantBytesPerRecord,
+                bytesByKind.isEmpty() ? "" : " (" + run.byKind("%s %.3f", ", ") + ")",
                 run.maxLogMemoryPerTask / 1048576.0,
                 run.maxLogDiskPerTask / 1048576.0);
         return run;

@@ -13,6 +13,7 @@
 package io.clonos.cli.bench;
 
 import io.clonos.runtime.minicluster.EmbeddedClusters;
+import io.clonos.streaming.tasks.DeterminantBytesReporter;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -66,8 +68,14 @@ class BenchmarkProbesTest {
                 .doesNotHaveDuplicates()
                 .allSatisfy(seq -> assertThat(seq).isBetween(0L, RECORDS - 1));
         assertThat(received).allSatisfy(row -> assertThat(row[3]).isGreaterThanOrEqualTo(row[2]));
-        assertThat(DeterminantBytesReporter.endedTasksBytes(probes))
+        long bytes = DeterminantBytesReporter.endedTasksBytes(probes);
+        assertThat(bytes)
                 .as("the window reads the processing time: its task logs determinants")
                 .isPositive();
+        Map<String, Long> byKind = DeterminantBytesReporter.endedTasksBytesByKind(probes);
+        assertThat(byKind).containsKey("clock");
+        assertThat(byKind.values().stream().mapToLong(Long::longValue).sum())
+                .as("the kinds' bytes add up to the whole")
+                .isEqualTo(bytes);
     }
 }

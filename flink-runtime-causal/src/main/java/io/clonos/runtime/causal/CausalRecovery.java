@@ -100,8 +100,11 @@ public final class CausalRecovery {
     @GuardedBy("this")
     private final List<Runnable> signals = new ArrayList<>();
 
-    /** The determinants to replay, per epoch; task thread only once REPLAYING. */
-    private TreeMap<Long, List<Determinant>> replay = new TreeMap<>();
+    /**
+     * The determinants to replay and how far the replay got; task thread only once REPLAYING.
+     * {@code null} when the task cannot replay ({@link #impossible}).
+     */
+    @Nullable private ReplayCursor replay;
 
     /** Why the task cannot be recovered by determinants, when its consumers' answers say so. */
     @Nullable private volatile String impossible;
@@ -109,8 +112,6 @@ public final class CausalRecovery {
     /** Whether the task recovers by determinants (it had some to replay). */
     private volatile boolean replaysDeterminants;
 
-    private long replayEpoch;
-    private int replayIndex;
     private long replayedDeterminants;
 
     /** The determinant replayed last, for the diagnosis of a stalled replay. */
@@ -132,7 +133,7 @@ public final class CausalRecovery {
         this.timeoutNanos = timeout.toNanos();
         this.deadlines = deadlines;
         this.state = initial;
-        this.replayEpoch = restoredEpoch;
+        this.replay = new ReplayCursor(new TreeMap<>(), restoredEpoch);
     }
 
     /** A task that starts fresh: nothing to replay. */
@@ -257,6 +258,7 @@ public final class CausalRecovery {
     @GuardedBy("this")
     private void startReplay() {
         CausalLog merged = new CausalLog();
+        TreeMap<Long, List<Determinant>> determinants = new TreeMap<>();
         try {
             for (Answer answer : answers) {
                 for (CausalLogDelta delta : answer.deltas) {
@@ -265,7 +267,6 @@ public final class CausalRecovery {
                     }
                 }
             }
-            TreeMap<Long, List<Determinant>> determinants = new TreeMap<>();
             for (CausalLogDelta epoch : merged.deltasFrom(logId, restoredEpoch)) {
                 List<Determinant> decoded = DeterminantEncoding.decode(epoch.bytes());
                 if (decoded.stream().anyMatch(d -> d instanceof Determinant.Overflow)) {
@@ -280,7 +281,7 @@ public final class CausalRecovery {
                 }
                 determinants.put(epoch.epoch(), decoded);
             }
-            replay = determinants;
+            replay = new ReplayCursor(determinants, restoredEpoch);
         } catch (CorruptCausalLogException e) {
             replay = null;
             LOG.warn(
@@ -290,7 +291,7 @@ public final class CausalRecovery {
             transition(RecoveryState.REPLAYING);
             return;
         }
-        int count = replay.values().stream().mapToInt(List::size).sum();
+        int count = determinants.values().stream().mapToInt(List::size).sum();
         // No determinants is no orphan: the JobManager recovers a task locally only where every
         // choice of it that reached a surviving task is held by one (ConnectedFailures), so a
         // task whose consumers hold none of its epochs made no choice anybody depends on.
@@ -301,7 +302,7 @@ public final class CausalRecovery {
                 restoredEpoch,
                 count,
                 answers.size());
-        LOG.debug("{}: the determinants to replay, per epoch: {}", taskName, replay);
+        LOG.debug("{}: the determinants to replay, per epoch: {}", taskName, determinants);
         answers.clear();
         transition(count == 0 ? RecoveryState.RUNNING : RecoveryState.REPLAYING);
     }
@@ -435,7 +436,8 @@ public final class CausalRecovery {
 
     /**
      * Takes the next determinant, which must be of the given kind; {@code null} when the task runs
-     * normally (the replay ended), so the caller makes a fresh choice.
+     * normally (the replay ended), so the caller makes a fresh choice. The first tick of a logged
+     * run is the run ({@link ReplayCursor}); see {@link #continuesRun}.
      */
     @Nullable
     public <D extends Determinant> D next(Class<D> kind) {
@@ -448,7 +450,7 @@ public final class CausalRecovery {
                     "the task asked for "
                             + kind.getSimpleName()
                             + " after its predecessor's determinants of epoch "
-                            + replayEpoch
+                            + replay.epoch()
                             + " were used up");
         }
         if (!kind.isInstance(next)) {
@@ -457,17 +459,25 @@ public final class CausalRecovery {
                             + kind.getSimpleName()
                             + " where its predecessor logged "
                             + next
-                            + " (determinant "
-                            + replayIndex
-                            + " of epoch "
-                            + replayEpoch
-                            + ", after "
-                            + recentlyReplayed()
+                            + " ("
+                            + replay.position()
                             + ")");
         }
         lastReplayed = next;
-        advance();
+        progressNanos = System.nanoTime();
+        replay.advance();
+        replayedDeterminants++;
+        finishIfDone();
+        signalChanged();
         return kind.cast(next);
+    }
+
+    /**
+     * Whether the next tick of the task's clock belongs to a logged run the replay handed out
+     * already, and so is in the task's log already (task thread).
+     */
+    public boolean continuesRun() {
+        return state == RecoveryState.REPLAYING && replay != null && replay.continuesRun();
     }
 
     /**
@@ -478,16 +488,13 @@ public final class CausalRecovery {
         if (state != RecoveryState.REPLAYING) {
             return;
         }
-        List<Determinant> current = replay.get(replayEpoch);
-        if (current != null && replayIndex < current.size()) {
+        int unused = head() == null ? 0 : replay.unusedInEpoch();
+        if (unused > 0) {
             throw diverged(
                     "it took checkpoint %d with %d determinants of epoch %d unused (at %s)"
-                            .formatted(
-                                    epoch, current.size() - replayIndex, replayEpoch, position()));
+                            .formatted(epoch, unused, replay.epoch(), replay.position()));
         }
-        replay.headMap(epoch, false).clear();
-        replayEpoch = epoch;
-        replayIndex = 0;
+        replay.startEpoch(epoch);
         finishIfDone();
     }
 
@@ -497,9 +504,7 @@ public final class CausalRecovery {
      * triggered during the recovery) has no place in the replay.
      */
     public long lastReplayedEpoch() {
-        return replay == null || replay.isEmpty()
-                ? replayEpoch
-                : Math.max(replayEpoch, replay.lastKey());
+        return replay == null ? restoredEpoch : replay.lastEpoch();
     }
 
     public long replayedDeterminants() {
@@ -514,28 +519,17 @@ public final class CausalRecovery {
                             ? impossible
                             : "its consumers' determinants do not agree or cannot be read");
         }
-        List<Determinant> current = replay.get(replayEpoch);
-        return current != null && replayIndex < current.size() ? current.get(replayIndex) : null;
-    }
-
-    private void advance() {
-        progressNanos = System.nanoTime();
-        replayIndex++;
-        replayedDeterminants++;
-        finishIfDone();
-        signalChanged();
+        return replay.head();
     }
 
     /** The replay ends when the last logged epoch is used up. */
     private void finishIfDone() {
-        List<Determinant> current = replay.get(replayEpoch);
-        boolean epochDone = current == null || replayIndex >= current.size();
-        if (epochDone && replay.tailMap(replayEpoch, false).isEmpty()) {
+        if (replay.usedUp()) {
             LOG.info(
                     "{}: replayed {} determinants; running normally.",
                     taskName,
                     replayedDeterminants);
-            replay = new TreeMap<>();
+            replay = new ReplayCursor(new TreeMap<>(), replay.epoch());
             synchronized (this) {
                 transition(RecoveryState.RUNNING);
             }
@@ -545,29 +539,7 @@ public final class CausalRecovery {
 
     /** Where the replay is, for a divergence's diagnosis. */
     public String position() {
-        List<Determinant> current = replay == null ? null : replay.get(replayEpoch);
-        if (current == null) {
-            return "no determinants left";
-        }
-        return "determinant "
-                + replayIndex
-                + " of epoch "
-                + replayEpoch
-                + ", after "
-                + recentlyReplayed()
-                + ", before "
-                + current.subList(
-                        Math.min(replayIndex, current.size()),
-                        Math.min(replayIndex + 3, current.size()));
-    }
-
-    /** The last few determinants the replay used, for a divergence's diagnosis. */
-    private List<Determinant> recentlyReplayed() {
-        List<Determinant> current = replay.get(replayEpoch);
-        return current == null
-                ? List.of()
-                : current.subList(
-                        Math.max(0, replayIndex - 8), Math.min(replayIndex, current.size()));
+        return replay == null ? "no determinants left" : replay.position();
     }
 
     private LocalRecoveryImpossibleException diverged(String why) {
@@ -586,11 +558,6 @@ public final class CausalRecovery {
 
     /** For tests: the determinants still to replay, per epoch. */
     synchronized Map<Long, Integer> remaining() {
-        TreeMap<Long, Integer> remaining = new TreeMap<>();
-        replay.forEach(
-                (epoch, list) ->
-                        remaining.put(
-                                epoch, list.size() - (epoch == replayEpoch ? replayIndex : 0)));
-        return remaining;
+        return replay.remaining();
     }
 }

@@ -169,10 +169,7 @@ public final class CausalTask {
         return handedBack;
     }
 
-    /**
-     * {@code clonos.determinant-sharing-depth}: how far downstream logs travel; negative for any
-     * distance.
-     */
+    /** {@code clonos.determinant-sharing-depth}: how far logs travel; negative for any. */
     public int sharingDepth() {
         return sharingDepth;
     }
@@ -382,28 +379,30 @@ public final class CausalTask {
             return clock.getAsLong();
         }
         if (!ticked) {
-            long previous = clockMillis;
-            Determinant.Timestamp tick =
-                    decide(
-                            Determinant.Timestamp.class,
-                            () ->
-                                    new Determinant.Timestamp(
-                                            elementsInEpoch,
-                                            Math.max(previous, clock.getAsLong())));
-            if (tick.recordCount() != elementsInEpoch) {
-                throw new LocalRecoveryImpossibleException(
-                        "The recovered task reads the time at element "
-                                + elementsInEpoch
-                                + " where its predecessor read it at element "
-                                + tick.recordCount()
-                                + " ("
-                                + recovery.position()
-                                + ")");
-            }
-            clockMillis = tick.millis();
+            clockMillis = tick(clock).millis();
             ticked = true;
         }
         return clockMillis;
+    }
+
+    /** The tick at this element: the predecessor's while replaying, else a fresh one. */
+    private Determinant.Timestamp tick(LongSupplier clock) {
+        boolean logged = recovery.continuesRun();
+        Determinant.Timestamp tick = recovery.next(Determinant.Timestamp.class);
+        if (tick == null) {
+            tick =
+                    new Determinant.Timestamp(
+                            elementsInEpoch, Math.max(clockMillis, clock.getAsLong()));
+            log.appendTick(tick);
+        } else if (!logged) {
+            log.append(tick);
+        }
+        if (tick.recordCount() != elementsInEpoch) {
+            throw new LocalRecoveryImpossibleException(
+                    "The recovered task reads the time at element %d where its predecessor read it at element %d (%s)"
+                            .formatted(elementsInEpoch, tick.recordCount(), recovery.position()));
+        }
+        return tick;
     }
 
     /**

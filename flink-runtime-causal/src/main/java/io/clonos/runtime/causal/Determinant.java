@@ -56,15 +56,34 @@ public sealed interface Determinant
         }
     }
 
-    /** A wall-clock reading (processing time, ingestion time, the causal time service). */
-    record Timestamp(long recordCount, long millis) implements Determinant {
+    /**
+     * A wall-clock reading (processing time, ingestion time, the causal time service): the tick of
+     * the task's clock at element {@code recordCount} of the epoch. With {@code elements} above 1
+     * it is a run: the clock read the same millisecond at that many consecutive elements, each the
+     * next one after the previous tick. A busy task ticks hundreds of times per millisecond, so
+     * runs, not single ticks, are what its log holds (see {@link TaskCausalLog#appendTick}).
+     */
+    record Timestamp(long recordCount, long millis, int elements) implements Determinant {
         public Timestamp {
             requireNonNegative(recordCount, "recordCount");
+            if (elements < 1) {
+                throw new IllegalArgumentException("elements must be positive, was " + elements);
+            }
+        }
+
+        /** One tick at element {@code recordCount}. */
+        public Timestamp(long recordCount, long millis) {
+            this(recordCount, millis, 1);
         }
 
         /** A reading at the start of an epoch, before its first element. */
         public Timestamp(long millis) {
             this(0, millis);
+        }
+
+        /** The element of the run's last tick. */
+        public long lastElement() {
+            return recordCount + elements - 1;
         }
     }
 

@@ -32,7 +32,8 @@ import java.util.Map;
  * <p>An epoch's determinants form one stream, encoded and decoded from its start: a {@link
  * Determinant.Timestamp} (a tick of the task's clock) is the difference in elements and in
  * milliseconds to the previous tick of the epoch (the first to 0 and 0). The common tick, at the
- * next element, takes two bytes, one when the millisecond is the same.
+ * next element, takes two bytes, one when the millisecond is the same; a run of such ticks in one
+ * millisecond takes a tag and its length.
  *
  * <p>Decoding never guesses: unknown tags, truncated fields and overlong integers raise {@link
  * CorruptCausalLogException}. Integrity of whole deltas is the job of {@link CausalLogDelta}'s
@@ -68,7 +69,70 @@ public final class DeterminantEncoding {
     /** A record from the same split as the previous record: the tag alone. */
     static final byte SOURCE_SPLIT_SAME = 17;
 
+    /**
+     * A run of ticks, each at the element after the previous tick's and in its millisecond: the tag
+     * and the run's length (at least 2).
+     */
+    static final byte TICK_RUN = 18;
+
+    /**
+     * The kinds of determinants as metrics and benchmarks name them: every tick and run of the
+     * task's clock is {@code clock}, every split record {@code source-split}.
+     */
+    public static final List<String> KINDS =
+            List.of(
+                    "order",
+                    "clock",
+                    "random-seed",
+                    "external-result",
+                    "timer",
+                    "source-checkpoint",
+                    "async-completion",
+                    "buffer-built",
+                    "overflow",
+                    "watermark",
+                    "alignment-cancelled",
+                    "source-split");
+
     private DeterminantEncoding() {}
+
+    /** The index in {@link #KINDS} of the determinant an encoded one starts with {@code tag}. */
+    static int kindOf(byte tag) {
+        switch (tag) {
+            case ORDER:
+                return 0;
+            case TIMESTAMP:
+            case TICK_NEXT:
+            case TICK_NEXT_SAME_MILLIS:
+            case TICK_RUN:
+                return 1;
+            case RANDOM_SEED:
+                return 2;
+            case EXTERNAL_RESULT:
+                return 3;
+            case TIMER_FIRED:
+                return 4;
+            case SOURCE_CHECKPOINT:
+                return 5;
+            case ASYNC_COMPLETION:
+                return 6;
+            case BUFFER_BUILT:
+                return 7;
+            case OVERFLOW:
+                return 8;
+            case WATERMARK:
+            case WATERMARK_STATUS:
+            case INPUT_WATERMARKS:
+                return 9;
+            case ALIGNMENT_CANCELLED:
+                return 10;
+            case SOURCE_SPLIT:
+            case SOURCE_SPLIT_SAME:
+                return 11;
+            default:
+                throw new IllegalArgumentException("Unknown determinant tag " + tag);
+        }
+    }
 
     /** The marker of a log whose memory ran out; it depends on no encoder state. */
     static byte[] overflowMarker() {
@@ -99,7 +163,13 @@ public final class DeterminantEncoding {
             } else if (determinant instanceof Determinant.Timestamp d) {
                 long elements = d.recordCount() - lastTickElement;
                 long millis = d.millis() - lastMillis;
-                if (elements == 1 && millis == 0) {
+                if (d.elements() > 1) {
+                    if (!extendsRun(d.recordCount(), d.millis())) {
+                        throw new IllegalArgumentException(
+                                d + " does not continue the previous tick, so it is no run");
+                    }
+                    writeRun(d.elements(), out);
+                } else if (elements == 1 && millis == 0) {
                     out.write(TICK_NEXT_SAME_MILLIS);
                 } else if (elements == 1) {
                     out.write(TICK_NEXT);
@@ -110,7 +180,7 @@ public final class DeterminantEncoding {
                     VarInts.writeSigned(out, millis);
                 }
                 lastMillis = d.millis();
-                lastTickElement = d.recordCount();
+                lastTickElement = d.lastElement();
             } else if (determinant instanceof Determinant.RandomSeed d) {
                 out.write(RANDOM_SEED);
                 VarInts.writeSigned(out, d.seed());
@@ -168,6 +238,34 @@ public final class DeterminantEncoding {
                 throw new IllegalArgumentException("Unknown determinant " + determinant);
             }
         }
+
+        /**
+         * Whether {@code tick} extends the current run: one tick at the element after the previous
+         * tick's, in the same millisecond. Such a tick is taken ({@link #takeIntoRun}) rather than
+         * written; the log writes the run once it ends ({@link #writeRun}).
+         */
+        public boolean extendsRun(Determinant.Timestamp tick) {
+            return tick.elements() == 1 && extendsRun(tick.recordCount(), tick.millis());
+        }
+
+        private boolean extendsRun(long element, long millis) {
+            return element == lastTickElement + 1 && millis == lastMillis;
+        }
+
+        /** Takes a tick that {@link #extendsRun extends the run} into it, without writing it. */
+        public void takeIntoRun(Determinant.Timestamp tick) {
+            lastTickElement = tick.recordCount();
+        }
+    }
+
+    /** Writes a run of {@code ticks} ticks that extended the previous tick one by one. */
+    static void writeRun(int ticks, ByteArrayOutputStream out) {
+        if (ticks == 1) {
+            out.write(TICK_NEXT_SAME_MILLIS);
+        } else {
+            out.write(TICK_RUN);
+            VarInts.writeUnsigned(out, ticks);
+        }
     }
 
     /** Decodes one epoch's determinants, from the epoch's start. */
@@ -200,6 +298,16 @@ public final class DeterminantEncoding {
                 return tick(lastTick, 1, in.readSigned(), position);
             case TICK_NEXT_SAME_MILLIS:
                 return tick(lastTick, 1, 0, position);
+            case TICK_RUN:
+                {
+                    int ticks = in.readUnsignedInt();
+                    if (ticks < 2) {
+                        throw new CorruptCausalLogException(
+                                "A run of " + ticks + " ticks at byte " + position);
+                    }
+                    Determinant.Timestamp first = tick(lastTick, 1, 0, position);
+                    return new Determinant.Timestamp(first.recordCount(), first.millis(), ticks);
+                }
             case RANDOM_SEED:
                 return new Determinant.RandomSeed(in.readSigned());
             case EXTERNAL_RESULT:
@@ -266,7 +374,7 @@ public final class DeterminantEncoding {
     private static Determinant.Timestamp tick(
             Determinant.Timestamp last, long elements, long millis, int position)
             throws CorruptCausalLogException {
-        long element = last.recordCount() + elements;
+        long element = last.lastElement() + elements;
         if (element < 0) {
             throw new CorruptCausalLogException(
                     "A tick at a negative element (" + element + ") at byte " + position);

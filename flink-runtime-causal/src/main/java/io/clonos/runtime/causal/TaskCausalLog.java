@@ -44,6 +44,10 @@ public final class TaskCausalLog {
     @GuardedBy("this")
     private long totalBytes;
 
+    /** {@link #totalBytes} per kind of determinant ({@link DeterminantEncoding#KINDS}). */
+    @GuardedBy("this")
+    private final long[] bytesByKind = new long[DeterminantEncoding.KINDS.size()];
+
     /** Bytes of the epochs kept (not truncated yet), reserved in {@link #memory}. */
     @GuardedBy("this")
     private long retainedBytes;
@@ -59,8 +63,19 @@ public final class TaskCausalLog {
     /** Encoding buffer, used by the task thread only. */
     private final EncodingBuffer scratch = new EncodingBuffer();
 
+    /** Encoding buffer of the open run, used under the lock by whichever thread writes it. */
+    @GuardedBy("this")
+    private final EncodingBuffer scratchRun = new EncodingBuffer();
+
     /** The current epoch's encoder (task thread only; replaced when an epoch starts). */
     private DeterminantEncoding.Encoder encoder = new DeterminantEncoding.Encoder();
+
+    /**
+     * Ticks of the current epoch's open run, not written yet ({@link #appendTick}); written by the
+     * next append, the next epoch, or the next reader, whichever comes first.
+     */
+    @GuardedBy("this")
+    private int openRun;
 
     public TaskCausalLog(CausalLogId id, long firstEpoch) {
         this(id, firstEpoch, DeterminantMemory.unbounded());
@@ -101,14 +116,14 @@ public final class TaskCausalLog {
         // outside the lock: waiting for memory waits for a truncation, which takes it
         boolean fits = memory.reserve(length);
         synchronized (this) {
+            closeRun();
             if (fits) {
-                epochs.get(currentEpoch).append(scratch.array(), 0, length);
+                write(scratch.array(), length);
             } else {
                 overflowedEpoch = currentEpoch;
                 byte[] marker = DeterminantEncoding.overflowMarker();
                 memory.forceReserve(marker.length);
-                length = marker.length;
-                epochs.get(currentEpoch).append(marker, 0, length);
+                write(marker, marker.length);
                 LOG.warn(
                         "The causal logs of {} hold {} bytes and reached clonos.determinant.memory ({} bytes): the task cannot be "
                                 + "recovered by determinants from epoch {} (a failure rolls the job back globally); checkpoints free the memory.",
@@ -117,14 +132,59 @@ public final class TaskCausalLog {
                         memory.limitBytes(),
                         currentEpoch);
             }
-            totalBytes += length;
-            retainedBytes += length;
         }
+    }
+
+    /**
+     * Records a fresh tick of the task's clock (task thread only). A tick at the element after the
+     * previous tick's, in its millisecond, the common case of a busy task, only extends the open
+     * run: the run is written as one determinant when anything else is appended, when the epoch
+     * ends, or when a reader asks for the log, so it is in the log before any output of its
+     * elements leaves the task (outputs leave with what the log's readers took). Where a run ends
+     * thus depends on when readers came; a recovered task does not re-create it, it logs its
+     * predecessor's runs as they were ({@link #append}).
+     */
+    public void appendTick(Determinant.Timestamp tick) {
+        if (!encoder.extendsRun(tick)) {
+            append(tick);
+            return;
+        }
+        encoder.takeIntoRun(tick);
+        synchronized (this) {
+            openRun++;
+        }
+    }
+
+    /** Writes the open run, if any (a few bytes, reserved without waiting). */
+    @GuardedBy("this")
+    private void closeRun() {
+        if (openRun == 0) {
+            return;
+        }
+        int ticks = openRun;
+        openRun = 0;
+        if (overflowedEpoch == currentEpoch) {
+            return;
+        }
+        scratchRun.reset();
+        DeterminantEncoding.writeRun(ticks, scratchRun);
+        memory.forceReserve(scratchRun.size());
+        write(scratchRun.array(), scratchRun.size());
+    }
+
+    /** Appends one encoded determinant. */
+    @GuardedBy("this")
+    private void write(byte[] bytes, int length) {
+        epochs.get(currentEpoch).append(bytes, 0, length);
+        bytesByKind[DeterminantEncoding.kindOf(bytes[0])] += length;
+        totalBytes += length;
+        retainedBytes += length;
     }
 
     /** The task took checkpoint {@code epoch}: what it does from now on belongs to that epoch. */
     public synchronized void startEpoch(long epoch) {
         if (epoch > currentEpoch) {
+            closeRun();
             currentEpoch = epoch;
             encoder = new DeterminantEncoding.Encoder();
             epochs.putIfAbsent(epoch, new LogSegment());
@@ -158,10 +218,24 @@ public final class TaskCausalLog {
     }
 
     /**
+     * Bytes appended since the task started of one kind of determinant ({@link
+     * DeterminantEncoding#KINDS}), truncated ones included (for metrics).
+     */
+    public synchronized long totalBytes(String kind) {
+        int index = DeterminantEncoding.KINDS.indexOf(kind);
+        if (index < 0) {
+            throw new IllegalArgumentException(
+                    "No determinant kind " + kind + "; the kinds are " + DeterminantEncoding.KINDS);
+        }
+        return bytesByKind[index];
+    }
+
+    /**
      * What one reader has not been given yet, as one delta per epoch with new bytes; advances the
      * reader's position. A reader whose epoch was truncated starts over at the oldest epoch kept.
      */
     public synchronized List<CausalLogDelta> deltasSince(Position position) {
+        closeRun();
         List<CausalLogDelta> deltas = null;
         if (position.epoch < epochs.firstKey()) {
             position.epoch = epochs.firstKey();
@@ -184,6 +258,9 @@ public final class TaskCausalLog {
 
     /** Whether {@link #deltasSince} would return anything for this position. */
     public synchronized boolean hasNewSince(Position position) {
+        if (openRun > 0) {
+            return true;
+        }
         if (position.epoch < epochs.firstKey()) {
             return epochs.values().stream().anyMatch(s -> s.size() > 0);
         }

@@ -99,7 +99,10 @@ public final class ProbeRecords {
         if (!Files.isDirectory(directory)) {
             return rows;
         }
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, kind + "-*.bin")) {
+        // the file's UUID, exactly: a kind whose name starts with this one's is another kind
+        String uuid = "????????-????-????-????-????????????";
+        try (DirectoryStream<Path> files =
+                Files.newDirectoryStream(directory, kind + "-" + uuid + ".bin")) {
             for (Path file : files) {
                 try (InputStream stream = Files.newInputStream(file);
                         DataInputStream in =

@@ -137,6 +137,42 @@ class CausalLogFormatTest {
     }
 
     /**
+     * A run of ticks in one millisecond takes the tag and its length, whatever its length; it
+     * continues the tick before it, or it is no run.
+     */
+    @Test
+    void aRunOfTicksTakesTwoBytes() throws Exception {
+        List<Determinant> ticks =
+                List.of(
+                        new Determinant.Timestamp(3, 1_795_000_000_000L),
+                        new Determinant.Timestamp(4, 1_795_000_000_000L, 100),
+                        new Determinant.Timestamp(104, 1_795_000_000_001L),
+                        new Determinant.Timestamp(105, 1_795_000_000_001L, 2));
+        int first = DeterminantEncoding.encode(ticks.subList(0, 1)).length;
+        assertThat(DeterminantEncoding.encode(ticks)).hasSize(first + 2 + 2 + 2);
+        assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(ticks)))
+                .containsExactlyElementsOf(ticks);
+        assertThat(((Determinant.Timestamp) ticks.get(1)).lastElement()).isEqualTo(103);
+
+        assertThatThrownBy(
+                        () ->
+                                DeterminantEncoding.encode(
+                                        List.of(
+                                                new Determinant.Timestamp(3, 7),
+                                                new Determinant.Timestamp(5, 7, 4))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no run");
+        assertThatThrownBy(() -> new Determinant.Timestamp(3, 7, 0))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(
+                        () ->
+                                DeterminantEncoding.decode(
+                                        new byte[] {DeterminantEncoding.TICK_RUN, 1}))
+                .isInstanceOf(CorruptCausalLogException.class)
+                .hasMessageContaining("run of 1 ticks");
+    }
+
+    /**
      * A record's split takes two bytes when it is a split the epoch named before, one byte when it
      * is the previous record's, and the split's id once per epoch.
      */

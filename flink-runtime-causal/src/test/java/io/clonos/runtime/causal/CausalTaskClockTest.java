@@ -14,6 +14,8 @@ package io.clonos.runtime.causal;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.Random;
+
 import static io.clonos.runtime.causal.ReplayFixtures.LOG;
 import static io.clonos.runtime.causal.ReplayFixtures.logged;
 import static io.clonos.runtime.causal.ReplayFixtures.replaying;
@@ -81,5 +83,93 @@ class CausalTaskClockTest {
                 .isInstanceOf(io.clonos.runtime.causal.LocalRecoveryImpossibleException.class)
                 .hasMessageContaining("element 0")
                 .hasMessageContaining("element 1");
+    }
+
+    /**
+     * A busy task's ticks are logged as runs, cut wherever its consumers happened to read the log.
+     * The recovered task, read at other points, logs the same bytes: its consumers hold copies of
+     * the predecessor's log and take the recovered task's only where they agree.
+     */
+    @Test
+    void aRecoveredTaskLogsItsPredecessorsRunsByteForByte() throws Exception {
+        Random random = new Random(7);
+        TaskCausalLog predecessorLog = new TaskCausalLog(LOG, 5);
+        CausalTask predecessor =
+                new CausalTask(predecessorLog, CausalRecovery.notRecovering("task", LOG), 2, 1, -1);
+        predecessor.processingStarted();
+        TaskCausalLog.Position consumer = new TaskCausalLog.Position();
+        for (int element = 1; element <= 3_000; element++) {
+            predecessor.beforeElement();
+            long now = 1_000 + element / 400;
+            predecessor.timestamp(() -> now);
+            if (random.nextInt(50) == 0) {
+                predecessorLog.deltasSince(consumer);
+            }
+        }
+        byte[] logged = bytes(predecessorLog);
+        assertThat(logged.length).as("a tick costs far less than a byte").isLessThan(300);
+
+        CausalRecovery recovery = ReplayFixtures.replaying(predecessorLog);
+        TaskCausalLog recoveredLog = new TaskCausalLog(LOG, 5);
+        CausalTask recovered = new CausalTask(recoveredLog, recovery, 2, 1, -1);
+        recovered.processingStarted();
+        TaskCausalLog.Position recoveredConsumer = new TaskCausalLog.Position();
+        for (int element = 1; element <= 3_000; element++) {
+            recovered.beforeElement();
+            assertThat(recovered.timestamp(() -> 999_999)).isEqualTo(1_000 + element / 400);
+            if (random.nextInt(7) == 0) {
+                recoveredLog.deltasSince(recoveredConsumer);
+            }
+        }
+        assertThat(recovery.isRunning()).isTrue();
+        assertThat(bytes(recoveredLog)).isEqualTo(logged);
+
+        // running normally, it goes on where its predecessor's log ended
+        recovered.beforeElement();
+        assertThat(recovered.timestamp(() -> 1_007)).isEqualTo(1_007);
+        assertThat(bytes(recoveredLog)).startsWith(logged).hasSizeGreaterThan(logged.length);
+    }
+
+    @Test
+    void aRecoveredTaskThatSkipsAReadingWithinARunDiverges() {
+        CausalRecovery recovery =
+                replaying(new Determinant.Timestamp(1, 100), new Determinant.Timestamp(2, 100, 5));
+        CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5), recovery, 2, 1, -1);
+        task.processingStarted();
+        task.beforeElement();
+        task.timestamp(() -> 999);
+        task.beforeElement();
+        task.timestamp(() -> 999);
+        task.beforeElement();
+        task.beforeElement();
+
+        assertThatThrownBy(() -> task.timestamp(() -> 999))
+                .isInstanceOf(LocalRecoveryImpossibleException.class)
+                .hasMessageContaining("element 4")
+                .hasMessageContaining("element 3");
+    }
+
+    @Test
+    void aCheckpointBeforeTheRunIsUsedUpIsADivergence() {
+        CausalRecovery recovery =
+                replaying(new Determinant.Timestamp(1, 100), new Determinant.Timestamp(2, 100, 3));
+        CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5), recovery, 2, 1, -1);
+        task.processingStarted();
+        for (int element = 1; element <= 3; element++) {
+            task.beforeElement();
+            task.timestamp(() -> 999);
+        }
+
+        assertThatThrownBy(() -> task.epochStarted(6))
+                .isInstanceOf(LocalRecoveryImpossibleException.class)
+                .hasMessageContaining("1 determinants of epoch 5 unused");
+    }
+
+    private static byte[] bytes(TaskCausalLog log) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (CausalLogDelta delta : log.deltasSince(new TaskCausalLog.Position())) {
+            out.writeBytes(delta.bytes());
+        }
+        return out.toByteArray();
     }
 }

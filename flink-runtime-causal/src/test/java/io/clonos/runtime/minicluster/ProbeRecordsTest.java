@@ -29,14 +29,17 @@ class ProbeRecordsTest {
     @TempDir Path dir;
 
     @Test
-    void everyWritersRowsOfAKindAreReadBack() throws Exception {
+    void everyWritersRowsOfAKindAndNoOtherKindsAreReadBack() throws Exception {
         try (ProbeRecords.Writer a = ProbeRecords.create(dir.toString(), "received", 2);
                 ProbeRecords.Writer b = ProbeRecords.create(dir.toString(), "received", 2);
-                ProbeRecords.Writer other = ProbeRecords.create(dir.toString(), "other", 2)) {
+                ProbeRecords.Writer other = ProbeRecords.create(dir.toString(), "other", 2);
+                ProbeRecords.Writer longer =
+                        ProbeRecords.create(dir.toString(), "received-late", 2)) {
             a.write(1, 10);
             b.write(2, 20);
             a.write(3, 30);
             other.write(9, 90);
+            longer.write(8, 80);
         }
         List<long[]> rows = ProbeRecords.read(dir, "received", 2);
         assertThat(rows).extracting(row -> row[0]).containsExactlyInAnyOrder(1L, 2L, 3L);

@@ -13,6 +13,7 @@
 package io.clonos.streaming.tasks;
 
 import io.clonos.runtime.causal.CausalTask;
+import io.clonos.runtime.causal.DeterminantEncoding;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Gauge;
@@ -25,10 +26,17 @@ import org.apache.flink.metrics.MetricGroup;
 @Internal
 final class CausalTaskMetrics {
 
+    /** The group of {@code determinantBytes} per kind of determinant, one gauge per kind. */
+    static final String DETERMINANT_BYTES_BY_KIND = "determinantBytesByKind";
+
     private CausalTaskMetrics() {}
 
     static void register(MetricGroup group, CausalTask causal) {
         group.gauge("determinantBytes", (Gauge<Long>) () -> causal.log().totalBytes());
+        MetricGroup byKind = group.addGroup(DETERMINANT_BYTES_BY_KIND);
+        for (String kind : DeterminantEncoding.KINDS) {
+            byKind.gauge(kind, (Gauge<Long>) () -> causal.log().totalBytes(kind));
+        }
         group.gauge("recoveryState", (Gauge<String>) () -> causal.recovery().state().name());
         group.gauge("determinantMemoryUsed", (Gauge<Long>) () -> causal.log().memory().usedBytes());
         group.gauge(

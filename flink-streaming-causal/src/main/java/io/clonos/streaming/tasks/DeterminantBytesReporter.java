@@ -10,8 +10,9 @@
  * and limitations under the License.
  */
 
-package io.clonos.cli.bench;
+package io.clonos.streaming.tasks;
 
+import io.clonos.runtime.causal.DeterminantEncoding;
 import io.clonos.runtime.minicluster.ProbeRecords;
 
 import org.apache.flink.annotation.Internal;
@@ -28,14 +29,16 @@ import javax.annotation.Nullable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 
 /**
  * Writes the {@code clonos.determinantBytes} metric of every task that ends on an embedded cluster,
  * through Flink's metric reporters: the overhead benchmark's count of the determinant bytes a run
- * logged. A task's figure is read when its metrics are removed, i.e. when it ends. Flink
- * instantiates reporters itself; the configuration names the directory the figures go to, which the
- * benchmark reads once the cluster is closed.
+ * logged, in all and per kind of determinant. A task's figure is read when its metrics are removed,
+ * i.e. when it ends. Flink instantiates reporters itself; the configuration names the directory the
+ * figures go to, which the benchmark reads once the cluster is closed.
  */
 @Internal
 public final class DeterminantBytesReporter implements MetricReporter {
@@ -43,17 +46,35 @@ public final class DeterminantBytesReporter implements MetricReporter {
     private static final String NAME = "clonos-determinant-bytes";
     private static final String DIRECTORY = "directory";
     private static final String KIND = "determinant-bytes";
+    private static final String BY_KIND = "determinant-bytes-by-kind";
 
     @Nullable private ProbeRecords.Writer figures;
 
+    /** Rows of (index in {@link DeterminantEncoding#KINDS}, bytes) per ended task. */
+    @Nullable private ProbeRecords.Writer figuresByKind;
+
     /** Sets an embedded cluster's configuration up to report to this reporter, into {@code dir}. */
-    static void configure(Configuration config, Path dir) {
+    public static void configure(Configuration config, Path dir) {
         config.setString("metrics.reporter." + NAME + ".factory.class", Factory.class.getName());
         config.setString("metrics.reporter." + NAME + "." + DIRECTORY, dir.toString());
     }
 
+    /**
+     * The determinant bytes of every task that ended on a cluster configured with {@code dir}, per
+     * kind of determinant (kinds without bytes left out).
+     */
+    public static Map<String, Long> endedTasksBytesByKind(Path dir) throws IOException {
+        Map<String, Long> bytes = new TreeMap<>();
+        for (long[] row : ProbeRecords.read(dir, BY_KIND, 2)) {
+            if (row[1] > 0) {
+                bytes.merge(DeterminantEncoding.KINDS.get((int) row[0]), row[1], Long::sum);
+            }
+        }
+        return bytes;
+    }
+
     /** The determinant bytes of every task that ended on a cluster configured with {@code dir}. */
-    static long endedTasksBytes(Path dir) throws IOException {
+    public static long endedTasksBytes(Path dir) throws IOException {
         return ProbeRecords.read(dir, KIND, 1).stream().mapToLong(row -> row[0]).sum();
     }
 
@@ -66,6 +87,7 @@ public final class DeterminantBytesReporter implements MetricReporter {
         }
         try {
             figures = ProbeRecords.create(dir, KIND, 1);
+            figuresByKind = ProbeRecords.create(dir, BY_KIND, 2);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -76,10 +98,12 @@ public final class DeterminantBytesReporter implements MetricReporter {
         if (figures != null) {
             try {
                 figures.close();
+                figuresByKind.close();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
             figures = null;
+            figuresByKind = null;
         }
     }
 
@@ -89,17 +113,26 @@ public final class DeterminantBytesReporter implements MetricReporter {
     @Override
     public synchronized void notifyOfRemovedMetric(
             Metric metric, String metricName, MetricGroup group) {
-        if (figures != null
-                && "determinantBytes".equals(metricName)
-                && metric instanceof Gauge
-                && ((Gauge<?>) metric).getValue() instanceof Long) {
-            try {
-                figures.write((Long) ((Gauge<?>) metric).getValue());
-                // one row per ended task: written through, whenever Flink closes the reporter
+        if (figures == null
+                || !(metric instanceof Gauge)
+                || !(((Gauge<?>) metric).getValue() instanceof Long)) {
+            return;
+        }
+        long value = (Long) ((Gauge<?>) metric).getValue();
+        int kind = DeterminantEncoding.KINDS.indexOf(metricName);
+        try {
+            // one row per ended task: written through, whenever Flink closes the reporter
+            if ("determinantBytes".equals(metricName)) {
+                figures.write(value);
                 figures.flush();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+            } else if (kind >= 0
+                    && group.getMetricIdentifier(metricName)
+                            .contains("." + CausalTaskMetrics.DETERMINANT_BYTES_BY_KIND + ".")) {
+                figuresByKind.write(kind, value);
+                figuresByKind.flush();
             }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
