@@ -94,7 +94,7 @@ public class DeterminantLogBenchmark extends PerRecordBenchmark {
      */
     @Benchmark
     public long appendTick() {
-        log.appendTick(
+        log.appendFresh(
                 new Determinant.Timestamp(appended + 1, 1_700_000_000_000L + (records >>> 9)));
         return appended();
     }

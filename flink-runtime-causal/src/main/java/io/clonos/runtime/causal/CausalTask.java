@@ -348,16 +348,25 @@ public final class CausalTask {
     }
 
     /**
-     * One nondeterministic choice: the logged one while replaying, a fresh one otherwise; logged.
+     * One nondeterministic choice: the logged one while replaying, a fresh one otherwise; logged. A
+     * replayed run ({@link Determinant.Run}) is logged whole, as its predecessor logged it, where
+     * its first one is decided; the choice is then the run.
      */
     public <D extends Determinant> D decide(Class<D> kind, Supplier<D> fresh) {
         if (!isProcessing()) {
             return fresh.get();
         }
+        boolean logged = recovery.continuesRun();
         D replayed = recovery.next(kind);
-        D decided = replayed != null ? replayed : fresh.get();
-        log.append(decided);
-        return decided;
+        if (replayed == null) {
+            D decided = fresh.get();
+            log.appendFresh(decided);
+            return decided;
+        }
+        if (!logged) {
+            log.append(replayed);
+        }
+        return replayed;
     }
 
     // ------------------------------------------------------------------------------------------
@@ -387,16 +396,12 @@ public final class CausalTask {
 
     /** The tick at this element: the predecessor's while replaying, else a fresh one. */
     private Determinant.Timestamp tick(LongSupplier clock) {
-        boolean logged = recovery.continuesRun();
-        Determinant.Timestamp tick = recovery.next(Determinant.Timestamp.class);
-        if (tick == null) {
-            tick =
-                    new Determinant.Timestamp(
-                            elementsInEpoch, Math.max(clockMillis, clock.getAsLong()));
-            log.appendTick(tick);
-        } else if (!logged) {
-            log.append(tick);
-        }
+        Determinant.Timestamp tick =
+                decide(
+                        Determinant.Timestamp.class,
+                        () ->
+                                new Determinant.Timestamp(
+                                        elementsInEpoch, Math.max(clockMillis, clock.getAsLong())));
         if (tick.recordCount() != elementsInEpoch) {
             throw new LocalRecoveryImpossibleException(
                     "The recovered task reads the time at element %d where its predecessor read it at element %d (%s)"
@@ -410,7 +415,7 @@ public final class CausalTask {
      */
     public void logged(Determinant determinant) {
         if (isProcessing()) {
-            log.append(determinant);
+            log.appendFresh(determinant);
         }
     }
 

@@ -57,13 +57,26 @@ public sealed interface Determinant
     }
 
     /**
+     * A determinant that can stand for a run of alike ones in a row, each following from the one
+     * before (ticks of the clock in one millisecond, records of one split), so that the log holds
+     * the run as one (see {@link TaskCausalLog#appendFresh}).
+     */
+    interface Run {
+        /** How many the run stands for; 1 for a single one. */
+        int count();
+
+        /** The {@code index}-th of the run, as a single determinant. */
+        Determinant unit(int index);
+    }
+
+    /**
      * A wall-clock reading (processing time, ingestion time, the causal time service): the tick of
      * the task's clock at element {@code recordCount} of the epoch. With {@code elements} above 1
      * it is a run: the clock read the same millisecond at that many consecutive elements, each the
      * next one after the previous tick. A busy task ticks hundreds of times per millisecond, so
-     * runs, not single ticks, are what its log holds (see {@link TaskCausalLog#appendTick}).
+     * runs, not single ticks, are what its log holds.
      */
-    record Timestamp(long recordCount, long millis, int elements) implements Determinant {
+    record Timestamp(long recordCount, long millis, int elements) implements Determinant, Run {
         public Timestamp {
             requireNonNegative(recordCount, "recordCount");
             if (elements < 1) {
@@ -84,6 +97,16 @@ public sealed interface Determinant
         /** The element of the run's last tick. */
         public long lastElement() {
             return recordCount + elements - 1;
+        }
+
+        @Override
+        public int count() {
+            return elements;
+        }
+
+        @Override
+        public Timestamp unit(int index) {
+            return new Timestamp(recordCount + index, millis);
         }
     }
 
@@ -242,7 +265,7 @@ public sealed interface Determinant
      * scheduling and network timing decide; a split's own records, read from its restored position,
      * are the same every time. Logged before the record is emitted, so a consumer that holds the
      * record holds its split too. The encoding names a split by its place in the epoch's table of
-     * splits and a run of records from one split by a byte each.
+     * splits and a run of records from one split by its length.
      *
      * <p>{@code input} is the task's input the source is: 0 in a source task; in a task with
      * sources chained to an operator of several inputs, the source's input of that operator, whose
@@ -250,18 +273,36 @@ public sealed interface Determinant
      * every record of such a source is logged, one of its reader's main output under {@link
      * #MAIN_OUTPUT}.
      */
-    record SourceSplit(int input, String splitId) implements Determinant {
+    record SourceSplit(int input, String splitId, int records) implements Determinant, Run {
         /** The split id of a record a reader emitted through its main output, not a split's. */
         public static final String MAIN_OUTPUT = "";
 
         public SourceSplit {
             requireNonNegative(input, "input");
             java.util.Objects.requireNonNull(splitId, "splitId");
+            if (records < 1) {
+                throw new IllegalArgumentException("records must be positive, was " + records);
+            }
+        }
+
+        /** One record of split {@code splitId} of input {@code input}. */
+        public SourceSplit(int input, String splitId) {
+            this(input, splitId, 1);
         }
 
         /** A record of a source task's only input. */
         public SourceSplit(String splitId) {
             this(0, splitId);
+        }
+
+        @Override
+        public int count() {
+            return records;
+        }
+
+        @Override
+        public SourceSplit unit(int index) {
+            return records == 1 ? this : new SourceSplit(input, splitId);
         }
     }
 

@@ -75,6 +75,9 @@ public final class DeterminantEncoding {
      */
     static final byte TICK_RUN = 18;
 
+    /** A run of records from the previous record's split: the tag and its length (at least 2). */
+    static final byte SOURCE_SPLIT_RUN = 19;
+
     /**
      * The kinds of determinants as metrics and benchmarks name them: every tick and run of the
      * task's clock is {@code clock}, every split record {@code source-split}.
@@ -128,6 +131,7 @@ public final class DeterminantEncoding {
                 return 10;
             case SOURCE_SPLIT:
             case SOURCE_SPLIT_SAME:
+            case SOURCE_SPLIT_RUN:
                 return 11;
             default:
                 throw new IllegalArgumentException("Unknown determinant tag " + tag);
@@ -168,7 +172,7 @@ public final class DeterminantEncoding {
                         throw new IllegalArgumentException(
                                 d + " does not continue the previous tick, so it is no run");
                     }
-                    writeRun(d.elements(), out);
+                    writeRun(false, d.elements(), out);
                 } else if (elements == 1 && millis == 0) {
                     out.write(TICK_NEXT_SAME_MILLIS);
                 } else if (elements == 1) {
@@ -240,31 +244,42 @@ public final class DeterminantEncoding {
         }
 
         /**
-         * Whether {@code tick} extends the current run: one tick at the element after the previous
-         * tick's, in the same millisecond. Such a tick is taken ({@link #takeIntoRun}) rather than
-         * written; the log writes the run once it ends ({@link #writeRun}).
+         * Whether {@code determinant} extends a run of its kind: a single tick at the element after
+         * the previous tick's, in the same millisecond, or a single record of the previous record's
+         * split. Such a determinant is taken ({@link #takeIntoRun}) rather than written; the log
+         * writes the run once it ends ({@link #writeRun}).
          */
-        public boolean extendsRun(Determinant.Timestamp tick) {
-            return tick.elements() == 1 && extendsRun(tick.recordCount(), tick.millis());
+        public boolean extendsRun(Determinant determinant) {
+            if (determinant instanceof Determinant.Timestamp tick) {
+                return tick.elements() == 1 && extendsRun(tick.recordCount(), tick.millis());
+            }
+            return determinant instanceof Determinant.SourceSplit split && splits.isLast(split);
         }
 
         private boolean extendsRun(long element, long millis) {
             return element == lastTickElement + 1 && millis == lastMillis;
         }
 
-        /** Takes a tick that {@link #extendsRun extends the run} into it, without writing it. */
-        public void takeIntoRun(Determinant.Timestamp tick) {
-            lastTickElement = tick.recordCount();
+        /**
+         * Takes a determinant that {@link #extendsRun extends a run} into it, without writing it.
+         */
+        public void takeIntoRun(Determinant determinant) {
+            if (determinant instanceof Determinant.Timestamp tick) {
+                lastTickElement = tick.recordCount();
+            }
         }
     }
 
-    /** Writes a run of {@code ticks} ticks that extended the previous tick one by one. */
-    static void writeRun(int ticks, ByteArrayOutputStream out) {
-        if (ticks == 1) {
-            out.write(TICK_NEXT_SAME_MILLIS);
+    /**
+     * Writes a run of {@code count} ticks ({@code ofSplits} false) or split records that extended
+     * the one before one by one.
+     */
+    static void writeRun(boolean ofSplits, int count, ByteArrayOutputStream out) {
+        if (count == 1) {
+            out.write(ofSplits ? SOURCE_SPLIT_SAME : TICK_NEXT_SAME_MILLIS);
         } else {
-            out.write(TICK_RUN);
-            VarInts.writeUnsigned(out, ticks);
+            out.write(ofSplits ? SOURCE_SPLIT_RUN : TICK_RUN);
+            VarInts.writeUnsigned(out, count);
         }
     }
 
@@ -356,6 +371,16 @@ public final class DeterminantEncoding {
                 return splits.decode(in, position);
             case SOURCE_SPLIT_SAME:
                 return splits.decodeSame(position);
+            case SOURCE_SPLIT_RUN:
+                {
+                    int records = in.readUnsignedInt();
+                    if (records < 2) {
+                        throw new CorruptCausalLogException(
+                                "A run of " + records + " split records at byte " + position);
+                    }
+                    Determinant.SourceSplit split = splits.decodeSame(position);
+                    return new Determinant.SourceSplit(split.input(), split.splitId(), records);
+                }
             default:
                 throw new CorruptCausalLogException(
                         "Unknown determinant tag " + tag + " at byte " + position);
@@ -385,14 +410,29 @@ public final class DeterminantEncoding {
     /**
      * The splits an epoch's records came from, in the order of their first record (with the input
      * they came through): a record names its split by index, and a run of records from one split
-     * takes a byte each.
+     * takes its tag and length.
      */
     private static final class SplitTable {
         private final List<Determinant.SourceSplit> splits = new ArrayList<>();
         private final Map<Determinant.SourceSplit, Integer> indexes = new HashMap<>();
         @Nullable private Determinant.SourceSplit last;
 
-        void encode(Determinant.SourceSplit split, ByteArrayOutputStream out) {
+        /** Whether {@code split} is one record of the previous record's split. */
+        boolean isLast(Determinant.SourceSplit split) {
+            return split.records() == 1 && split.equals(last);
+        }
+
+        void encode(Determinant.SourceSplit run, ByteArrayOutputStream out) {
+            Determinant.SourceSplit split = run.unit(0);
+            if (run.records() > 1) {
+                if (!split.equals(last)) {
+                    throw new IllegalArgumentException(
+                            run
+                                    + " does not continue the previous record's split, so it is no run");
+                }
+                writeRun(true, run.records(), out);
+                return;
+            }
             if (split.equals(last)) {
                 out.write(SOURCE_SPLIT_SAME);
                 return;

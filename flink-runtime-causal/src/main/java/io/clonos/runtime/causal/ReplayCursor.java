@@ -22,10 +22,10 @@ import java.util.TreeMap;
  * The predecessor's determinants a recovering task replays, per epoch, and how far the replay got
  * (task thread only).
  *
- * <p>A logged run of clock ticks ({@link Determinant.Timestamp#elements()} above 1) is handed out
- * whole at its first tick, so that the recovered task logs it as its predecessor did: its consumers
- * hold copies of the predecessor's log and accept the recovered task's only where the bytes agree.
- * The run's later ticks follow one at a time and nothing else comes before the run ends, since its
+ * <p>A logged run ({@link Determinant.Run}: ticks of the clock, records of one split) is handed out
+ * whole as its first, so that the recovered task logs it as its predecessor did: its consumers hold
+ * copies of the predecessor's log and accept the recovered task's only where the bytes agree. The
+ * run's others follow one at a time and nothing else comes before the run ends, since its
  * predecessor logged nothing between them (anything logged would have ended the run).
  */
 final class ReplayCursor {
@@ -34,11 +34,10 @@ final class ReplayCursor {
     private long epoch;
     private int index;
 
-    /** Ticks of the run handed out last that are still to come, the next one's element. */
-    private int runLeft;
+    /** The run handed out last while some of it is still to come, and the next one's index. */
+    @Nullable private Determinant.Run run;
 
-    private long runElement;
-    private long runMillis;
+    private int runNext;
 
     ReplayCursor(TreeMap<Long, List<Determinant>> epochs, long firstEpoch) {
         this.epochs = epochs;
@@ -48,8 +47,8 @@ final class ReplayCursor {
     /** The next determinant, or {@code null} when the current epoch's are used up. */
     @Nullable
     Determinant head() {
-        if (runLeft > 0) {
-            return new Determinant.Timestamp(runElement, runMillis);
+        if (run != null) {
+            return run.unit(runNext);
         }
         List<Determinant> current = epochs.get(epoch);
         return current != null && index < current.size() ? current.get(index) : null;
@@ -57,27 +56,28 @@ final class ReplayCursor {
 
     /** Moves past {@link #head()}. */
     void advance() {
-        if (runLeft > 0) {
-            runLeft--;
-            runElement++;
+        if (run != null) {
+            if (++runNext == run.count()) {
+                run = null;
+            }
             return;
         }
         Determinant taken = epochs.get(epoch).get(index++);
-        if (taken instanceof Determinant.Timestamp run && run.elements() > 1) {
-            runLeft = run.elements() - 1;
-            runElement = run.recordCount() + 1;
-            runMillis = run.millis();
+        if (taken instanceof Determinant.Run started && started.count() > 1) {
+            run = started;
+            runNext = 1;
         }
     }
 
-    /** Whether the next tick belongs to a run handed out (and logged) already. */
+    /** Whether the next determinant belongs to a run handed out (and logged) already. */
     boolean continuesRun() {
-        return runLeft > 0;
+        return run != null;
     }
 
-    /** Determinants of the current epoch not used yet, the ticks left of a run each counted. */
+    /** Determinants of the current epoch not used yet, the rest of a run each counted. */
     int unusedInEpoch() {
         List<Determinant> current = epochs.get(epoch);
+        int runLeft = run == null ? 0 : run.count() - runNext;
         return runLeft + (current == null ? 0 : current.size() - index);
     }
 
@@ -91,7 +91,7 @@ final class ReplayCursor {
         epochs.headMap(next, false).clear();
         epoch = next;
         index = 0;
-        runLeft = 0;
+        run = null;
     }
 
     long epoch() {
@@ -111,7 +111,9 @@ final class ReplayCursor {
         }
         return "determinant "
                 + index
-                + (runLeft > 0 ? " (" + runLeft + " ticks of its run left)" : "")
+                + (run != null
+                        ? " (" + (run.count() - runNext) + " of its run " + run + " left)"
+                        : "")
                 + " of epoch "
                 + epoch
                 + ", after "

@@ -71,11 +71,15 @@ public final class TaskCausalLog {
     private DeterminantEncoding.Encoder encoder = new DeterminantEncoding.Encoder();
 
     /**
-     * Ticks of the current epoch's open run, not written yet ({@link #appendTick}); written by the
-     * next append, the next epoch, or the next reader, whichever comes first.
+     * Determinants of the current epoch's open run, not written yet ({@link #appendFresh}); written
+     * by the next append, the next epoch, or the next reader, whichever comes first.
      */
     @GuardedBy("this")
     private int openRun;
+
+    /** Whether the open run is of split records rather than ticks. */
+    @GuardedBy("this")
+    private boolean openRunOfSplits;
 
     public TaskCausalLog(CausalLogId id, long firstEpoch) {
         this(id, firstEpoch, DeterminantMemory.unbounded());
@@ -136,21 +140,27 @@ public final class TaskCausalLog {
     }
 
     /**
-     * Records a fresh tick of the task's clock (task thread only). A tick at the element after the
-     * previous tick's, in its millisecond, the common case of a busy task, only extends the open
-     * run: the run is written as one determinant when anything else is appended, when the epoch
-     * ends, or when a reader asks for the log, so it is in the log before any output of its
-     * elements leaves the task (outputs leave with what the log's readers took). Where a run ends
-     * thus depends on when readers came; a recovered task does not re-create it, it logs its
-     * predecessor's runs as they were ({@link #append}).
+     * Records a choice the task made now (task thread only), not one it replays. A choice that
+     * follows from the one before, as a busy task's do (a tick at the next element in the same
+     * millisecond, a record of the previous record's split), only extends the open run of its kind:
+     * the run is written as one determinant when anything else is appended, when the epoch ends, or
+     * when a reader asks for the log, so it is in the log before any output of its elements leaves
+     * the task (outputs leave with what the log's readers took). Where a run ends thus depends on
+     * when readers came; a recovered task does not re-create its predecessor's runs, it logs them
+     * as they were ({@link #append}).
      */
-    public void appendTick(Determinant.Timestamp tick) {
-        if (!encoder.extendsRun(tick)) {
-            append(tick);
+    public void appendFresh(Determinant determinant) {
+        if (!encoder.extendsRun(determinant)) {
+            append(determinant);
             return;
         }
-        encoder.takeIntoRun(tick);
+        encoder.takeIntoRun(determinant);
+        boolean ofSplits = determinant instanceof Determinant.SourceSplit;
         synchronized (this) {
+            if (openRun > 0 && openRunOfSplits != ofSplits) {
+                closeRun();
+            }
+            openRunOfSplits = ofSplits;
             openRun++;
         }
     }
@@ -161,13 +171,13 @@ public final class TaskCausalLog {
         if (openRun == 0) {
             return;
         }
-        int ticks = openRun;
+        int count = openRun;
         openRun = 0;
         if (overflowedEpoch == currentEpoch) {
             return;
         }
         scratchRun.reset();
-        DeterminantEncoding.writeRun(ticks, scratchRun);
+        DeterminantEncoding.writeRun(openRunOfSplits, count, scratchRun);
         memory.forceReserve(scratchRun.size());
         write(scratchRun.array(), scratchRun.size());
     }

@@ -187,6 +187,35 @@ class CausalLogFormatTest {
                 .containsExactlyElementsOf(records);
     }
 
+    /** A run of records from the previous record's split takes its tag and length. */
+    @Test
+    void aRunOfSplitRecordsTakesTwoBytes() throws Exception {
+        Determinant.SourceSplit p0 = new Determinant.SourceSplit("orders-0");
+        List<Determinant> records =
+                List.of(
+                        p0,
+                        new Determinant.SourceSplit(0, "orders-0", 300),
+                        new Determinant.SourceSplit("orders-1"),
+                        p0,
+                        new Determinant.SourceSplit(0, "orders-0", 2));
+        int named = 2 + 1 + 1 + "orders-0".length();
+        assertThat(DeterminantEncoding.encode(records)).hasSize(named + 3 + named + 2 + 2);
+        assertThat(DeterminantEncoding.decode(DeterminantEncoding.encode(records)))
+                .containsExactlyElementsOf(records);
+        assertThatThrownBy(
+                        () ->
+                                DeterminantEncoding.encode(
+                                        List.of(p0, new Determinant.SourceSplit(0, "orders-1", 2))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no run");
+        assertThatThrownBy(
+                        () ->
+                                DeterminantEncoding.decode(
+                                        new byte[] {DeterminantEncoding.SOURCE_SPLIT_RUN, 5}))
+                .isInstanceOf(CorruptCausalLogException.class)
+                .hasMessageContaining("named no split");
+    }
+
     /**
      * Two chained sources may name their splits alike: a split is named per input, and a run ends
      * where the input changes.

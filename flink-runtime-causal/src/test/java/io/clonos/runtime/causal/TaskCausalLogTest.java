@@ -97,9 +97,9 @@ class TaskCausalLogTest {
     }
 
     /**
-     * The task thread ticks while a consumer connection reads: every tick reaches the reader
-     * exactly once, in order, whether a read ends a run or another determinant does, and a run
-     * costs a few bytes instead of one per tick.
+     * The task thread ticks and takes records of splits while a consumer connection reads: every
+     * tick and record reaches the reader exactly once, in order, whether a read ends a run or
+     * another determinant does, and a run costs a few bytes instead of one per tick or record.
      */
     @Test
     void ticksReadWhileTheTaskTicksArriveOnceAndInOrder() throws Exception {
@@ -111,8 +111,13 @@ class TaskCausalLogTest {
                 Determinant order = new Determinant.Order(random.nextInt(4), 1 + random.nextInt(9));
                 written.add(order);
             }
-            // the millisecond changes every 500 elements
-            written.add(new Determinant.Timestamp(element, 1_795_000_000_000L + element / 500));
+            if ((element / 5_000) % 2 == 0) {
+                // the millisecond changes every 500 elements
+                written.add(new Determinant.Timestamp(element, 1_795_000_000_000L + element / 500));
+            } else {
+                // records of three splits, a stretch of each in turn
+                written.add(new Determinant.SourceSplit("split-" + (element / 1_000) % 3));
+            }
         }
         TaskCausalLog.Position reader = new TaskCausalLog.Position();
         CausalLog received = new CausalLog();
@@ -135,11 +140,7 @@ class TaskCausalLogTest {
                         });
         network.start();
         for (Determinant determinant : written) {
-            if (determinant instanceof Determinant.Timestamp tick) {
-                log.appendTick(tick);
-            } else {
-                log.append(determinant);
-            }
+            log.appendFresh(determinant);
         }
         done.set(true);
         network.join();
@@ -150,9 +151,9 @@ class TaskCausalLogTest {
 
         List<Determinant> ticks = new ArrayList<>();
         for (Determinant d : received.determinants(ID, 1)) {
-            if (d instanceof Determinant.Timestamp run) {
-                for (int i = 0; i < run.elements(); i++) {
-                    ticks.add(new Determinant.Timestamp(run.recordCount() + i, run.millis()));
+            if (d instanceof Determinant.Run run) {
+                for (int i = 0; i < run.count(); i++) {
+                    ticks.add(run.unit(i));
                 }
             } else {
                 ticks.add(d);
@@ -166,14 +167,14 @@ class TaskCausalLogTest {
     void theOpenRunIsNewToAReaderAndEndsWithItsEpoch() throws Exception {
         TaskCausalLog log = new TaskCausalLog(ID, 1);
         TaskCausalLog.Position reader = new TaskCausalLog.Position();
-        log.appendTick(new Determinant.Timestamp(1, 50));
+        log.appendFresh(new Determinant.Timestamp(1, 50));
         log.deltasSince(reader);
         for (long element = 2; element <= 4; element++) {
-            log.appendTick(new Determinant.Timestamp(element, 50));
+            log.appendFresh(new Determinant.Timestamp(element, 50));
         }
         assertThat(log.hasNewSince(reader)).isTrue();
         log.startEpoch(2);
-        log.appendTick(new Determinant.Timestamp(1, 50));
+        log.appendFresh(new Determinant.Timestamp(1, 50));
 
         CausalLog received = new CausalLog();
         for (CausalLogDelta delta : log.deltasSince(new TaskCausalLog.Position())) {
