@@ -71,6 +71,17 @@ public class CausalTaskBenchmark extends PerRecordBenchmark {
         return next() + now;
     }
 
+    /**
+     * An element of a busy processing-time window: it reads the clock in the millisecond of the
+     * element before but every 512th, so its tick extends the log's open run.
+     */
+    @Benchmark
+    public long elementReadingTheClockInABusyMillisecond() {
+        task.beforeElement();
+        long now = task.timestamp(() -> 1_700_000_000_000L + (elements >>> 9));
+        return next() + now;
+    }
+
     /** A processing-time timer fires. */
     @Benchmark
     public long timerFiring() {

@@ -110,4 +110,16 @@ class BenchmarkStatesTest {
         assertThat(total).isGreaterThan(EPOCHS * DeterminantLogBenchmark.EPOCH_LENGTH);
         assertThat(benchmark.task.log().retainedBytes()).isLessThan(total / 2);
     }
+
+    @Test
+    void aBusyWindowsTicksExtendRunsAndCostFarLessThanAByte() {
+        CausalTaskBenchmark benchmark = new CausalTaskBenchmark();
+        benchmark.setUp();
+        int elements = DeterminantLogBenchmark.EPOCH_LENGTH / 2;
+        for (int i = 0; i < elements; i++) {
+            benchmark.elementReadingTheClockInABusyMillisecond();
+        }
+        benchmark.task.log().deltasSince(new TaskCausalLog.Position());
+        assertThat(benchmark.task.log().totalBytes()).isPositive().isLessThan(elements / 20);
+    }
 }

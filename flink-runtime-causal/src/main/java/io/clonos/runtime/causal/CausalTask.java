@@ -358,15 +358,13 @@ public final class CausalTask {
         }
         boolean logged = recovery.continuesRun();
         D replayed = recovery.next(kind);
+        D decided = replayed != null ? replayed : fresh.get();
         if (replayed == null) {
-            D decided = fresh.get();
             log.appendFresh(decided);
-            return decided;
-        }
-        if (!logged) {
+        } else if (!logged) {
             log.append(replayed);
         }
-        return replayed;
+        return decided;
     }
 
     // ------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import java.util.Random;
 
 import static io.clonos.runtime.causal.ReplayFixtures.LOG;
+import static io.clonos.runtime.causal.ReplayFixtures.bytes;
 import static io.clonos.runtime.causal.ReplayFixtures.logged;
 import static io.clonos.runtime.causal.ReplayFixtures.replaying;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -163,13 +164,5 @@ class CausalTaskClockTest {
         assertThatThrownBy(() -> task.epochStarted(6))
                 .isInstanceOf(LocalRecoveryImpossibleException.class)
                 .hasMessageContaining("1 determinants of epoch 5 unused");
-    }
-
-    private static byte[] bytes(TaskCausalLog log) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        for (CausalLogDelta delta : log.deltasSince(new TaskCausalLog.Position())) {
-            out.writeBytes(delta.bytes());
-        }
-        return out.toByteArray();
     }
 }

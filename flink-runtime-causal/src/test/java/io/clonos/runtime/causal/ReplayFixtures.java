@@ -43,6 +43,15 @@ public final class ReplayFixtures {
         return determinants;
     }
 
+    /** Every byte of {@code log}, its epochs one after the other. */
+    static byte[] bytes(TaskCausalLog log) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (CausalLogDelta delta : log.deltasSince(new TaskCausalLog.Position())) {
+            out.writeBytes(delta.bytes());
+        }
+        return out.toByteArray();
+    }
+
     /** A task restored from epoch 5 whose one consumer handed back {@code predecessor}'s log. */
     public static CausalRecovery replaying(TaskCausalLog predecessor) {
         List<SharedDelta> deltas = new ArrayList<>();

@@ -14,12 +14,12 @@ package io.clonos.runtime.causal;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
 import static io.clonos.runtime.causal.ReplayFixtures.LOG;
+import static io.clonos.runtime.causal.ReplayFixtures.bytes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -83,13 +83,5 @@ class ReplayedSplitRunsTest {
         assertThatThrownBy(() -> task.decide(Determinant.Timestamp.class, () -> null))
                 .isInstanceOf(LocalRecoveryImpossibleException.class)
                 .hasMessageContaining("where its predecessor logged SourceSplit");
-    }
-
-    private static byte[] bytes(TaskCausalLog log) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (CausalLogDelta delta : log.deltasSince(new TaskCausalLog.Position())) {
-            out.writeBytes(delta.bytes());
-        }
-        return out.toByteArray();
     }
 }
