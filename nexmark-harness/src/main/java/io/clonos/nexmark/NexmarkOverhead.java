@@ -225,8 +225,9 @@ public final class NexmarkOverhead {
 
     /**
      * Runs {@code query} once on {@code system}. Each system runs on an embedded cluster of its own
-     * of the same shape, reached over REST: vanilla Flink's for Beam's FlinkRunner, Clonos's (the
-     * one ClonosRunner starts) for the others.
+     * of the same shape, reached over REST: vanilla Flink's for Beam's FlinkRunner, Clonos's for
+     * ClonosRunner (started here rather than by the runner, so that its metrics reach the reporter
+     * that counts the run's determinant bytes).
      */
     private Run runOnce(int query, String system) throws Exception {
         boolean onClonos = !system.equals("flink");

@@ -315,11 +315,7 @@ public final class DeterminantEncoding {
                 return tick(lastTick, 1, 0, position);
             case TICK_RUN:
                 {
-                    int ticks = in.readUnsignedInt();
-                    if (ticks < 2) {
-                        throw new CorruptCausalLogException(
-                                "A run of " + ticks + " ticks at byte " + position);
-                    }
+                    int ticks = runLength(in, "ticks", position);
                     Determinant.Timestamp first = tick(lastTick, 1, 0, position);
                     return new Determinant.Timestamp(first.recordCount(), first.millis(), ticks);
                 }
@@ -373,11 +369,7 @@ public final class DeterminantEncoding {
                 return splits.decodeSame(position);
             case SOURCE_SPLIT_RUN:
                 {
-                    int records = in.readUnsignedInt();
-                    if (records < 2) {
-                        throw new CorruptCausalLogException(
-                                "A run of " + records + " split records at byte " + position);
-                    }
+                    int records = runLength(in, "split records", position);
                     Determinant.SourceSplit split = splits.decodeSame(position);
                     return new Determinant.SourceSplit(split.input(), split.splitId(), records);
                 }
@@ -385,6 +377,17 @@ public final class DeterminantEncoding {
                 throw new CorruptCausalLogException(
                         "Unknown determinant tag " + tag + " at byte " + position);
         }
+    }
+
+    /** The length of a run (at least 2; one is written as a single determinant). */
+    private static int runLength(VarInts.Reader in, String of, int position)
+            throws CorruptCausalLogException {
+        int length = in.readUnsignedInt();
+        if (length < 2) {
+            throw new CorruptCausalLogException(
+                    "A run of " + length + " " + of + " at byte " + position);
+        }
+        return length;
     }
 
     private static boolean readFlag(VarInts.Reader in, int position)
