@@ -197,7 +197,7 @@ class ChaosITCase {
         ChaosVerdict verdict =
                 ChaosVerdict.judge(
                         plan,
-                        attempts(finished),
+                        Attempts.numbers(finished),
                         lost,
                         rest.exceptions(job.toHexString()),
                         CommittedLinesSink.committedLines(output),
@@ -244,7 +244,7 @@ class ChaosITCase {
                                 .getResourceIdString();
                 byResource
                         .computeIfAbsent(resource, r -> new TreeSet<>())
-                        .add(SliceRecoveryITCase.subtaskName(vertex));
+                        .add(Attempts.subtaskName(vertex));
             }
         }
         Map<Integer, Set<String>> byIndex = new TreeMap<>();
@@ -252,15 +252,5 @@ class ChaosITCase {
             byIndex.put(taskManagers.get(entry.getKey()), entry.getValue());
         }
         return byIndex;
-    }
-
-    private static Map<String, Integer> attempts(AccessExecutionGraph graph) {
-        Map<String, Integer> attempts = new TreeMap<>();
-        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            attempts.put(
-                    SliceRecoveryITCase.subtaskName(vertex),
-                    vertex.getCurrentExecutionAttempt().getAttemptNumber());
-        }
-        return attempts;
     }
 }

@@ -58,7 +58,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -184,7 +183,7 @@ class CoverageITCase {
                 .as("%s finished", shape.name())
                 .isTrue();
         AccessExecutionGraph finished = cluster.getArchivedExecutionGraph(job).get();
-        Set<String> restarted = restartedSubtasks(finished);
+        Set<String> restarted = Attempts.restarted(finished);
         assertThat(restarted).as("%s: the failed subtask restarted", shape.name()).isNotEmpty();
         boolean local = whyNotReplayable.isEmpty() && restarted.equals(Set.of(vertex + "[0]"));
         int subtasks = 0;
@@ -235,22 +234,6 @@ class CoverageITCase {
             }
         }
         return Optional.empty();
-    }
-
-    /** The subtasks that restarted, as "vertex name[subtask index]". */
-    private static Set<String> restartedSubtasks(AccessExecutionGraph graph) {
-        Set<String> restarted = new HashSet<>();
-        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            if (vertex.getCurrentExecutionAttempt().getAttemptNumber() > 0) {
-                String name = vertex.getTaskNameWithSubtaskIndex();
-                restarted.add(
-                        name.substring(0, name.lastIndexOf(" ("))
-                                + "["
-                                + vertex.getParallelSubtaskIndex()
-                                + "]");
-            }
-        }
-        return restarted;
     }
 
     // ------------------------------------------------------------------------------------------

@@ -77,7 +77,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -186,7 +185,9 @@ class ExactlyOnceITCase {
         AccessExecutionGraph graph = run();
 
         assertThat(FAILED).as("the injected failure happened").isTrue();
-        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of(FIRST_STAGE + "[0]"));
+        assertThat(Attempts.restarted(graph))
+                .as(() -> Attempts.why(graph))
+                .isEqualTo(Set.of(FIRST_STAGE + "[0]"));
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
@@ -198,7 +199,9 @@ class ExactlyOnceITCase {
         AccessExecutionGraph graph = run();
 
         assertThat(FAILED).as("the injected failure happened").isTrue();
-        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("Source: left -> left-tag[0]"));
+        assertThat(Attempts.restarted(graph))
+                .as(() -> Attempts.why(graph))
+                .isEqualTo(Set.of("Source: left -> left-tag[0]"));
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
@@ -259,8 +262,8 @@ class ExactlyOnceITCase {
         assertThat(FAILED_TOO).hasSize(PARALLELISM);
         // the sink may restart too: when it finds a derailed producer's output diverging it fails
         // that producer, and may lose the race with the release of its partition
-        assertThat(restartedSubtasks(graph))
-                .as("no global rollback")
+        assertThat(Attempts.restarted(graph))
+                .as(() -> "no global rollback" + "; " + Attempts.why(graph))
                 .contains("chain -> rekey[0]", "chain2[0]", "chain2[1]")
                 .isSubsetOf("chain -> rekey[0]", "chain2[0]", "chain2[1]", "Sink: sink[0]");
         assertThat(HashChains.lostInputs(committedLinks(), new String[] {"left", "right"}, NUMBERS))
@@ -300,7 +303,7 @@ class ExactlyOnceITCase {
         released.countDown();
 
         assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
-        Set<String> restarted = restartedSubtasks(cluster.getArchivedExecutionGraph(job).get());
+        Set<String> restarted = Attempts.restarted(cluster.getArchivedExecutionGraph(job).get());
         assertThat(restarted).contains("chain[0]");
         assertThat(restarted)
                 .as("the consumer that had ended its input restarted")
@@ -364,8 +367,8 @@ class ExactlyOnceITCase {
 
         assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
         AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
-        assertThat(restartedSubtasks(graph))
-                .as("the job rolled back")
+        assertThat(Attempts.restarted(graph))
+                .as(() -> "the job rolled back" + "; " + Attempts.why(graph))
                 .contains("Source: left -> left-tag[0]", "Source: left -> left-tag[1]");
         assertThat(graph.getFailureInfo()).isNotNull();
         assertThat(graph.getFailureInfo().getExceptionAsString())
@@ -442,7 +445,7 @@ class ExactlyOnceITCase {
         assertThat(FAILED_TOO)
                 .as("the consecutive injected failures happened")
                 .hasSize(everySubtaskFailsToo ? PARALLELISM : 1);
-        assertThat(restartedSubtasks(graph)).isEqualTo(restarted);
+        assertThat(Attempts.restarted(graph)).as(() -> Attempts.why(graph)).isEqualTo(restarted);
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
@@ -513,7 +516,7 @@ class ExactlyOnceITCase {
         JobID job = cluster.submitJob(jobGraph).get().getJobID();
         awaitCommittedLinks(numbers / 2);
         Thread.sleep(after.toMillis());
-        Map<String, String> locations = subtaskLocations(cluster.getExecutionGraph(job).get());
+        Map<String, String> locations = Attempts.locations(cluster.getExecutionGraph(job).get());
         String lost = locations.get(stage + "[0]");
         cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();
 
@@ -525,7 +528,7 @@ class ExactlyOnceITCase {
                         onLost.add(subtask);
                     }
                 });
-        Set<String> restarted = restartedSubtasks(cluster.getArchivedExecutionGraph(job).get());
+        Set<String> restarted = Attempts.restarted(cluster.getArchivedExecutionGraph(job).get());
         assertThat(onLost).contains(stage + "[0]");
         assertThat(restarted).as("only the lost TaskManager's tasks restart").isEqualTo(onLost);
         assertThat(violations(sources, numbers))
@@ -581,10 +584,10 @@ class ExactlyOnceITCase {
 
         assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
         AccessExecutionGraph finished = cluster.getArchivedExecutionGraph(job).get();
-        assertThat(subtaskLocations(finished).get(subtask))
+        assertThat(Attempts.locations(finished).get(subtask))
                 .as("the replacement runs where its standby held its state")
                 .isEqualTo(standby);
-        assertThat(attemptNumbers(finished).get(subtask))
+        assertThat(Attempts.numbers(finished).get(subtask))
                 .as("the replacement restored from the standby's copies at the first try")
                 .isEqualTo(1);
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
@@ -596,11 +599,7 @@ class ExactlyOnceITCase {
      */
     private Map<String, String> awaitStandbysOffTheirPrimaries(JobID job) throws Exception {
         return StandbyPlacement.awaitSpread(
-                cluster,
-                job,
-                ExactlyOnceITCase::subtaskName,
-                graph -> true,
-                Duration.ofSeconds(60));
+                cluster, job, Attempts::subtaskName, graph -> true, Duration.ofSeconds(60));
     }
 
     private static void awaitCommittedLinks(long links) throws Exception {
@@ -611,34 +610,6 @@ class ExactlyOnceITCase {
         assertThat(committedLinks().size())
                 .as("links committed before the TaskManager is lost")
                 .isGreaterThanOrEqualTo((int) links);
-    }
-
-    /**
-     * Each subtask's current attempt: its name as {@link #restartedSubtasks} spells it -> attempt
-     * number.
-     */
-    private static Map<String, Integer> attemptNumbers(AccessExecutionGraph graph) {
-        Map<String, Integer> attempts = new HashMap<>();
-        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            attempts.put(
-                    subtaskName(vertex), vertex.getCurrentExecutionAttempt().getAttemptNumber());
-        }
-        return attempts;
-    }
-
-    /**
-     * Where each subtask runs: its name as {@link #restartedSubtasks} spells it -> TaskManager id.
-     */
-    private static Map<String, String> subtaskLocations(AccessExecutionGraph graph) {
-        Map<String, String> locations = new HashMap<>();
-        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            locations.put(
-                    subtaskName(vertex),
-                    vertex.getCurrentAssignedResourceLocation()
-                            .getResourceID()
-                            .getResourceIdString());
-        }
-        return locations;
     }
 
     /**
@@ -656,7 +627,9 @@ class ExactlyOnceITCase {
         AccessExecutionGraph graph = run();
 
         assertThat(FAILED).isTrue();
-        assertThat(restartedSubtasks(graph)).contains(FIRST_STAGE + "[0]");
+        assertThat(Attempts.restarted(graph))
+                .as(() -> Attempts.why(graph))
+                .contains(FIRST_STAGE + "[0]");
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
@@ -674,7 +647,9 @@ class ExactlyOnceITCase {
         AccessExecutionGraph graph = run(env.getStreamGraph().getJobGraph());
 
         assertThat(FAILED).isTrue();
-        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("co-chain[0]"));
+        assertThat(Attempts.restarted(graph))
+                .as(() -> Attempts.why(graph))
+                .isEqualTo(Set.of("co-chain[0]"));
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
@@ -691,7 +666,9 @@ class ExactlyOnceITCase {
         AccessExecutionGraph graph = run(multipleInputJob());
 
         assertThat(FAILED).isTrue();
-        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("multi-chain[0]"));
+        assertThat(Attempts.restarted(graph))
+                .as(() -> Attempts.why(graph))
+                .isEqualTo(Set.of("multi-chain[0]"));
         assertThat(violations(THREE_SOURCES, NUMBERS))
                 .as("broken, lossy or repeated hash chains")
                 .isEmpty();
@@ -739,7 +716,9 @@ class ExactlyOnceITCase {
         AccessExecutionGraph graph = run(chainedSourcesJob());
 
         assertThat(FAILED).isTrue();
-        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of(CHAINED_SOURCES_TASK + "[0]"));
+        assertThat(Attempts.restarted(graph))
+                .as(() -> Attempts.why(graph))
+                .isEqualTo(Set.of(CHAINED_SOURCES_TASK + "[0]"));
         assertThat(violations(THREE_SOURCES, NUMBERS))
                 .as("broken, lossy or repeated hash chains")
                 .isEmpty();
@@ -824,7 +803,7 @@ class ExactlyOnceITCase {
         while (completedCheckpoints(job) < completed + 2) {
             Thread.sleep(20);
         }
-        Map<String, String> locations = subtaskLocations(cluster.getExecutionGraph(job).get());
+        Map<String, String> locations = Attempts.locations(cluster.getExecutionGraph(job).get());
         String lost = locations.get("co-chain[0]");
         assertThat(List.of(locations.get(left + "[0]"), locations.get(left + "[1]")))
                 .as("a finished left subtask shares the TaskManager of co-chain[0]")
@@ -840,8 +819,12 @@ class ExactlyOnceITCase {
                     }
                 });
         AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
-        assertThat(restartedSubtasks(graph))
-                .as("the lost TaskManager's tasks and the finished producers restart")
+        assertThat(Attempts.restarted(graph))
+                .as(
+                        () ->
+                                "the lost TaskManager's tasks and the finished producers restart"
+                                        + "; "
+                                        + Attempts.why(graph))
                 .isEqualTo(expected);
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
@@ -983,7 +966,9 @@ class ExactlyOnceITCase {
         AccessExecutionGraph graph = run(hashChainsToSink(looked, "chain2"));
 
         assertThat(FAILED).as("the injected failure happened").isTrue();
-        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("chain -> rekey -> lookup[0]"));
+        assertThat(Attempts.restarted(graph))
+                .as(() -> Attempts.why(graph))
+                .isEqualTo(Set.of("chain -> rekey -> lookup[0]"));
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
@@ -1065,7 +1050,9 @@ class ExactlyOnceITCase {
         AccessExecutionGraph graph = run();
 
         assertThat(FAILED).isTrue();
-        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of(FIRST_STAGE + "[0]"));
+        assertThat(Attempts.restarted(graph))
+                .as(() -> Attempts.why(graph))
+                .isEqualTo(Set.of(FIRST_STAGE + "[0]"));
         assertThat(violations()).as("what the validator finds").isNotEmpty();
     }
 
@@ -1118,7 +1105,9 @@ class ExactlyOnceITCase {
         AccessExecutionGraph graph = run(hashChainsToSink(left, "chain"));
 
         assertThat(FAILED).as("the injected failure happened").isTrue();
-        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("Source: left -> left-tag[0]"));
+        assertThat(Attempts.restarted(graph))
+                .as(() -> Attempts.why(graph))
+                .isEqualTo(Set.of("Source: left -> left-tag[0]"));
         assertThat(violations(new String[] {"left"}, 3_000))
                 .as("broken, lossy or repeated hash chains")
                 .isEmpty();
@@ -1185,7 +1174,9 @@ class ExactlyOnceITCase {
         AccessExecutionGraph graph = run(jobGraph(true, true));
 
         assertThat(FAILED).as("the injected failure happened").isTrue();
-        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("chain[0]"));
+        assertThat(Attempts.restarted(graph))
+                .as(() -> Attempts.why(graph))
+                .isEqualTo(Set.of("chain[0]"));
         assertThat(violations()).as("broken, lossy or repeated hash chains").isEmpty();
     }
 
@@ -1203,7 +1194,9 @@ class ExactlyOnceITCase {
         AccessExecutionGraph graph = run(legacySourceJob());
 
         assertThat(FAILED).as("the injected failure happened").isTrue();
-        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("Source: legacy -> legacy-tag[0]"));
+        assertThat(Attempts.restarted(graph))
+                .as(() -> Attempts.why(graph))
+                .isEqualTo(Set.of("Source: legacy -> legacy-tag[0]"));
         assertThat(violations(new String[] {"legacy"}, NUMBERS))
                 .as("broken, lossy or repeated hash chains")
                 .isEmpty();
@@ -1444,26 +1437,5 @@ class ExactlyOnceITCase {
         return Files.isDirectory(directory)
                 ? CommittedLinesSink.committedLines(directory)
                 : List.of();
-    }
-
-    /** Subtasks (operator name[index]) whose current attempt is not the first. */
-    private static Set<String> restartedSubtasks(AccessExecutionGraph graph) {
-        Set<String> restarted = new HashSet<>();
-        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            if (vertex.getCurrentExecutionAttempt().getAttemptNumber() > 0) {
-                restarted.add(subtaskName(vertex));
-            }
-        }
-        return restarted;
-    }
-
-    /** "chain (1/2)" -> "chain[0]". */
-    private static String subtaskName(AccessExecutionVertex vertex) {
-        String name = vertex.getTaskNameWithSubtaskIndex();
-        String operator = name.substring(0, name.lastIndexOf(" ("));
-        int index =
-                Integer.parseInt(name.substring(name.lastIndexOf(" (") + 2, name.lastIndexOf('/')))
-                        - 1;
-        return operator + "[" + index + "]";
     }
 }

@@ -27,7 +27,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpointStats;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
-import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
@@ -154,7 +153,9 @@ class LocalFailoverITCase {
         JobID job = cluster.submitJob(twoInputJobGraph()).get().getJobID();
         assertThat(cluster.requestJobResult(job).get(90, TimeUnit.SECONDS).isSuccess()).isTrue();
         AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
-        assertThat(restartedSubtasks(graph)).isEqualTo(Set.of("running-sum[1]"));
+        assertThat(restartedSubtasks(graph))
+                .as(() -> Attempts.why(graph))
+                .isEqualTo(Set.of("running-sum[1]"));
         assertNoNumberLost();
         assertCheckpointCompletedAfter(graph, FailureSwitch.failedAt());
     }
@@ -379,7 +380,9 @@ class LocalFailoverITCase {
         JobID job = cluster.submitJob(jobGraph()).get().getJobID();
         assertThat(cluster.requestJobResult(job).get(90, TimeUnit.SECONDS).isSuccess()).isTrue();
         AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
-        assertThat(restartedSubtasks(graph)).isEqualTo(expectedRestarts);
+        assertThat(restartedSubtasks(graph))
+                .as(() -> Attempts.why(graph))
+                .isEqualTo(expectedRestarts);
         assertNoNumberLost();
         assertCheckpointCompletedAfter(graph, FailureSwitch.failedAt());
     }
@@ -408,7 +411,7 @@ class LocalFailoverITCase {
                 });
         AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
         assertThat(onKilled).isNotEmpty();
-        assertThat(restartedSubtasks(graph)).isEqualTo(onKilled);
+        assertThat(restartedSubtasks(graph)).as(() -> Attempts.why(graph)).isEqualTo(onKilled);
         assertNoNumberLost();
         assertCheckpointCompletedAfter(graph, killedAt);
     }
@@ -600,39 +603,25 @@ class LocalFailoverITCase {
                 .isGreaterThan(timestamp);
     }
 
-    /** Subtasks (operator name[index]) whose current attempt is not the first. */
+    /** {@link Attempts#restarted}, each name as {@link #shortName} spells it. */
     private static Set<String> restartedSubtasks(AccessExecutionGraph graph) {
         Set<String> restarted = new HashSet<>();
-        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            if (vertex.getCurrentExecutionAttempt().getAttemptNumber() > 0) {
-                restarted.add(shortName(vertex.getTaskNameWithSubtaskIndex()));
-            }
-        }
+        Attempts.restarted(graph).forEach(subtask -> restarted.add(shortName(subtask)));
         return restarted;
     }
 
+    /** {@link Attempts#locations}, each name as {@link #shortName} spells it. */
     private static Map<String, String> subtaskLocations(AccessExecutionGraph graph) {
         Map<String, String> locations = new HashMap<>();
-        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            locations.put(
-                    shortName(vertex.getTaskNameWithSubtaskIndex()),
-                    vertex.getCurrentAssignedResourceLocation()
-                            .getResourceID()
-                            .getResourceIdString());
-        }
+        Attempts.locations(graph).forEach((subtask, at) -> locations.put(shortName(subtask), at));
         return locations;
     }
 
-    /**
-     * "Source: source -> tag (1/2)#0" -> "source[0]"; "running-sum (1/2)#0" -> "running-sum[0]".
-     */
-    private static String shortName(String taskNameWithSubtask) {
-        String name = taskNameWithSubtask.replace("Source: ", "").replace("Sink: ", "");
+    /** "Source: source -> tag[0]" -> "source[0]"; "running-sum[0]" stays. */
+    private static String shortName(String subtask) {
+        String name = subtask.replace("Source: ", "").replace("Sink: ", "");
         int arrow = name.indexOf(" -> ");
-        int paren = name.lastIndexOf(" (");
-        String operator = arrow >= 0 ? name.substring(0, arrow) : name.substring(0, paren);
-        int index = Integer.parseInt(name.substring(paren + 2, name.indexOf('/', paren))) - 1;
-        return operator + "[" + index + "]";
+        return arrow >= 0 ? name.substring(0, arrow) + name.substring(name.lastIndexOf('[')) : name;
     }
 
     /** The index (start order) of the TaskManager that hosts subtask 0 of the source. */

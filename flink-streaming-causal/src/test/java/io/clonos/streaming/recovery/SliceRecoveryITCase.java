@@ -22,7 +22,6 @@ import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
-import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import org.junit.jupiter.api.AfterEach;
@@ -32,7 +31,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -82,7 +80,7 @@ class SliceRecoveryITCase {
         JobID job = cluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
 
         awaitCommittedLinks(output, COUNT / 3);
-        Map<String, String> locations = subtaskLocations(cluster.getExecutionGraph(job).get());
+        Map<String, String> locations = Attempts.locations(cluster.getExecutionGraph(job).get());
         String source =
                 locations.keySet().stream()
                         .filter(s -> s.startsWith("Source: source") && s.endsWith("[0]"))
@@ -109,7 +107,10 @@ class SliceRecoveryITCase {
         long took = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - killed);
         AccessExecutionGraph finished = cluster.getArchivedExecutionGraph(job).get();
         assertThat(restartedSubtasks(finished))
-                .as("only the lost TaskManager's subtasks restart, once")
+                .as(
+                        () ->
+                                "only the lost TaskManager's subtasks restart, once; "
+                                        + Attempts.why(finished))
                 .isEqualTo(onLost);
         assertThat(
                         HashChains.violations(
@@ -147,35 +148,13 @@ class SliceRecoveryITCase {
      */
     static Set<String> restartedSubtasks(AccessExecutionGraph graph) {
         Set<String> restarted = new TreeSet<>();
-        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            int attempt = vertex.getCurrentExecutionAttempt().getAttemptNumber();
-            if (attempt > 0) {
-                restarted.add(
-                        attempt == 1 ? subtaskName(vertex) : subtaskName(vertex) + "#" + attempt);
-            }
-        }
+        Attempts.numbers(graph)
+                .forEach(
+                        (subtask, attempt) -> {
+                            if (attempt > 0) {
+                                restarted.add(attempt == 1 ? subtask : subtask + "#" + attempt);
+                            }
+                        });
         return restarted;
-    }
-
-    static Map<String, String> subtaskLocations(AccessExecutionGraph graph) {
-        Map<String, String> locations = new HashMap<>();
-        for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-            locations.put(
-                    subtaskName(vertex),
-                    vertex.getCurrentAssignedResourceLocation()
-                            .getResourceID()
-                            .getResourceIdString());
-        }
-        return locations;
-    }
-
-    /** "chain -> sink (1/2)" -> "chain -> sink[0]". */
-    static String subtaskName(AccessExecutionVertex vertex) {
-        String name = vertex.getTaskNameWithSubtaskIndex();
-        String operator = name.substring(0, name.lastIndexOf(" ("));
-        int index =
-                Integer.parseInt(name.substring(name.lastIndexOf(" (") + 2, name.lastIndexOf('/')))
-                        - 1;
-        return operator + "[" + index + "]";
     }
 }
