@@ -432,11 +432,17 @@ class StandaloneClusterIT {
      * slot-shared with it, a reader) is killed with SIGKILL while the numbers are published: only
      * its tasks restart, and every number took effect once. The job reads until cancelled; it is
      * cancelled once every number's link was committed, and the attempts are read after that.
+     *
+     * <p>Partition discovery every 10 s, not every second: Kafka's connector (3.4.0) fails the job
+     * with a ConcurrentModificationException when its first discovery takes longer than the
+     * interval, because a second discovery then initializes the same partitions again while the
+     * first one's are assigned (docs/operations.md). On this loaded machine the first discovery
+     * once took 1.08 s, and the job rolled back globally before any TaskManager was killed.
      */
     @Test
     @Order(7)
     void killedTaskManagerUnderAMultiPartitionKafkaSourceIsRecoveredExactlyOnce() throws Exception {
-        kafkaJobLosesATaskManager(8, 8);
+        kafkaJobLosesATaskManager(8, 8, 10_000);
     }
 
     /**
@@ -451,7 +457,9 @@ class StandaloneClusterIT {
     @Tag("slow")
     void killedTaskManagerUnderAKafkaSourceWithPartitionsAddedIsRecoveredExactlyOnce()
             throws Exception {
-        kafkaJobLosesATaskManager(6, 8);
+        // discovery every second, to find the added partitions before the failure: exposed to the
+        // connector's race above when the first discovery takes longer than that
+        kafkaJobLosesATaskManager(6, 8, 1_000);
     }
 
     /**
@@ -564,7 +572,8 @@ class StandaloneClusterIT {
      * finalPartitions} a third into the input, and kills its first keyed subtask's TaskManager
      * halfway.
      */
-    private void kafkaJobLosesATaskManager(int partitions, int finalPartitions) throws Exception {
+    private void kafkaJobLosesATaskManager(
+            int partitions, int finalPartitions, long discoveryIntervalMs) throws Exception {
         ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
         replaceKilledTaskManagers(rest, 4);
         long count = 12_000;
@@ -596,6 +605,8 @@ class StandaloneClusterIT {
                             "8",
                             "--checkpoint-interval",
                             "300",
+                            "--discovery-interval-ms",
+                            String.valueOf(discoveryIntervalMs),
                             "--output",
                             output.toString());
             String job = jobIdOf(submitted);
