@@ -60,8 +60,7 @@ public final class CausalTask {
     private long clockMillis;
 
     private boolean ticked;
-    private final java.util.List<AsyncCompletionReplayer> asyncOperators =
-            new java.util.ArrayList<>();
+    private final AsyncResults asyncResults;
     private volatile java.util.function.BooleanSupplier regeneratesPredecessorStream = () -> false;
 
     /** Latched once the regenerated output passed what consumers received (task thread). */
@@ -109,6 +108,7 @@ public final class CausalTask {
         this.inputChannels = inputChannels;
         this.timeServiceGranularityMillis = timeServiceGranularityMillis;
         this.pending = new PendingCheckpoint(log.currentEpoch());
+        this.asyncResults = new AsyncResults(log, recovery);
         log.memory().setWaitCondition(this::mayWaitForMemory);
     }
 
@@ -455,7 +455,13 @@ public final class CausalTask {
         if (action == null || !isDue(action, recordCountOf(action))) {
             return false;
         }
-        log.append(recovery.next(action.getClass()));
+        Determinant taken = recovery.next(action.getClass());
+        if (taken instanceof Determinant.AsyncCompletion completion) {
+            ticked = false;
+            asyncResults.replay(completion);
+            return true;
+        }
+        log.append(taken);
         if (action instanceof Determinant.TimerFired timer) {
             ticked = false;
             timers.fire(timer);
@@ -471,21 +477,7 @@ public final class CausalTask {
             ticked = false;
             checkpoints.replay(checkpoint);
         } else {
-            Determinant.AsyncCompletion completion = (Determinant.AsyncCompletion) action;
-            Determinant.ExternalResult result = recovery.next(Determinant.ExternalResult.class);
-            if (result == null) {
-                throw new LocalRecoveryImpossibleException(
-                        "The log has no result for " + completion);
-            }
-            log.append(result);
-            ticked = false;
-            if (completion.callbackId() >= asyncOperators.size()) {
-                throw new LocalRecoveryImpossibleException(
-                        "The recovered task has no async operator for " + completion);
-            }
-            asyncOperators
-                    .get(completion.callbackId())
-                    .complete(completion.entry(), result.bytes());
+            throw new IllegalStateException("Not a mailbox action: " + taken);
         }
         return true;
     }
@@ -569,8 +561,7 @@ public final class CausalTask {
      * results are logged under. Operators register in the same order in every attempt.
      */
     public int registerAsyncOperator(AsyncCompletionReplayer operator) {
-        asyncOperators.add(operator);
-        return asyncOperators.size() - 1;
+        return asyncResults.register(operator);
     }
 
     /**
@@ -580,8 +571,7 @@ public final class CausalTask {
     public void asyncCompleted(int callbackId, long entry, byte[] result) {
         processingStarted();
         if (isProcessing()) {
-            log.append(new Determinant.AsyncCompletion(elementsInEpoch, callbackId, entry));
-            log.append(new Determinant.ExternalResult(result));
+            asyncResults.completed(elementsInEpoch, callbackId, entry, result);
             ticked = false;
         }
     }

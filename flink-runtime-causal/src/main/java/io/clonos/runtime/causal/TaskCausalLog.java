@@ -113,6 +113,24 @@ public final class TaskCausalLog {
     public void append(Determinant determinant) {
         scratch.reset();
         encoder.encode(determinant, scratch);
+        appendScratch(scratch.size());
+    }
+
+    /**
+     * Records two determinants that only mean something together (where an async result took
+     * effect, and the result) under one lock, so that a reader takes both or neither: a consumer
+     * whose copy ended between them would hand a recovering task a point without its result.
+     */
+    public void append(Determinant first, Determinant second) {
+        scratch.reset();
+        encoder.encode(first, scratch);
+        int firstLength = scratch.size();
+        encoder.encode(second, scratch);
+        appendScratch(firstLength);
+    }
+
+    /** Appends what {@link #scratch} holds: one encoded determinant, or two if it is longer. */
+    private void appendScratch(int firstLength) {
         int length = scratch.size();
         if (overflowedEpoch == currentEpoch) {
             return;
@@ -122,12 +140,15 @@ public final class TaskCausalLog {
         synchronized (this) {
             closeRun();
             if (fits) {
-                write(scratch.array(), length);
+                write(scratch.array(), 0, firstLength);
+                if (firstLength < length) {
+                    write(scratch.array(), firstLength, length - firstLength);
+                }
             } else {
                 overflowedEpoch = currentEpoch;
                 byte[] marker = DeterminantEncoding.overflowMarker();
                 memory.forceReserve(marker.length);
-                write(marker, marker.length);
+                write(marker, 0, marker.length);
                 LOG.warn(
                         "The causal logs of {} hold {} bytes and reached clonos.determinant.memory ({} bytes): the task cannot be "
                                 + "recovered by determinants from epoch {} (a failure rolls the job back globally); checkpoints free the memory.",
@@ -179,14 +200,14 @@ public final class TaskCausalLog {
         scratchRun.reset();
         DeterminantEncoding.writeRun(openRunOfSplits, count, scratchRun);
         memory.forceReserve(scratchRun.size());
-        write(scratchRun.array(), scratchRun.size());
+        write(scratchRun.array(), 0, scratchRun.size());
     }
 
     /** Appends one encoded determinant. */
     @GuardedBy("this")
-    private void write(byte[] bytes, int length) {
-        epochs.get(currentEpoch).append(bytes, 0, length);
-        bytesByKind[DeterminantEncoding.kindOf(bytes[0])] += length;
+    private void write(byte[] bytes, int offset, int length) {
+        epochs.get(currentEpoch).append(bytes, offset, length);
+        bytesByKind[DeterminantEncoding.kindOf(bytes[offset])] += length;
         totalBytes += length;
         retainedBytes += length;
     }

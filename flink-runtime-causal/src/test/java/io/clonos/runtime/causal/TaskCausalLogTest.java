@@ -163,6 +163,52 @@ class TaskCausalLogTest {
         assertThat(log.totalBytes()).isLessThan(written.size() / 20);
     }
 
+    /**
+     * An async result is two determinants, where it took effect and what it was: a consumer
+     * connection that reads while the task thread logs results never ends its copy between the two
+     * (a recovering task would find the point without the result and roll the job back).
+     */
+    @Test
+    void aReaderTakesAnAsyncResultsPointAndValueTogether() throws Exception {
+        TaskCausalLog log = new TaskCausalLog(ID, 1);
+        byte[] value = new byte[8];
+        new Random(5).nextBytes(value);
+        Determinant point = new Determinant.AsyncCompletion(7, 0, 3);
+        Determinant result = new Determinant.ExternalResult(value);
+        TaskCausalLog one = new TaskCausalLog(ID, 1);
+        one.append(point, result);
+        long pairBytes = one.totalBytes();
+
+        TaskCausalLog.Position reader = new TaskCausalLog.Position();
+        java.util.concurrent.atomic.AtomicBoolean done =
+                new java.util.concurrent.atomic.AtomicBoolean();
+        List<Long> ends = java.util.Collections.synchronizedList(new ArrayList<>());
+        Thread network =
+                new Thread(
+                        () -> {
+                            while (!done.get()) {
+                                for (CausalLogDelta delta : log.deltasSince(reader)) {
+                                    ends.add(delta.end());
+                                }
+                            }
+                        });
+        network.start();
+        int pairs = 200_000;
+        for (int i = 0; i < pairs; i++) {
+            log.append(point, result);
+        }
+        done.set(true);
+        network.join();
+        for (CausalLogDelta delta : log.deltasSince(reader)) {
+            ends.add(delta.end());
+        }
+
+        assertThat(ends).hasSizeGreaterThan(1).last().isEqualTo(pairs * pairBytes);
+        assertThat(ends)
+                .as("where reads ended, in bytes: each a whole number of %d-byte pairs", pairBytes)
+                .allMatch(end -> end % pairBytes == 0);
+    }
+
     @Test
     void theOpenRunIsNewToAReaderAndEndsWithItsEpoch() throws Exception {
         TaskCausalLog log = new TaskCausalLog(ID, 1);

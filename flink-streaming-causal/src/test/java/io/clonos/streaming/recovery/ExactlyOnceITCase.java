@@ -1015,8 +1015,9 @@ class ExactlyOnceITCase {
                 RETRIES.incrementAndGet();
             }
             if (failsFirstCalls && first && in.f2 % 7 == 0) {
-                threads.execute(
-                        () -> result.completeExceptionally(new IOException("lookup failed")));
+                // at once, on the task thread: a failure that arrived after the end of input would
+                // not be retried (as in Flink) and would fail the task
+                result.completeExceptionally(new IOException("lookup failed"));
                 return;
             }
             if (in.f2 % 5 == 0) {
