@@ -14,7 +14,6 @@ package io.clonos.runtime.scheduler;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.clusterframework.types.ResourceID;
-import org.apache.flink.runtime.concurrent.ComponentMainThreadExecutor;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.ExecutionGraph;
 import org.apache.flink.runtime.executiongraph.ExecutionVertex;
@@ -48,7 +47,9 @@ import java.util.function.Predicate;
  * reach (a timeout, a network partition), is left to Flink's heartbeats, so one report never takes
  * down a TaskManager that lives. Declared lost, the TaskManager's slots are released in the job's
  * slot pool (its tasks fail, and recover locally) and the ResourceManager forgets it (its slots are
- * not offered again). JobManager main thread, but the probe.
+ * not offered again). A TaskManager that registers again under the same id (a Kubernetes
+ * StatefulSet's pod keeps its name, and the chart makes it the resource id) is probed anew when its
+ * next connection breaks. JobManager main thread, but the probe.
  */
 @Internal
 final class LostTaskManagers {
@@ -57,17 +58,20 @@ final class LostTaskManagers {
     static final Duration PROBE_TIMEOUT = Duration.ofMillis(500);
 
     private final Executor io;
-    private final ComponentMainThreadExecutor mainThread;
+    private final Executor mainThread;
     private final BiConsumer<ResourceID, Exception> declareLost;
     private final Predicate<ResourceID> registered;
     private final Logger log;
 
-    /** TaskManagers being probed, or declared lost already. */
-    private final Set<ResourceID> handled = new HashSet<>();
+    /** TaskManagers being probed. */
+    private final Set<ResourceID> probing = new HashSet<>();
+
+    /** TaskManagers declared lost; one that registered again since is no longer lost. */
+    private final Set<ResourceID> declared = new HashSet<>();
 
     LostTaskManagers(
             Executor io,
-            ComponentMainThreadExecutor mainThread,
+            Executor mainThread,
             BiConsumer<ResourceID, Exception> declareLost,
             Predicate<ResourceID> registered,
             Logger log) {
@@ -114,8 +118,18 @@ final class LostTaskManagers {
         if (location == null) {
             return new LostTaskManagerReport.Response("no task of the job runs there");
         }
-        if (!handled.add(location.getResourceID())) {
-            return new LostTaskManagerReport.Response("already handled");
+        return probe(location, report.reporter());
+    }
+
+    /** Probes a reported TaskManager's data port, unless it is probed or lost already. */
+    LostTaskManagerReport.Response probe(TaskManagerLocation location, String reporter) {
+        ResourceID taskManager = location.getResourceID();
+        if (declared.contains(taskManager) && isGone(taskManager)) {
+            return new LostTaskManagerReport.Response("declared lost already");
+        }
+        declared.remove(taskManager);
+        if (!probing.add(taskManager)) {
+            return new LostTaskManagerReport.Response("being probed");
         }
         long reportedAt = System.nanoTime();
         CompletableFuture.supplyAsync(() -> refuses(location), io)
@@ -123,12 +137,14 @@ final class LostTaskManagers {
                         (refused, failure) -> {
                             long probeMillis =
                                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - reportedAt);
+                            probing.remove(taskManager);
                             if (Boolean.TRUE.equals(refused)) {
+                                declared.add(taskManager);
                                 log.info(
                                         "TaskManager {} ({}) is lost: {} reported its data connection broken, and its data port refused a connection {} ms later.",
                                         location.getResourceID(),
                                         location,
-                                        report.reporter(),
+                                        reporter,
                                         probeMillis);
                                 declareLost.accept(
                                         location.getResourceID(),
@@ -136,13 +152,12 @@ final class LostTaskManagers {
                                                 "TaskManager with id "
                                                         + location.getResourceID()
                                                         + " is lost: its data port refuses connections (reported by "
-                                                        + report.reporter()
+                                                        + reporter
                                                         + ")."));
                             } else {
-                                handled.remove(location.getResourceID());
                                 log.info(
                                         "{} reported its data connection to TaskManager {} ({}) broken, but its data port did not refuse a connection within {} ms: left to the heartbeats.",
-                                        report.reporter(),
+                                        reporter,
                                         location.getResourceID(),
                                         location,
                                         PROBE_TIMEOUT.toMillis());

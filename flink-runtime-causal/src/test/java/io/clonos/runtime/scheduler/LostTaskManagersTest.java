@@ -16,9 +16,14 @@ import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
 
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,6 +43,43 @@ class LostTaskManagersTest {
         assertThat(LostTaskManagers.refuses(location(loopback, port)))
                 .as("nothing listens on the data port any more")
                 .isTrue();
+    }
+
+    /**
+     * A TaskManager is declared lost once per death: more reports of the same death change nothing,
+     * but one that registered again under the same id (a StatefulSet's pod, whose name is its
+     * resource id) and died again is declared lost again, not left to the heartbeats.
+     */
+    @Test
+    void aTaskManagerIsDeclaredLostOncePerDeath() throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        int port;
+        try (ServerSocket dataPort = new ServerSocket(0, 50, loopback)) {
+            port = dataPort.getLocalPort();
+        }
+        TaskManagerLocation dead = location(loopback, port);
+        Set<ResourceID> registered = new HashSet<>(Set.of(dead.getResourceID()));
+        List<ResourceID> declaredLost = new ArrayList<>();
+        LostTaskManagers lost =
+                new LostTaskManagers(
+                        Runnable::run,
+                        Runnable::run,
+                        (taskManager, cause) -> {
+                            declaredLost.add(taskManager);
+                            registered.remove(taskManager);
+                        },
+                        registered::contains,
+                        LoggerFactory.getLogger(LostTaskManagersTest.class));
+
+        lost.probe(dead, "a consumer");
+        assertThat(declaredLost).containsExactly(dead.getResourceID());
+        assertThat(lost.probe(dead, "another consumer").verdict())
+                .contains("declared lost already");
+        assertThat(declaredLost).hasSize(1);
+
+        registered.add(dead.getResourceID());
+        lost.probe(dead, "a consumer of its next incarnation");
+        assertThat(declaredLost).containsExactly(dead.getResourceID(), dead.getResourceID());
     }
 
     private static TaskManagerLocation location(InetAddress address, int dataPort) {
