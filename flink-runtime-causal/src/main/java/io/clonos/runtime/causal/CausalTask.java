@@ -13,6 +13,7 @@
 package io.clonos.runtime.causal;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.util.function.ThrowingRunnable;
 
 import javax.annotation.Nullable;
 
@@ -49,6 +50,9 @@ public final class CausalTask {
 
     private volatile boolean processing;
 
+    /** Set while the task thread runs code whose choices a replay never makes again. */
+    private boolean outsideTheLog;
+
     /** The checkpoint the task took last, and whether it is still pending. */
     private final PendingCheckpoint pending;
 
@@ -67,7 +71,7 @@ public final class CausalTask {
     private boolean regenerated;
 
     /** What each input last handed its operators (task thread). */
-    private final InputWatermarkState inputWatermarks = new InputWatermarkState();
+    private final CausalWatermarks watermarks = new CausalWatermarks(this);
 
     /** Without a source's own replayer (a task that cannot emit a barrier): the epoch moves on. */
     private CheckpointReplayer checkpoints = checkpoint -> epochStarted(checkpoint.checkpointId());
@@ -240,83 +244,14 @@ public final class CausalTask {
         this.checkpoints = checkpoints;
     }
 
-    /**
-     * The task's inputs hand on watermarks through {@link #watermark}; a replay hands them on with
-     * {@code emitter}.
-     */
-    public void setWatermarkInputs(int inputs, InputWatermarkState.Emitter emitter) {
-        inputWatermarks.setInputs(inputs, emitter);
+    /** What the task's inputs hand its operators, logged and replayed. */
+    public CausalWatermarks watermarks() {
+        return watermarks;
     }
 
-    /** Announces the outputs idle, unsent: a restored epoch began with every input idle. */
-    public void setIdleOutputs(Runnable idleOutputs) {
-        inputWatermarks.setIdleOutputs(idleOutputs);
-    }
-
-    /**
-     * Whether input {@code input} is idle: a watermark must follow an active status (a recovered
-     * source does not know that its predecessor went idle before the restored checkpoint).
-     */
-    public boolean isInputIdle(int input) {
-        return isProcessing() && inputWatermarks.isIdle(input);
-    }
-
-    // ------------------------------------------------------------------------------------------
-    //  Watermarks: what each input hands its operators is a determinant
-    // ------------------------------------------------------------------------------------------
-
-    /**
-     * Input {@code input} is about to hand its operators watermark {@code timestamp} (task thread):
-     * whether it may. Running normally it may, if the watermark advances, and it is logged. While
-     * the task recovers it may not: the watermarks a recovered input computes depend on what it saw
-     * before the checkpoint, which Flink does not restore; the replay hands on the logged ones
-     * instead, at their places ({@link #fireNextDue}); nor may it while its output regenerates what
-     * consumers received ({@link #choosesFreely}).
-     */
-    public boolean watermark(int input, long timestamp) {
-        if (!isProcessing()) {
-            return true;
-        }
-        if (!choosesFreely() || !inputWatermarks.advance(input, timestamp)) {
-            return false;
-        }
-        log.append(new Determinant.Watermark(elementsInEpoch, input, timestamp));
-        return true;
-    }
-
-    /**
-     * As {@link #watermark}, for a watermark status: whether input {@code input} may hand it on.
-     */
-    public boolean watermarkStatus(int input, boolean idle) {
-        if (!isProcessing()) {
-            return true;
-        }
-        if (!choosesFreely() || !inputWatermarks.changeStatus(input, idle)) {
-            return false;
-        }
-        log.append(new Determinant.WatermarkStatus(elementsInEpoch, input, idle));
-        return true;
-    }
-
-    /**
-     * At the start of an epoch, a task logs what each input last handed its operators (operators
-     * with several inputs combine them, and the outputs announced idleness from them); a replay
-     * checks that it got there too.
-     */
-    private void logInputWatermarks() {
-        Determinant.InputWatermarks current = inputWatermarks.combined();
-        if (current == null || !isProcessing()) {
-            return;
-        }
-        Determinant.InputWatermarks logged =
-                decide(Determinant.InputWatermarks.class, () -> current);
-        if (!logged.equals(current)) {
-            throw new LocalRecoveryImpossibleException(
-                    "The recovered task's inputs reached "
-                            + current
-                            + " where its predecessor's had "
-                            + logged);
-        }
+    /** The elements (and mailbox actions) the task processed in the current epoch. */
+    long elementsInEpoch() {
+        return elementsInEpoch;
     }
 
     /** The task starts processing: from now on its choices are logged and replayed. */
@@ -344,7 +279,22 @@ public final class CausalTask {
      * the replay out of step, so it is neither.
      */
     public boolean isProcessing() {
-        return processing && Thread.currentThread() == taskThread;
+        return processing && !outsideTheLog && Thread.currentThread() == taskThread;
+    }
+
+    /**
+     * Runs code on the task thread whose choices are not the task's to log: a replay never runs it
+     * (an async operator's call of its user function, whose result is logged where it takes
+     * effect), so a choice logged there would be a determinant no replay asks for.
+     */
+    public <E extends Throwable> void outsideTheLog(ThrowingRunnable<E> code) throws E {
+        boolean outer = outsideTheLog;
+        outsideTheLog = true;
+        try {
+            code.run();
+        } finally {
+            outsideTheLog = outer;
+        }
     }
 
     /**
@@ -465,18 +415,12 @@ public final class CausalTask {
         if (action instanceof Determinant.TimerFired timer) {
             ticked = false;
             timers.fire(timer);
-        } else if (action instanceof Determinant.Watermark watermark) {
-            inputWatermarks.replay(watermark);
-        } else if (action instanceof Determinant.WatermarkStatus status) {
-            inputWatermarks.replay(status);
-        } else if (action instanceof Determinant.InputWatermarks restored) {
-            inputWatermarks.replay(restored);
         } else if (action instanceof Determinant.SourceCheckpoint checkpoint) {
             // the source took this checkpoint here; its consumers read the barrier here, and a
             // consumer that recovers too replays its input with the barrier in that place
             ticked = false;
             checkpoints.replay(checkpoint);
-        } else {
+        } else if (!watermarks.replay(action)) {
             throw new IllegalStateException("Not a mailbox action: " + taken);
         }
         return true;
@@ -585,6 +529,6 @@ public final class CausalTask {
         // the epoch's first reading is logged in it: a task recovering from its checkpoint starts
         // there
         ticked = false;
-        logInputWatermarks();
+        watermarks.logAtEpochStart();
     }
 }

@@ -17,11 +17,15 @@ import javax.annotation.Nullable;
 
 import java.security.SecureRandom;
 import java.util.Random;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A {@link Random} whose seed is a determinant, drawn anew in every epoch of its task: its numbers
- * on the task thread are the same in a replay, and no single number needs logging. Off the task
- * thread, or without causal logging, it is an ordinary random generator.
+ * on the task thread are the same in a replay, and no single number needs logging. A draw that a
+ * replay does not make again (on another thread, or in code the task runs {@link
+ * CausalTask#outsideTheLog}) comes from a generator of its own, so that it does not move the logged
+ * sequence: the task thread's next numbers would differ in the replay, unnoticed. Without causal
+ * logging it is an ordinary random generator.
  */
 @Internal
 public final class EpochRandom extends Random {
@@ -38,7 +42,10 @@ public final class EpochRandom extends Random {
 
     @Override
     protected int next(int bits) {
-        if (task != null && task.isProcessing()) {
+        if (task != null && !task.isProcessing()) {
+            return ThreadLocalRandom.current().nextInt() >>> (32 - bits);
+        }
+        if (task != null) {
             long epoch = task.log().currentEpoch();
             if (epoch != seededEpoch) {
                 seededEpoch = epoch;

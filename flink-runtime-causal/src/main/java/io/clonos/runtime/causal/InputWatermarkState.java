@@ -21,8 +21,8 @@ import java.util.Arrays;
 /**
  * What each input of a task last handed its operators: watermark and idleness. Flink restores
  * neither a watermark generator, nor a valve, nor a two-input operator's combined watermark; the
- * task logs what its inputs hand on ({@link CausalTask#watermark}) and, while it replays, hands on
- * the logged values through the task's {@link Emitter}. Task thread only.
+ * task logs what its inputs hand on ({@link CausalWatermarks#watermark}) and, while it replays,
+ * hands on the logged values through the task's {@link Emitter}. Task thread only.
  */
 @Internal
 public final class InputWatermarkState {

@@ -64,15 +64,15 @@ class CausalTaskWatermarksTest {
                         2,
                         1,
                         -1);
-        task.setWatermarkInputs(2, new Handed());
+        task.watermarks().setInputs(2, new Handed());
         task.processingStarted();
 
         task.beforeElement();
-        assertThat(task.watermark(0, 100)).isTrue();
-        assertThat(task.watermark(0, 100)).as("no advance").isFalse();
+        assertThat(task.watermarks().watermark(0, 100)).isTrue();
+        assertThat(task.watermarks().watermark(0, 100)).as("no advance").isFalse();
         task.beforeElement();
-        assertThat(task.watermarkStatus(1, true)).isTrue();
-        assertThat(task.watermarkStatus(1, true)).as("no change").isFalse();
+        assertThat(task.watermarks().watermarkStatus(1, true)).isTrue();
+        assertThat(task.watermarks().watermarkStatus(1, true)).as("no change").isFalse();
         task.epochStarted(6);
 
         assertThat(logged(task, 5))
@@ -100,7 +100,7 @@ class CausalTaskWatermarksTest {
                         1,
                         -1);
         Handed handed = new Handed();
-        task.setWatermarkInputs(2, handed);
+        task.watermarks().setInputs(2, handed);
         task.processingStarted();
 
         task.fireDueTimers();
@@ -108,16 +108,18 @@ class CausalTaskWatermarksTest {
                 .as("the restored epoch's combination, before the first element")
                 .containsExactly("combined:[50, 70]");
         task.beforeElement();
-        assertThat(task.watermark(0, 60)).as("the task's own watermark while it replays").isFalse();
+        assertThat(task.watermarks().watermark(0, 60))
+                .as("the task's own watermark while it replays")
+                .isFalse();
         task.beforeElement();
         task.beforeElement();
         assertThat(handed.handed).containsExactly("combined:[50, 70]", "1:90");
         assertThat(task.timestamp(() -> 5)).as("the replay goes on in step").isEqualTo(1000);
         assertThat(task.recovery().isRunning()).isTrue();
-        assertThat(task.watermark(1, 90))
+        assertThat(task.watermarks().watermark(1, 90))
                 .as("the clock of input 1 stands where the replay left it")
                 .isFalse();
-        assertThat(task.watermark(1, 95)).isTrue();
+        assertThat(task.watermarks().watermark(1, 95)).isTrue();
     }
 
     @Test
@@ -129,7 +131,7 @@ class CausalTaskWatermarksTest {
                         1,
                         1,
                         -1);
-        task.setWatermarkInputs(1, new Handed());
+        task.watermarks().setInputs(1, new Handed());
         AtomicBoolean deduplicating = new AtomicBoolean(true);
         task.setRegeneratesPredecessorStream(deduplicating::get);
         task.processingStarted();
@@ -137,12 +139,12 @@ class CausalTaskWatermarksTest {
         assertThat(task.recovery().isRunning()).isTrue();
 
         assertThat(task.choosesFreely()).isFalse();
-        assertThat(task.watermark(0, 10)).isFalse();
+        assertThat(task.watermarks().watermark(0, 10)).isFalse();
         deduplicating.set(false);
         assertThat(task.choosesFreely()).isTrue();
         deduplicating.set(true);
         assertThat(task.choosesFreely()).as("once past, for good").isTrue();
-        assertThat(task.watermark(0, 10)).isTrue();
+        assertThat(task.watermarks().watermark(0, 10)).isTrue();
     }
 
     @Test
@@ -154,14 +156,14 @@ class CausalTaskWatermarksTest {
                         1,
                         1,
                         -1);
-        task.setWatermarkInputs(1, new Handed());
+        task.watermarks().setInputs(1, new Handed());
         task.processingStarted();
         task.epochStarted(6);
         assertThat(logged(task, 6)).as("nothing handed on yet: nothing to restore").isEmpty();
 
-        assertThat(task.watermark(0, 100)).isTrue();
-        assertThat(task.watermarkStatus(0, true)).isTrue();
-        assertThat(task.isInputIdle(0)).isTrue();
+        assertThat(task.watermarks().watermark(0, 100)).isTrue();
+        assertThat(task.watermarks().watermarkStatus(0, true)).isTrue();
+        assertThat(task.watermarks().isInputIdle(0)).isTrue();
         task.epochStarted(7);
         assertThat(logged(task, 7))
                 .containsExactly(
@@ -187,19 +189,19 @@ class CausalTaskWatermarksTest {
                         1,
                         -1);
         Handed handed = new Handed();
-        task.setWatermarkInputs(1, handed);
-        task.setIdleOutputs(() -> handed.handed.add("outputs idle"));
+        task.watermarks().setInputs(1, handed);
+        task.watermarks().setIdleOutputs(() -> handed.handed.add("outputs idle"));
         task.processingStarted();
 
         task.fireDueTimers();
         assertThat(handed.handed)
                 .as("one input: nothing to combine, but the outputs announced idleness")
                 .containsExactly("outputs idle");
-        assertThat(task.isInputIdle(0)).isTrue();
+        assertThat(task.watermarks().isInputIdle(0)).isTrue();
         task.beforeElement();
         task.fireDueTimers();
         assertThat(handed.handed).containsExactly("outputs idle", "0:active");
-        assertThat(task.isInputIdle(0)).isFalse();
+        assertThat(task.watermarks().isInputIdle(0)).isFalse();
     }
 
     @Test
@@ -215,8 +217,8 @@ class CausalTaskWatermarksTest {
                         1,
                         -1);
         Handed handed = new Handed();
-        task.setWatermarkInputs(2, handed);
-        task.setIdleOutputs(() -> handed.handed.add("outputs idle"));
+        task.watermarks().setInputs(2, handed);
+        task.watermarks().setIdleOutputs(() -> handed.handed.add("outputs idle"));
         task.processingStarted();
 
         task.fireDueTimers();
@@ -226,7 +228,7 @@ class CausalTaskWatermarksTest {
     @Test
     void aReplayWhoseInputsReachOtherWatermarksAtAnEpochsStartDiverges() {
         CausalTask task = new CausalTask(new TaskCausalLog(LOG, 5), replayingTwoEpochs(), 2, 1, -1);
-        task.setWatermarkInputs(2, new Handed());
+        task.watermarks().setInputs(2, new Handed());
         task.processingStarted();
         task.fireDueTimers();
         // the replay handed on 40 on input 0, but by the log epoch 6 began with 41

@@ -249,8 +249,17 @@ public final class CausalAsyncWaitOperator<IN, OUT>
         }
     }
 
+    /**
+     * Calls the user function. Its choices (a causal clock's reading, a random number) shape only
+     * the call, whose result is logged, and a replay does not call: they are not logged.
+     */
     private void call(AsyncEntries.Entry<IN, OUT> entry) throws Exception {
-        userFunction.asyncInvoke(entry.input.getValue(), new Result(entry));
+        if (causal == null) {
+            userFunction.asyncInvoke(entry.input.getValue(), new Result(entry));
+        } else {
+            causal.outsideTheLog(
+                    () -> userFunction.asyncInvoke(entry.input.getValue(), new Result(entry)));
+        }
     }
 
     /**

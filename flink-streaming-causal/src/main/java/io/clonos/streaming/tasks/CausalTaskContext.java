@@ -300,7 +300,7 @@ public final class CausalTaskContext {
 
     /** A replay can tell the chain's outputs that its predecessor's had announced idleness. */
     private void restoresOutputStatus(OperatorChain<?, ?> chain) {
-        causal.setIdleOutputs(() -> ClonosOutputStatusPatch.announceIdle(chain));
+        causal.watermarks().setIdleOutputs(() -> ClonosOutputStatusPatch.announceIdle(chain));
     }
 
     /**

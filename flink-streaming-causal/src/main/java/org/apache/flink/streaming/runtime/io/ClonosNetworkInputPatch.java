@@ -176,7 +176,7 @@ public final class ClonosNetworkInputPatch {
     public static PushingAsyncDataInput.DataOutput<?> countingSourceOutput(
             PushingAsyncDataInput.DataOutput<?> output, CausalTask task) {
         GatedOutput gated = sourceOutput(output, task, 0);
-        task.setWatermarkInputs(1, new WatermarkReplay(List.of(gated), null));
+        task.watermarks().setInputs(1, new WatermarkReplay(List.of(gated), null));
         return gated;
     }
 
@@ -221,7 +221,7 @@ public final class ClonosNetworkInputPatch {
      * keep state that Flink's checkpoints do not hold, and an operator with several inputs combines
      * its inputs' watermarks in a field of its own. So each input's output is gated: running
      * normally, what it hands on is logged; recovering, it hands on the logged watermarks at their
-     * places and nothing of its own ({@link CausalTask#watermark}); the restored epoch's
+     * places and nothing of its own ({@link CausalWatermarks#watermark}); the restored epoch's
      * combination of inputs is written back into the operator.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
@@ -243,7 +243,7 @@ public final class ClonosNetworkInputPatch {
             FlinkFields.set(one, StreamOneInputProcessor.class, "output", gated);
             outputs.add(gated);
         }
-        task.setWatermarkInputs(outputs.size(), new WatermarkReplay(outputs, headOperator));
+        task.watermarks().setInputs(outputs.size(), new WatermarkReplay(outputs, headOperator));
     }
 
     /** One input's output to the operators, with its watermarks gated by {@link CausalTask}. */
@@ -278,12 +278,12 @@ public final class ClonosNetworkInputPatch {
         @Override
         public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark)
                 throws Exception {
-            if (task.isInputIdle(input)) {
+            if (task.watermarks().isInputIdle(input)) {
                 // Flink's inputs hand on no watermark while idle; a recovered one may not know
                 emitWatermarkStatus(
                         org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus.ACTIVE);
             }
-            if (task.watermark(input, watermark.getTimestamp())) {
+            if (task.watermarks().watermark(input, watermark.getTimestamp())) {
                 delegate.emitWatermark(watermark);
             }
         }
@@ -292,7 +292,7 @@ public final class ClonosNetworkInputPatch {
         public void emitWatermarkStatus(
                 org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus)
                 throws Exception {
-            if (task.watermarkStatus(input, watermarkStatus.isIdle())) {
+            if (task.watermarks().watermarkStatus(input, watermarkStatus.isIdle())) {
                 delegate.emitWatermarkStatus(watermarkStatus);
             }
         }
