@@ -58,4 +58,16 @@ public final class EpochRandom extends Random {
         }
         return super.next(bits);
     }
+
+    /**
+     * Random keeps the second of each pair of gaussians for the next call: drawn outside the log,
+     * the pair would hand its second to a logged draw, or take one from it.
+     */
+    @Override
+    public synchronized double nextGaussian() {
+        if (task != null && !task.isProcessing()) {
+            return ThreadLocalRandom.current().nextGaussian();
+        }
+        return super.nextGaussian();
+    }
 }

@@ -29,7 +29,9 @@ import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -48,8 +50,10 @@ import java.util.function.Predicate;
  * down a TaskManager that lives. Declared lost, the TaskManager's slots are released in the job's
  * slot pool (its tasks fail, and recover locally) and the ResourceManager forgets it (its slots are
  * not offered again). A TaskManager that registers again under the same id (a Kubernetes
- * StatefulSet's pod keeps its name, and the chart makes it the resource id) is probed anew when its
- * next connection breaks. JobManager main thread, but the probe.
+ * StatefulSet's pod keeps its name, and the chart makes it the resource id) is probed anew when a
+ * connection to its new address breaks; a late report of the old address, which attempts that have
+ * not been reset yet still name, changes nothing, so that it cannot take down the new incarnation.
+ * JobManager main thread, but the probe.
  */
 @Internal
 final class LostTaskManagers {
@@ -66,8 +70,8 @@ final class LostTaskManagers {
     /** TaskManagers being probed. */
     private final Set<ResourceID> probing = new HashSet<>();
 
-    /** TaskManagers declared lost; one that registered again since is no longer lost. */
-    private final Set<ResourceID> declared = new HashSet<>();
+    /** TaskManagers declared lost, and the data port that refused. */
+    private final Map<ResourceID, TaskManagerLocation> declared = new HashMap<>();
 
     LostTaskManagers(
             Executor io,
@@ -124,7 +128,8 @@ final class LostTaskManagers {
     /** Probes a reported TaskManager's data port, unless it is probed or lost already. */
     LostTaskManagerReport.Response probe(TaskManagerLocation location, String reporter) {
         ResourceID taskManager = location.getResourceID();
-        if (declared.contains(taskManager) && isGone(taskManager)) {
+        TaskManagerLocation lost = declared.get(taskManager);
+        if (lost != null && (isGone(taskManager) || sameDataPort(lost, location))) {
             return new LostTaskManagerReport.Response("declared lost already");
         }
         declared.remove(taskManager);
@@ -139,7 +144,7 @@ final class LostTaskManagers {
                                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - reportedAt);
                             probing.remove(taskManager);
                             if (Boolean.TRUE.equals(refused)) {
-                                declared.add(taskManager);
+                                declared.put(taskManager, location);
                                 log.info(
                                         "TaskManager {} ({}) is lost: {} reported its data connection broken, and its data port refused a connection {} ms later.",
                                         location.getResourceID(),
@@ -182,6 +187,10 @@ final class LostTaskManagers {
             }
         }
         return null;
+    }
+
+    private static boolean sameDataPort(TaskManagerLocation a, TaskManagerLocation b) {
+        return a.address().equals(b.address()) && a.dataPort() == b.dataPort();
     }
 
     /** Whether the TaskManager's data port refuses a connection; false on success or timeout. */

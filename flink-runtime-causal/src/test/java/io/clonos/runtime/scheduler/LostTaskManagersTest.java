@@ -47,18 +47,16 @@ class LostTaskManagersTest {
 
     /**
      * A TaskManager is declared lost once per death: more reports of the same death change nothing,
-     * but one that registered again under the same id (a StatefulSet's pod, whose name is its
-     * resource id) and died again is declared lost again, not left to the heartbeats.
+     * and after it registered again under the same id (a StatefulSet's pod, whose name is its
+     * resource id) neither do late reports of its old address, but the death of the new incarnation
+     * is declared, not left to the heartbeats.
      */
     @Test
     void aTaskManagerIsDeclaredLostOncePerDeath() throws Exception {
         InetAddress loopback = InetAddress.getLoopbackAddress();
-        int port;
-        try (ServerSocket dataPort = new ServerSocket(0, 50, loopback)) {
-            port = dataPort.getLocalPort();
-        }
-        TaskManagerLocation dead = location(loopback, port);
-        Set<ResourceID> registered = new HashSet<>(Set.of(dead.getResourceID()));
+        ResourceID id = ResourceID.generate();
+        TaskManagerLocation first = new TaskManagerLocation(id, loopback, closedPort(loopback));
+        Set<ResourceID> registered = new HashSet<>(Set.of(id));
         List<ResourceID> declaredLost = new ArrayList<>();
         LostTaskManagers lost =
                 new LostTaskManagers(
@@ -71,15 +69,31 @@ class LostTaskManagersTest {
                         registered::contains,
                         LoggerFactory.getLogger(LostTaskManagersTest.class));
 
-        lost.probe(dead, "a consumer");
-        assertThat(declaredLost).containsExactly(dead.getResourceID());
-        assertThat(lost.probe(dead, "another consumer").verdict())
+        lost.probe(first, "a consumer");
+        assertThat(declaredLost).containsExactly(id);
+        assertThat(lost.probe(first, "another consumer").verdict())
+                .contains("declared lost already");
+
+        registered.add(id);
+        assertThat(lost.probe(first, "a consumer's late report").verdict())
+                .as("the old address, after the TaskManager came back")
                 .contains("declared lost already");
         assertThat(declaredLost).hasSize(1);
 
-        registered.add(dead.getResourceID());
-        lost.probe(dead, "a consumer of its next incarnation");
-        assertThat(declaredLost).containsExactly(dead.getResourceID(), dead.getResourceID());
+        int port;
+        do {
+            port = closedPort(loopback);
+        } while (port == first.dataPort());
+        TaskManagerLocation second = new TaskManagerLocation(id, loopback, port);
+        lost.probe(second, "a consumer of its next incarnation");
+        assertThat(declaredLost).containsExactly(id, id);
+    }
+
+    /** A port that nothing listens on any more. */
+    private static int closedPort(InetAddress address) throws Exception {
+        try (ServerSocket socket = new ServerSocket(0, 50, address)) {
+            return socket.getLocalPort();
+        }
     }
 
     private static TaskManagerLocation location(InetAddress address, int dataPort) {

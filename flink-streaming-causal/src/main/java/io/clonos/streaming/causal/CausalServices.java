@@ -72,7 +72,12 @@ public final class CausalServices {
         this.random = new EpochRandom(task);
     }
 
-    /** The causal services of the task that runs the function with this context. */
+    /**
+     * The causal services of the task that runs the function with this context. Flink hands an
+     * async function ({@code RichAsyncFunction}) a context of its own, for which these services log
+     * nothing: what a call chooses needs no logging, since its result is logged and a replay does
+     * not call.
+     */
     public static CausalServices of(RuntimeContext context) {
         if (context instanceof StreamingRuntimeContext) {
             Object service = ((StreamingRuntimeContext) context).getProcessingTimeService();

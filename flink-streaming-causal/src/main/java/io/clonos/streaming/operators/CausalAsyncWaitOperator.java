@@ -41,6 +41,7 @@ import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeService;
 import org.apache.flink.streaming.runtime.tasks.StreamTask;
+import org.apache.flink.util.function.ThrowingRunnable;
 
 import javax.annotation.Nullable;
 
@@ -249,16 +250,20 @@ public final class CausalAsyncWaitOperator<IN, OUT>
         }
     }
 
-    /**
-     * Calls the user function. Its choices (a causal clock's reading, a random number) shape only
-     * the call, whose result is logged, and a replay does not call: they are not logged.
-     */
     private void call(AsyncEntries.Entry<IN, OUT> entry) throws Exception {
+        outsideTheLog(() -> userFunction.asyncInvoke(entry.input.getValue(), new Result(entry)));
+    }
+
+    /**
+     * Runs the user's code that a replay does not run again (a call, its timeout, the retry
+     * strategy's predicates): its choices (a causal clock's reading, a random number) shape only
+     * what a result's determinants record, so they are not logged.
+     */
+    private <E extends Exception> void outsideTheLog(ThrowingRunnable<E> code) throws E {
         if (causal == null) {
-            userFunction.asyncInvoke(entry.input.getValue(), new Result(entry));
+            code.run();
         } else {
-            causal.outsideTheLog(
-                    () -> userFunction.asyncInvoke(entry.input.getValue(), new Result(entry)));
+            causal.outsideTheLog(code);
         }
     }
 
@@ -274,9 +279,20 @@ public final class CausalAsyncWaitOperator<IN, OUT>
             return false;
         }
         AsyncRetryPredicate<OUT> predicate = retry.getRetryPredicate();
-        return results != null
-                ? predicate.resultPredicate().map(p -> p.test(results)).orElse(false)
-                : predicate.exceptionPredicate().map(p -> p.test(error)).orElse(false);
+        boolean[] retries = new boolean[1];
+        outsideTheLog(
+                () ->
+                        retries[0] =
+                                results != null
+                                        ? predicate
+                                                .resultPredicate()
+                                                .map(p -> p.test(results))
+                                                .orElse(false)
+                                        : predicate
+                                                .exceptionPredicate()
+                                                .map(p -> p.test(error))
+                                                .orElse(false));
+        return retries[0];
     }
 
     /** Calls the user function again for the record once the strategy's back-off passed. */
@@ -339,7 +355,7 @@ public final class CausalAsyncWaitOperator<IN, OUT>
             // as in Flink, the timeout takes the place of a retry due, and its answer may be
             // retried
             entry.retryPending = false;
-            userFunction.timeout(entry.input.getValue(), new Result(entry));
+            outsideTheLog(() -> userFunction.timeout(entry.input.getValue(), new Result(entry)));
         }
     }
 

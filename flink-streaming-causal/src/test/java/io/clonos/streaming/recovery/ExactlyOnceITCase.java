@@ -987,15 +987,15 @@ class ExactlyOnceITCase {
 
     /**
      * Answers after a random delay with a random digest; one record in five at once. With retries
-     * on, the first call of one record in seven fails. The delay comes from {@link CausalServices}:
-     * what a call chooses must not be logged, since a replay does not call.
+     * on, the first call of one record in seven fails. The delay comes from {@link CausalServices}
+     * (a new instance per call, whose first draw would log a seed): what a call chooses must not be
+     * logged, since a replay does not call.
      */
     static final class NondeterministicLookup
             extends RichAsyncFunction<Tuple3<Long, String, Long>, Tuple3<Long, String, Long>> {
         private final boolean failsFirstCalls;
         private transient ExecutorService threads;
         private transient Set<String> called;
-        private transient CausalServices causal;
         private long seen;
 
         NondeterministicLookup(boolean failsFirstCalls) {
@@ -1006,7 +1006,6 @@ class ExactlyOnceITCase {
         public void open(OpenContext openContext) {
             threads = Executors.newFixedThreadPool(3);
             called = ConcurrentHashMap.newKeySet();
-            causal = CausalServices.of(getRuntimeContext());
         }
 
         @Override
@@ -1027,9 +1026,10 @@ class ExactlyOnceITCase {
                 result.complete(List.of(answer(in)));
                 return;
             }
-            // drawn on the task thread from the causal random numbers: a choice of the call, which
-            // a replay does not make again (it does not call), so not a logged one
-            long delayNanos = causal.random().nextInt(2_000_000);
+            // drawn on the task thread from the task's causal random numbers (Flink hands async
+            // functions a runtime context of their own, without the task's services): a choice
+            // of the call, which a replay does not make again (it does not call), so not logged
+            long delayNanos = CausalServices.ofTaskThread().random().nextInt(2_000_000);
             threads.execute(
                     () -> {
                         LockSupport.parkNanos(delayNanos);
