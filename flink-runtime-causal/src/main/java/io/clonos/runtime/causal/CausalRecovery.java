@@ -114,6 +114,9 @@ public final class CausalRecovery {
 
     private long replayedDeterminants;
 
+    /** When the replay began, for the log line that says how long it took. */
+    private long replayStartedNanos;
+
     /** The determinant replayed last, for the diagnosis of a stalled replay. */
     @Nullable private volatile Determinant lastReplayed;
 
@@ -316,6 +319,9 @@ public final class CausalRecovery {
         LOG.debug("{}: recovery {} -> {}", taskName, state, next);
         state = next;
         progressNanos = System.nanoTime();
+        if (next == RecoveryState.REPLAYING) {
+            replayStartedNanos = progressNanos;
+        }
         if (next == RecoveryState.RUNNING) {
             signals.addAll(whenRunning);
             whenRunning.clear();
@@ -526,9 +532,10 @@ public final class CausalRecovery {
     private void finishIfDone() {
         if (replay.usedUp()) {
             LOG.info(
-                    "{}: replayed {} determinants; running normally.",
+                    "{}: replayed {} determinants in {} ms; running normally.",
                     taskName,
-                    replayedDeterminants);
+                    replayedDeterminants,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - replayStartedNanos));
             replay = new ReplayCursor(new TreeMap<>(), replay.epoch());
             synchronized (this) {
                 transition(RecoveryState.RUNNING);

@@ -27,7 +27,6 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.functions.async.AsyncFunction;
-import org.apache.flink.streaming.api.functions.async.AsyncRetryPredicate;
 import org.apache.flink.streaming.api.functions.async.AsyncRetryStrategy;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.graph.StreamConfig;
@@ -49,9 +48,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Async I/O whose results a recovered task gets back from its causal log: Clonos's replacement for
@@ -99,8 +96,7 @@ public final class CausalAsyncWaitOperator<IN, OUT>
     /** The job's retry strategy; null when it does not retry. */
     @Nullable private final AsyncRetryStrategy<OUT> retry;
 
-    /** Set at the end of input: the retries due are made at once, and no more are scheduled. */
-    private transient boolean retriesStopped;
+    private transient AsyncRetries<OUT> retries;
 
     private final transient MailboxExecutor mailbox;
 
@@ -153,6 +149,7 @@ public final class CausalAsyncWaitOperator<IN, OUT>
         this.entries = new AsyncEntries<>(ordered);
         this.collector = new TimestampedCollector<>(output);
         this.uncalled = new ArrayList<>();
+        this.retries = new AsyncRetries<>(retry);
     }
 
     @Override
@@ -203,7 +200,7 @@ public final class CausalAsyncWaitOperator<IN, OUT>
 
     @Override
     public void endInput() throws Exception {
-        retriesStopped = true;
+        retries.stop();
         for (AsyncEntries.Entry<IN, OUT> entry : entries) {
             if (entry.retryPending) {
                 retryNow(entry);
@@ -275,46 +272,23 @@ public final class CausalAsyncWaitOperator<IN, OUT>
             AsyncEntries.Entry<IN, OUT> entry,
             @Nullable Collection<OUT> results,
             @Nullable Throwable error) {
-        if (retry == null || retriesStopped || !retry.canRetry(entry.attempt)) {
-            return false;
-        }
-        AsyncRetryPredicate<OUT> predicate = retry.getRetryPredicate();
-        boolean[] retries = new boolean[1];
-        outsideTheLog(
-                () ->
-                        retries[0] =
-                                results != null
-                                        ? predicate
-                                                .resultPredicate()
-                                                .map(p -> p.test(results))
-                                                .orElse(false)
-                                        : predicate
-                                                .exceptionPredicate()
-                                                .map(p -> p.test(error))
-                                                .orElse(false));
-        return retries[0];
+        boolean[] retried = new boolean[1];
+        outsideTheLog(() -> retried[0] = retries.retries(entry.attempt, results, error));
+        return retried[0];
     }
 
     /** Calls the user function again for the record once the strategy's back-off passed. */
     private void retryLater(AsyncEntries.Entry<IN, OUT> entry) {
         entry.retryPending = true;
         int attempt = entry.attempt;
-        CompletableFuture.delayedExecutor(
-                        retry.getBackoffTimeMillis(attempt), TimeUnit.MILLISECONDS)
-                .execute(
-                        () -> {
-                            try {
-                                mailbox.execute(
-                                        () -> {
-                                            if (entry.attempt == attempt) {
-                                                retryNow(entry);
-                                            }
-                                        },
-                                        "retry an async I/O call");
-                            } catch (RejectedExecutionException closed) {
-                                // the task ends; the record is called again after a restore
-                            }
-                        });
+        retries.afterBackoff(
+                attempt,
+                mailbox,
+                () -> {
+                    if (entry.attempt == attempt) {
+                        retryNow(entry);
+                    }
+                });
     }
 
     private void retryNow(AsyncEntries.Entry<IN, OUT> entry) throws Exception {
