@@ -20,6 +20,7 @@ import static io.clonos.runtime.causal.ReplayFixtures.LOG;
 import static io.clonos.runtime.causal.ReplayFixtures.bytes;
 import static io.clonos.runtime.causal.ReplayFixtures.logged;
 import static io.clonos.runtime.causal.ReplayFixtures.replaying;
+import static io.clonos.runtime.causal.ReplayFixtures.running;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -28,14 +29,7 @@ class CausalTaskClockTest {
 
     @Test
     void theFirstReadingOfAnElementTicksAndTheOthersReturnTheTick() {
-        CausalTask task =
-                new CausalTask(
-                        new TaskCausalLog(LOG, 1),
-                        CausalRecovery.notRecovering("task", LOG),
-                        2,
-                        1,
-                        -1);
-        task.processingStarted();
+        CausalTask task = running(new TaskCausalLog(LOG, 1), 2);
         task.epochStarted(2);
 
         assertThat(task.timestamp(() -> 100)).isEqualTo(100);
@@ -95,9 +89,7 @@ class CausalTaskClockTest {
     void aRecoveredTaskLogsItsPredecessorsRunsByteForByte() throws Exception {
         Random random = new Random(7);
         TaskCausalLog predecessorLog = new TaskCausalLog(LOG, 5);
-        CausalTask predecessor =
-                new CausalTask(predecessorLog, CausalRecovery.notRecovering("task", LOG), 2, 1, -1);
-        predecessor.processingStarted();
+        CausalTask predecessor = running(predecessorLog, 2);
         TaskCausalLog.Position consumer = new TaskCausalLog.Position();
         for (int element = 1; element <= 3_000; element++) {
             predecessor.beforeElement();

@@ -20,6 +20,7 @@ import java.util.List;
 import static io.clonos.runtime.causal.ReplayFixtures.LOG;
 import static io.clonos.runtime.causal.ReplayFixtures.logged;
 import static io.clonos.runtime.causal.ReplayFixtures.replaying;
+import static io.clonos.runtime.causal.ReplayFixtures.running;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -31,14 +32,7 @@ class OutsideTheLogTest {
 
     @Test
     void choicesOutsideTheLogAreFreshAndUnlogged() {
-        CausalTask task =
-                new CausalTask(
-                        new TaskCausalLog(LOG, 5),
-                        CausalRecovery.notRecovering("task", LOG),
-                        1,
-                        1,
-                        -1);
-        task.processingStarted();
+        CausalTask task = running(new TaskCausalLog(LOG, 5), 1);
         task.beforeElement();
         long[] inside = new long[1];
         task.outsideTheLog(
@@ -59,14 +53,7 @@ class OutsideTheLogTest {
      */
     @Test
     void drawsOutsideTheLogLeaveTheReplayedNumbersAlone() {
-        CausalTask predecessor =
-                new CausalTask(
-                        new TaskCausalLog(LOG, 5),
-                        CausalRecovery.notRecovering("task", LOG),
-                        1,
-                        1,
-                        -1);
-        predecessor.processingStarted();
+        CausalTask predecessor = running(new TaskCausalLog(LOG, 5), 1);
         EpochRandom random = new EpochRandom(predecessor);
         List<Long> drawn = new ArrayList<>();
         for (int element = 0; element < 20; element++) {

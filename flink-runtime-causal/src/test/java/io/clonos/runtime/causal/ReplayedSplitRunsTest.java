@@ -20,6 +20,7 @@ import java.util.Random;
 
 import static io.clonos.runtime.causal.ReplayFixtures.LOG;
 import static io.clonos.runtime.causal.ReplayFixtures.bytes;
+import static io.clonos.runtime.causal.ReplayFixtures.running;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -33,9 +34,7 @@ class ReplayedSplitRunsTest {
     void aRecoveredReaderTakesItsPredecessorsSplitsAndLogsTheSameBytes() throws Exception {
         Random random = new Random(5);
         TaskCausalLog predecessorLog = new TaskCausalLog(LOG, 5);
-        CausalTask predecessor =
-                new CausalTask(predecessorLog, CausalRecovery.notRecovering("task", LOG), 1, 1, -1);
-        predecessor.processingStarted();
+        CausalTask predecessor = running(predecessorLog, 1);
         TaskCausalLog.Position consumer = new TaskCausalLog.Position();
         List<String> splits = new ArrayList<>();
         for (int record = 0; record < 4_000; record++) {
