@@ -23,6 +23,7 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Holds back the JobManager's abort of a checkpoint the task has not passed yet. Told of such an
@@ -97,7 +98,12 @@ final class HeldAborts {
             earlier.clear();
         }
         for (Map.Entry<Long, Flink> abort : due) {
-            abort.getValue().abort(abort.getKey(), 0);
+            try {
+                abort.getValue().abort(abort.getKey(), 0);
+            } catch (RejectedExecutionException closed) {
+                // the task finishes (its mailbox is closed, as while it drains at the end of
+                // input): Flink's Task drops a notification its mailbox rejects too
+            }
         }
     }
 

@@ -80,4 +80,26 @@ class HeldAbortsTest {
         enter(16);
         assertThat(toldFlink).containsExactly("abort 13 (completed 0)", "abort 14 (completed 0)");
     }
+
+    /**
+     * A task that finishes drains its mailbox closed (at the end of input), and a checkpoint it
+     * starts then releases the aborts it held: Flink's mailbox rejects them, and they are dropped,
+     * as Flink's Task drops a notification its mailbox rejects, instead of failing the task.
+     */
+    @Test
+    void aHeldAbortThatTheClosedMailboxRejectsIsDropped() {
+        for (long checkpoint = 13; checkpoint <= 14; checkpoint++) {
+            aborts.aborted(
+                    checkpoint,
+                    12,
+                    (id, completed) -> {
+                        toldFlink.add("rejected " + id);
+                        throw new java.util.concurrent.RejectedExecutionException("closed");
+                    },
+                    id -> CompletableFuture.completedFuture(null));
+        }
+        enter(15);
+        assertThat(toldFlink).containsExactly("rejected 13", "rejected 14");
+        assertThat(aborts.heldBack()).isEmpty();
+    }
 }
