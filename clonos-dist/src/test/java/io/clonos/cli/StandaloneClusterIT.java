@@ -535,6 +535,53 @@ class StandaloneClusterIT {
         awaitUnregistered(rest, victim);
     }
 
+    /**
+     * The hash chains' sink in a slot sharing group of its own: its TaskManager JVM runs the sink
+     * only, so it feeds no consumer that could report its death. It is killed with SIGKILL, and its
+     * producers report their consumer's broken connection: the JobManager declares it lost on their
+     * reports within 2 s, not by its heartbeats, only the sink restarts, and the output is exactly
+     * once.
+     */
+    @Test
+    @Order(11)
+    void killedTaskManagerOfConsumersOnlyIsFoundByItsProducersReports() throws Exception {
+        ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
+        replaceKilledTaskManagers(rest, 4);
+        long count = 20_000;
+        Path output = work.resolve("output-sink-alone");
+        String job = submitHashChains(count, output, "--sink-slot-sharing-group", "sink");
+        awaitCompletedCheckpoint(rest, job);
+
+        Map<String, String> hosts = subtaskTaskManagers(rest, job);
+        String victim = taskManagerOfFirstSubtask(hosts, "Sink: sink");
+        assertThat(hosts)
+                .as("only the sink runs on its TaskManager")
+                .allSatisfy(
+                        (subtask, taskManager) ->
+                                assertThat(taskManager.equals(victim))
+                                        .isEqualTo(subtask.startsWith("Sink: sink")));
+        long killedAt = System.currentTimeMillis();
+        kill(victim);
+
+        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(3)))
+                .isEqualTo("FINISHED");
+        assertOnlyTheKilledTaskManagersTasksRestarted(hosts, subtaskAttempts(rest, job), victim);
+        HashChainChecks.assertExactlyOnce(output, count);
+        java.util.OptionalLong detected =
+                rest.firstExceptionAt(job, "its data port refuses connections");
+        assertThat(detected)
+                .as(
+                        "the lost TaskManager declared lost on its producers' reports; exceptions %s",
+                        rest.exceptions(job))
+                .isPresent();
+        long detectionMillis = detected.getAsLong() - killedAt;
+        System.out.printf(
+                "Failure detection of a TaskManager of consumers only: declared lost %d ms after SIGKILL%n",
+                detectionMillis);
+        assertThat(detectionMillis).isLessThan(2_000);
+        awaitUnregistered(rest, victim);
+    }
+
     /** Submits {@link HashChainJob} (1500 numbers per second, 8 keys) detached; its job id. */
     private String submitHashChains(long count, Path output, String... options) throws Exception {
         List<String> args =
@@ -810,7 +857,7 @@ class StandaloneClusterIT {
         return hosts.entrySet().stream()
                 .filter(e -> e.getKey().startsWith(vertex) && e.getKey().endsWith("[0]"))
                 .findFirst()
-                .orElseThrow()
+                .orElseThrow(() -> new AssertionError("No subtask 0 of " + vertex + " in " + hosts))
                 .getValue();
     }
 

@@ -25,6 +25,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.DataStreamUtils;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -55,7 +56,8 @@ import java.time.Duration;
  * their records as they happen to be available), {@code --keys} (default 8), {@code
  * --checkpoint-interval} ms (default 300), {@code --output} directory (required), {@code --audit}
  * (the sink audits its hash chains at the end and publishes the counts as accumulators: {@link
- * CommittedLinesSink#audited}).
+ * CommittedLinesSink#audited}), {@code --sink-slot-sharing-group} (the sink in a slot sharing group
+ * of this name, so that its slot holds nothing else: a TaskManager that runs consumers only).
  */
 public final class HashChainJob {
 
@@ -126,14 +128,18 @@ public final class HashChainJob {
                         .window(TumblingProcessingTimeWindows.of(Duration.ofMillis(100)))
                         .process(new WindowChain())
                         .name("window");
-        links.union(windows)
-                .addSink(
-                        params.has("audit")
-                                ? CommittedLinesSink.audited(output, sources(), count)
-                                : new CommittedLinesSink(output))
-                .name("sink")
-                .setParallelism(1)
-                .disableChaining();
+        DataStreamSink<String> sink =
+                links.union(windows)
+                        .addSink(
+                                params.has("audit")
+                                        ? CommittedLinesSink.audited(output, sources(), count)
+                                        : new CommittedLinesSink(output))
+                        .name("sink")
+                        .setParallelism(1)
+                        .disableChaining();
+        if (params.has("sink-slot-sharing-group")) {
+            sink.slotSharingGroup(params.getRequired("sink-slot-sharing-group"));
+        }
         env.execute("hash-chains");
     }
 

@@ -45,6 +45,7 @@ public final class ClonosNetworkContext {
     private final SubpartitionLogs subpartitionLogs = new SubpartitionLogs();
     private final CausalTasks causalTasks = new CausalTasks(subpartitionLogs);
     private final ClonosInputGates inputGates = new ClonosInputGates();
+    private final ConsumerConnections consumerConnections = new ConsumerConnections();
     private final RecoveryDeadlines deadlines;
 
     /** Partitions deployed here whose producing attempt starts afresh, until its task asks. */
@@ -68,6 +69,10 @@ public final class ClonosNetworkContext {
 
     public SubpartitionLogs subpartitionLogs() {
         return subpartitionLogs;
+    }
+
+    public ConsumerConnections consumerConnections() {
+        return consumerConnections;
     }
 
     ClonosInputGates inputGates() {
@@ -94,6 +99,7 @@ public final class ClonosNetworkContext {
         causalTasks.clear();
         subpartitionLogs.clear();
         inputGates.clear();
+        consumerConnections.clear();
         deadlines.close();
     }
 

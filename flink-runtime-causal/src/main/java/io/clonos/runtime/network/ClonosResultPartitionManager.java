@@ -15,6 +15,7 @@ package io.clonos.runtime.network;
 import io.clonos.runtime.inflightlog.InFlightLogs;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.io.network.netty.ClonosConsumerConnectionPatch;
 import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
 import org.apache.flink.runtime.io.network.partition.PartitionNotFoundException;
 import org.apache.flink.runtime.io.network.partition.PartitionRequestListener;
@@ -83,7 +84,13 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
                     partitionId, subpartitionIndexSet, availabilityListener);
         }
         int subpartition = subpartitionIndexSet.getStartIndex();
-        return open(partitionId, subpartition).attach(availabilityListener);
+        ReplayingSubpartitionView view =
+                open(partitionId, subpartition).attach(availabilityListener);
+        context.consumerConnections()
+                .watch(
+                        partitionId,
+                        ClonosConsumerConnectionPatch.connectionOf(availabilityListener));
+        return view;
     }
 
     @Override

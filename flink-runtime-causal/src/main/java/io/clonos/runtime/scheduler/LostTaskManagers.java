@@ -29,8 +29,12 @@ import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -116,17 +120,47 @@ final class LostTaskManagers {
         };
     }
 
-    /** A task reports its connection to a TaskManager's data port broken. */
+    /**
+     * A task reports its connection to a TaskManager broken. A report that names a data port probes
+     * that TaskManager; one that names only a host (a producer's, whose consumer connected from a
+     * port of its own) probes every TaskManager of the job on the host: the dead one refuses, the
+     * others answer and are left alone.
+     */
     LostTaskManagerReport.Response reported(LostTaskManagerReport report, ExecutionGraph graph) {
-        TaskManagerLocation location = locationOf(report, graph);
-        if (location == null) {
+        return reported(report, locationsOf(graph));
+    }
+
+    /** The same, among the TaskManagers where current attempts of the job run. */
+    LostTaskManagerReport.Response reported(
+            LostTaskManagerReport report, Collection<TaskManagerLocation> running) {
+        List<TaskManagerLocation> suspects = new ArrayList<>();
+        for (TaskManagerLocation location : running) {
+            if (isOn(location, report.host())
+                    && (!report.knowsDataPort() || location.dataPort() == report.dataPort())) {
+                suspects.add(location);
+            }
+        }
+        if (suspects.isEmpty()) {
             return new LostTaskManagerReport.Response("no task of the job runs there");
         }
-        return probe(location, report.reporter());
+        List<String> verdicts = new ArrayList<>();
+        for (TaskManagerLocation suspect : suspects) {
+            verdicts.add(probe(suspect, report.reporter(), report.knowsDataPort()).verdict());
+        }
+        return new LostTaskManagerReport.Response(String.join("; ", verdicts));
     }
 
     /** Probes a reported TaskManager's data port, unless it is probed or lost already. */
     LostTaskManagerReport.Response probe(TaskManagerLocation location, String reporter) {
+        return probe(location, reporter, true);
+    }
+
+    /**
+     * The same; {@code named}: the report named this TaskManager, rather than its host only (a
+     * TaskManager that answers is then not worth a line in the log).
+     */
+    private LostTaskManagerReport.Response probe(
+            TaskManagerLocation location, String reporter, boolean named) {
         ResourceID taskManager = location.getResourceID();
         TaskManagerLocation lost = declared.get(taskManager);
         if (lost != null && (isGone(taskManager) || sameDataPort(lost, location))) {
@@ -159,34 +193,42 @@ final class LostTaskManagers {
                                                         + " is lost: its data port refuses connections (reported by "
                                                         + reporter
                                                         + ")."));
-                            } else {
+                            } else if (named) {
                                 log.info(
                                         "{} reported its data connection to TaskManager {} ({}) broken, but its data port did not refuse a connection within {} ms: left to the heartbeats.",
                                         reporter,
                                         location.getResourceID(),
                                         location,
                                         PROBE_TIMEOUT.toMillis());
+                            } else {
+                                log.debug(
+                                        "{} reported a consumer's connection from {} broken; TaskManager {} there did not refuse a connection.",
+                                        reporter,
+                                        location.address(),
+                                        location.getResourceID());
                             }
                         },
                         mainThread);
         return new LostTaskManagerReport.Response("probing " + location.getResourceID());
     }
 
-    /** The location of a current attempt whose data port the report names; null if none. */
-    private static TaskManagerLocation locationOf(
-            LostTaskManagerReport report, ExecutionGraph graph) {
+    /** The TaskManagers where current attempts of the job run, once each. */
+    private static Collection<TaskManagerLocation> locationsOf(ExecutionGraph graph) {
+        Map<ResourceID, TaskManagerLocation> found = new LinkedHashMap<>();
         for (ExecutionVertex vertex : graph.getAllExecutionVertices()) {
             TaskManagerLocation location =
                     vertex.getCurrentExecutionAttempt().getAssignedResourceLocation();
-            if (location != null
-                    && location.dataPort() == report.dataPort()
-                    && (location.address().getHostAddress().equals(report.host())
-                            || location.getFQDNHostname().equals(report.host())
-                            || location.getHostname().equals(report.host()))) {
-                return location;
+            if (location != null) {
+                found.putIfAbsent(location.getResourceID(), location);
             }
         }
-        return null;
+        return found.values();
+    }
+
+    private static boolean isOn(TaskManagerLocation location, String host) {
+        return location.address().getHostAddress().equals(host)
+                || location.getFQDNHostname().equals(host)
+                || location.getHostname().equals(host);
     }
 
     private static boolean sameDataPort(TaskManagerLocation a, TaskManagerLocation b) {

@@ -89,6 +89,59 @@ class LostTaskManagersTest {
         assertThat(declaredLost).containsExactly(id, id);
     }
 
+    /**
+     * A producer's report names only its consumer's host: every TaskManager of the job there is
+     * probed, and only the one whose data port refuses is declared lost; one that listens, or one
+     * on another host, is left alone. A consumer's report names the data port: only that
+     * TaskManager is probed.
+     */
+    @Test
+    void aReportOfAConsumersHostProbesEveryTaskManagerOnIt() throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        List<ResourceID> declaredLost = new ArrayList<>();
+        Set<ResourceID> registered = new HashSet<>();
+        LostTaskManagers lost =
+                new LostTaskManagers(
+                        Runnable::run,
+                        Runnable::run,
+                        (taskManager, cause) -> {
+                            declaredLost.add(taskManager);
+                            registered.remove(taskManager);
+                        },
+                        registered::contains,
+                        LoggerFactory.getLogger(LostTaskManagersTest.class));
+        try (ServerSocket alive = new ServerSocket(0, 50, loopback)) {
+            TaskManagerLocation living = location(loopback, alive.getLocalPort());
+            TaskManagerLocation dead = location(loopback, closedPort(loopback));
+            TaskManagerLocation elsewhere =
+                    location(InetAddress.getByName("192.0.2.1"), closedPort(loopback));
+            List<TaskManagerLocation> running = List.of(living, dead, elsewhere);
+            running.forEach(location -> registered.add(location.getResourceID()));
+
+            LostTaskManagerReport.Response verdict =
+                    lost.reported(
+                            LostTaskManagerReport.ofConsumerHost(
+                                    loopback.getHostAddress(), "a producer"),
+                            running);
+
+            assertThat(declaredLost).containsExactly(dead.getResourceID());
+            assertThat(verdict.verdict())
+                    .contains(living.getResourceID().toString())
+                    .contains(dead.getResourceID().toString())
+                    .doesNotContain(elsewhere.getResourceID().toString());
+
+            TaskManagerLocation nextDead = location(loopback, closedPort(loopback));
+            registered.add(nextDead.getResourceID());
+            lost.reported(
+                    new LostTaskManagerReport(
+                            loopback.getHostAddress(), living.dataPort(), "a consumer"),
+                    List.of(living, nextDead));
+            assertThat(declaredLost)
+                    .as("a report that names a data port probes that TaskManager only")
+                    .containsExactly(dead.getResourceID());
+        }
+    }
+
     /** A port that nothing listens on any more. */
     private static int closedPort(InetAddress address) throws Exception {
         try (ServerSocket socket = new ServerSocket(0, 50, address)) {

@@ -124,18 +124,22 @@ public final class CausalTaskContext {
         this.aborts = new HeldAborts(epochs);
         this.network = ClonosShuffleServiceFactory.networkOf(environment);
         this.gates = ClonosNetworkContext.clonosGates(environment.getAllInputGates());
+        String taskName = environment.getTaskInfo().getTaskNameWithSubtasks();
         java.util.function.Consumer<java.net.InetSocketAddress> lostPeers =
                 LostTaskManagerReport.reporter(
-                        environment.getOperatorCoordinatorEventGateway(),
-                        environment.getTaskInfo().getTaskNameWithSubtasks());
+                        environment.getOperatorCoordinatorEventGateway(), taskName);
         for (ClonosInputGate gate : gates) {
             gate.setRestoredCheckpointId(restored);
             gate.setLostPeerReporter(lostPeers);
         }
         MetricGroup group = environment.getMetricGroup().addGroup(EpochTracker.METRIC_GROUP);
         ResultPartitionWriter[] writers = environment.getAllWriters();
+        java.util.function.Consumer<java.net.InetSocketAddress> lostConsumers =
+                LostTaskManagerReport.consumerReporter(
+                        environment.getOperatorCoordinatorEventGateway(), taskName);
         for (int w = 0; w < writers.length; w++) {
             partitions.add(writers[w].getPartitionId());
+            network.consumerConnections().register(writers[w].getPartitionId(), lostConsumers);
             for (int i = 0; i < writers[w].getNumberOfSubpartitions(); i++) {
                 SubpartitionLogMetrics metrics =
                         network.subpartitionLogs().metrics(writers[w].getPartitionId(), i);
@@ -267,6 +271,7 @@ public final class CausalTaskContext {
     public void closed() {
         for (ResultPartitionID partition : partitions) {
             network.causalTasks().unregister(partition);
+            network.consumerConnections().unregister(partition);
         }
     }
 
