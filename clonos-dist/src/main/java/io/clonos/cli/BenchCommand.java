@@ -213,9 +213,10 @@ final class BenchCommand {
                                 "--checkpoint-interval",
                                 "--warmup-seconds",
                                 "--output"),
-                        List.of());
+                        List.of("--one-jvm"));
         options.requireNoPositional();
         OverheadBenchmark.Settings settings = new OverheadBenchmark.Settings();
+        settings.freshJvmPerRun = !options.flags.contains("--one-jvm");
         settings.checkpointIntervalMs =
                 options.intValue("--checkpoint-interval", (int) settings.checkpointIntervalMs, 10);
         settings.clonosProperties = options.dynamicProperties;
@@ -243,9 +244,10 @@ final class BenchCommand {
                                 "--dsd",
                                 "--warmup-seconds",
                                 "--output"),
-                        List.of());
+                        List.of("--one-jvm"));
         options.requireNoPositional();
         InFlightBenchmark.Settings settings = new InFlightBenchmark.Settings();
+        settings.freshJvmPerRun = !options.flags.contains("--one-jvm");
         settings.records = options.intValue("--records", (int) settings.records, 1000);
         settings.repetitions = options.intValue("--repetitions", settings.repetitions, 1);
         settings.warmupMillis = warmupMillis(options, settings.warmupMillis);

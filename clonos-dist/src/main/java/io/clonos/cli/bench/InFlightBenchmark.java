@@ -46,6 +46,9 @@ public final class InFlightBenchmark {
         public String dsd = "0";
         public Map<String, String> clonosProperties = Map.of();
         public Path output = Path.of("bench-results", "inflight");
+
+        /** As {@link OverheadBenchmark.Settings#freshJvmPerRun}. */
+        public boolean freshJvmPerRun = true;
     }
 
     private final Settings settings;
@@ -103,6 +106,7 @@ public final class InFlightBenchmark {
             run.checkpointIntervalMs = interval;
             run.clonosProperties = settings.clonosProperties;
             run.variants = variants;
+            run.freshJvmPerRun = settings.freshJvmPerRun;
             run.output = settings.output.resolve("checkpoints-" + interval + "ms");
             summaries.add(new OverheadBenchmark(run, out).run());
         }

@@ -12,32 +12,25 @@
 
 package io.clonos.cli.bench;
 
-import io.clonos.runtime.minicluster.EmbeddedClusters;
-import io.clonos.streaming.tasks.DeterminantBytesReporter;
-
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.common.JobID;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.util.FileUtils;
 
 import java.io.PrintStream;
+import java.io.Serializable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
-import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code bin/clonos bench overhead}: the synthetic job with an unthrottled source, on vanilla Flink
  * 1.20.5 and on Clonos at determinant sharing depth 0, 1 and full in the same run, without
  * failures: throughput, end-to-end latency and determinant bytes per record, so that the cost of
- * Clonos in failure-free operation shows. Each system first runs once to warm up the JVM (not
- * counted), then {@code repetitions} times, alternating; the median run counts.
+ * Clonos in failure-free operation shows. Each system runs {@code repetitions} times, alternating,
+ * each run in a JVM of its own ({@link OverheadRun}); the median run counts.
  */
 @Internal
 public final class OverheadBenchmark {
@@ -64,6 +57,12 @@ public final class OverheadBenchmark {
 
         /** What the summary calls the benchmark. */
         public String name = "overhead";
+
+        /**
+         * Each run in a JVM of its own ({@link OverheadRun}); false runs them all in this one,
+         * after a warm-up run of each system.
+         */
+        public boolean freshJvmPerRun = true;
     }
 
     private final Settings settings;
@@ -98,7 +97,9 @@ public final class OverheadBenchmark {
     }
 
     /** One run's figures, over the sinks' steady state. */
-    static final class Run {
+    static final class Run implements Serializable {
+        private static final long serialVersionUID = 1L;
+
         final double recordsPerSecond;
         final long p50;
         final long p99;
@@ -178,9 +179,15 @@ public final class OverheadBenchmark {
                         : settings.clonosProperties.toString());
         Variant[] variants = settings.variants.toArray(new Variant[0]);
         Run[][] runs = new Run[variants.length][settings.repetitions];
-        out.println("Warming up (not counted):");
-        for (Variant variant : variants) {
-            runOnce(variant, "warmup");
+        if (settings.freshJvmPerRun) {
+            out.printf(
+                    "Each run in a JVM of its own; each sink's first %d ms not counted (warm-up).%n",
+                    settings.warmupMillis);
+        } else {
+            out.println("All runs in this JVM. Warming up (not counted):");
+            for (Variant variant : variants) {
+                runOnce(variant, "warmup");
+            }
         }
         // alternate the systems, so that a slow phase of the machine does not favour one, and
         // start each repetition with the next system, so that no system always runs in one place
@@ -276,78 +283,23 @@ public final class OverheadBenchmark {
     }
 
     private Run runOnce(Variant variant, String repetition) throws Exception {
-        Path probes = Files.createTempDirectory("clonos-overhead-probes");
-        Configuration config = new Configuration();
-        if (variant.clonos()) {
-            settings.clonosProperties.forEach(config::setString);
-            variant.properties().forEach(config::setString);
-        }
-        DeterminantBytesReporter.configure(config, probes);
-        Path memory = settings.output.resolve("log-memory");
-        Files.createDirectories(memory);
-        Path timeline =
-                memory.resolve(variant.label().replace(' ', '-') + "-" + repetition + ".csv");
-        InFlightMemoryReporter.configure(config, timeline);
-        com.sun.management.OperatingSystemMXBean os =
-                (com.sun.management.OperatingSystemMXBean)
-                        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-        long cpuBefore;
-        try (MiniCluster cluster =
-                EmbeddedClusters.start(variant.clonos(), config, 2, settings.parallelism)) {
-            cpuBefore = os.getProcessCpuTime();
-            JobID job =
-                    cluster.submitJob(
-                                    SyntheticJob.buildSteadyState(
-                                            settings.records,
-                                            settings.keys,
-                                            settings.parallelism,
-                                            settings.stateBytesPerKey,
-                                            settings.checkpointIntervalMs,
-                                            settings.warmupMillis,
-                                            probes))
-                            .get()
-                            .getJobID();
-            if (!cluster.requestJobResult(job).get(30, TimeUnit.MINUTES).isSuccess()) {
-                throw new IllegalStateException("The " + variant.label() + " run failed");
-            }
-        }
-        // the cluster is closed: every task ended and reported; the JVM's CPU time covers the
-        // cluster's threads (all in this process) for the whole job, warm-up included
-        long cpuNanos = os.getProcessCpuTime() - cpuBefore;
-        long determinantBytes = DeterminantBytesReporter.endedTasksBytes(probes);
-        Map<String, Double> bytesByKind = new TreeMap<>();
-        DeterminantBytesReporter.endedTasksBytesByKind(probes)
-                .forEach(
-                        (kind, bytes) ->
-                                bytesByKind.put(
-                                        kind, bytes / (double) Math.max(1, settings.records)));
-        SteadyStateSink.Steady steady = SteadyStateSink.Steady.read(probes);
-        FileUtils.deleteDirectory(probes.toFile());
-        long[] logs = InFlightMemoryReporter.maxPerTask(timeline);
-        Run run =
-                new Run(
-                        steady.recordsPerSecond(),
-                        steady.latencies().quantile(0.5),
-                        steady.latencies().quantile(0.99),
-                        determinantBytes / (double) Math.max(1, settings.records),
-                        bytesByKind,
-                        cpuNanos / 1000.0 / Math.max(1, settings.records),
-                        (steady.last() - steady.first()) / 1000.0,
-                        logs[0],
-                        logs[1]);
-        out.printf(
-                Locale.ROOT,
-                "[%s] %.0f records/s over %.1f s of steady state, latency p50 %d ms, p99 %d ms, %.3f us CPU per record, %.2f determinant bytes per record%s, in-flight logs at most %.1f MB in memory and %.1f MB on disk per task%n",
-                variant.label(),
-                run.recordsPerSecond,
-                run.steadySeconds,
-                run.p50,
-                run.p99,
-                run.cpuMicrosPerRecord,
-                run.determinantBytesPerRecord,
-                bytesByKind.isEmpty() ? "" : " (" + run.byKind("%s %.3f", ", ") + ")",
-                run.maxLogMemoryPerTask / 1048576.0,
-                run.maxLogDiskPerTask / 1048576.0);
-        return run;
+        Map<String, String> clonos = new LinkedHashMap<>(settings.clonosProperties);
+        clonos.putAll(variant.properties());
+        OverheadRun.Request request =
+                new OverheadRun.Request(
+                        settings.records,
+                        settings.keys,
+                        settings.parallelism,
+                        settings.stateBytesPerKey,
+                        settings.checkpointIntervalMs,
+                        settings.warmupMillis,
+                        settings.output.toString(),
+                        variant.label(),
+                        variant.clonos(),
+                        clonos,
+                        repetition);
+        return settings.freshJvmPerRun
+                ? OverheadRun.inFreshJvm(request, out)
+                : OverheadRun.measure(request, out);
     }
 }

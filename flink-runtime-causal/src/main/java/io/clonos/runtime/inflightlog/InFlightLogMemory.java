@@ -14,6 +14,7 @@ package io.clonos.runtime.inflightlog;
 
 import org.apache.flink.annotation.Internal;
 
+import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -21,6 +22,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * by all of them: a budget per subpartition would let a TaskManager's heap use grow with the number
  * of its tasks' consumers. Logs reserve bytes before they keep a buffer and release them when they
  * drop it. Thread-safe.
+ *
+ * <p>It also keeps the arrays of dropped buffers for the next ones ({@link #take}, {@link #give}):
+ * a busy log copies a full network buffer (a power of two, 32 KB by default) about every buffer its
+ * producer sends and drops it a checkpoint later, and with new arrays each of them would be zeroed,
+ * outlive several young collections and be copied and promoted by the garbage collector, work that
+ * grows with the log's throughput. Kept arrays stay within the budget: the arrays in use and those
+ * kept never exceed the capacity and overdraft.
  */
 @Internal
 public final class InFlightLogMemory {
@@ -28,6 +36,15 @@ public final class InFlightLogMemory {
     private final long capacity;
     private final long overdraft;
     private final AtomicLong used = new AtomicLong();
+
+    /** Arrays kept for reuse, by the power of two of their length. */
+    private final ArrayDeque<byte[]>[] kept = newKept();
+
+    /** Bytes of the arrays kept for reuse. */
+    private final AtomicLong keptBytes = new AtomicLong();
+
+    /** The smallest array length kept for reuse: smaller buffers are not worth it. */
+    static final int LEAST_KEPT = 1024;
 
     /** A budget without overdraft. */
     public InFlightLogMemory(long capacity) {
@@ -73,6 +90,59 @@ public final class InFlightLogMemory {
 
     public void release(long bytes) {
         used.addAndGet(-bytes);
+    }
+
+    /**
+     * An array of exactly {@code size} bytes to copy a buffer into, one that a log gave back if
+     * there is one. Its content is whatever it held before: the caller overwrites all of it.
+     */
+    public byte[] take(int size) {
+        if (isKeptLength(size)) {
+            ArrayDeque<byte[]> arrays = kept[Integer.numberOfTrailingZeros(size)];
+            byte[] array;
+            synchronized (arrays) {
+                array = arrays.pollLast();
+            }
+            if (array != null) {
+                keptBytes.addAndGet(-size);
+                return array;
+            }
+        }
+        return new byte[size];
+    }
+
+    /**
+     * An array a log no longer refers to, its bytes released: kept for {@link #take} if the budget
+     * has room for it. Whoever gives an array must not read or write it afterwards.
+     */
+    public void give(byte[] array) {
+        int length = array.length;
+        if (!isKeptLength(length) || keptBytes.get() + used.get() + length > capacity + overdraft) {
+            return;
+        }
+        keptBytes.addAndGet(length);
+        ArrayDeque<byte[]> arrays = kept[Integer.numberOfTrailingZeros(length)];
+        synchronized (arrays) {
+            arrays.addLast(array);
+        }
+    }
+
+    /** Bytes of the arrays kept for reuse (for tests). */
+    long keptBytes() {
+        return keptBytes.get();
+    }
+
+    private static boolean isKeptLength(int length) {
+        return length >= LEAST_KEPT && Integer.bitCount(length) == 1;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ArrayDeque<byte[]>[] newKept() {
+        ArrayDeque<byte[]>[] kept = new ArrayDeque[Integer.SIZE];
+        for (int i = 0; i < kept.length; i++) {
+            kept[i] = new ArrayDeque<>();
+        }
+        return kept;
     }
 
     /** The fraction of the budget not reserved, between 0 and 1. */

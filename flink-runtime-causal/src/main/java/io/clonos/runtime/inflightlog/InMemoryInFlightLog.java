@@ -94,7 +94,7 @@ public final class InMemoryInFlightLog implements InFlightLog {
             overflow();
             return;
         }
-        byte[] copy = new byte[size];
+        byte[] copy = memory.take(size);
         buffer.getNioBufferReadable().get(copy);
         epochs.get(currentEpoch)
                 .add(new LoggedBuffer(copy, buffer.getDataType(), buffer.isCompressed()));
@@ -132,9 +132,18 @@ public final class InMemoryInFlightLog implements InFlightLog {
         for (List<LoggedBuffer> epoch : epochs.values()) {
             truncatedBuffers += epoch.size();
         }
+        release();
+    }
+
+    /** Drops every buffer held and gives its memory back. */
+    @GuardedBy("this")
+    private void release() {
+        List<LoggedBuffer> dropped = new ArrayList<>();
+        epochs.values().forEach(dropped::addAll);
         epochs.clear();
         epochs.put(currentEpoch, new ArrayList<>());
         memory.release(sizeInBytes);
+        dropped.forEach(buffer -> memory.give(buffer.data));
         sizeInBytes = 0;
         numberOfBuffers = 0;
     }
@@ -156,6 +165,7 @@ public final class InMemoryInFlightLog implements InFlightLog {
             for (LoggedBuffer buffer : oldest.getValue()) {
                 sizeInBytes -= buffer.data.length;
                 memory.release(buffer.data.length);
+                memory.give(buffer.data);
             }
             numberOfBuffers -= oldest.getValue().size();
             truncatedBuffers += oldest.getValue().size();
@@ -198,11 +208,7 @@ public final class InMemoryInFlightLog implements InFlightLog {
 
     @Override
     public synchronized void close() {
-        epochs.clear();
-        epochs.put(currentEpoch, new ArrayList<>());
-        memory.release(sizeInBytes);
-        sizeInBytes = 0;
-        numberOfBuffers = 0;
+        release();
     }
 
     /** The buffer at an absolute position (counting every buffer ever logged), or null. */
@@ -223,6 +229,16 @@ public final class InMemoryInFlightLog implements InFlightLog {
         return null;
     }
 
+    /**
+     * A copy of the buffer at an absolute position, or null; copied under the lock, since a
+     * truncated buffer's array goes back to the memory for another log to overwrite.
+     */
+    @Nullable
+    private synchronized Buffer copyAt(long position) throws InFlightLogUnavailableException {
+        LoggedBuffer logged = bufferAt(position);
+        return logged == null ? null : logged.toNetworkBuffer();
+    }
+
     private synchronized long endPosition() {
         return truncatedBuffers + numberOfBuffers;
     }
@@ -238,12 +254,11 @@ public final class InMemoryInFlightLog implements InFlightLog {
         @Nullable
         @Override
         public Buffer next() throws InFlightLogUnavailableException {
-            LoggedBuffer logged = bufferAt(position);
-            if (logged == null) {
-                return null;
+            Buffer copy = copyAt(position);
+            if (copy != null) {
+                position++;
             }
-            position++;
-            return logged.toNetworkBuffer();
+            return copy;
         }
 
         @Override

@@ -305,6 +305,7 @@ public final class SpillingInFlightLog implements InFlightLog {
         Epoch epoch = located.epoch;
         Entry first = epoch.entries.get(located.index);
         if (first.data != null) {
+            // a copy, under the lock: the array goes back to the memory once the entry is dropped
             read.add(first.toNetworkBuffer(first.data.clone()));
             return read;
         }
@@ -390,7 +391,7 @@ public final class SpillingInFlightLog implements InFlightLog {
         }
 
         void keep(Buffer buffer, int size) {
-            byte[] copy = new byte[size];
+            byte[] copy = memory.take(size);
             buffer.getNioBufferReadable().get(copy);
             entries.add(new Entry(buffer.getDataType(), buffer.isCompressed(), size, copy));
             bytesInMemory += size;
@@ -419,10 +420,12 @@ public final class SpillingInFlightLog implements InFlightLog {
                 Entry entry = entries.get(i);
                 entry.checksum = checksum(ByteBuffer.wrap(entry.data));
                 entry.offset = append(ByteBuffer.wrap(entry.data));
+                byte[] written = entry.data;
                 entry.data = null;
                 bytesInMemory -= entry.length;
                 bytesOnDisk += entry.length;
                 memory.release(entry.length);
+                memory.give(written);
             }
             firstInMemory = entries.size();
         }
@@ -465,8 +468,11 @@ public final class SpillingInFlightLog implements InFlightLog {
         /** Drops the epoch: its memory is released, its file deleted. */
         void delete() {
             for (int i = firstInMemory; i < entries.size(); i++) {
-                bytesInMemory -= entries.get(i).length;
-                memory.release(entries.get(i).length);
+                Entry entry = entries.get(i);
+                bytesInMemory -= entry.length;
+                memory.release(entry.length);
+                memory.give(entry.data);
+                entry.data = null;
             }
             for (int i = 0; i < firstInMemory; i++) {
                 bytesOnDisk -= entries.get(i).length;

@@ -300,9 +300,20 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
         }
     }
 
+    /**
+     * The producer's thread tells of data, about once per buffer it finishes. With a consumer
+     * attached it does not wait for this subpartition's lock, which the network thread holds while
+     * it logs a buffer (a spill writes to disk): it would wait on every such write. A consumer that
+     * is detached meanwhile has its notice ignored ({@link ReplayingSubpartitionView} is then not
+     * available), and {@link #detached} moves what arrived before into the log.
+     */
     @Override
     public void notifyDataAvailable(ResultSubpartitionView view) {
-        ReplayingSubpartitionView current;
+        ReplayingSubpartitionView current = reader;
+        if (current != null) {
+            current.notifyDataAvailable();
+            return;
+        }
         synchronized (this) {
             current = reader;
             if (current == null) {

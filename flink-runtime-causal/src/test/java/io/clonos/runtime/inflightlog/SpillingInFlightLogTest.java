@@ -108,6 +108,42 @@ class SpillingInFlightLogTest {
         assertThat(log.readBytes()).isEqualTo(log.bytesOnDisk());
     }
 
+    /**
+     * Logs of one TaskManager share their memory, and the arrays of the buffers one log spilled or
+     * dropped hold the next buffers of any log: every log still replays its own bytes.
+     */
+    @ParameterizedTest
+    @EnumSource(SpillPolicy.class)
+    void logsThatShareTheirMemoryReplayTheirOwnBytesWhileArraysAreReused(SpillPolicy policy)
+            throws Exception {
+        InFlightLogMemory memory = new InFlightLogMemory(8 * 4096);
+        SpillingInFlightLog first =
+                new SpillingInFlightLog("first", 0, memory, policy, 0.5, 2, tmp.resolve("first"));
+        SpillingInFlightLog second =
+                new SpillingInFlightLog("second", 0, memory, policy, 0.5, 2, tmp.resolve("second"));
+        long reused = 0;
+        for (int i = 0; i < 120; i++) {
+            if (i % 20 == 19) {
+                first.startEpoch(first.currentEpoch() + 1);
+                second.startEpoch(second.currentEpoch() + 1);
+                first.truncateBefore(first.currentEpoch() - 1);
+                second.truncateBefore(second.currentEpoch() - 1);
+            }
+            reused = Math.max(reused, memory.keptBytes());
+            first.append(buffer(i, 4096));
+            second.append(buffer(1_000 + i, 4096));
+        }
+
+        assertThat(drain(first.replay())).isEqualTo(range(99, 120));
+        assertThat(drain(second.replay())).isEqualTo(range(1_099, 1_120));
+        if (policy != SpillPolicy.EAGER) {
+            assertThat(reused).as("arrays kept for reuse on the way").isPositive();
+        }
+        first.close();
+        second.close();
+        assertThat(memory.used()).isZero();
+    }
+
     @Test
     void eagerWritesEveryBufferAsItIsLoggedAndKeepsNoneInMemory() throws Exception {
         InFlightLogMemory memory = new InFlightLogMemory(1 << 20);
