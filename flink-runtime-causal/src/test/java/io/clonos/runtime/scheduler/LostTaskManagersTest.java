@@ -58,16 +58,7 @@ class LostTaskManagersTest {
         TaskManagerLocation first = new TaskManagerLocation(id, loopback, closedPort(loopback));
         Set<ResourceID> registered = new HashSet<>(Set.of(id));
         List<ResourceID> declaredLost = new ArrayList<>();
-        LostTaskManagers lost =
-                new LostTaskManagers(
-                        Runnable::run,
-                        Runnable::run,
-                        (taskManager, cause) -> {
-                            declaredLost.add(taskManager);
-                            registered.remove(taskManager);
-                        },
-                        registered::contains,
-                        LoggerFactory.getLogger(LostTaskManagersTest.class));
+        LostTaskManagers lost = lostTaskManagers(declaredLost, registered);
 
         lost.probe(first, "a consumer");
         assertThat(declaredLost).containsExactly(id);
@@ -100,16 +91,7 @@ class LostTaskManagersTest {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         List<ResourceID> declaredLost = new ArrayList<>();
         Set<ResourceID> registered = new HashSet<>();
-        LostTaskManagers lost =
-                new LostTaskManagers(
-                        Runnable::run,
-                        Runnable::run,
-                        (taskManager, cause) -> {
-                            declaredLost.add(taskManager);
-                            registered.remove(taskManager);
-                        },
-                        registered::contains,
-                        LoggerFactory.getLogger(LostTaskManagersTest.class));
+        LostTaskManagers lost = lostTaskManagers(declaredLost, registered);
         try (ServerSocket alive = new ServerSocket(0, 50, loopback)) {
             TaskManagerLocation living = location(loopback, alive.getLocalPort());
             TaskManagerLocation dead = location(loopback, closedPort(loopback));
@@ -140,6 +122,23 @@ class LostTaskManagersTest {
                     .as("a report that names a data port probes that TaskManager only")
                     .containsExactly(dead.getResourceID());
         }
+    }
+
+    /**
+     * Probes on the calling thread; a TaskManager declared lost is added to {@code declaredLost}
+     * and leaves {@code registered}.
+     */
+    private static LostTaskManagers lostTaskManagers(
+            List<ResourceID> declaredLost, Set<ResourceID> registered) {
+        return new LostTaskManagers(
+                Runnable::run,
+                Runnable::run,
+                (taskManager, cause) -> {
+                    declaredLost.add(taskManager);
+                    registered.remove(taskManager);
+                },
+                registered::contains,
+                LoggerFactory.getLogger(LostTaskManagersTest.class));
     }
 
     /** A port that nothing listens on any more. */
