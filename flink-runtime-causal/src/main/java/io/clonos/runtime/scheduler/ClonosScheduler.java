@@ -88,11 +88,13 @@ import java.util.stream.Collectors;
  * <p>A failed task is recovered locally: every other task keeps running with the same attempt.
  * Failures that arrive together (a lost TaskManager fails one subtask of every vertex it hosted)
  * are restarted as one batch, after Flink's restart delay and counted once against Flink's restart
- * strategy. For the batch, the scheduler aborts the pending checkpoints, waits until the old
- * attempts are gone, restores the latest completed checkpoint to the new attempts only, resets the
- * operator coordinators of the restarted subtasks (so that sources get their splits back), deploys
- * the new attempts in topological order, and tells the running consumers of each restarted producer
- * where it runs now. The network replays the producers' in-flight logs to restarted consumers.
+ * strategy; the batch is judged once the probes of the job's other TaskManagers that its first
+ * failure started have ended ({@link LostTaskManagers#sweep}). For the batch, the scheduler aborts
+ * the pending checkpoints, waits until the old attempts are gone, restores the latest completed
+ * checkpoint to the new attempts only, resets the operator coordinators of the restarted subtasks
+ * (so that sources get their splits back), deploys the new attempts in topological order, and tells
+ * the running consumers of each restarted producer where it runs now. The network replays the
+ * producers' in-flight logs to restarted consumers.
  *
  * <p>Falls back to Flink's restart of the whole job where {@link LocalFailoverPolicy} finds that no
  * local recovery covers the failure, or where the restart strategy refuses; logged and counted in
@@ -283,6 +285,7 @@ public class ClonosScheduler extends DefaultScheduler {
         }
         RestartScope.abortPendingCheckpoints(getExecutionGraph());
         pendingRestart.putAll(executionVertexVersioner.recordVertexModifications(Set.of(failed)));
+        lost.sweep(getExecutionGraph(), failedExecution.getVertex().getTaskNameWithSubtaskIndex());
         log.info(
                 "Recovering {} locally (attempt {} failed: {}).",
                 failedExecution.getVertex().getTaskNameWithSubtaskIndex(),
@@ -399,7 +402,9 @@ public class ClonosScheduler extends DefaultScheduler {
                 new HashSet<>(executionVertexVersioner.getUnmodifiedExecutionVertices(versions));
         if (!batch.isEmpty()
                 && getExecutionGraph().getState() == JobStatus.RUNNING
-                && standbyCoordination.awaitingTransfers(batch, this::restartPendingBatch)) {
+                && (lost.awaitingProbes(this::restartPendingBatch)
+                        || standbyCoordination.awaitingTransfers(
+                                batch, this::restartPendingBatch))) {
             return;
         }
         pendingRestart.clear();

@@ -24,6 +24,8 @@ import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
 
 import org.slf4j.Logger;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -73,6 +75,9 @@ final class LostTaskManagers {
 
     /** TaskManagers being probed. */
     private final Set<ResourceID> probing = new HashSet<>();
+
+    /** What runs once the probes under way ended, if anything waits for them. */
+    @Nullable private Runnable onProbesEnded;
 
     /** TaskManagers declared lost, and the data port that refused. */
     private final Map<ResourceID, TaskManagerLocation> declared = new HashMap<>();
@@ -145,22 +150,61 @@ final class LostTaskManagers {
         }
         List<String> verdicts = new ArrayList<>();
         for (TaskManagerLocation suspect : suspects) {
-            verdicts.add(probe(suspect, report.reporter(), report.knowsDataPort()).verdict());
+            verdicts.add(
+                    probe(
+                                    suspect,
+                                    report.reporter() + " reported its data connection broken",
+                                    report.knowsDataPort())
+                            .verdict());
         }
         return new LostTaskManagerReport.Response(String.join("; ", verdicts));
     }
 
     /** Probes a reported TaskManager's data port, unless it is probed or lost already. */
     LostTaskManagerReport.Response probe(TaskManagerLocation location, String reporter) {
-        return probe(location, reporter, true);
+        return probe(location, reporter + " reported its data connection broken", true);
     }
 
     /**
-     * The same; {@code named}: the report named this TaskManager, rather than its host only (a
-     * TaskManager that answers is then not worth a line in the log).
+     * Probes every TaskManager of the job, but those gone already, after a task failed. Several
+     * TaskManagers die at once when a node, a rack or a deployment goes, and one whose peers all
+     * died with it has nobody left to report it: only its heartbeats would find it, seconds after
+     * the batch of failures was judged, and its subtasks would count as survivors (an orphan beyond
+     * the determinant sharing depth, a global rollback). {@link #awaitingProbes} holds the batch
+     * until these probes end, on loopback a few milliseconds, at most {@link #PROBE_TIMEOUT}.
+     */
+    void sweep(ExecutionGraph graph, String failedTask) {
+        sweep(locationsOf(graph), failedTask);
+    }
+
+    /** The same, among the TaskManagers where current attempts of the job run. */
+    void sweep(Collection<TaskManagerLocation> running, String failedTask) {
+        String cause = "the failure of " + failedTask + " had every TaskManager of the job probed";
+        for (TaskManagerLocation location : running) {
+            if (!isGone(location.getResourceID())) {
+                probe(location, cause, false);
+            }
+        }
+    }
+
+    /**
+     * Whether probes are under way; if so, {@code retry} runs on the main thread once the last one
+     * ended (after the TaskManagers it found dead were declared lost and their tasks failed).
+     */
+    boolean awaitingProbes(Runnable retry) {
+        if (probing.isEmpty()) {
+            return false;
+        }
+        onProbesEnded = retry;
+        return true;
+    }
+
+    /**
+     * The same; {@code named}: a report named this TaskManager, rather than its host only or none
+     * (a TaskManager that answers is then not worth a line in the log).
      */
     private LostTaskManagerReport.Response probe(
-            TaskManagerLocation location, String reporter, boolean named) {
+            TaskManagerLocation location, String cause, boolean named) {
         ResourceID taskManager = location.getResourceID();
         TaskManagerLocation lost = declared.get(taskManager);
         if (lost != null && (isGone(taskManager) || sameDataPort(lost, location))) {
@@ -180,32 +224,37 @@ final class LostTaskManagers {
                             if (Boolean.TRUE.equals(refused)) {
                                 declared.put(taskManager, location);
                                 log.info(
-                                        "TaskManager {} ({}) is lost: {} reported its data connection broken, and its data port refused a connection {} ms later.",
+                                        "TaskManager {} ({}) is lost: {}, and its data port refused a connection {} ms later.",
                                         location.getResourceID(),
                                         location,
-                                        reporter,
+                                        cause,
                                         probeMillis);
                                 declareLost.accept(
                                         location.getResourceID(),
                                         new JobMasterException(
                                                 "TaskManager with id "
                                                         + location.getResourceID()
-                                                        + " is lost: its data port refuses connections (reported by "
-                                                        + reporter
+                                                        + " is lost: its data port refuses connections ("
+                                                        + cause
                                                         + ")."));
                             } else if (named) {
                                 log.info(
-                                        "{} reported its data connection to TaskManager {} ({}) broken, but its data port did not refuse a connection within {} ms: left to the heartbeats.",
-                                        reporter,
+                                        "TaskManager {} ({}) is left to the heartbeats: {}, but its data port did not refuse a connection within {} ms.",
                                         location.getResourceID(),
                                         location,
+                                        cause,
                                         PROBE_TIMEOUT.toMillis());
                             } else {
                                 log.debug(
-                                        "{} reported a consumer's connection from {} broken; TaskManager {} there did not refuse a connection.",
-                                        reporter,
-                                        location.address(),
-                                        location.getResourceID());
+                                        "TaskManager {} ({}) did not refuse a connection; probed because {}.",
+                                        location.getResourceID(),
+                                        location,
+                                        cause);
+                            }
+                            if (probing.isEmpty() && onProbesEnded != null) {
+                                Runnable retry = onProbesEnded;
+                                onProbesEnded = null;
+                                retry.run();
                             }
                         },
                         mainThread);

@@ -125,6 +125,50 @@ class LostTaskManagersTest {
     }
 
     /**
+     * Two TaskManagers died at once, and nobody is left to report the second: the failure of a task
+     * of the first has every TaskManager of the job probed, the second is declared lost, and the
+     * batch of failures is judged only after that, with the second's tasks failed and in it.
+     */
+    @Test
+    void aFailureProbesEveryTaskManagerOfTheJobAndTheBatchWaitsForTheProbes() throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        List<Runnable> probes = new ArrayList<>();
+        List<String> events = new ArrayList<>();
+        Set<ResourceID> registered = new HashSet<>();
+        LostTaskManagers lost =
+                new LostTaskManagers(
+                        probes::add,
+                        Runnable::run,
+                        (taskManager, cause) -> {
+                            events.add("declared " + taskManager);
+                            registered.remove(taskManager);
+                        },
+                        registered::contains,
+                        LoggerFactory.getLogger(LostTaskManagersTest.class));
+        try (ServerSocket alive = new ServerSocket(0, 50, loopback)) {
+            TaskManagerLocation living = location(loopback, alive.getLocalPort());
+            TaskManagerLocation unreported = location(loopback, closedPort(loopback));
+            TaskManagerLocation declaredAlready = location(loopback, closedPort(loopback));
+            registered.add(living.getResourceID());
+            registered.add(unreported.getResourceID());
+
+            assertThat(lost.awaitingProbes(() -> events.add("too early")))
+                    .as("no probe under way")
+                    .isFalse();
+            lost.sweep(List.of(living, unreported, declaredAlready), "a task (1/2)");
+            assertThat(probes).as("a TaskManager that is gone is not probed").hasSize(2);
+            assertThat(lost.awaitingProbes(() -> events.add("batch judged"))).isTrue();
+
+            probes.get(0).run();
+            assertThat(events).as("one probe is still under way").isEmpty();
+            probes.get(1).run();
+            assertThat(events)
+                    .containsExactly("declared " + unreported.getResourceID(), "batch judged");
+            assertThat(lost.awaitingProbes(() -> events.add("again"))).isFalse();
+        }
+    }
+
+    /**
      * Probes on the calling thread; a TaskManager declared lost is added to {@code declaredLost}
      * and leaves {@code registered}.
      */
