@@ -122,4 +122,22 @@ class BenchmarkStatesTest {
         benchmark.task.log().deltasSince(new TaskCausalLog.Position());
         assertThat(benchmark.task.log().totalBytes()).isPositive().isLessThan(elements / 20);
     }
+
+    /** The consumer connection of the benchmark under reads takes the log while the task runs. */
+    @Test
+    void aConsumerTakesTheLogWhileTheTaskRuns() throws Exception {
+        CausalTaskUnderReadsBenchmark benchmark = new CausalTaskUnderReadsBenchmark();
+        benchmark.setUp();
+        benchmark.startReading();
+        try {
+            while (benchmark.takes == 0) {
+                benchmark.elementReadingTheClock();
+            }
+        } finally {
+            benchmark.stopReading();
+        }
+        long taken = benchmark.takes;
+        benchmark.elementReadingTheClock();
+        assertThat(benchmark.takes).as("no read after the iteration").isEqualTo(taken);
+    }
 }

@@ -373,7 +373,9 @@ public final class CausalTask {
 
     /** The task is about to process its next stream element (record, watermark, ...). */
     public void beforeElement() {
-        fireDueTimers();
+        if (recovery.isReplaying()) {
+            fireDueTimers();
+        }
         countElement();
     }
 

@@ -101,7 +101,7 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
     @Override
     public boolean add(T element) {
         boolean headChanged = queue.add(element);
-        if (ties == null || tied.contains(element)) {
+        if (ties == null) {
             return headChanged;
         }
         if (ties.isEmpty()) {
@@ -109,12 +109,16 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
             return headChanged;
         }
         int priority = element.comparePriorityTo(ties.get(ties.size() - 1).element());
+        if (priority > 0 || (priority == 0 && tied.contains(element))) {
+            // due after the head, or one of its ties already
+            return headChanged;
+        }
         if (priority < 0) {
             // the only element of a new, earlier priority
             forgetTies();
             ties = new ArrayList<>(List.of(new Serialized<>(serialized(element), element)));
             tied.add(element);
-        } else if (priority == 0) {
+        } else {
             Serialized<T> added = new Serialized<>(serialized(element), element);
             int at = Collections.binarySearch(ties, added, Serialized.REVERSED);
             if (at < 0) {
