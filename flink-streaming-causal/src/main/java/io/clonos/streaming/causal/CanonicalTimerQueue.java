@@ -17,6 +17,7 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
 import org.apache.flink.runtime.state.PriorityComparable;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueSet;
 import org.apache.flink.util.CloseableIterator;
 
 import javax.annotation.Nullable;
@@ -66,9 +67,18 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
      */
     private final Set<T> tied = new HashSet<>();
 
+    /**
+     * Whether the backend's queue counts its elements in a field ({@link HeapPriorityQueueSet}), so
+     * that comparing its size before and after an add tells a timer registered again (every record
+     * of a window registers its end, twice) without hashing it once more; RocksDB's queue sums its
+     * key groups' sizes, and there the set of ties is asked instead.
+     */
+    private final boolean sizeIsCheap;
+
     CanonicalTimerQueue(KeyGroupedInternalPriorityQueue<T> queue, TypeSerializer<T> serializer) {
         this.queue = queue;
         this.serializer = serializer.duplicate();
+        this.sizeIsCheap = queue instanceof HeapPriorityQueueSet;
     }
 
     @Nullable
@@ -100,8 +110,10 @@ final class CanonicalTimerQueue<T extends PriorityComparable<? super T>>
      */
     @Override
     public boolean add(T element) {
+        int sizeBefore = sizeIsCheap ? queue.size() : -1;
         boolean headChanged = queue.add(element);
-        if (ties == null) {
+        if (ties == null || (sizeIsCheap && queue.size() == sizeBefore)) {
+            // no ties known, or registered before: among the ties already if of their priority
             return headChanged;
         }
         if (ties.isEmpty()) {

@@ -12,15 +12,21 @@
 
 package io.clonos.streaming.causal;
 
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
+import org.apache.flink.runtime.state.Keyed;
+import org.apache.flink.runtime.state.PriorityComparable;
+import org.apache.flink.runtime.state.PriorityQueueSetFactory;
+import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
 import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
 import org.apache.flink.streaming.api.operators.TimerSerializer;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -38,14 +44,102 @@ class CanonicalTimerOrderTest {
 
     private static final int KEY_GROUPS = 128;
 
-    private static KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>>
-            queue() {
-        return new CanonicalTimerOrder.Queues(
-                        new HeapPriorityQueueSetFactory(
-                                KeyGroupRange.of(0, KEY_GROUPS - 1), KEY_GROUPS, 16))
+    /**
+     * Flink's heap queue, with its ties broken canonically; {@code heap} false hides that it is the
+     * heap's (as RocksDB's queue is not), so that the queue asks its set of ties whether a timer
+     * was registered before, rather than the heap's size.
+     */
+    private static KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> queue(
+            boolean heap) {
+        HeapPriorityQueueSetFactory heaps =
+                new HeapPriorityQueueSetFactory(
+                        KeyGroupRange.of(0, KEY_GROUPS - 1), KEY_GROUPS, 16);
+        PriorityQueueSetFactory backend =
+                heap
+                        ? heaps
+                        : new PriorityQueueSetFactory() {
+                            @Override
+                            public <
+                                            T extends
+                                                    HeapPriorityQueueElement
+                                                            & PriorityComparable<? super T>
+                                                            & Keyed<?>>
+                                    KeyGroupedInternalPriorityQueue<T> create(
+                                            String name, TypeSerializer<T> serializer) {
+                                return new NotTheHeap<>(heaps.create(name, serializer));
+                            }
+
+                            @Override
+                            public <
+                                            T extends
+                                                    HeapPriorityQueueElement
+                                                            & PriorityComparable<? super T>
+                                                            & Keyed<?>>
+                                    KeyGroupedInternalPriorityQueue<T> create(
+                                            String name,
+                                            TypeSerializer<T> serializer,
+                                            boolean allowFutureMetadataUpdates) {
+                                return create(name, serializer);
+                            }
+                        };
+        return new CanonicalTimerOrder.Queues(backend)
                 .create(
                         "timers",
                         new TimerSerializer<>(StringSerializer.INSTANCE, IntSerializer.INSTANCE));
+    }
+
+    /** A queue that forwards to another, and is not Flink's heap queue. */
+    private static final class NotTheHeap<T> implements KeyGroupedInternalPriorityQueue<T> {
+        private final KeyGroupedInternalPriorityQueue<T> queue;
+
+        NotTheHeap(KeyGroupedInternalPriorityQueue<T> queue) {
+            this.queue = queue;
+        }
+
+        @Override
+        public T poll() {
+            return queue.poll();
+        }
+
+        @Override
+        public T peek() {
+            return queue.peek();
+        }
+
+        @Override
+        public boolean add(T element) {
+            return queue.add(element);
+        }
+
+        @Override
+        public boolean remove(T element) {
+            return queue.remove(element);
+        }
+
+        @Override
+        public boolean isEmpty() {
+            return queue.isEmpty();
+        }
+
+        @Override
+        public int size() {
+            return queue.size();
+        }
+
+        @Override
+        public void addAll(java.util.Collection<? extends T> elements) {
+            queue.addAll(elements);
+        }
+
+        @Override
+        public org.apache.flink.util.CloseableIterator<T> iterator() {
+            return queue.iterator();
+        }
+
+        @Override
+        public java.util.Set<T> getSubsetForKeyGroup(int keyGroupId) {
+            return queue.getSubsetForKeyGroup(keyGroupId);
+        }
     }
 
     private static TimerHeapInternalTimer<String, Integer> timer(long time, String key, int ns) {
@@ -75,10 +169,12 @@ class CanonicalTimerOrderTest {
         return timers;
     }
 
-    @Test
-    void tiedTimersLeaveInTheSameOrderWhateverTheOrderTheyCameIn() {
+    @ParameterizedTest(name = "heap queue: {0}")
+    @ValueSource(booleans = {true, false})
+    void tiedTimersLeaveInTheSameOrderWhateverTheOrderTheyCameIn(boolean heap) {
         List<TimerHeapInternalTimer<String, Integer>> timers = timers();
-        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> first = queue();
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> first =
+                queue(heap);
         first.addAll(timers);
         List<String> expected = drain(first);
 
@@ -87,7 +183,7 @@ class CanonicalTimerOrderTest {
             List<TimerHeapInternalTimer<String, Integer>> shuffled = new ArrayList<>(timers);
             Collections.shuffle(shuffled, random);
             KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> queue =
-                    queue();
+                    queue(heap);
             shuffled.forEach(queue::add);
             assertThat(drain(queue)).containsExactlyElementsOf(expected);
         }
@@ -101,9 +197,11 @@ class CanonicalTimerOrderTest {
                         "100/key-0/0", "100/key-3/1", "100/key-6/0", "100/key-9/1", "100/key-12/0");
     }
 
-    @Test
-    void aTimerAddedOrRemovedAmongTheTiesTakesItsPlace() {
-        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> queue = queue();
+    @ParameterizedTest(name = "heap queue: {0}")
+    @ValueSource(booleans = {true, false})
+    void aTimerAddedOrRemovedAmongTheTiesTakesItsPlace(boolean heap) {
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> queue =
+                queue(heap);
         queue.add(timer(10, "b", 0));
         queue.add(timer(10, "d", 0));
         queue.add(timer(20, "a", 0));
@@ -124,9 +222,11 @@ class CanonicalTimerOrderTest {
     }
 
     /** A registration again is recognized without serializing; a timer gone is not "again". */
-    @Test
-    void aTimerDeletedOrFiredAmongTheTiesCanBeRegisteredAgain() {
-        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> queue = queue();
+    @ParameterizedTest(name = "heap queue: {0}")
+    @ValueSource(booleans = {true, false})
+    void aTimerDeletedOrFiredAmongTheTiesCanBeRegisteredAgain(boolean heap) {
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> queue =
+                queue(heap);
         queue.add(timer(10, "b", 0));
         queue.add(timer(10, "d", 0));
         queue.add(timer(20, "a", 0));
@@ -141,9 +241,11 @@ class CanonicalTimerOrderTest {
         assertThat(drain(queue)).containsExactly("10/b/0", "10/d/0", "20/a/0");
     }
 
-    @Test
-    void theBackendsQueueKeepsEveryTimerUntilItIsPolled() {
-        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> queue = queue();
+    @ParameterizedTest(name = "heap queue: {0}")
+    @ValueSource(booleans = {true, false})
+    void theBackendsQueueKeepsEveryTimerUntilItIsPolled(boolean heap) {
+        KeyGroupedInternalPriorityQueue<TimerHeapInternalTimer<String, Integer>> queue =
+                queue(heap);
         timers().forEach(queue::add);
         assertThat(queue.peek()).isNotNull();
         // a snapshot between two firings sees every timer not yet fired
