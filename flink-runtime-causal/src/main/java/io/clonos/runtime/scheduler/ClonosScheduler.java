@@ -88,13 +88,12 @@ import java.util.stream.Collectors;
  * <p>A failed task is recovered locally: every other task keeps running with the same attempt.
  * Failures that arrive together (a lost TaskManager fails one subtask of every vertex it hosted)
  * are restarted as one batch, after Flink's restart delay and counted once against Flink's restart
- * strategy; the batch is judged once the probes of the job's other TaskManagers that its first
- * failure started have ended ({@link LostTaskManagers#sweep}). For the batch, the scheduler aborts
- * the pending checkpoints, waits until the old attempts are gone, restores the latest completed
- * checkpoint to the new attempts only, resets the operator coordinators of the restarted subtasks
- * (so that sources get their splits back), deploys the new attempts in topological order, and tells
- * the running consumers of each restarted producer where it runs now. The network replays the
- * producers' in-flight logs to restarted consumers.
+ * strategy, once the probes its first failure started have ended ({@link LostTaskManagers#sweep}).
+ * For the batch, the scheduler aborts the pending checkpoints, waits until the old attempts are
+ * gone, restores the latest completed checkpoint to the new attempts only, resets the operator
+ * coordinators of the restarted subtasks (so that sources get their splits back), deploys the new
+ * attempts in topological order, and tells the running consumers of each restarted producer where
+ * it runs now. The network replays the producers' in-flight logs to restarted consumers.
  *
  * <p>Falls back to Flink's restart of the whole job where {@link LocalFailoverPolicy} finds that no
  * local recovery covers the failure, or where the restart strategy refuses; logged and counted in
