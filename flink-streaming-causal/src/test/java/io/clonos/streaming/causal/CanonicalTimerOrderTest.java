@@ -12,15 +12,10 @@
 
 package io.clonos.streaming.causal;
 
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupedInternalPriorityQueue;
-import org.apache.flink.runtime.state.Keyed;
-import org.apache.flink.runtime.state.PriorityComparable;
-import org.apache.flink.runtime.state.PriorityQueueSetFactory;
-import org.apache.flink.runtime.state.heap.HeapPriorityQueueElement;
 import org.apache.flink.runtime.state.heap.HeapPriorityQueueSetFactory;
 import org.apache.flink.streaming.api.operators.TimerHeapInternalTimer;
 import org.apache.flink.streaming.api.operators.TimerSerializer;
@@ -28,6 +23,8 @@ import org.apache.flink.streaming.api.operators.TimerSerializer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -54,92 +51,29 @@ class CanonicalTimerOrderTest {
         HeapPriorityQueueSetFactory heaps =
                 new HeapPriorityQueueSetFactory(
                         KeyGroupRange.of(0, KEY_GROUPS - 1), KEY_GROUPS, 16);
-        PriorityQueueSetFactory backend =
-                heap
-                        ? heaps
-                        : new PriorityQueueSetFactory() {
-                            @Override
-                            public <
-                                            T extends
-                                                    HeapPriorityQueueElement
-                                                            & PriorityComparable<? super T>
-                                                            & Keyed<?>>
-                                    KeyGroupedInternalPriorityQueue<T> create(
-                                            String name, TypeSerializer<T> serializer) {
-                                return new NotTheHeap<>(heaps.create(name, serializer));
-                            }
-
-                            @Override
-                            public <
-                                            T extends
-                                                    HeapPriorityQueueElement
-                                                            & PriorityComparable<? super T>
-                                                            & Keyed<?>>
-                                    KeyGroupedInternalPriorityQueue<T> create(
-                                            String name,
-                                            TypeSerializer<T> serializer,
-                                            boolean allowFutureMetadataUpdates) {
-                                return create(name, serializer);
-                            }
-                        };
-        return new CanonicalTimerOrder.Queues(backend)
-                .create(
-                        "timers",
-                        new TimerSerializer<>(StringSerializer.INSTANCE, IntSerializer.INSTANCE));
+        TimerSerializer<String, Integer> serializer =
+                new TimerSerializer<>(StringSerializer.INSTANCE, IntSerializer.INSTANCE);
+        return heap
+                ? new CanonicalTimerOrder.Queues(heaps).create("timers", serializer)
+                : new CanonicalTimerQueue<>(
+                        notTheHeap(heaps.create("timers", serializer)), serializer);
     }
 
-    /** A queue that forwards to another, and is not Flink's heap queue. */
-    private static final class NotTheHeap<T> implements KeyGroupedInternalPriorityQueue<T> {
-        private final KeyGroupedInternalPriorityQueue<T> queue;
-
-        NotTheHeap(KeyGroupedInternalPriorityQueue<T> queue) {
-            this.queue = queue;
-        }
-
-        @Override
-        public T poll() {
-            return queue.poll();
-        }
-
-        @Override
-        public T peek() {
-            return queue.peek();
-        }
-
-        @Override
-        public boolean add(T element) {
-            return queue.add(element);
-        }
-
-        @Override
-        public boolean remove(T element) {
-            return queue.remove(element);
-        }
-
-        @Override
-        public boolean isEmpty() {
-            return queue.isEmpty();
-        }
-
-        @Override
-        public int size() {
-            return queue.size();
-        }
-
-        @Override
-        public void addAll(java.util.Collection<? extends T> elements) {
-            queue.addAll(elements);
-        }
-
-        @Override
-        public org.apache.flink.util.CloseableIterator<T> iterator() {
-            return queue.iterator();
-        }
-
-        @Override
-        public java.util.Set<T> getSubsetForKeyGroup(int keyGroupId) {
-            return queue.getSubsetForKeyGroup(keyGroupId);
-        }
+    /** The queue behind an interface of its own: not Flink's heap queue to the canonical one. */
+    @SuppressWarnings("unchecked")
+    private static <T> KeyGroupedInternalPriorityQueue<T> notTheHeap(
+            KeyGroupedInternalPriorityQueue<T> queue) {
+        return (KeyGroupedInternalPriorityQueue<T>)
+                Proxy.newProxyInstance(
+                        CanonicalTimerOrderTest.class.getClassLoader(),
+                        new Class<?>[] {KeyGroupedInternalPriorityQueue.class},
+                        (proxy, method, args) -> {
+                            try {
+                                return method.invoke(queue, args);
+                            } catch (InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
     }
 
     private static TimerHeapInternalTimer<String, Integer> timer(long time, String key, int ns) {
