@@ -151,10 +151,7 @@ final class LostTaskManagers {
         List<String> verdicts = new ArrayList<>();
         for (TaskManagerLocation suspect : suspects) {
             verdicts.add(
-                    probe(
-                                    suspect,
-                                    report.reporter() + " reported its data connection broken",
-                                    report.knowsDataPort())
+                    probe(suspect, reportedBy(report.reporter()), report.knowsDataPort())
                             .verdict());
         }
         return new LostTaskManagerReport.Response(String.join("; ", verdicts));
@@ -162,7 +159,12 @@ final class LostTaskManagers {
 
     /** Probes a reported TaskManager's data port, unless it is probed or lost already. */
     LostTaskManagerReport.Response probe(TaskManagerLocation location, String reporter) {
-        return probe(location, reporter + " reported its data connection broken", true);
+        return probe(location, reportedBy(reporter), true);
+    }
+
+    /** Why a reported TaskManager is probed, in its log lines and its failure. */
+    private static String reportedBy(String reporter) {
+        return reporter + " reported its data connection broken";
     }
 
     /**
