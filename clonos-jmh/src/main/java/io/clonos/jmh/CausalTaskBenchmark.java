@@ -19,7 +19,6 @@ import io.clonos.runtime.causal.Determinant;
 import io.clonos.runtime.causal.TaskCausalLog;
 
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.CompilerControl;
 import org.openjdk.jmh.annotations.Setup;
 
 /**
@@ -27,10 +26,6 @@ import org.openjdk.jmh.annotations.Setup;
  * tasks call it: counting the element (and looking for due timers, which only a replay has), with
  * its input's order logged, with a wall-clock reading, and a timer firing. The task takes a
  * checkpoint, which starts an epoch and truncates the last, every 64 Ki elements.
- *
- * <p>No element is inlined into JMH's loop: there, the compiler would merge one element's lock of
- * the log with the next one's, which a task, whose elements come through Flink's deep call chain,
- * never gets. Inlined, a busy tick measured 4 ns whether it took the lock or not.
  */
 public class CausalTaskBenchmark extends PerRecordBenchmark {
 
@@ -55,7 +50,6 @@ public class CausalTaskBenchmark extends PerRecordBenchmark {
 
     /** An element whose order nothing logs (a task with one input channel). */
     @Benchmark
-    @CompilerControl(CompilerControl.Mode.DONT_INLINE)
     public long element() {
         task.beforeElement();
         return next();
@@ -63,7 +57,6 @@ public class CausalTaskBenchmark extends PerRecordBenchmark {
 
     /** An element and its input order (a task with two input channels). */
     @Benchmark
-    @CompilerControl(CompilerControl.Mode.DONT_INLINE)
     public long elementWithItsOrder() {
         task.beforeElement();
         task.logged(new Determinant.Order(elements & 1, 128));
@@ -72,7 +65,6 @@ public class CausalTaskBenchmark extends PerRecordBenchmark {
 
     /** An element whose processing reads the wall clock (a processing-time window). */
     @Benchmark
-    @CompilerControl(CompilerControl.Mode.DONT_INLINE)
     public long elementReadingTheClock() {
         task.beforeElement();
         long now = task.timestamp(() -> clock++);
@@ -84,7 +76,6 @@ public class CausalTaskBenchmark extends PerRecordBenchmark {
      * element before but every 512th, so its tick extends the log's open run.
      */
     @Benchmark
-    @CompilerControl(CompilerControl.Mode.DONT_INLINE)
     public long elementReadingTheClockInABusyMillisecond() {
         task.beforeElement();
         long now = task.timestamp(() -> 1_700_000_000_000L + (elements >>> 9));
@@ -93,7 +84,6 @@ public class CausalTaskBenchmark extends PerRecordBenchmark {
 
     /** A processing-time timer fires. */
     @Benchmark
-    @CompilerControl(CompilerControl.Mode.DONT_INLINE)
     public long timerFiring() {
         task.timerFiring(0, clock++);
         return next();

@@ -336,20 +336,10 @@ public final class CausalTask {
             return clock.getAsLong();
         }
         if (!ticked) {
-            clockMillis = recovery.isReplaying() ? tick(clock).millis() : freshTick(clock);
+            clockMillis = tick(clock).millis();
             ticked = true;
         }
         return clockMillis;
-    }
-
-    /**
-     * A fresh tick, as {@link #decide} makes one when nothing is replayed, without the objects that
-     * a replay needs: a busy processing-time window ticks at every element.
-     */
-    private long freshTick(LongSupplier clock) {
-        long millis = Math.max(clockMillis, clock.getAsLong());
-        log.appendFreshTick(elementsInEpoch, millis);
-        return millis;
     }
 
     /** The tick at this element: the predecessor's while replaying, else a fresh one. */

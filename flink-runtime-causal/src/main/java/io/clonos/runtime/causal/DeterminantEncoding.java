@@ -244,30 +244,29 @@ public final class DeterminantEncoding {
         }
 
         /**
-         * Whether a single record of {@code split} extends the run of split records: it is of the
-         * previous record's split. Such a record is counted into the run rather than written; the
-         * log writes the run once it ends ({@link #writeRun}).
+         * Whether {@code determinant} extends a run of its kind: a single tick at the element after
+         * the previous tick's, in the same millisecond, or a single record of the previous record's
+         * split. Such a determinant is taken ({@link #takeIntoRun}) rather than written; the log
+         * writes the run once it ends ({@link #writeRun}).
          */
-        public boolean extendsSplitRun(Determinant.SourceSplit split) {
-            return splits.isLast(split);
-        }
-
-        /**
-         * Takes a single tick at {@code element} reading {@code millis} into the run of ticks if it
-         * extends it (the element after the previous tick's, in the same millisecond), rather than
-         * writing it; the log writes the run once it ends ({@link #writeRun}). Returns whether it
-         * did; if not, the tick is to be encoded.
-         */
-        public boolean takeIntoRun(long element, long millis) {
-            if (!extendsRun(element, millis)) {
-                return false;
+        public boolean extendsRun(Determinant determinant) {
+            if (determinant instanceof Determinant.Timestamp tick) {
+                return tick.elements() == 1 && extendsRun(tick.recordCount(), tick.millis());
             }
-            lastTickElement = element;
-            return true;
+            return determinant instanceof Determinant.SourceSplit split && splits.isLast(split);
         }
 
         private boolean extendsRun(long element, long millis) {
             return element == lastTickElement + 1 && millis == lastMillis;
+        }
+
+        /**
+         * Takes a determinant that {@link #extendsRun extends a run} into it, without writing it.
+         */
+        public void takeIntoRun(Determinant determinant) {
+            if (determinant instanceof Determinant.Timestamp tick) {
+                lastTickElement = tick.recordCount();
+            }
         }
     }
 

@@ -16,8 +16,6 @@ import org.apache.flink.annotation.Internal;
 
 import javax.annotation.concurrent.GuardedBy;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -73,41 +71,15 @@ public final class TaskCausalLog {
     private DeterminantEncoding.Encoder encoder = new DeterminantEncoding.Encoder();
 
     /**
-     * Determinants taken into runs since the task started ({@link #appendFresh}); the task thread
-     * counts them without the lock (a release store, {@link #RUN_EXTENDED}), since a busy task
-     * extends a run at about every element. Those beyond {@link #runWritten} are the current
-     * epoch's open run, written by the next append, the next epoch, or the next reader, whichever
-     * comes first. A reader sees every extension of an element whose output it sends: the task
-     * extends the run before it writes the element's output, and the output's buffer is handed to
-     * the reader through Flink's own happens-before edges.
+     * Determinants of the current epoch's open run, not written yet ({@link #appendFresh}); written
+     * by the next append, the next epoch, or the next reader, whichever comes first.
      */
-    @SuppressWarnings("unused") // through RUN_EXTENDED
-    private volatile long runExtended;
-
-    /** The task thread's own copy of {@link #runExtended}. */
-    private long runExtendedByTask;
-
-    /** How many of {@link #runExtended} are written. */
     @GuardedBy("this")
-    private long runWritten;
+    private int openRun;
 
-    /**
-     * Whether the open run is of split records rather than ticks; changed by the task thread under
-     * the lock only while the run is empty, so that a reader never writes a run as the other kind.
-     */
-    private volatile boolean openRunOfSplits;
-
-    private static final VarHandle RUN_EXTENDED;
-
-    static {
-        try {
-            RUN_EXTENDED =
-                    MethodHandles.lookup()
-                            .findVarHandle(TaskCausalLog.class, "runExtended", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    /** Whether the open run is of split records rather than ticks. */
+    @GuardedBy("this")
+    private boolean openRunOfSplits;
 
     public TaskCausalLog(CausalLogId id, long firstEpoch) {
         this(id, firstEpoch, DeterminantMemory.unbounded());
@@ -199,58 +171,34 @@ public final class TaskCausalLog {
      * as they were ({@link #append}).
      */
     public void appendFresh(Determinant determinant) {
-        if (determinant instanceof Determinant.Timestamp tick && tick.elements() == 1) {
-            appendFreshTick(tick.recordCount(), tick.millis());
-        } else if (determinant instanceof Determinant.SourceSplit split
-                && encoder.extendsSplitRun(split)) {
-            extendRun(true);
-        } else {
+        if (!encoder.extendsRun(determinant)) {
             append(determinant);
+            return;
         }
-    }
-
-    /**
-     * {@link #appendFresh} of a tick at {@code element} reading {@code millis}, without a
-     * determinant object: a busy processing-time window reads the clock at every element.
-     */
-    public void appendFreshTick(long element, long millis) {
-        if (encoder.takeIntoRun(element, millis)) {
-            extendRun(false);
-        } else {
-            append(new Determinant.Timestamp(element, millis));
-        }
-    }
-
-    /** Counts one more determinant into the open run (task thread). */
-    private void extendRun(boolean ofSplits) {
-        if (openRunOfSplits != ofSplits) {
-            synchronized (this) {
+        encoder.takeIntoRun(determinant);
+        boolean ofSplits = determinant instanceof Determinant.SourceSplit;
+        synchronized (this) {
+            if (openRun > 0 && openRunOfSplits != ofSplits) {
                 closeRun();
-                openRunOfSplits = ofSplits;
             }
+            openRunOfSplits = ofSplits;
+            openRun++;
         }
-        RUN_EXTENDED.setRelease(this, ++runExtendedByTask);
     }
 
     /** Writes the open run, if any (a few bytes, reserved without waiting). */
     @GuardedBy("this")
     private void closeRun() {
-        long extended = (long) RUN_EXTENDED.getAcquire(this);
-        if (extended == runWritten) {
+        if (openRun == 0) {
             return;
         }
-        long count = extended - runWritten;
-        runWritten = extended;
+        int count = openRun;
+        openRun = 0;
         if (overflowedEpoch == currentEpoch) {
             return;
         }
         scratchRun.reset();
-        // a run longer than a determinant holds (only a source read by nobody, without
-        // checkpoints) is written as runs that follow one another
-        for (; count > Integer.MAX_VALUE; count -= Integer.MAX_VALUE) {
-            DeterminantEncoding.writeRun(openRunOfSplits, Integer.MAX_VALUE, scratchRun);
-        }
-        DeterminantEncoding.writeRun(openRunOfSplits, (int) count, scratchRun);
+        DeterminantEncoding.writeRun(openRunOfSplits, count, scratchRun);
         memory.forceReserve(scratchRun.size());
         write(scratchRun.array(), 0, scratchRun.size());
     }
@@ -341,7 +289,7 @@ public final class TaskCausalLog {
 
     /** Whether {@link #deltasSince} would return anything for this position. */
     public synchronized boolean hasNewSince(Position position) {
-        if ((long) RUN_EXTENDED.getAcquire(this) != runWritten) {
+        if (openRun > 0) {
             return true;
         }
         if (position.epoch < epochs.firstKey()) {

@@ -20,7 +20,6 @@ import org.apache.flink.util.clock.Clock;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
-import java.util.function.LongSupplier;
 
 /**
  * The processing-time service of one operator in a Clonos task: Flink's, with every reading of the
@@ -32,17 +31,12 @@ import java.util.function.LongSupplier;
 public final class CausalProcessingTimeService implements ProcessingTimeService {
 
     private final ProcessingTimeService delegate;
-
-    /** Flink's reading of the time, once, not per reading. */
-    private final LongSupplier clock;
-
     private final CausalTimers timers;
     private final int serviceId;
 
     CausalProcessingTimeService(
             ProcessingTimeService delegate, CausalTimers timers, int serviceId) {
         this.delegate = delegate;
-        this.clock = delegate::getCurrentProcessingTime;
         this.timers = timers;
         this.serviceId = serviceId;
     }
@@ -55,7 +49,7 @@ public final class CausalProcessingTimeService implements ProcessingTimeService 
     @Override
     public long getCurrentProcessingTime() {
         // a reading on another thread is neither logged nor replayed: CausalTask decides that
-        return timers.task().timestamp(clock);
+        return timers.task().timestamp(delegate::getCurrentProcessingTime);
     }
 
     @Override
