@@ -212,10 +212,12 @@ final class BenchCommand {
                                 "--repetitions",
                                 "--checkpoint-interval",
                                 "--warmup-seconds",
+                                "--warmup-rate",
                                 "--output"),
                         List.of("--one-jvm"));
         options.requireNoPositional();
         OverheadBenchmark.Settings settings = new OverheadBenchmark.Settings();
+        settings.warmupRate = options.intValue("--warmup-rate", settings.warmupRate, 0);
         settings.freshJvmPerRun = !options.flags.contains("--one-jvm");
         settings.checkpointIntervalMs =
                 options.intValue("--checkpoint-interval", (int) settings.checkpointIntervalMs, 10);

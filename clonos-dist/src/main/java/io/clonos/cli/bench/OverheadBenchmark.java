@@ -42,6 +42,12 @@ public final class OverheadBenchmark {
         /** What each sink receives before this is not counted (JIT, caches, first checkpoints). */
         public long warmupMillis = 5_000;
 
+        /**
+         * Records per second the sources are held to during the warm-up ({@link WarmUpRate}); 0: as
+         * fast as the job runs.
+         */
+        public int warmupRate = 0;
+
         public int keys = 64;
         public int parallelism = 2;
         public int stateBytesPerKey = 1024;
@@ -181,8 +187,15 @@ public final class OverheadBenchmark {
         Run[][] runs = new Run[variants.length][settings.repetitions];
         if (settings.freshJvmPerRun) {
             out.printf(
-                    "Each run in a JVM of its own; each sink's first %d ms not counted (warm-up).%n",
-                    settings.warmupMillis);
+                    "Each run in a JVM of its own; each sink's first %d ms not counted (warm-up)%s.%n",
+                    settings.warmupMillis,
+                    settings.warmupRate > 0
+                            ? ", the sources held to "
+                                    + settings.warmupRate
+                                    + " records/s for all of it but its last "
+                                    + SyntheticJob.WARM_UP_AT_FULL_SPEED_MILLIS
+                                    + " ms"
+                            : "");
         } else {
             out.println("All runs in this JVM. Warming up (not counted):");
             for (Variant variant : variants) {
@@ -214,10 +227,11 @@ public final class OverheadBenchmark {
                 new StringBuilder(
                         String.format(
                                 Locale.ROOT,
-                                "{\"benchmark\":\"%s\",\"records\":%d,\"warmup_ms\":%d,\"checkpoint_interval_ms\":%d,\"clonos_settings\":\"%s\",\"variants\":[",
+                                "{\"benchmark\":\"%s\",\"records\":%d,\"warmup_ms\":%d,\"warmup_rate\":%d,\"checkpoint_interval_ms\":%d,\"clonos_settings\":\"%s\",\"variants\":[",
                                 settings.name,
                                 settings.records,
                                 settings.warmupMillis,
+                                settings.warmupRate,
                                 settings.checkpointIntervalMs,
                                 settings.clonosProperties));
         for (int v = 0; v < variants.length; v++) {
@@ -293,6 +307,7 @@ public final class OverheadBenchmark {
                         settings.stateBytesPerKey,
                         settings.checkpointIntervalMs,
                         settings.warmupMillis,
+                        settings.warmupRate,
                         settings.output.toString(),
                         variant.label(),
                         variant.clonos(),

@@ -59,6 +59,7 @@ final class OverheadRun {
             int stateBytesPerKey,
             long checkpointIntervalMs,
             long warmupMillis,
+            int warmupRate,
             String output,
             String label,
             boolean clonos,
@@ -98,6 +99,7 @@ final class OverheadRun {
                                             request.stateBytesPerKey(),
                                             request.checkpointIntervalMs(),
                                             request.warmupMillis(),
+                                            request.warmupRate(),
                                             probes))
                             .get()
                             .getJobID();

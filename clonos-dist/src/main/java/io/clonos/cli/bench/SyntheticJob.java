@@ -50,6 +50,12 @@ import java.util.Map;
 @Internal
 public final class SyntheticJob {
 
+    /**
+     * The end of a held-back warm-up, at full speed: the job reaches its pace before the sinks
+     * count.
+     */
+    static final long WARM_UP_AT_FULL_SPEED_MILLIS = 2_000;
+
     private static final String RECEIVED = "received";
     private static final String FIRST_PROCESSED = "first-processed";
 
@@ -107,7 +113,7 @@ public final class SyntheticJob {
         stages(
                         env,
                         records,
-                        rate,
+                        rate > 0 ? RateLimiterStrategy.perSecond(rate) : RateLimiterStrategy.noOp(),
                         keys,
                         parallelism,
                         stateBytesPerKey,
@@ -122,7 +128,8 @@ public final class SyntheticJob {
     /**
      * The job as fast as it runs, for the overhead benchmark: its sinks count what arrives after a
      * warm-up of {@code warmupMillis} and its latencies ({@link SteadyStateSink}), in constant
-     * memory.
+     * memory. With a {@code warmupRate}, its sources are held to that many records per second for
+     * all of the warm-up but its last {@link #WARM_UP_AT_FULL_SPEED_MILLIS} ({@link WarmUpRate}).
      */
     static JobGraph buildSteadyState(
             long records,
@@ -131,12 +138,16 @@ public final class SyntheticJob {
             int stateBytesPerKey,
             long checkpointIntervalMs,
             long warmupMillis,
+            int warmupRate,
             Path probes) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        long heldMillis = warmupMillis - WARM_UP_AT_FULL_SPEED_MILLIS;
         stages(
                         env,
                         records,
-                        0,
+                        warmupRate > 0 && heldMillis > 0
+                                ? new WarmUpRate(warmupRate, heldMillis)
+                                : RateLimiterStrategy.noOp(),
                         keys,
                         parallelism,
                         stateBytesPerKey,
@@ -152,7 +163,7 @@ public final class SyntheticJob {
             stages(
                     StreamExecutionEnvironment env,
                     long records,
-                    int rate,
+                    RateLimiterStrategy rate,
                     int keys,
                     int parallelism,
                     int stateBytesPerKey,
@@ -166,9 +177,7 @@ public final class SyntheticJob {
                         new DataGeneratorSource<>(
                                 new Generate(keys, reproducibleClock),
                                 records,
-                                rate > 0
-                                        ? RateLimiterStrategy.perSecond(rate)
-                                        : RateLimiterStrategy.noOp(),
+                                rate,
                                 Types.TUPLE(Types.LONG, Types.LONG, Types.LONG)),
                         WatermarkStrategy.noWatermarks(),
                         "source")
