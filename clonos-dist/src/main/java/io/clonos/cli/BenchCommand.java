@@ -19,6 +19,7 @@ import io.clonos.cli.bench.KillSettings;
 import io.clonos.cli.bench.OverheadBenchmark;
 import io.clonos.cli.bench.RecoveryBenchmark;
 import io.clonos.cli.bench.StandbyBenchmark;
+import io.clonos.cli.bench.SyntheticJob;
 import io.clonos.cli.kubernetes.KubernetesApi;
 
 import java.io.PrintStream;
@@ -223,6 +224,18 @@ final class BenchCommand {
                 options.intValue("--checkpoint-interval", (int) settings.checkpointIntervalMs, 10);
         settings.clonosProperties = options.dynamicProperties;
         settings.warmupMillis = warmupMillis(options, settings.warmupMillis);
+        if (settings.warmupRate > 0
+                && settings.warmupMillis <= SyntheticJob.WARM_UP_AT_FULL_SPEED_MILLIS) {
+            // the warm-up's last 2 s run at full speed: a shorter one would hold nothing back
+            throw new ClonosCli.UsageException(
+                    "--warmup-rate needs a warm-up longer than "
+                            + SyntheticJob.WARM_UP_AT_FULL_SPEED_MILLIS / 1000
+                            + " s (its last "
+                            + SyntheticJob.WARM_UP_AT_FULL_SPEED_MILLIS / 1000
+                            + " s run at full speed), got --warmup-seconds "
+                            + settings.warmupMillis / 1000
+                            + ".");
+        }
         settings.records = options.intValue("--records", (int) settings.records, 1000);
         settings.keys = options.intValue("--keys", settings.keys, 2);
         settings.stateBytesPerKey = options.intValue("--state-bytes", settings.stateBytesPerKey, 1);

@@ -56,6 +56,15 @@ class ClonosCliTest {
     }
 
     @Test
+    void aWarmUpRateWithoutAWarmUpToHoldIsAUsageError() {
+        assertThat(run("bench", "overhead", "--warmup-rate", "1000", "--warmup-seconds", "2"))
+                .isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--warmup-rate needs a warm-up longer than 2 s")
+                .contains("got --warmup-seconds 2");
+    }
+
+    @Test
     void benchRecoveryRejectsWhatItsModeDoesNotUse() {
         assertThat(run("bench", "recovery", "--processes", "remote")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8))

@@ -54,7 +54,7 @@ public final class SyntheticJob {
      * The end of a held-back warm-up, at full speed: the job reaches its pace before the sinks
      * count.
      */
-    static final long WARM_UP_AT_FULL_SPEED_MILLIS = 2_000;
+    public static final long WARM_UP_AT_FULL_SPEED_MILLIS = 2_000;
 
     private static final String RECEIVED = "received";
     private static final String FIRST_PROCESSED = "first-processed";
