@@ -27,13 +27,9 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.Nullable;
 import javax.annotation.concurrent.GuardedBy;
 
-import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -147,7 +143,7 @@ public final class SpillingInFlightLog implements InFlightLog {
                 spillAll();
             }
         } catch (IOException e) {
-            lose("writing to " + epoch.path + " failed: " + e, e);
+            lose("writing to " + epoch.file.path() + " failed: " + e, e);
         }
     }
 
@@ -166,7 +162,14 @@ public final class SpillingInFlightLog implements InFlightLog {
                 try {
                     ended.spill();
                 } catch (IOException e) {
-                    lose("writing epoch " + previous + " to " + ended.path + " failed: " + e, e);
+                    lose(
+                            "writing epoch "
+                                    + previous
+                                    + " to "
+                                    + ended.file.path()
+                                    + " failed: "
+                                    + e,
+                            e);
                 }
             }
         }
@@ -318,7 +321,7 @@ public final class SpillingInFlightLog implements InFlightLog {
             end++;
         }
         try {
-            ByteBuffer region = epoch.read(first.offset, (int) bytes);
+            ByteBuffer region = epoch.file.read(first.offset, (int) bytes);
             readBytes += bytes;
             for (int i = located.index; i < end; i++) {
                 Entry entry = epoch.entries.get(i);
@@ -341,7 +344,8 @@ public final class SpillingInFlightLog implements InFlightLog {
             for (Buffer buffer : read) {
                 buffer.recycleBuffer();
             }
-            String reason = "reading epoch " + epoch.id + " from " + epoch.path + " failed: " + e;
+            String reason =
+                    "reading epoch " + epoch.id + " from " + epoch.file.path() + " failed: " + e;
             lose(reason, e);
             throw new InFlightLogUnavailableException(lostBecause);
         }
@@ -378,16 +382,14 @@ public final class SpillingInFlightLog implements InFlightLog {
     private final class Epoch {
         final long id;
         final List<Entry> entries = new ArrayList<>();
-        final Path path;
-        @Nullable FileChannel file;
-        long fileSize;
+        final EpochFile file;
 
         /** Entries before this index are on disk. */
         int firstInMemory;
 
         Epoch(long id) {
             this.id = id;
-            this.path = directory.resolve("epoch-" + id + ".log");
+            this.file = new EpochFile(directory.resolve("epoch-" + id + ".log"));
         }
 
         void keep(Buffer buffer, int size) {
@@ -431,38 +433,10 @@ public final class SpillingInFlightLog implements InFlightLog {
         }
 
         private long append(ByteBuffer data) throws IOException {
-            if (file == null) {
-                Files.createDirectories(directory);
-                file =
-                        FileChannel.open(
-                                path,
-                                StandardOpenOption.CREATE_NEW,
-                                StandardOpenOption.READ,
-                                StandardOpenOption.WRITE);
-            }
-            long offset = fileSize;
             int length = data.remaining();
-            while (data.hasRemaining()) {
-                fileSize += file.write(data, fileSize);
-            }
+            long offset = file.append(data);
             spilledBytes += length;
             return offset;
-        }
-
-        ByteBuffer read(long offset, int length) throws IOException {
-            if (file == null) {
-                throw new IOException("the epoch has no file");
-            }
-            ByteBuffer region = ByteBuffer.allocate(length);
-            while (region.hasRemaining()) {
-                int read = file.read(region, offset + region.position());
-                if (read < 0) {
-                    throw new EOFException(
-                            "the file ends before byte " + (offset + length) + " of the epoch");
-                }
-            }
-            region.flip();
-            return region;
         }
 
         /** Drops the epoch: its memory is released, its file deleted. */
@@ -478,19 +452,7 @@ public final class SpillingInFlightLog implements InFlightLog {
                 bytesOnDisk -= entries.get(i).length;
             }
             firstInMemory = entries.size();
-            if (file != null) {
-                try {
-                    file.close();
-                } catch (IOException e) {
-                    LOG.debug("{}: closing {} failed.", name, path, e);
-                }
-                file = null;
-            }
-            try {
-                Files.deleteIfExists(path);
-            } catch (IOException e) {
-                LOG.warn("{}: could not delete {}.", name, path, e);
-            }
+            file.delete(name);
         }
     }
 

@@ -325,6 +325,36 @@ class SpillingInFlightLogTest {
                 .hasMessageContaining("checksum");
     }
 
+    /**
+     * Flink cancels a task by interrupting its thread, which closes a file channel in the middle of
+     * a write or a read: the log keeps every buffer, and the thread keeps its interrupt.
+     */
+    @Test
+    void anInterruptedSpillOrReplayLosesNothingAndKeepsTheInterrupt() throws Exception {
+        SpillingInFlightLog log = log(SpillPolicy.EAGER, new InFlightLogMemory(1 << 20), 1);
+        try {
+            for (int i = 0; i < 10; i++) {
+                Thread.currentThread().interrupt();
+                log.append(buffer(i, 100));
+                assertThat(Thread.interrupted()).as("the interrupt after write %s", i).isTrue();
+            }
+            List<Integer> replayed = new ArrayList<>();
+            InFlightLog.Cursor cursor = log.replay();
+            for (int i = 0; i < 10; i++) {
+                Thread.currentThread().interrupt();
+                replayed.add(valueOf(cursor.next()));
+                assertThat(Thread.interrupted()).as("the interrupt after read %s", i).isTrue();
+            }
+            assertThat(cursor.next()).isNull();
+
+            assertThat(replayed).isEqualTo(range(0, 10));
+            assertThat(log.bytesOnDisk()).isEqualTo(10 * 100);
+            assertThat(drain(log.replay())).isEqualTo(range(0, 10));
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
     @Test
     void buffersReadAheadAreNotReplayedAfterTheirTruncation() throws Exception {
         SpillingInFlightLog log = log(SpillPolicy.EAGER, new InFlightLogMemory(1 << 20), 8);
