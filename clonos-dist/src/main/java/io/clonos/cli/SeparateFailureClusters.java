@@ -149,6 +149,11 @@ public final class SeparateFailureClusters implements FailureClusters {
             }
 
             @Override
+            public ClusterRestClient rest() {
+                return rest;
+            }
+
+            @Override
             public void close() throws Exception {
                 cluster.stop();
             }

@@ -13,6 +13,7 @@
 package io.clonos.nexmark;
 
 import io.clonos.nexmark.failure.FailureJob;
+import io.clonos.nexmark.failure.FailureSettings;
 import io.clonos.nexmark.failure.NexmarkFailure;
 
 import java.nio.file.Path;
@@ -21,8 +22,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Consumer;
 
@@ -44,7 +47,8 @@ public final class NexmarkCli {
                     "        as CSV, JSON and an HTML chart; R runs per query and system, medians. Defaults:",
                     "        100000 events, all queries, parallelism 2, 3 repetitions, a checkpoint every 5000 ms,",
                     "        bench-results/nexmark-overhead.",
-                    "  failure --query 3|8 [--rate N] [--seconds S] [--kill-after S] [--parallelism P]",
+                    "  failure --query 3|8 [--rate N | --load F [--capacity-events N]] [--seconds S]",
+                    "          [--kill-after S] [--repetitions R] [--parallelism P]",
                     "          [--partitions-per-subtask N] [--checkpoint-interval MS] [--checkpoint-dir URI]",
                     "          [--bootstrap-servers HOST:PORT]",
                     "          [--standby true|false] [--processes embedded|separate] [-D key=value ...] [--output DIR]",
@@ -53,8 +57,11 @@ public final class NexmarkCli {
                     "        running the query's first subtask is lost after S seconds (embedded clusters: it",
                     "        is terminated; separate: standalone clusters of JVMs, killed with SIGKILL), on Clonos and on",
                     "        Flink in one run; output checked against a failure-free run; throughput and",
-                    "        latency over time, recovery times, as CSV, JSON and an HTML page. Defaults:",
-                    "        10000 events/s for 60 s, kill after 30 s, parallelism 2, 4 input partitions per",
+                    "        latency over time, recovery times, as CSV, JSON and an HTML page. --load: the",
+                    "        rate is F (0 < F <= 1) of the capacity a first run of N events unthrottled on",
+                    "        Clonos measures. --repetitions: R runs of each system, the order alternating,",
+                    "        medians and range. Defaults: 10000 events/s for 60 s, kill after 30 s, 1",
+                    "        repetition, 2000000 capacity events, parallelism 2, 4 input partitions per",
                     "        subtask, checkpoint every 1000 ms,",
                     "        a temporary checkpoint directory, standby true, bench-results/nexmark-failure.");
 
@@ -95,11 +102,28 @@ public final class NexmarkCli {
                                     positive("--checkpoint-interval", Long.parseLong(v)));
             run = () -> new NexmarkOverhead(settings, System.out).run();
         } else if ("failure".equals(experiment)) {
-            NexmarkFailure.Settings settings = new NexmarkFailure.Settings();
+            FailureSettings settings = new FailureSettings();
             settings.query = -1;
+            Set<String> given = new HashSet<>();
             options.put("--query", v -> settings.query = failureQuery(v));
             options.put(
-                    "--rate", v -> settings.rate = (int) positive("--rate", Integer.parseInt(v)));
+                    "--rate",
+                    v -> {
+                        settings.rate = (int) positive("--rate", Integer.parseInt(v));
+                        given.add("--rate");
+                    });
+            options.put("--load", v -> settings.load = fraction("--load", v));
+            options.put(
+                    "--capacity-events",
+                    v -> {
+                        settings.capacityEvents = positive("--capacity-events", Long.parseLong(v));
+                        given.add("--capacity-events");
+                    });
+            options.put(
+                    "--repetitions",
+                    v ->
+                            settings.repetitions =
+                                    (int) positive("--repetitions", Integer.parseInt(v)));
             options.put(
                     "--seconds",
                     v -> settings.seconds = (int) positive("--seconds", Integer.parseInt(v)));
@@ -147,6 +171,16 @@ public final class NexmarkCli {
                             throw new IllegalArgumentException(
                                     "failure needs --query 3 or --query 8.");
                         }
+                        if (settings.load > 0 && given.contains("--rate")) {
+                            throw new IllegalArgumentException(
+                                    "failure takes --rate or --load, not both: --load sets the"
+                                            + " rate from the capacity it measures.");
+                        }
+                        if (settings.load == 0 && given.contains("--capacity-events")) {
+                            throw new IllegalArgumentException(
+                                    "--capacity-events sizes the capacity run of --load; without"
+                                            + " --load there is none.");
+                        }
                         return new NexmarkFailure(settings, System.out).run();
                     };
         } else {
@@ -182,6 +216,21 @@ public final class NexmarkCli {
                     "--query takes 3 or 8 (the paper's failure experiments), not " + value + ".");
         }
         return query;
+    }
+
+    /** A fraction in (0, 1]. */
+    private static double fraction(String option, String value) {
+        double fraction;
+        try {
+            fraction = Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            fraction = Double.NaN;
+        }
+        if (!(fraction > 0 && fraction <= 1)) {
+            throw new IllegalArgumentException(
+                    option + " takes a fraction of the capacity in (0, 1], not " + value + ".");
+        }
+        return fraction;
     }
 
     private static boolean bool(String option, String value) {

@@ -102,4 +102,33 @@ class NexmarkCliTest {
                 .contains("--rate takes a positive number, not -5")
                 .contains("Unknown option --kill-after for overhead");
     }
+
+    @Test
+    void theLoadIsAFractionOfTheCapacityAndExcludesAFixedRate() throws Exception {
+        for (String load : new String[] {"0", "1.5", "-0.2", "most"}) {
+            assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--load", load}))
+                    .as("--load %s", load)
+                    .isEqualTo(2);
+            assertThat(errors.toString(StandardCharsets.UTF_8))
+                    .contains("--load takes a fraction of the capacity in (0, 1], not " + load);
+        }
+        assertThat(
+                        NexmarkCli.run(
+                                new String[] {
+                                    "failure", "--query", "3", "--load", "0.75", "--rate", "100"
+                                }))
+                .isEqualTo(2);
+        assertThat(
+                        NexmarkCli.run(
+                                new String[] {
+                                    "failure", "--query", "3", "--capacity-events", "10"
+                                }))
+                .isEqualTo(2);
+        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--repetitions", "0"}))
+                .isEqualTo(2);
+        assertThat(errors.toString(StandardCharsets.UTF_8))
+                .contains("failure takes --rate or --load, not both")
+                .contains("--capacity-events sizes the capacity run of --load")
+                .contains("--repetitions takes a positive number, not 0");
+    }
 }

@@ -12,6 +12,7 @@
 
 package io.clonos.nexmark;
 
+import io.clonos.nexmark.failure.FailureSettings;
 import io.clonos.nexmark.failure.NexmarkFailure;
 
 import org.junit.jupiter.api.Timeout;
@@ -45,7 +46,7 @@ class NexmarkFailureITCase {
     @ValueSource(ints = {3, 8})
     @Timeout(value = 8, unit = TimeUnit.MINUTES)
     void lostTaskManagerIsRecoveredExactlyOnce(int query) throws Exception {
-        NexmarkFailure.Settings settings = new NexmarkFailure.Settings();
+        FailureSettings settings = new FailureSettings();
         settings.query = query;
         settings.rate = 2_000;
         settings.seconds = 24;
@@ -79,11 +80,21 @@ class NexmarkFailureITCase {
                 .as("Flink, exactly once with the transactional sink as well")
                 .isTrue();
         assertThat(runs).allMatch(run -> run.recoveryMs() >= 0);
+        assertThat(runs)
+                .as("the JobManager recorded each failure, after it")
+                .allMatch(run -> run.detectionMs() >= 0);
+        assertThat(runs)
+                .as("the state at the last checkpoint before the failure")
+                .allMatch(run -> run.stateBytes() > 0);
+        assertThat(runs).allMatch(run -> run.repetition() == 0);
 
         String prefix = "q" + query + "-";
         assertThat(Files.readString(output.resolve(prefix + "summary.json")))
-                .contains("\"clonos\":{")
-                .contains("\"flink\":{")
+                .contains("\"setup\":{\"processes\":\"embedded\",\"failure\":\"terminated\"")
+                .contains("\"clonos\":{\"detection_ms\":")
+                .contains("\"flink\":{\"detection_ms\":")
+                .contains("\"recovery_robust_ms\":")
+                .contains("\"lost\":0,\"duplicated\":0")
                 .contains("\"recoveryMs\":");
         assertThat(Files.readAllLines(output.resolve(prefix + "timeline.csv")))
                 .first()

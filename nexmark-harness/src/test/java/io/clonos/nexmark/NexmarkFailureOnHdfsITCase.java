@@ -12,6 +12,7 @@
 
 package io.clonos.nexmark;
 
+import io.clonos.nexmark.failure.FailureSettings;
 import io.clonos.nexmark.failure.NexmarkFailure;
 
 import org.apache.hadoop.fs.FileSystem;
@@ -45,7 +46,7 @@ class NexmarkFailureOnHdfsITCase {
         try {
             String checkpoints =
                     "hdfs://localhost:" + hdfs.getNameNodePort() + "/nexmark-checkpoints";
-            NexmarkFailure.Settings settings = new NexmarkFailure.Settings();
+            FailureSettings settings = new FailureSettings();
             settings.query = 3;
             settings.rate = 2_000;
             settings.seconds = 20;

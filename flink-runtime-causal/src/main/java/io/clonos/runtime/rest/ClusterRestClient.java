@@ -216,6 +216,17 @@ public final class ClusterRestClient {
                 .orElse(0L);
     }
 
+    /**
+     * The full size of a job's state at its latest completed checkpoint (Flink's {@code
+     * state_size}, not only what an incremental checkpoint added), in bytes; -1 if none completed
+     * or the JobManager did not answer.
+     */
+    public long checkpointedStateBytes(String jobId) {
+        return tryGet("/jobs/" + jobId + "/checkpoints")
+                .map(stats -> stats.path("latest").path("completed").path("state_size").asLong(-1))
+                .orElse(-1L);
+    }
+
     /** Waits until a job completed a checkpoint; fails after {@code timeout}. */
     public void awaitCompletedCheckpoint(String jobId, java.time.Duration timeout)
             throws InterruptedException {

@@ -14,6 +14,7 @@ package io.clonos.nexmark.failure;
 
 import io.clonos.runtime.minicluster.EmbeddedClusters;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
+import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
@@ -52,6 +53,7 @@ final class EmbeddedFailureClusters implements FailureClusters {
             boolean onClonos, Configuration config, int taskManagers, int slots, Path dir)
             throws Exception {
         MiniCluster cluster = EmbeddedClusters.start(onClonos, config, taskManagers, slots);
+        ClusterRestClient rest = new ClusterRestClient(cluster.getRestAddress().get());
         return new Cluster() {
             @Override
             public JobID submit(JobGraph job, java.util.List<Class<?>> userClasses)
@@ -114,6 +116,11 @@ final class EmbeddedFailureClusters implements FailureClusters {
                         .getSerializedThrowable()
                         .map(t -> ": " + t.getOriginalErrorClassName() + ": " + t.getMessage())
                         .orElse("");
+            }
+
+            @Override
+            public ClusterRestClient rest() {
+                return rest;
             }
 
             @Override

@@ -12,6 +12,8 @@
 
 package io.clonos.nexmark.failure;
 
+import io.clonos.runtime.rest.ClusterRestClient;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -91,5 +93,8 @@ public interface FailureClusters {
 
         /** Why the job failed, as ": class: message", or empty if nothing says. */
         String cause(JobID job) throws Exception;
+
+        /** The cluster's REST API, as Flink's web frontend reads it: exceptions, checkpoints. */
+        ClusterRestClient rest();
     }
 }

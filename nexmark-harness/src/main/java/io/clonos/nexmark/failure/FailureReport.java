@@ -12,6 +12,7 @@
 
 package io.clonos.nexmark.failure;
 
+import io.clonos.nexmark.stats.Percentiles;
 import io.clonos.runtime.report.TimelineChart;
 
 import org.apache.flink.annotation.Internal;
@@ -37,7 +38,7 @@ final class FailureReport {
     private FailureReport() {}
 
     static void write(
-            NexmarkFailure.Settings settings, List<NexmarkFailure.Run> runs, PrintStream out)
+            FailureSettings settings, long capacity, List<NexmarkFailure.Run> runs, PrintStream out)
             throws IOException {
         Files.createDirectories(settings.output);
         String prefix = "q" + settings.query + "-";
@@ -46,7 +47,8 @@ final class FailureReport {
         runs.forEach(run -> timeline.addAll(run.figures().timeline));
         Files.write(settings.output.resolve(prefix + "timeline.csv"), timeline);
         Files.writeString(
-                settings.output.resolve(prefix + "summary.json"), json(settings, runs) + "\n");
+                settings.output.resolve(prefix + "summary.json"),
+                json(settings, capacity, runs) + "\n");
         Files.writeString(settings.output.resolve(prefix + "failure.html"), html(settings, runs));
         out.println(table(runs));
         out.println("Results: " + settings.output.toAbsolutePath());
@@ -54,7 +56,7 @@ final class FailureReport {
 
     static String table(List<NexmarkFailure.Run> runs) {
         StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "%-44s", ""));
-        runs.forEach(run -> table.append(String.format(Locale.ROOT, " %12s", run.system())));
+        runs.forEach(run -> table.append(String.format(Locale.ROOT, " %12s", run.label())));
         table.append('\n');
         row(
                 table,
@@ -65,6 +67,7 @@ final class FailureReport {
         row(table, runs, "latency before the failure, p99 (ms)", run -> run.figures().p99BeforeMs);
         row(table, runs, "latency bound for recovery (ms)", run -> run.figures().latencyBoundMs);
         row(table, runs, "latency after the failure, p99 (ms)", run -> run.figures().p99AfterMs);
+        row(table, runs, "detection: failure recorded after (ms)", run -> run.detectionMs());
         row(
                 table,
                 runs,
@@ -73,9 +76,15 @@ final class FailureReport {
         row(
                 table,
                 runs,
+                "  robust: 3 s under the p99 before (ms)",
+                run -> run.figures().robustRecoveryMs);
+        row(
+                table,
+                runs,
                 "longest output gap after the failure (ms)",
                 run -> run.figures().longestGapMs);
         row(table, runs, "subtasks restarted", run -> run.restartedSubtasks());
+        row(table, runs, "state at the last checkpoint (MB)", run -> run.stateBytes() >> 20);
         row(table, runs, "results", run -> run.figures().results);
         row(table, runs, "results missing against failure-free run", NexmarkFailure.Run::missing);
         row(
@@ -97,15 +106,23 @@ final class FailureReport {
         table.append('\n');
     }
 
-    static String json(NexmarkFailure.Settings settings, List<NexmarkFailure.Run> runs) {
+    /**
+     * The setup; under {@code clonos} and {@code flink} each system's medians over its runs, with
+     * their minimum and maximum, and the results lost and duplicated summed over the runs (a median
+     * would hide one bad run); and every run's figures.
+     */
+    static String json(FailureSettings settings, long capacity, List<NexmarkFailure.Run> runs) {
         List<String> entries = new ArrayList<>();
         for (NexmarkFailure.Run run : runs) {
             entries.add(
                     String.format(
                             Locale.ROOT,
-                            "\"%s\":{\"figures\":%s,\"restartedSubtasks\":%d,\"subtasks\":%d,\"missing\":%d,\"duplicated\":%d,\"exactlyOnce\":%b,\"local\":%b}",
+                            "{\"system\":\"%s\",\"repetition\":%d,\"figures\":%s,\"detectionMs\":%d,\"stateBytes\":%d,\"restartedSubtasks\":%d,\"subtasks\":%d,\"missing\":%d,\"duplicated\":%d,\"exactlyOnce\":%b,\"local\":%b}",
                             run.system(),
+                            run.repetition(),
                             run.figures().json(),
+                            run.detectionMs(),
+                            run.stateBytes(),
                             run.restartedSubtasks(),
                             run.subtasks(),
                             run.missing(),
@@ -113,21 +130,63 @@ final class FailureReport {
                             run.exactlyOnce(),
                             run.local()));
         }
+        List<String> systems = new ArrayList<>();
+        for (String system : NexmarkFailure.SYSTEMS) {
+            List<NexmarkFailure.Run> of =
+                    runs.stream().filter(run -> run.system().equals(system)).toList();
+            systems.add("\"" + system + "\":" + medians(of));
+        }
         return String.format(
                 Locale.ROOT,
-                "{\"benchmark\":\"nexmark-failure\",\"processes\":\"%s\",\"query\":%d,\"events\":%d,\"rate\":%d,\"parallelism\":%d,\"checkpointIntervalMs\":%d,\"killAfterSeconds\":%d,\"standby\":%b,%s}",
+                "{\"benchmark\":\"nexmark-failure\",\"setup\":{\"processes\":\"%s\",\"failure\":\"%s\",\"query\":%d,\"events\":%d,\"rate\":%d,\"load\":%s,\"capacity\":%d,\"parallelism\":%d,\"checkpoint_interval_ms\":%d,\"state_mb\":%.1f,\"kill_after_s\":%d,\"standby\":%b,\"repetitions\":%d},%s,\"runs\":[%s]}",
                 settings.processes,
+                FailureClusters.named(settings.processes).failure(),
                 settings.query,
                 settings.events(),
                 settings.rate,
+                settings.load > 0 ? String.format(Locale.ROOT, "%.2f", settings.load) : "null",
+                capacity,
                 settings.parallelism,
                 settings.checkpointIntervalMs,
+                median(runs, NexmarkFailure.Run::stateBytes) / 1e6,
                 settings.killAfterSeconds,
                 settings.standby,
+                settings.repetitions,
+                String.join(",", systems),
                 String.join(",", entries));
     }
 
-    static String html(NexmarkFailure.Settings settings, List<NexmarkFailure.Run> runs) {
+    private static String medians(List<NexmarkFailure.Run> runs) {
+        List<String> fields = new ArrayList<>();
+        Map<String, ToLongFunction<NexmarkFailure.Run>> figures = new LinkedHashMap<>();
+        figures.put("detection_ms", NexmarkFailure.Run::detectionMs);
+        figures.put("recovery_ms", NexmarkFailure.Run::recoveryMs);
+        figures.put("recovery_robust_ms", run -> run.figures().robustRecoveryMs);
+        figures.put("max_output_gap_ms", run -> run.figures().longestGapMs);
+        figures.forEach(
+                (name, figure) -> {
+                    fields.add(String.format(Locale.ROOT, "\"%s\":%d", name, median(runs, figure)));
+                    fields.add(
+                            String.format(
+                                    Locale.ROOT,
+                                    "\"%s_range\":[%d,%d]",
+                                    name,
+                                    runs.stream().mapToLong(figure).min().orElse(-1),
+                                    runs.stream().mapToLong(figure).max().orElse(-1)));
+                });
+        fields.add("\"lost\":" + runs.stream().mapToLong(NexmarkFailure.Run::missing).sum());
+        fields.add(
+                "\"duplicated\":" + runs.stream().mapToLong(NexmarkFailure.Run::duplicated).sum());
+        fields.add("\"runs\":" + runs.size());
+        return "{" + String.join(",", fields) + "}";
+    }
+
+    /** The median (the lower of the middle two), -1 without runs. */
+    static long median(List<NexmarkFailure.Run> runs, ToLongFunction<NexmarkFailure.Run> figure) {
+        return Percentiles.of(runs.stream().mapToLong(figure), 0.5);
+    }
+
+    static String html(FailureSettings settings, List<NexmarkFailure.Run> runs) {
         Map<String, List<double[]>> throughput = new LinkedHashMap<>();
         Map<String, List<double[]>> latency = new LinkedHashMap<>();
         for (NexmarkFailure.Run run : runs) {
@@ -141,8 +200,8 @@ final class FailureReport {
                     l.add(new double[] {seconds, Long.parseLong(f[4])});
                 }
             }
-            throughput.put(run.system(), t);
-            latency.put(run.system(), l);
+            throughput.put(run.label(), t);
+            latency.put(run.label(), l);
         }
         return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Nexmark Q"
                 + settings.query
@@ -153,7 +212,7 @@ final class FailureReport {
                 + ": a TaskManager lost, Clonos against Flink 1.20.5</h1>\n"
                 + String.format(
                         Locale.ROOT,
-                        "<p>%,d events at %,d/s, parallelism %d, checkpoints every %d ms; the TaskManager running the query's first subtask is lost at 0 s (%s processes). "
+                        "<p>%,d events at %,d/s, parallelism %d, checkpoints every %d ms; the TaskManager running the query's first subtask is lost at 0 s (%s processes); each run labelled system-repetition. "
                                 + "Measured at the output topic (when results reached the broker; committed results only), per %d ms.</p>%n",
                         settings.events(),
                         settings.rate,

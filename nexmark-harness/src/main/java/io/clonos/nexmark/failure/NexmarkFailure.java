@@ -26,19 +26,9 @@ import org.apache.flink.util.FileUtils;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,8 +39,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.LongUnaryOperator;
 
 /**
  * {@code bin/clonos nexmark failure --query 3|8}: the paper's failure experiment (its Figure 6).
@@ -62,6 +50,10 @@ import java.util.function.LongUnaryOperator;
  * events, after a run of the query without a failure, the reference: each system's committed output
  * must equal it. It reports throughput and latency over time at the output topic and the recovery
  * times ({@link FailureFigures}).
+ *
+ * <p>With {@code --load} the input rate is a fraction of the capacity a first, unthrottled run of
+ * the query on Clonos measures; with {@code --repetitions} both systems run that many times, the
+ * order alternating, and the summary holds each system's medians.
  */
 @Internal
 public final class NexmarkFailure {
@@ -72,62 +64,19 @@ public final class NexmarkFailure {
     /** The systems, in the order they run. */
     static final List<String> SYSTEMS = List.of("clonos", "flink");
 
-    /** The knobs. */
-    public static final class Settings {
-        public int query = 3;
-        public int rate = 10_000;
-        public int seconds = 60;
-        public int killAfterSeconds = 30;
-        public int parallelism = 2;
-        public long checkpointIntervalMs = 1_000;
-
-        /**
-         * The input topic's partitions per source subtask: with more than one, each reader
-         * interleaves several partitions as its fetcher delivers them, which Clonos logs.
-         */
-        public int partitionsPerSubtask = 4;
-
-        /** Q8's window. */
-        public long windowSeconds = 10;
-
-        /**
-         * A file system URI for the checkpoints, each run in a directory of its own under it; null
-         * for a temporary directory.
-         */
-        public String checkpointDir;
-
-        /** An external broker; null for one in this JVM. */
-        public String bootstrapServers;
-
-        /** Clonos with one standby per task (the paper's setting). */
-        public boolean standby = true;
-
-        /**
-         * Where the clusters run ({@link FailureClusters#named}): embedded in this JVM, or separate
-         * processes (a TaskManager killed with SIGKILL).
-         */
-        public String processes = EmbeddedFailureClusters.NAME;
-
-        /** Flink and Clonos settings for every cluster of the run ({@code -D key=value}). */
-        public final Map<String, String> properties = new java.util.LinkedHashMap<>();
-
-        public Path output = Path.of("bench-results", "nexmark-failure");
-
-        long events() {
-            return (long) rate * seconds;
-        }
-
-        int inputPartitions() {
-            return parallelism * partitionsPerSubtask;
-        }
-    }
-
-    /** One system's run: its figures and how its output compares with the reference. */
+    /**
+     * One system's run: its figures, how its output compares with the reference, when the
+     * JobManager recorded the failure ({@code detectionMs} after it, -1 if it recorded none) and
+     * the job's state at the last checkpoint before it.
+     */
     public record Run(
             String system,
+            int repetition,
             FailureFigures figures,
             int restartedSubtasks,
             int subtasks,
+            long detectionMs,
+            long stateBytes,
             long missing,
             long duplicated) {
         public boolean exactlyOnce() {
@@ -141,14 +90,22 @@ public final class NexmarkFailure {
         public long recoveryMs() {
             return figures.recoveryMs;
         }
+
+        /** The system and the repetition, as the report names the run. */
+        public String label() {
+            return system + "-" + repetition;
+        }
     }
 
-    private final Settings settings;
+    private final FailureSettings settings;
     private final PrintStream out;
     private final long started = System.nanoTime();
     private final FailureClusters clusters;
 
-    public NexmarkFailure(Settings settings, PrintStream out) {
+    /** Events per second the capacity run measured, -1 without {@code --load}. */
+    private long capacity = -1;
+
+    public NexmarkFailure(FailureSettings settings, PrintStream out) {
         this.settings = settings;
         this.out = out;
         this.clusters = FailureClusters.named(settings.processes);
@@ -198,27 +155,39 @@ public final class NexmarkFailure {
                     bootstrap, broker == null ? "" : " (" + broker.where() + ")", checkpointRoot);
             try (Admin admin =
                     Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-                awaitBroker(admin, bootstrap);
-                // first, so that it also warms this JVM up for the systems' runs
-                List<String> reference =
-                        reference(runId("reference"), admin, bootstrap, checkpointRoot);
-                List<Run> runs = new ArrayList<>();
-                for (String system : SYSTEMS) {
-                    runs.add(
-                            runSystem(system, runId(system), admin, bootstrap, checkpointRoot)
-                                    .compareWith(reference));
-                    Run last = runs.get(runs.size() - 1);
+                FailureTopics topics =
+                        new FailureTopics(
+                                admin, bootstrap, settings.inputPartitions(), settings.parallelism);
+                topics.awaitBroker();
+                if (settings.load > 0) {
+                    capacity = measureCapacity(topics, checkpointRoot);
+                    settings.rate = (int) Math.max(1, Math.round(capacity * settings.load));
                     progress(
-                            "%s: %d results, missing %d, duplicated %d against the failure-free run; %d of %d subtasks restarted; recovery %d ms",
-                            system,
-                            last.figures().results,
-                            last.missing(),
-                            last.duplicated(),
-                            last.restartedSubtasks(),
-                            last.subtasks(),
-                            last.recoveryMs());
+                            "capacity %,d events/s; at load %.2f the input comes at %,d events/s",
+                            capacity, settings.load, settings.rate);
                 }
-                FailureReport.write(settings, runs, out);
+                // before the systems' runs, so that it also warms this JVM up for them
+                List<String> reference = reference(runId("reference"), topics, checkpointRoot);
+                List<Run> runs = new ArrayList<>();
+                for (int repetition = 0; repetition < settings.repetitions; repetition++) {
+                    for (String system : order(repetition)) {
+                        Run last =
+                                runSystem(system, repetition, topics, checkpointRoot)
+                                        .compareWith(reference);
+                        runs.add(last);
+                        progress(
+                                "%s: %d results, missing %d, duplicated %d against the failure-free run; %d of %d subtasks restarted; detection %d ms, recovery %d ms",
+                                last.label(),
+                                last.figures().results,
+                                last.missing(),
+                                last.duplicated(),
+                                last.restartedSubtasks(),
+                                last.subtasks(),
+                                last.detectionMs(),
+                                last.recoveryMs());
+                    }
+                }
+                FailureReport.write(settings, capacity, runs, out);
                 return runs;
             }
         } finally {
@@ -231,13 +200,25 @@ public final class NexmarkFailure {
         }
     }
 
+    /** The systems in the order they run in {@code repetition}: alternating. */
+    static List<String> order(int repetition) {
+        List<String> order = new ArrayList<>(SYSTEMS);
+        if (repetition % 2 == 1) {
+            java.util.Collections.reverse(order);
+        }
+        return order;
+    }
+
     /** What a system's run leaves before it is compared with the reference. */
     private record SystemRun(
             String system,
+            int repetition,
             List<FailureFigures.Output> outputs,
             FailureFigures figures,
             int restarted,
-            int subtasks) {
+            int subtasks,
+            long detectionMs,
+            long stateBytes) {
         Run compareWith(List<String> reference) {
             Map<String, Long> balance = new HashMap<>();
             reference.forEach(value -> balance.merge(value, 1L, Long::sum));
@@ -246,38 +227,40 @@ public final class NexmarkFailure {
                     balance.values().stream().filter(n -> n > 0).mapToLong(Long::longValue).sum();
             long duplicated =
                     -balance.values().stream().filter(n -> n < 0).mapToLong(Long::longValue).sum();
-            return new Run(system, figures, restarted, subtasks, missing, duplicated);
+            return new Run(
+                    system,
+                    repetition,
+                    figures,
+                    restarted,
+                    subtasks,
+                    detectionMs,
+                    stateBytes,
+                    missing,
+                    duplicated);
         }
     }
 
     private SystemRun runSystem(
-            String system, String id, Admin admin, String bootstrap, String checkpointRoot)
+            String system, int repetition, FailureTopics topics, String checkpointRoot)
             throws Exception {
         boolean onClonos = system.equals("clonos");
+        String id = runId(system + "-" + repetition);
         String input = id + "-in";
         String output = id + "-out";
-        createTopics(admin, input, output);
+        topics.create(input, output);
         Map<Integer, Long> inputEnd =
                 EventPublisher.endOffsets(settings.events(), settings.inputPartitions());
         Configuration config = clusterConfiguration(checkpointRoot + "/" + id);
         config.set(ClonosOptions.STANDBY_ENABLED, onClonos && settings.standby);
-        // one slot per TaskManager, so that the lost TaskManager runs one subtask of each task
-        // (slot
-        // sharing) and nothing else; one TaskManager per standby and one spare, for both systems
-        try (FailureClusters.Cluster cluster =
-                        clusters.start(
-                                onClonos,
-                                config,
-                                2 * settings.parallelism + 1,
-                                1,
-                                settings.output.resolve(id));
-                EventPublisher publisher = publisher(bootstrap, input, true)) {
+        try (FailureClusters.Cluster cluster = startCluster(onClonos, config, id);
+                EventPublisher publisher =
+                        publisher(topics.bootstrap(), input, settings.events(), true)) {
             JobID job =
                     cluster.submit(
                             FailureJob.build(
                                     settings.query,
                                     new FailureJob.Topics(
-                                            bootstrap,
+                                            topics.bootstrap(),
                                             input,
                                             inputEnd,
                                             output,
@@ -290,7 +273,8 @@ public final class NexmarkFailure {
             awaitRunning(cluster, job);
             publisher.start();
             progress("%s: job running, publishing", system);
-            long killedAt = runToEnd(system, cluster, job, publisher, admin, output);
+            long[] killed = runToEnd(system, cluster, job, publisher, topics, output);
+            long killedAt = killed[0];
             publisher.await();
             if (cluster.status(job) != JobStatus.FINISHED) {
                 throw new IllegalStateException(
@@ -312,36 +296,42 @@ public final class NexmarkFailure {
             }
             int restarted = cluster.restartedSubtasks(job);
             int subtasks = cluster.subtasks(job);
-            List<FailureFigures.Output> outputs = committed(bootstrap, output, publisher::dueAt);
-            admin.deleteTopics(List.of(input, output));
+            long detectedAt = cluster.rest().firstExceptionAt(job.toHexString(), "").orElse(-1);
+            List<FailureFigures.Output> outputs = topics.committed(output, publisher::dueAt);
+            topics.delete(input, output);
             // the level before the failure: its last two thirds (the first is warm-up), which hold
             // several of Q8's windows
             long baselineMs = TimeUnit.SECONDS.toMillis(settings.killAfterSeconds) * 2 / 3;
             return new SystemRun(
                     system,
+                    repetition,
                     outputs,
-                    new FailureFigures(system, outputs, killedAt, baselineMs),
+                    new FailureFigures(system + "-" + repetition, outputs, killedAt, baselineMs),
                     restarted,
-                    subtasks);
+                    subtasks,
+                    detectedAt < 0 ? -1 : detectedAt - killedAt,
+                    killed[1]);
         }
     }
 
     /**
      * Waits for the job to end, terminating the TaskManager that runs the query's first subtask
      * {@code --kill-after} seconds after publishing began and printing progress every two seconds;
-     * returns when the TaskManager was terminated, -1 if the job ended before.
+     * returns when the TaskManager was terminated (-1 if the job ended before) and the job's state
+     * at the last checkpoint before (bytes, -1 if none had completed).
      */
-    private long runToEnd(
+    private long[] runToEnd(
             String system,
             FailureClusters.Cluster cluster,
             JobID job,
             EventPublisher publisher,
-            Admin admin,
+            FailureTopics topics,
             String output)
             throws Exception {
         long killAt =
                 publisher.startMillis() + TimeUnit.SECONDS.toMillis(settings.killAfterSeconds);
         long killedAt = -1;
+        long stateBytes = -1;
         long lastOutput = 0;
         long lastReport = System.currentTimeMillis();
         long lastPublished = 0;
@@ -364,6 +354,7 @@ public final class NexmarkFailure {
                                 + cluster.cause(job));
             }
             if (killedAt < 0 && now >= killAt) {
+                stateBytes = cluster.rest().checkpointedStateBytes(job.toHexString());
                 killedAt = System.currentTimeMillis();
                 String victim = cluster.loseTaskManagerOf(job, queryOperator(), 0);
                 progress(
@@ -371,7 +362,7 @@ public final class NexmarkFailure {
                         system, victim, queryOperator(), clusters.failure());
             }
             if (now - lastReport >= 2_000) {
-                long written = latestOffsets(admin, output);
+                long written = topics.written(output);
                 long published = publisher.published();
                 progress(
                         "%s: %,d events published (%,.0f/s), output %,.0f records/s",
@@ -384,22 +375,15 @@ public final class NexmarkFailure {
                 lastReport = now;
             }
         }
-        return killedAt;
+        return new long[] {killedAt, stateBytes};
     }
 
     /**
      * The failure-free output: the query without a failure or a rate limit, on vanilla Flink, over
      * the same events every run publishes, its sink without transactions: nothing fails.
      */
-    private List<String> reference(String id, Admin admin, String bootstrap, String checkpointRoot)
+    private List<String> reference(String id, FailureTopics topics, String checkpointRoot)
             throws Exception {
-        String input = id + "-in";
-        String output = id + "-out";
-        createTopics(admin, input, output);
-        try (EventPublisher publisher = publisher(bootstrap, input, false)) {
-            publisher.start();
-            publisher.await();
-        }
         progress("reference: the failure-free run");
         try (FailureClusters.Cluster cluster =
                 new EmbeddedFailureClusters()
@@ -409,40 +393,101 @@ public final class NexmarkFailure {
                                 1,
                                 settings.parallelism,
                                 settings.output.resolve(id))) {
-            JobID job =
-                    cluster.submit(
-                            FailureJob.build(
-                                    settings.query,
-                                    new FailureJob.Topics(
-                                            bootstrap,
-                                            input,
-                                            EventPublisher.endOffsets(
-                                                    settings.events(), settings.inputPartitions()),
-                                            output,
-                                            id,
-                                            DeliveryGuarantee.AT_LEAST_ONCE),
-                                    settings.parallelism,
-                                    settings.checkpointIntervalMs,
-                                    settings.windowSeconds),
-                            List.of());
-            while (!cluster.status(job).isGloballyTerminalState()) {
-                Thread.sleep(100);
-            }
-            if (cluster.status(job) != JobStatus.FINISHED) {
-                throw new IllegalStateException(
-                        "The failure-free run of Q"
-                                + settings.query
-                                + " failed"
-                                + cluster.cause(job));
-            }
+            runUnthrottled(id, cluster, topics, settings.events(), DeliveryGuarantee.AT_LEAST_ONCE);
         }
         List<String> values =
-                committed(bootstrap, output, t -> t).stream()
+                topics.committed(id + "-out", t -> t).stream()
                         .map(FailureFigures.Output::value)
                         .toList();
-        admin.deleteTopics(List.of(input, output));
+        topics.delete(id + "-in", id + "-out");
         progress("reference: %d results", values.size());
         return values;
+    }
+
+    /**
+     * Events per second the query sustains unthrottled on Clonos (the system under test, whose
+     * causal logging costs more than Flink's run), on a cluster like the runs': from all its
+     * subtasks running until it finished, over {@code capacityEvents} events published before. The
+     * job's end counts in, so the figure errs low, and the load with it.
+     */
+    private long measureCapacity(FailureTopics topics, String checkpointRoot) throws Exception {
+        String id = runId("capacity");
+        progress("capacity: %,d events unthrottled on clonos", settings.capacityEvents);
+        Configuration config = clusterConfiguration(checkpointRoot + "/" + id);
+        config.set(ClonosOptions.STANDBY_ENABLED, settings.standby);
+        long ms;
+        try (FailureClusters.Cluster cluster = startCluster(true, config, id)) {
+            ms =
+                    runUnthrottled(
+                            id,
+                            cluster,
+                            topics,
+                            settings.capacityEvents,
+                            DeliveryGuarantee.EXACTLY_ONCE);
+        }
+        topics.delete(id + "-in", id + "-out");
+        return Math.max(1, settings.capacityEvents * 1000 / Math.max(1, ms));
+    }
+
+    /**
+     * Publishes {@code events} to the run's input topic, then runs the query over them to its end;
+     * returns the milliseconds from all its subtasks running until it finished.
+     */
+    private long runUnthrottled(
+            String id,
+            FailureClusters.Cluster cluster,
+            FailureTopics topics,
+            long events,
+            DeliveryGuarantee guarantee)
+            throws Exception {
+        String input = id + "-in";
+        topics.create(input, id + "-out");
+        try (EventPublisher publisher = publisher(topics.bootstrap(), input, events, false)) {
+            publisher.start();
+            publisher.await();
+        }
+        JobID job =
+                cluster.submit(
+                        FailureJob.build(
+                                settings.query,
+                                new FailureJob.Topics(
+                                        topics.bootstrap(),
+                                        input,
+                                        EventPublisher.endOffsets(
+                                                events, settings.inputPartitions()),
+                                        id + "-out",
+                                        id,
+                                        guarantee),
+                                settings.parallelism,
+                                settings.checkpointIntervalMs,
+                                settings.windowSeconds),
+                        FailureJob.USER_CLASSES);
+        awaitRunning(cluster, job);
+        long running = System.currentTimeMillis();
+        while (!cluster.status(job).isGloballyTerminalState()) {
+            Thread.sleep(50);
+        }
+        long ms = System.currentTimeMillis() - running;
+        if (cluster.status(job) != JobStatus.FINISHED) {
+            throw new IllegalStateException(
+                    "The unthrottled run "
+                            + id
+                            + " of Q"
+                            + settings.query
+                            + " failed"
+                            + cluster.cause(job));
+        }
+        return ms;
+    }
+
+    /**
+     * One slot per TaskManager, so that the lost TaskManager runs one subtask of each task (slot
+     * sharing) and nothing else; one TaskManager per standby and one spare, for both systems.
+     */
+    private FailureClusters.Cluster startCluster(boolean onClonos, Configuration config, String id)
+            throws Exception {
+        return clusters.start(
+                onClonos, config, 2 * settings.parallelism + 1, 1, settings.output.resolve(id));
     }
 
     /** Fails fast, naming the option, when Flink has no file system for the checkpoints' URI. */
@@ -455,19 +500,6 @@ public final class NexmarkFailure {
                             + uri
                             + " is not a file system Flink can write checkpoints to: "
                             + e.getMessage(),
-                    e);
-        }
-    }
-
-    /** Fails with a clear message when no broker answers at {@code bootstrap}. */
-    private static void awaitBroker(Admin admin, String bootstrap) throws Exception {
-        try {
-            admin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException(
-                    "No Kafka broker answered at "
-                            + bootstrap
-                            + " within 30 s (--bootstrap-servers).",
                     e);
         }
     }
@@ -494,94 +526,22 @@ public final class NexmarkFailure {
         return config;
     }
 
-    /** The run's events, as text lines, to {@code input}; at the generator's pace if paced. */
-    private EventPublisher publisher(String bootstrap, String input, boolean paced) {
+    /** {@code events} events, as text lines, to {@code input}; at the generator's pace if paced. */
+    private EventPublisher publisher(String bootstrap, String input, long events, boolean paced) {
         return new EventPublisher(
                 bootstrap,
                 input,
                 settings.inputPartitions(),
-                settings.events(),
+                events,
                 settings.rate,
                 paced,
                 EventPublisher.Encoding.LINES);
-    }
-
-    /**
-     * The input topic, {@code partitionsPerSubtask} partitions per source subtask, and the output
-     * topic, one partition per sink subtask, stamped with the time records reach the broker.
-     * Neither expires records by time: the events' times lie in the generator's past (its base
-     * time), which time-based retention would delete at once.
-     */
-    private void createTopics(Admin admin, String input, String output) throws Exception {
-        admin.createTopics(
-                        List.of(
-                                new NewTopic(input, settings.inputPartitions(), (short) 1)
-                                        .configs(Map.of("retention.ms", "-1")),
-                                new NewTopic(output, settings.parallelism, (short) 1)
-                                        .configs(
-                                                Map.of(
-                                                        "retention.ms",
-                                                        "-1",
-                                                        "message.timestamp.type",
-                                                        "LogAppendTime"))))
-                .all()
-                .get();
     }
 
     private static void awaitRunning(FailureClusters.Cluster cluster, JobID job) throws Exception {
         while (!cluster.running(job)) {
             Thread.sleep(50);
         }
-    }
-
-    /** The partitions of an output topic of the run's: one per subtask ({@link #createTopics}). */
-    private List<TopicPartition> partitions(String topic) {
-        List<TopicPartition> partitions = new ArrayList<>();
-        for (int p = 0; p < settings.parallelism; p++) {
-            partitions.add(new TopicPartition(topic, p));
-        }
-        return partitions;
-    }
-
-    private long latestOffsets(Admin admin, String topic) throws Exception {
-        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        partitions(topic).forEach(partition -> latest.put(partition, OffsetSpec.latest()));
-        return admin.listOffsets(latest).all().get().values().stream()
-                .mapToLong(info -> info.offset())
-                .sum();
-    }
-
-    /**
-     * Every committed record of {@code topic}, as a consumer that reads committed records sees it,
-     * with when it reached the broker and when its input was due ({@code dueAt} of its event time).
-     */
-    private List<FailureFigures.Output> committed(
-            String bootstrap, String topic, LongUnaryOperator dueAt) {
-        Map<String, Object> props = new HashMap<>();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
-        List<FailureFigures.Output> outputs = new ArrayList<>();
-        try (KafkaConsumer<byte[], String> consumer = new KafkaConsumer<>(props)) {
-            List<TopicPartition> partitions = partitions(topic);
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
-            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                for (ConsumerRecord<byte[], String> record :
-                        consumer.poll(Duration.ofMillis(200))) {
-                    Header eventTime = record.headers().lastHeader(FailureJob.EVENT_TIME_HEADER);
-                    outputs.add(
-                            new FailureFigures.Output(
-                                    record.timestamp(),
-                                    dueAt.applyAsLong(ByteBuffer.wrap(eventTime.value()).getLong()),
-                                    record.value()));
-                }
-            }
-        }
-        return outputs;
     }
 
     private void progress(String format, Object... args) {

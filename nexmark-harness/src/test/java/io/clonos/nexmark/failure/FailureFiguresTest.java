@@ -82,4 +82,24 @@ class FailureFiguresTest {
                 .as("until the end of the bucket of the late window")
                 .isBetween(10_000L, 10_000L + FailureFigures.BUCKET_MS);
     }
+
+    @Test
+    void theRobustRecoveryWaitsForThreeSecondsUnderThePercentile() {
+        List<FailureFigures.Output> outputs = new ArrayList<>();
+        results(outputs, KILL - 20_000, KILL, 50);
+        results(outputs, KILL, KILL + 3_000, 800);
+        // back for a second and a half, then once more far out, then back for good
+        results(outputs, KILL + 3_000, KILL + 4_500, 50);
+        results(outputs, KILL + 4_500, KILL + 4_800, 800);
+        results(outputs, KILL + 4_800, KILL + 12_000, 50);
+
+        FailureFigures figures = new FailureFigures("test", outputs, KILL, 20_000);
+
+        assertThat(figures.recoveryMs)
+                .as("a second back in bounds is enough")
+                .isBetween(3_000L - FailureFigures.BUCKET_MS, 3_000L + FailureFigures.BUCKET_MS);
+        assertThat(figures.robustRecoveryMs)
+                .as("the relapse at 4.5 s counts: three seconds back in bounds are needed")
+                .isBetween(4_800L - FailureFigures.BUCKET_MS, 4_800L + FailureFigures.BUCKET_MS);
+    }
 }
