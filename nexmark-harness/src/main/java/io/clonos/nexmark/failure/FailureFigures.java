@@ -28,12 +28,12 @@ import java.util.Locale;
  * <p>Recovery time follows the paper: from the failure until the latency is back within 10% of its
  * level before it. The level is the mean latency over the {@code baselineMs} before the failure. A
  * bucket after the failure is out of bounds when its mean latency exceeds both that level plus 10%
- * and the 99th percentile of the latencies before the failure: a bucket holds a few results only
- * (Q3 emits a few dozen a second), and without the percentile the jitter of latencies of a few tens
- * of milliseconds would count as not recovered. The system has recovered at the end of the last
- * bucket out of bounds before {@value #STABLE_BUCKETS} buckets in a row are back in bounds (a
- * single noisy bucket later in the run is not the failure's doing), or at the failure if none is.
- * Buckets without output do not count: Q8 emits only when a window closes.
+ * and the 99th percentile of the latencies over that window: a bucket holds a few results only (Q3
+ * emits a few dozen a second), and without the percentile the jitter of latencies of a few tens of
+ * milliseconds would count as not recovered. The system has recovered at the end of the last bucket
+ * out of bounds before {@value #STABLE_BUCKETS} buckets in a row are back in bounds (a single noisy
+ * bucket later in the run is not the failure's doing), or at the failure if none is. Buckets
+ * without output do not count: Q8 emits only when a window closes.
  */
 @Internal
 public final class FailureFigures {
@@ -86,8 +86,10 @@ public final class FailureFigures {
 
         this.recoveryMs =
                 recoveredAt(outputs, killedAt, last, latencyBoundMs, STABLE_BUCKETS) - killedAt;
-        this.p50BeforeMs = percentile(outputs, first, killedAt, 0.50);
-        this.p99BeforeMs = percentile(outputs, first, killedAt, 0.99);
+        // over the level's window only: the job's start (its first checkpoint, a backlog) is not
+        // the level a recovery returns to
+        this.p50BeforeMs = percentile(outputs, baselineFrom, killedAt, 0.50);
+        this.p99BeforeMs = percentile(outputs, baselineFrom, killedAt, 0.99);
         this.robustRecoveryMs =
                 recoveredAt(outputs, killedAt, last, p99BeforeMs, ROBUST_STABLE_BUCKETS) - killedAt;
 

@@ -126,16 +126,20 @@ public final class NexmarkFailure {
         }
         out.printf(
                 Locale.ROOT,
-                "Nexmark failure experiment: Q%d, %,d events at %,d/s, parallelism %d, %d input partitions per subtask, checkpoint every %d ms, a TaskManager lost (%s, %s processes) after %d s, on %s%n",
+                "Nexmark failure experiment: Q%d, %s for %d s, parallelism %d, %d input partitions per subtask, checkpoint every %d ms, a TaskManager lost (%s, %s processes) after %d s, %d repetition(s) of %s%n",
                 settings.query,
-                settings.events(),
-                settings.rate,
+                settings.load > 0
+                        ? String.format(
+                                Locale.ROOT, "events at %.2f of the capacity", settings.load)
+                        : String.format(Locale.ROOT, "%,d events/s", settings.rate),
+                settings.seconds,
                 settings.parallelism,
                 settings.partitionsPerSubtask,
                 settings.checkpointIntervalMs,
                 clusters.failure(),
                 clusters.name(),
                 settings.killAfterSeconds,
+                settings.repetitions,
                 SYSTEMS);
         KafkaBroker broker =
                 settings.bootstrapServers == null
