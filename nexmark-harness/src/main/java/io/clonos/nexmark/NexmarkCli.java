@@ -12,6 +12,7 @@
 
 package io.clonos.nexmark;
 
+import io.clonos.nexmark.failure.EventPublisher;
 import io.clonos.nexmark.failure.FailureJob;
 import io.clonos.nexmark.failure.FailureSettings;
 import io.clonos.nexmark.failure.NexmarkFailure;
@@ -49,6 +50,7 @@ public final class NexmarkCli {
                     "        bench-results/nexmark-overhead.",
                     "  failure --query 3|8 [--rate N | --load F [--capacity-events N]] [--seconds S]",
                     "          [--kill-after S] [--repetitions R] [--parallelism P]",
+                    "          [--person-bytes B] [--auction-bytes B]",
                     "          [--partitions-per-subtask N] [--checkpoint-interval MS] [--checkpoint-dir URI]",
                     "          [--bootstrap-servers HOST:PORT]",
                     "          [--standby true|false] [--processes embedded|separate] [-D key=value ...] [--output DIR]",
@@ -60,9 +62,11 @@ public final class NexmarkCli {
                     "        latency over time, recovery times, as CSV, JSON and an HTML page. --load: the",
                     "        rate is F (0 < F <= 1) of the capacity a first run of N events unthrottled on",
                     "        Clonos measures. --repetitions: R runs of each system, the order alternating,",
-                    "        medians and range. Defaults: 10000 events/s for 60 s, kill after 30 s, 1",
+                    "        medians and range. --person-bytes, --auction-bytes: Nexmark's average sizes of",
+                    "        persons and auctions (padding), which the queries keep in state, so they size it.",
+                    "        Defaults: 10000 events/s for 60 s, kill after 30 s, 1",
                     "        repetition, 2000000 capacity events, parallelism 2, 4 input partitions per",
-                    "        subtask, checkpoint every 1000 ms,",
+                    "        subtask, persons of 200 and auctions of 500 bytes, checkpoint every 1000 ms,",
                     "        a temporary checkpoint directory, standby true, bench-results/nexmark-failure.");
 
     private NexmarkCli() {}
@@ -119,6 +123,23 @@ public final class NexmarkCli {
                         settings.capacityEvents = positive("--capacity-events", Long.parseLong(v));
                         given.add("--capacity-events");
                     });
+            options.put(
+                    "--person-bytes",
+                    v ->
+                            settings.eventSizes =
+                                    new EventPublisher.EventSizes(
+                                            (int) positive("--person-bytes", Integer.parseInt(v)),
+                                            settings.eventSizes.auctionBytes()));
+            options.put(
+                    "--auction-bytes",
+                    v ->
+                            settings.eventSizes =
+                                    new EventPublisher.EventSizes(
+                                            settings.eventSizes.personBytes(),
+                                            (int)
+                                                    positive(
+                                                            "--auction-bytes",
+                                                            Integer.parseInt(v))));
             options.put(
                     "--repetitions",
                     v ->

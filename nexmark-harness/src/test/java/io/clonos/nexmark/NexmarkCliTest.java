@@ -126,9 +126,12 @@ class NexmarkCliTest {
                 .isEqualTo(2);
         assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--repetitions", "0"}))
                 .isEqualTo(2);
+        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--person-bytes", "0"}))
+                .isEqualTo(2);
         assertThat(errors.toString(StandardCharsets.UTF_8))
                 .contains("failure takes --rate or --load, not both")
                 .contains("--capacity-events sizes the capacity run of --load")
-                .contains("--repetitions takes a positive number, not 0");
+                .contains("--repetitions takes a positive number, not 0")
+                .contains("--person-bytes takes a positive number, not 0");
     }
 }

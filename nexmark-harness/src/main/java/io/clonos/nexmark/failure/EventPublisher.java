@@ -54,6 +54,7 @@ public final class EventPublisher implements AutoCloseable {
     private final int rate;
     private final boolean paced;
     private final Encoding encoding;
+    private final EventSizes sizes;
     private final AtomicLong published = new AtomicLong();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile long startMillis;
@@ -84,7 +85,19 @@ public final class EventPublisher implements AutoCloseable {
         abstract byte[] encode(Event event);
     }
 
-    /** With {@code paced} false, the same events are written as fast as the broker takes them. */
+    /**
+     * The average sizes of persons and auctions in bytes (Nexmark's {@code avgPersonByteSize} and
+     * {@code avgAuctionByteSize}): the generator pads each event's {@code extra} to about them.
+     */
+    public record EventSizes(int personBytes, int auctionBytes) {
+        /** Nexmark's defaults. */
+        public static final EventSizes NEXMARK =
+                new EventSizes(
+                        NexmarkConfiguration.DEFAULT.avgPersonByteSize,
+                        NexmarkConfiguration.DEFAULT.avgAuctionByteSize);
+    }
+
+    /** Events of Nexmark's default sizes. */
     public EventPublisher(
             String bootstrapServers,
             String topic,
@@ -93,6 +106,28 @@ public final class EventPublisher implements AutoCloseable {
             int rate,
             boolean paced,
             Encoding encoding) {
+        this(
+                bootstrapServers,
+                topic,
+                partitions,
+                events,
+                rate,
+                paced,
+                encoding,
+                EventSizes.NEXMARK);
+    }
+
+    /** With {@code paced} false, the same events are written as fast as the broker takes them. */
+    public EventPublisher(
+            String bootstrapServers,
+            String topic,
+            int partitions,
+            long events,
+            int rate,
+            boolean paced,
+            Encoding encoding,
+            EventSizes sizes) {
+        this.sizes = sizes;
         this.bootstrapServers = bootstrapServers;
         this.topic = topic;
         this.partitions = partitions;
@@ -113,10 +148,17 @@ public final class EventPublisher implements AutoCloseable {
 
     /**
      * Beam's Nexmark configuration of the experiment: {@code events} events at {@code rate} per
-     * second, in event-time order.
+     * second, in event-time order, of Nexmark's default sizes.
      */
     public static NexmarkConfiguration configuration(long events, int rate) {
+        return configuration(events, rate, EventSizes.NEXMARK);
+    }
+
+    /** The same, with persons and auctions of {@code sizes}. */
+    public static NexmarkConfiguration configuration(long events, int rate, EventSizes sizes) {
         NexmarkConfiguration config = NexmarkConfiguration.DEFAULT.copy();
+        config.avgPersonByteSize = sizes.personBytes();
+        config.avgAuctionByteSize = sizes.auctionBytes();
         config.numEvents = events;
         config.numEventGenerators = 1;
         config.rateShape = NexmarkUtils.RateShape.SQUARE;
@@ -173,7 +215,8 @@ public final class EventPublisher implements AutoCloseable {
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
         Generator generator =
                 new Generator(
-                        new GeneratorConfig(configuration(events, rate), BASE_TIME, 1, events, 0));
+                        new GeneratorConfig(
+                                configuration(events, rate, sizes), BASE_TIME, 1, events, 0));
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props)) {
             for (long i = 0; generator.hasNext() && !closed; i++) {
                 Generator.NextEvent next = generator.nextEvent();

@@ -84,7 +84,7 @@ final class FailureReport {
                 "longest output gap after the failure (ms)",
                 run -> run.figures().longestGapMs);
         row(table, runs, "subtasks restarted", run -> run.restartedSubtasks());
-        row(table, runs, "state at the last checkpoint (MB)", run -> run.stateBytes() >> 20);
+        row(table, runs, "state at the last checkpoint (MB)", run -> run.stateBytes() / 1_000_000);
         row(table, runs, "results", run -> run.figures().results);
         row(table, runs, "results missing against failure-free run", NexmarkFailure.Run::missing);
         row(
@@ -138,7 +138,7 @@ final class FailureReport {
         }
         return String.format(
                 Locale.ROOT,
-                "{\"benchmark\":\"nexmark-failure\",\"setup\":{\"processes\":\"%s\",\"failure\":\"%s\",\"query\":%d,\"events\":%d,\"rate\":%d,\"load\":%s,\"capacity\":%d,\"parallelism\":%d,\"checkpoint_interval_ms\":%d,\"state_mb\":%.1f,\"kill_after_s\":%d,\"standby\":%b,\"repetitions\":%d},%s,\"runs\":[%s]}",
+                "{\"benchmark\":\"nexmark-failure\",\"setup\":{\"processes\":\"%s\",\"failure\":\"%s\",\"query\":%d,\"events\":%d,\"rate\":%d,\"load\":%s,\"capacity\":%d,\"parallelism\":%d,\"checkpoint_interval_ms\":%d,\"state_mb\":%.1f,\"person_bytes\":%d,\"auction_bytes\":%d,\"kill_after_s\":%d,\"standby\":%b,\"repetitions\":%d},%s,\"runs\":[%s]}",
                 settings.processes,
                 FailureClusters.named(settings.processes).failure(),
                 settings.query,
@@ -149,6 +149,8 @@ final class FailureReport {
                 settings.parallelism,
                 settings.checkpointIntervalMs,
                 median(runs, NexmarkFailure.Run::stateBytes) / 1e6,
+                settings.eventSizes.personBytes(),
+                settings.eventSizes.auctionBytes(),
                 settings.killAfterSeconds,
                 settings.standby,
                 settings.repetitions,

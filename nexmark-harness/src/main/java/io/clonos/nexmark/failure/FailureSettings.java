@@ -64,6 +64,12 @@ public final class FailureSettings {
      */
     public double load;
 
+    /**
+     * The persons' and auctions' average sizes (Nexmark's): the queries keep them in state, so
+     * these size it.
+     */
+    public EventPublisher.EventSizes eventSizes = EventPublisher.EventSizes.NEXMARK;
+
     /** How many events the capacity run reads. */
     public long capacityEvents = 2_000_000;
 

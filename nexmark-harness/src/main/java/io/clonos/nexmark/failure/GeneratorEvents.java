@@ -42,7 +42,9 @@ final class GeneratorEvents {
                     + "|"
                     + clean(p.state)
                     + "|"
-                    + p.dateTime.getMillis();
+                    + p.dateTime.getMillis()
+                    + "|"
+                    + clean(p.extra);
         }
         if (event.newAuction != null) {
             Auction a = event.newAuction;
@@ -55,7 +57,9 @@ final class GeneratorEvents {
                     + "|"
                     + a.reserve
                     + "|"
-                    + a.dateTime.getMillis();
+                    + a.dateTime.getMillis()
+                    + "|"
+                    + clean(a.extra);
         }
         Bid b = event.bid;
         return "B|" + b.auction + "|" + b.bidder + "|" + b.price + "|" + b.dateTime.getMillis();

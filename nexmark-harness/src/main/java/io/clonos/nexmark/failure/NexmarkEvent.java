@@ -19,12 +19,14 @@ import javax.annotation.Nullable;
 /**
  * A Nexmark event as the failure experiment's input topic carries it and its Flink jobs see it: one
  * line of text, {@code |}-separated, with the fields Q3 and Q8 read (a Flink POJO, so that the jobs
- * need no Beam classes). The line is the topic's record value; the record's timestamp is the
- * event's time.
+ * need no Beam classes) and the generator's padding, {@code extra}, which Nexmark sizes so that
+ * persons and auctions have their configured average sizes: the queries keep the events in state,
+ * so the padding sizes their state as it sizes Nexmark's. The line is the topic's record value; the
+ * record's timestamp is the event's time.
  *
  * <pre>
- * P|id|name|city|state|dateTime
- * A|id|seller|category|reserve|dateTime
+ * P|id|name|city|state|dateTime|extra
+ * A|id|seller|category|reserve|dateTime|extra
  * B|auction|bidder|price|dateTime
  * </pre>
  */
@@ -47,6 +49,9 @@ public class NexmarkEvent {
     public long reserve;
     public long dateTime;
 
+    /** The generator's padding: no query reads it, but it is kept with the event. */
+    public String extra;
+
     public NexmarkEvent() {}
 
     /**
@@ -62,23 +67,25 @@ public class NexmarkEvent {
             NexmarkEvent event = new NexmarkEvent();
             switch (f.length > 0 ? f[0] : "") {
                 case "P" -> {
-                    check(f, 6, line);
+                    check(f, 7, line);
                     event.kind = PERSON;
                     event.id = Long.parseLong(f[1]);
                     event.name = f[2];
                     event.city = f[3];
                     event.state = f[4];
                     event.dateTime = Long.parseLong(f[5]);
+                    event.extra = f[6];
                     return event;
                 }
                 case "A" -> {
-                    check(f, 6, line);
+                    check(f, 7, line);
                     event.kind = AUCTION;
                     event.id = Long.parseLong(f[1]);
                     event.seller = Long.parseLong(f[2]);
                     event.category = Long.parseLong(f[3]);
                     event.reserve = Long.parseLong(f[4]);
                     event.dateTime = Long.parseLong(f[5]);
+                    event.extra = f[6];
                     return event;
                 }
                 case "B" -> {

@@ -539,7 +539,8 @@ public final class NexmarkFailure {
                 events,
                 settings.rate,
                 paced,
-                EventPublisher.Encoding.LINES);
+                EventPublisher.Encoding.LINES,
+                settings.eventSizes);
     }
 
     private static void awaitRunning(FailureClusters.Cluster cluster, JobID job) throws Exception {

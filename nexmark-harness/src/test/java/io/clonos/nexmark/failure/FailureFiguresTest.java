@@ -24,11 +24,13 @@ class FailureFiguresTest {
 
     private static final long KILL = 100_000;
 
-    /** One result every 10 ms from {@code from} to {@code to}, each {@code latency} late. */
+    /**
+     * One result for input due every 10 ms from {@code from} to {@code to}, {@code latency} late.
+     */
     private static void results(
             List<FailureFigures.Output> outputs, long from, long to, long latency) {
         for (long t = from; t < to; t += 10) {
-            outputs.add(new FailureFigures.Output(t, t - latency, "r" + t));
+            outputs.add(new FailureFigures.Output(t + latency, t, "r" + t));
         }
     }
 
@@ -36,21 +38,45 @@ class FailureFiguresTest {
     void recoveredWhenLatencyIsBackInBoundsAndStaysThere() {
         List<FailureFigures.Output> outputs = new ArrayList<>();
         results(outputs, KILL - 20_000, KILL, 50);
-        // nothing for a second, then a backlog drained with high latency until KILL + 2 s
-        results(outputs, KILL + 1_000, KILL + 2_000, 800);
-        results(outputs, KILL + 2_000, KILL + 10_000, 50);
+        // the input due in the first 2 s after the failure comes out from KILL + 2 s, a backlog
+        // drained four times as fast as it came
+        for (long due = KILL; due < KILL + 2_000; due += 10) {
+            long out = KILL + 2_000 + (due - KILL) / 4;
+            outputs.add(new FailureFigures.Output(out, due, "backlog" + due));
+        }
+        results(outputs, KILL + 2_000, KILL + 2_400, 300);
+        results(outputs, KILL + 2_400, KILL + 10_000, 50);
         // one late straggler far above the bound, alone in its bucket
-        outputs.add(new FailureFigures.Output(KILL + 8_100, KILL + 8_100 - 900, "straggler"));
+        outputs.add(new FailureFigures.Output(KILL + 8_100 + 900, KILL + 8_100, "straggler"));
 
         FailureFigures figures = new FailureFigures("test", outputs, KILL, 20_000);
 
         assertThat(figures.baselineLatencyMs).isEqualTo(50);
         assertThat(figures.latencyBoundMs).isEqualTo(55);
-        // the last bucket out of bounds before three in a row back in bounds ends after KILL + 2 s
-        assertThat(figures.recoveryMs)
-                .isBetween(2_000L - FailureFigures.BUCKET_MS, 2_000L + FailureFigures.BUCKET_MS);
-        assertThat(figures.longestGapMs).isEqualTo(1_000);
+        // the last bucket out of bounds before three in a row back in bounds holds KILL + 2.4 s
+        assertThat(figures.recoveryMs).isBetween(2_400L, 2_400L + FailureFigures.BUCKET_MS);
+        assertThat(figures.longestGapMs).isBetween(1_900L, 2_000L);
         assertThat(figures.results).isEqualTo(outputs.size());
+    }
+
+    /**
+     * The lost subtask's results stop while the others' keep their latency: by when results came
+     * out, the first second after the failure would look recovered before the backlog arrived.
+     */
+    @Test
+    void theLostSubtasksBacklogCountsWhereItsInputWasDue() {
+        List<FailureFigures.Output> outputs = new ArrayList<>();
+        results(outputs, KILL - 20_000, KILL + 10_000, 50);
+        // the lost half of the keys: its input due in the 3 s after the failure comes out at 3 s
+        for (long due = KILL + 5; due < KILL + 3_000; due += 10) {
+            outputs.add(new FailureFigures.Output(KILL + 3_000, due, "lost" + due));
+        }
+
+        FailureFigures figures = new FailureFigures("test", outputs, KILL, 20_000);
+
+        assertThat(figures.recoveryMs)
+                .as("until the input due late in the outage came out in bounds")
+                .isBetween(2_900L, 3_000L + FailureFigures.BUCKET_MS);
     }
 
     @Test

@@ -49,6 +49,7 @@ class NexmarkEventTest {
                 assertThat(parsed.id).isEqualTo(next.event.newPerson.id);
                 assertThat(parsed.state).isEqualTo(next.event.newPerson.state);
                 assertThat(parsed.dateTime).isEqualTo(next.eventTimestamp);
+                assertThat(parsed.extra).isEqualTo(next.event.newPerson.extra);
             } else if (next.event.newAuction != null) {
                 auctions++;
                 assertThat(parsed.kind).isEqualTo(NexmarkEvent.AUCTION);
@@ -73,7 +74,10 @@ class NexmarkEventTest {
                 .hasMessageContaining("hello");
         assertThatThrownBy(() -> NexmarkEvent.parse("P|1|x"))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> NexmarkEvent.parse("A|1|2|x|4|5"))
+        assertThatThrownBy(() -> NexmarkEvent.parse("A|1|2|x|4|5|extra"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> NexmarkEvent.parse("A|1|2|3|4|5"))
+                .as("the padding is missing")
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -83,5 +87,38 @@ class NexmarkEventTest {
                 .containsEntry(0, 3L)
                 .containsEntry(1, 2L)
                 .containsEntry(2, 2L);
+    }
+
+    /** The queries keep persons and auctions in state: their sizes size the state. */
+    @Test
+    void personsAndAuctionsComeOfTheConfiguredSizes() {
+        assertThat(meanLineBytes(EventPublisher.EventSizes.NEXMARK, NexmarkEvent.PERSON))
+                .isBetween(100.0, 300.0);
+        EventPublisher.EventSizes large = new EventPublisher.EventSizes(4_000, 6_000);
+        assertThat(meanLineBytes(large, NexmarkEvent.PERSON)).isBetween(3_000.0, 5_000.0);
+        assertThat(meanLineBytes(large, NexmarkEvent.AUCTION)).isBetween(4_500.0, 7_500.0);
+    }
+
+    private static double meanLineBytes(EventPublisher.EventSizes sizes, char kind) {
+        Generator generator =
+                new Generator(
+                        new GeneratorConfig(
+                                EventPublisher.configuration(2_000, 1_000, sizes),
+                                EventPublisher.BASE_TIME,
+                                1,
+                                2_000,
+                                0));
+        long bytes = 0;
+        int count = 0;
+        while (generator.hasNext()) {
+            String line = GeneratorEvents.line(generator.nextEvent().event);
+            NexmarkEvent parsed = NexmarkEvent.parse(line);
+            if (parsed != null && parsed.kind == kind) {
+                bytes += line.length();
+                count++;
+            }
+        }
+        assertThat(count).isPositive();
+        return (double) bytes / count;
     }
 }
