@@ -139,7 +139,7 @@ public final class SeparateFailureClusters implements FailureClusters {
             }
 
             private java.util.Collection<JsonNode> primaries(JobID job) throws Exception {
-                return SeparateProcessRecovery.primaries(rest.subtasks(job.toHexString())).values();
+                return rest.primarySubtasks(job.toHexString()).values();
             }
 
             @Override

@@ -14,12 +14,11 @@ package io.clonos.cli;
 
 import io.clonos.cli.bench.FailurePlan;
 import io.clonos.cli.bench.KillSettings;
-import io.clonos.cli.bench.RecoveryBreakdown;
 import io.clonos.cli.bench.RecoveryFigures;
 import io.clonos.cli.bench.RecoveryPage;
 import io.clonos.cli.bench.SyntheticJob;
+import io.clonos.runtime.report.RecoveryBreakdown;
 import io.clonos.runtime.rest.ClusterRestClient;
-import io.clonos.runtime.standby.StandbyVertices;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
@@ -350,7 +349,7 @@ final class SeparateProcessRecovery {
                     }
                     awaitEnd(rest, job);
                     OptionalLong detected = rest.firstExceptionAt(job, "");
-                    Map<String, JsonNode> ended = primaries(rest.subtasks(job));
+                    Map<String, JsonNode> ended = rest.primarySubtasks(job);
                     int restarted =
                             (int)
                                     ended.values().stream()
@@ -368,37 +367,18 @@ final class SeparateProcessRecovery {
                             figures,
                             detectedAt < 0 ? -1 : detectedAt - killedAt,
                             RecoveryBreakdown.of(
-                                    replacements(rest.stateTimestamps(job), ended),
+                                    rest.replacementStates(job),
                                     killedAt,
                                     detectedAt,
-                                    figures),
+                                    figures.recoveredTaskEmitsAfterMs < 0
+                                            ? -1
+                                            : killedAt + figures.recoveredTaskEmitsAfterMs,
+                                    figures.robustRecoveryMs < 0
+                                            ? -1
+                                            : killedAt + figures.robustRecoveryMs),
                             restarted,
                             ended.size());
                 });
-    }
-
-    /**
-     * The job's own subtasks, without Clonos's standbys (whose vertices' names start with {@link
-     * StandbyVertices#NAME_PREFIX}): a standby's new attempts after an activation are not part of
-     * the recovery, and Flink has none to compare with.
-     */
-    static Map<String, JsonNode> primaries(Map<String, JsonNode> subtasks) {
-        Map<String, JsonNode> primaries = new LinkedHashMap<>(subtasks);
-        primaries.keySet().removeIf(name -> name.startsWith(StandbyVertices.NAME_PREFIX));
-        return primaries;
-    }
-
-    /** The execution-state timestamps of the subtasks that restarted (attempt above 0). */
-    private static List<Map<String, Long>> replacements(
-            Map<String, Map<String, Long>> timestamps, Map<String, JsonNode> subtasks) {
-        List<Map<String, Long>> replaced = new ArrayList<>();
-        subtasks.forEach(
-                (name, subtask) -> {
-                    if (subtask.path("attempt").asInt() > 0 && timestamps.containsKey(name)) {
-                        replaced.add(timestamps.get(name));
-                    }
-                });
-        return replaced;
     }
 
     /**

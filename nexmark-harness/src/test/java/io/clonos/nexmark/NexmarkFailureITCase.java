@@ -94,8 +94,12 @@ class NexmarkFailureITCase {
                 .contains("\"clonos\":{\"detection_ms\":")
                 .contains("\"flink\":{\"detection_ms\":")
                 .contains("\"recovery_robust_ms\":")
+                .contains("\"breakdown\":{\"detection_ms\":")
                 .contains("\"lost\":0,\"duplicated\":0")
                 .contains("\"recoveryMs\":");
+        assertThat(Files.readAllLines(output.resolve(prefix + "outputs-clonos-0.csv")))
+                .as("each result's times, to compute the figures again")
+                .hasSize((int) clonos.figures().results + 1);
         assertThat(Files.readAllLines(output.resolve(prefix + "timeline.csv")))
                 .first()
                 .asString()

@@ -12,6 +12,8 @@
 
 package io.clonos.runtime.rest;
 
+import io.clonos.runtime.standby.StandbyVertices;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
@@ -163,6 +165,37 @@ public final class ClusterRestClient {
             }
         }
         return subtasks;
+    }
+
+    /**
+     * The job's own subtasks, without Clonos's standbys (whose vertices' names start with {@link
+     * StandbyVertices#NAME_PREFIX}): a standby's new attempts after an activation are not part of a
+     * recovery, and Flink has none to compare with.
+     */
+    public Map<String, JsonNode> primarySubtasks(String jobId)
+            throws IOException, InterruptedException {
+        Map<String, JsonNode> primaries = new LinkedHashMap<>(subtasks(jobId));
+        primaries.keySet().removeIf(name -> name.startsWith(StandbyVertices.NAME_PREFIX));
+        return primaries;
+    }
+
+    /**
+     * The execution-state timestamps ({@link #stateTimestamps}) of the job's own subtasks that
+     * restarted (attempt above 0): the replacements a recovery waited for.
+     */
+    public List<Map<String, Long>> replacementStates(String jobId)
+            throws IOException, InterruptedException {
+        Map<String, Map<String, Long>> timestamps = stateTimestamps(jobId);
+        List<Map<String, Long>> replaced = new ArrayList<>();
+        primarySubtasks(jobId)
+                .forEach(
+                        (name, subtask) -> {
+                            if (subtask.path("attempt").asInt() > 0
+                                    && timestamps.containsKey(name)) {
+                                replaced.add(timestamps.get(name));
+                            }
+                        });
+        return replaced;
     }
 
     /**

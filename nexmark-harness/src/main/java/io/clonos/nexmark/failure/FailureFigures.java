@@ -19,7 +19,6 @@ import org.apache.flink.annotation.Internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.stream.LongStream;
 
 /**
  * The failure experiment's figures of one system, from the committed output records: for each, when
@@ -27,21 +26,22 @@ import java.util.stream.LongStream;
  * end-to-end latency. Time is bucketed as the paper sampled it, {@value #BUCKET_MS} ms at a time.
  *
  * <p>Recovery time follows the paper: from the failure until the latency is back within 10% of its
- * level before it. Latency levels are taken over results by when their input was due, not by when
- * they came out: a result of the lost subtask whose input was due during the outage then counts
- * where the failure hit it. Bucketed by when results came out, the surviving subtasks' results keep
- * the first second after a failure in bounds while the lost subtask's are still missing, and a
- * recovery would look finished before its backlog came out.
+ * level before it. The level is the mean latency of the results that came out in the {@code
+ * baselineMs} before the failure. After it, results are bucketed by when their input was due, not
+ * by when they came out, so that a result of the lost subtask whose input was due during the outage
+ * counts where the failure hit it: bucketed by when they came out, the surviving subtasks' results
+ * keep the first second after a failure in bounds while the lost subtask's are still missing, and a
+ * recovery would look finished before its backlog came out. A result that came out after the
+ * failure for input due before it (a restart's re-emitted output, whose first attempt was never
+ * committed) counts in the first bucket.
  *
- * <p>The level is the mean latency of the results due in the {@code baselineMs} before the failure
- * but its last {@value #SETTLE_MS} ms (input then in flight is delayed by the failure). A bucket
- * after the failure is out of bounds when its mean latency exceeds both that level plus 10% and the
- * 99th percentile over that window: a bucket holds a few results only (Q3 emits a few dozen a
- * second), and without the percentile the jitter of latencies of a few tens of milliseconds would
- * count as not recovered. The system has recovered at the end of the last bucket out of bounds
- * before {@value #STABLE_BUCKETS} buckets in a row are back in bounds (a single noisy bucket later
- * in the run is not the failure's doing), or at the failure if none is. Buckets without output do
- * not count: Q8 emits only when a window closes. The robust variant, for a noisy machine, waits for
+ * <p>A bucket is out of bounds when its mean latency exceeds both that level plus 10% and the 99th
+ * percentile before the failure: a bucket holds a few results only (Q3 emits a few dozen a second),
+ * and without the percentile the jitter of latencies of a few tens of milliseconds would count as
+ * not recovered. The system has recovered at the end of the last bucket out of bounds before
+ * {@value #STABLE_BUCKETS} buckets in a row are back in bounds (a single noisy bucket later in the
+ * run is not the failure's doing), or at the failure if none is. Buckets without output do not
+ * count: Q8 emits only when a window closes. The robust variant, for a noisy machine, waits for
  * {@value #ROBUST_STABLE_BUCKETS} buckets (3 s) in a row under the percentile.
  */
 @Internal
@@ -55,11 +55,11 @@ public final class FailureFigures {
     /** The robust variant's: three seconds' worth. */
     static final int ROBUST_STABLE_BUCKETS = 9;
 
-    /** The end of the window before the failure that the level leaves out. */
-    static final long SETTLE_MS = 1_000;
-
-    /** An output record: when it reached the broker, when its input was due, its value. */
-    public record Output(long appendedAt, long dueAt, String value) {
+    /**
+     * An output record: when it reached the broker, when its input was due, the partition it went
+     * to (one per sink subtask), its value.
+     */
+    public record Output(long appendedAt, long dueAt, int partition, String value) {
         long latency() {
             return appendedAt - dueAt;
         }
@@ -88,23 +88,20 @@ public final class FailureFigures {
         this.results = outputs.size();
         long first = outputs.stream().mapToLong(Output::appendedAt).min().orElse(killedAt);
         long last = outputs.stream().mapToLong(Output::appendedAt).max().orElse(killedAt);
-        long firstDue = outputs.stream().mapToLong(Output::dueAt).min().orElse(killedAt);
-        long lastDue = outputs.stream().mapToLong(Output::dueAt).max().orElse(killedAt);
-        // the job's start (its first checkpoint, a backlog) is not the level a recovery returns to
-        long baselineFrom = Math.max(firstDue, killedAt - baselineMs);
-        long baselineTo = Math.max(baselineFrom + BUCKET_MS, killedAt - SETTLE_MS);
+        long baselineFrom = Math.max(first, killedAt - baselineMs);
+        List<Output> after = outputs.stream().filter(o -> o.appendedAt() >= killedAt).toList();
+        long lastDue = after.stream().mapToLong(Output::dueAt).max().orElse(killedAt);
 
-        this.baselineLatencyMs =
-                Math.round(due(outputs, baselineFrom, baselineTo).average().orElse(-1));
-        this.p50BeforeMs = Percentiles.of(due(outputs, baselineFrom, baselineTo), 0.50);
-        this.p99BeforeMs = Percentiles.of(due(outputs, baselineFrom, baselineTo), 0.99);
+        this.baselineLatencyMs = meanLatency(outputs, baselineFrom, killedAt);
+        this.p50BeforeMs = percentile(outputs, baselineFrom, killedAt, 0.50);
+        this.p99BeforeMs = percentile(outputs, baselineFrom, killedAt, 0.99);
         this.latencyBoundMs = Math.max(Math.round(baselineLatencyMs * 1.1), p99BeforeMs);
         this.recoveryMs =
-                recoveredAt(outputs, killedAt, lastDue, latencyBoundMs, STABLE_BUCKETS) - killedAt;
+                recoveredAt(after, killedAt, lastDue, latencyBoundMs, STABLE_BUCKETS) - killedAt;
         this.robustRecoveryMs =
-                recoveredAt(outputs, killedAt, lastDue, p99BeforeMs, ROBUST_STABLE_BUCKETS)
+                recoveredAt(after, killedAt, lastDue, p99BeforeMs, ROBUST_STABLE_BUCKETS)
                         - killedAt;
-        this.p99AfterMs = Percentiles.of(due(outputs, killedAt, lastDue + 1), 0.99);
+        this.p99AfterMs = Percentiles.of(after.stream().mapToLong(Output::latency), 0.99);
 
         long previous = killedAt;
         long gap = 0;
@@ -136,17 +133,26 @@ public final class FailureFigures {
     }
 
     /**
-     * The end of the last bucket (of due times) out of {@code bound} before {@code stable} buckets
-     * in a row (with output) are back in it; {@code killedAt} if none is out.
+     * The end of the last bucket out of {@code bound} before {@code stable} buckets in a row (with
+     * output) are back in it; {@code killedAt} if none is out. The buckets are of the results that
+     * came out after the failure, by when their input was due, or the failure if before.
      */
     private static long recoveredAt(
-            List<Output> outputs, long killedAt, long lastDue, long bound, int stable) {
+            List<Output> after, long killedAt, long lastDue, long bound, int stable) {
         long recoveredAt = killedAt;
         int inBounds = 0;
         for (long from = killedAt; from <= lastDue && inBounds < stable; from += BUCKET_MS) {
-            long latency = Math.round(due(outputs, from, from + BUCKET_MS).average().orElse(-1));
+            long bucketFrom = from == killedAt ? Long.MIN_VALUE : from;
+            long to = from + BUCKET_MS;
+            long latency =
+                    Math.round(
+                            after.stream()
+                                    .filter(o -> o.dueAt() >= bucketFrom && o.dueAt() < to)
+                                    .mapToLong(Output::latency)
+                                    .average()
+                                    .orElse(-1));
             if (latency > bound) {
-                recoveredAt = from + BUCKET_MS;
+                recoveredAt = to;
                 inBounds = 0;
             } else if (latency >= 0) {
                 inBounds++;
@@ -155,11 +161,23 @@ public final class FailureFigures {
         return recoveredAt;
     }
 
-    /** The latencies of the results whose input was due in [from, to). */
-    private static LongStream due(List<Output> outputs, long from, long to) {
+    private static long percentile(List<Output> outputs, long from, long to, double p) {
+        return Percentiles.of(
+                outputs.stream()
+                        .filter(o -> o.appendedAt() >= from && o.appendedAt() < to)
+                        .mapToLong(Output::latency),
+                p);
+    }
+
+    /**
+     * When the first result written to {@code partition} after the failure came out; -1 if none.
+     */
+    static long firstOutputAfter(List<Output> outputs, long killedAt, int partition) {
         return outputs.stream()
-                .filter(o -> o.dueAt() >= from && o.dueAt() < to)
-                .mapToLong(Output::latency);
+                .filter(o -> o.partition() == partition && o.appendedAt() >= killedAt)
+                .mapToLong(Output::appendedAt)
+                .min()
+                .orElse(-1);
     }
 
     static final String TIMELINE_HEADER =

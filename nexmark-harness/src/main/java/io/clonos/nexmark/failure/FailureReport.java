@@ -13,6 +13,7 @@
 package io.clonos.nexmark.failure;
 
 import io.clonos.nexmark.stats.Percentiles;
+import io.clonos.runtime.report.RecoveryBreakdown;
 import io.clonos.runtime.report.TimelineChart;
 
 import org.apache.flink.annotation.Internal;
@@ -54,6 +55,32 @@ final class FailureReport {
         out.println("Results: " + settings.output.toAbsolutePath());
     }
 
+    /**
+     * A run's results' times and partitions, in milliseconds since the failure, so that its figures
+     * can be computed again: {@code qN-outputs-<system>-<repetition>.csv}.
+     */
+    static void writeOutputs(
+            FailureSettings settings,
+            String label,
+            long killedAt,
+            List<FailureFigures.Output> outputs)
+            throws IOException {
+        Files.createDirectories(settings.output);
+        List<String> lines = new ArrayList<>();
+        lines.add("appended_ms_since_kill,due_ms_since_kill,partition");
+        for (FailureFigures.Output output : outputs) {
+            lines.add(
+                    (output.appendedAt() - killedAt)
+                            + ","
+                            + (output.dueAt() - killedAt)
+                            + ","
+                            + output.partition());
+        }
+        Files.write(
+                settings.output.resolve("q" + settings.query + "-outputs-" + label + ".csv"),
+                lines);
+    }
+
     static String table(List<NexmarkFailure.Run> runs) {
         StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "%-44s", ""));
         runs.forEach(run -> table.append(String.format(Locale.ROOT, " %12s", run.label())));
@@ -83,6 +110,9 @@ final class FailureReport {
                 runs,
                 "longest output gap after the failure (ms)",
                 run -> run.figures().longestGapMs);
+        for (String phase : RecoveryBreakdown.PHASES) {
+            row(table, runs, "  breakdown: " + phase + " (ms)", run -> run.breakdown().ms(phase));
+        }
         row(table, runs, "subtasks restarted", run -> run.restartedSubtasks());
         row(table, runs, "state at the last checkpoint (MB)", run -> run.stateBytes() / 1_000_000);
         row(table, runs, "results", run -> run.figures().results);
@@ -117,10 +147,11 @@ final class FailureReport {
             entries.add(
                     String.format(
                             Locale.ROOT,
-                            "{\"system\":\"%s\",\"repetition\":%d,\"figures\":%s,\"detectionMs\":%d,\"stateBytes\":%d,\"restartedSubtasks\":%d,\"subtasks\":%d,\"missing\":%d,\"duplicated\":%d,\"exactlyOnce\":%b,\"local\":%b}",
+                            "{\"system\":\"%s\",\"repetition\":%d,\"figures\":%s,\"breakdown\":%s,\"detectionMs\":%d,\"stateBytes\":%d,\"restartedSubtasks\":%d,\"subtasks\":%d,\"missing\":%d,\"duplicated\":%d,\"exactlyOnce\":%b,\"local\":%b}",
                             run.system(),
                             run.repetition(),
                             run.figures().json(),
+                            run.breakdown().json(),
                             run.detectionMs(),
                             run.stateBytes(),
                             run.restartedSubtasks(),
@@ -176,6 +207,16 @@ final class FailureReport {
                                     runs.stream().mapToLong(figure).min().orElse(-1),
                                     runs.stream().mapToLong(figure).max().orElse(-1)));
                 });
+        List<String> phases = new ArrayList<>();
+        for (String phase : RecoveryBreakdown.PHASES) {
+            phases.add(
+                    String.format(
+                            Locale.ROOT,
+                            "\"%s_ms\":%d",
+                            phase,
+                            median(runs, run -> run.breakdown().ms(phase))));
+        }
+        fields.add("\"breakdown\":{" + String.join(",", phases) + "}");
         fields.add("\"lost\":" + runs.stream().mapToLong(NexmarkFailure.Run::missing).sum());
         fields.add(
                 "\"duplicated\":" + runs.stream().mapToLong(NexmarkFailure.Run::duplicated).sum());

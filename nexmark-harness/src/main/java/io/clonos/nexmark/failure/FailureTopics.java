@@ -131,6 +131,7 @@ final class FailureTopics {
                             new FailureFigures.Output(
                                     record.timestamp(),
                                     dueAt.applyAsLong(ByteBuffer.wrap(eventTime.value()).getLong()),
+                                    record.partition(),
                                     record.value()));
                 }
             }

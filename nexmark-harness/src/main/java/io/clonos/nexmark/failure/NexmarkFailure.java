@@ -14,6 +14,8 @@ package io.clonos.nexmark.failure;
 
 import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
+import io.clonos.runtime.report.RecoveryBreakdown;
+import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
@@ -64,15 +66,20 @@ public final class NexmarkFailure {
     /** The systems, in the order they run. */
     static final List<String> SYSTEMS = List.of("clonos", "flink");
 
+    /** The subtask of the query whose TaskManager is lost; its results go to this partition. */
+    private static final int LOST_SUBTASK = 0;
+
     /**
-     * One system's run: its figures, how its output compares with the reference, when the
-     * JobManager recorded the failure ({@code detectionMs} after it, -1 if it recorded none) and
-     * the job's state at the last checkpoint before it.
+     * One system's run: its figures and recovery's breakdown, how its output compares with the
+     * reference (-1 before it was compared), when the JobManager recorded the failure ({@code
+     * detectionMs} after it, -1 if it recorded none) and the job's state at the last checkpoint
+     * before it.
      */
     public record Run(
             String system,
             int repetition,
             FailureFigures figures,
+            RecoveryBreakdown breakdown,
             int restartedSubtasks,
             int subtasks,
             long detectionMs,
@@ -94,6 +101,20 @@ public final class NexmarkFailure {
         /** The system and the repetition, as the report names the run. */
         public String label() {
             return system + "-" + repetition;
+        }
+
+        Run compared(long missing, long duplicated) {
+            return new Run(
+                    system,
+                    repetition,
+                    figures,
+                    breakdown,
+                    restartedSubtasks,
+                    subtasks,
+                    detectionMs,
+                    stateBytes,
+                    missing,
+                    duplicated);
         }
     }
 
@@ -213,16 +234,8 @@ public final class NexmarkFailure {
         return order;
     }
 
-    /** What a system's run leaves before it is compared with the reference. */
-    private record SystemRun(
-            String system,
-            int repetition,
-            List<FailureFigures.Output> outputs,
-            FailureFigures figures,
-            int restarted,
-            int subtasks,
-            long detectionMs,
-            long stateBytes) {
+    /** A system's run with its output, before it is compared with the reference. */
+    private record SystemRun(Run run, List<FailureFigures.Output> outputs) {
         Run compareWith(List<String> reference) {
             Map<String, Long> balance = new HashMap<>();
             reference.forEach(value -> balance.merge(value, 1L, Long::sum));
@@ -231,16 +244,7 @@ public final class NexmarkFailure {
                     balance.values().stream().filter(n -> n > 0).mapToLong(Long::longValue).sum();
             long duplicated =
                     -balance.values().stream().filter(n -> n < 0).mapToLong(Long::longValue).sum();
-            return new Run(
-                    system,
-                    repetition,
-                    figures,
-                    restarted,
-                    subtasks,
-                    detectionMs,
-                    stateBytes,
-                    missing,
-                    duplicated);
+            return run.compared(missing, duplicated);
         }
     }
 
@@ -300,21 +304,36 @@ public final class NexmarkFailure {
             }
             int restarted = cluster.restartedSubtasks(job);
             int subtasks = cluster.subtasks(job);
-            long detectedAt = cluster.rest().firstExceptionAt(job.toHexString(), "").orElse(-1);
+            ClusterRestClient rest = cluster.rest();
+            long detectedAt = rest.firstExceptionAt(job.toHexString(), "").orElse(-1);
             List<FailureFigures.Output> outputs = topics.committed(output, publisher::dueAt);
             topics.delete(input, output);
             // the level before the failure: its last two thirds (the first is warm-up), which hold
             // several of Q8's windows
             long baselineMs = TimeUnit.SECONDS.toMillis(settings.killAfterSeconds) * 2 / 3;
-            return new SystemRun(
-                    system,
-                    repetition,
-                    outputs,
-                    new FailureFigures(system + "-" + repetition, outputs, killedAt, baselineMs),
-                    restarted,
-                    subtasks,
-                    detectedAt < 0 ? -1 : detectedAt - killedAt,
-                    killed[1]);
+            String label = system + "-" + repetition;
+            FailureReport.writeOutputs(settings, label, killedAt, outputs);
+            FailureFigures figures = new FailureFigures(label, outputs, killedAt, baselineMs);
+            RecoveryBreakdown breakdown =
+                    RecoveryBreakdown.of(
+                            rest.replacementStates(job.toHexString()),
+                            killedAt,
+                            detectedAt,
+                            FailureFigures.firstOutputAfter(outputs, killedAt, LOST_SUBTASK),
+                            killedAt + figures.robustRecoveryMs);
+            Run run =
+                    new Run(
+                            system,
+                            repetition,
+                            figures,
+                            breakdown,
+                            restarted,
+                            subtasks,
+                            detectedAt < 0 ? -1 : detectedAt - killedAt,
+                            killed[1],
+                            -1,
+                            -1);
+            return new SystemRun(run, outputs);
         }
     }
 
@@ -360,7 +379,7 @@ public final class NexmarkFailure {
             if (killedAt < 0 && now >= killAt) {
                 stateBytes = cluster.rest().checkpointedStateBytes(job.toHexString());
                 killedAt = System.currentTimeMillis();
-                String victim = cluster.loseTaskManagerOf(job, queryOperator(), 0);
+                String victim = cluster.loseTaskManagerOf(job, queryOperator(), LOST_SUBTASK);
                 progress(
                         "%s: TaskManager %s, which ran %s[0], lost (%s)",
                         system, victim, queryOperator(), clusters.failure());

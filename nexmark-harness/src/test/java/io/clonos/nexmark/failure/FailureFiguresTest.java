@@ -30,7 +30,7 @@ class FailureFiguresTest {
     private static void results(
             List<FailureFigures.Output> outputs, long from, long to, long latency) {
         for (long t = from; t < to; t += 10) {
-            outputs.add(new FailureFigures.Output(t + latency, t, "r" + t));
+            outputs.add(new FailureFigures.Output(t + latency, t, 0, "r" + t));
         }
     }
 
@@ -42,12 +42,12 @@ class FailureFiguresTest {
         // drained four times as fast as it came
         for (long due = KILL; due < KILL + 2_000; due += 10) {
             long out = KILL + 2_000 + (due - KILL) / 4;
-            outputs.add(new FailureFigures.Output(out, due, "backlog" + due));
+            outputs.add(new FailureFigures.Output(out, due, 0, "backlog" + due));
         }
         results(outputs, KILL + 2_000, KILL + 2_400, 300);
         results(outputs, KILL + 2_400, KILL + 10_000, 50);
         // one late straggler far above the bound, alone in its bucket
-        outputs.add(new FailureFigures.Output(KILL + 8_100 + 900, KILL + 8_100, "straggler"));
+        outputs.add(new FailureFigures.Output(KILL + 8_100 + 900, KILL + 8_100, 0, "straggler"));
 
         FailureFigures figures = new FailureFigures("test", outputs, KILL, 20_000);
 
@@ -69,7 +69,7 @@ class FailureFiguresTest {
         results(outputs, KILL - 20_000, KILL + 10_000, 50);
         // the lost half of the keys: its input due in the 3 s after the failure comes out at 3 s
         for (long due = KILL + 5; due < KILL + 3_000; due += 10) {
-            outputs.add(new FailureFigures.Output(KILL + 3_000, due, "lost" + due));
+            outputs.add(new FailureFigures.Output(KILL + 3_000, due, 0, "lost" + due));
         }
 
         FailureFigures figures = new FailureFigures("test", outputs, KILL, 20_000);
@@ -127,5 +127,27 @@ class FailureFiguresTest {
         assertThat(figures.robustRecoveryMs)
                 .as("the relapse at 4.5 s counts: three seconds back in bounds are needed")
                 .isBetween(4_800L - FailureFigures.BUCKET_MS, 4_800L + FailureFigures.BUCKET_MS);
+    }
+
+    /**
+     * A restart re-emits what its last checkpoint had not committed: results for input due before
+     * the failure come out late after it. They are the failure's doing, not the level before it.
+     */
+    @Test
+    void resultsReEmittedAfterTheFailureCountInItsFirstBucket() {
+        List<FailureFigures.Output> outputs = new ArrayList<>();
+        results(outputs, KILL - 20_000, KILL - 3_000, 50);
+        // the last 3 s before the failure, never committed, and the 4.5 s after it come out at once
+        for (long due = KILL - 3_000; due < KILL + 4_500; due += 10) {
+            outputs.add(new FailureFigures.Output(KILL + 4_500, due, 0, "restart" + due));
+        }
+        results(outputs, KILL + 4_500, KILL + 15_000, 50);
+
+        FailureFigures figures = new FailureFigures("test", outputs, KILL, 20_000);
+
+        assertThat(figures.latencyBoundMs).as("the level before the failure").isEqualTo(55);
+        assertThat(figures.recoveryMs)
+                .as("until the input due after the outage came out in bounds")
+                .isBetween(4_000L, 4_500L + FailureFigures.BUCKET_MS);
     }
 }

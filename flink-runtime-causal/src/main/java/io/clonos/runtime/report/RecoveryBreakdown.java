@@ -10,7 +10,7 @@
  * and limitations under the License.
  */
 
-package io.clonos.cli.bench;
+package io.clonos.runtime.report;
 
 import org.apache.flink.annotation.Internal;
 
@@ -27,8 +27,9 @@ import java.util.stream.Collectors;
  * recovery time can be read against its physical limit rather than as one number. The phases come
  * from the JobManager's record of the replacement attempts' execution states (the same clock as the
  * kill: one machine), each boundary the moment the last replacement got there (the lost keys need
- * every replaced subtask on their path), and from the sink's arrivals. Each phase is the time from
- * the end of the previous one; -1 where a boundary is missing.
+ * every replaced subtask on their path), and from the output: the lost keys' first result and the
+ * robust recovery. Each phase is the time from the end of the previous one; -1 where a boundary is
+ * missing. The synthetic recovery benchmark and Nexmark's failure experiment both report it.
  *
  * <ul>
  *   <li>detection: the kill to the first failure the JobManager recorded;
@@ -64,22 +65,28 @@ public record RecoveryBreakdown(Map<String, Long> phases) {
             Collection<Map<String, Long>> replaced,
             long killedAt,
             long detectedAt,
-            RecoveryFigures figures) {
+            long firstOutputAt,
+            long recoveredAt) {
         Map<String, Long> last = new HashMap<>();
         for (Map<String, Long> states : replaced) {
             states.forEach((state, at) -> last.merge(state, at, Math::max));
         }
-        return of(last, killedAt, detectedAt, figures);
+        return of(last, killedAt, detectedAt, firstOutputAt, recoveredAt);
     }
 
     /**
      * @param states when the replacement attempt entered each execution state (Flink's names)
      * @param killedAt when the TaskManager was killed
      * @param detectedAt when the JobManager recorded the first failure, -1 if it did not
-     * @param figures the run's output figures, relative to {@code killedAt}
+     * @param firstOutputAt when the lost keys' first result came out, -1 if unknown
+     * @param recoveredAt when the robust recovery ended, -1 if unknown
      */
     public static RecoveryBreakdown of(
-            Map<String, Long> states, long killedAt, long detectedAt, RecoveryFigures figures) {
+            Map<String, Long> states,
+            long killedAt,
+            long detectedAt,
+            long firstOutputAt,
+            long recoveredAt) {
         long[] bounds = {
             killedAt,
             detectedAt,
@@ -87,10 +94,8 @@ public record RecoveryBreakdown(Map<String, Long> phases) {
             states.getOrDefault("DEPLOYING", -1L),
             states.getOrDefault("INITIALIZING", -1L),
             states.getOrDefault("RUNNING", -1L),
-            figures.recoveredTaskEmitsAfterMs < 0
-                    ? -1
-                    : killedAt + figures.recoveredTaskEmitsAfterMs,
-            figures.robustRecoveryMs < 0 ? -1 : killedAt + figures.robustRecoveryMs
+            firstOutputAt,
+            recoveredAt
         };
         Map<String, Long> phases = new LinkedHashMap<>();
         for (int i = 0; i < PHASES.size(); i++) {
