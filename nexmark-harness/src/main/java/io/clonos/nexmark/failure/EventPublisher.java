@@ -97,26 +97,6 @@ public final class EventPublisher implements AutoCloseable {
                         NexmarkConfiguration.DEFAULT.avgAuctionByteSize);
     }
 
-    /** Events of Nexmark's default sizes. */
-    public EventPublisher(
-            String bootstrapServers,
-            String topic,
-            int partitions,
-            long events,
-            int rate,
-            boolean paced,
-            Encoding encoding) {
-        this(
-                bootstrapServers,
-                topic,
-                partitions,
-                events,
-                rate,
-                paced,
-                encoding,
-                EventSizes.NEXMARK);
-    }
-
     /** With {@code paced} false, the same events are written as fast as the broker takes them. */
     public EventPublisher(
             String bootstrapServers,

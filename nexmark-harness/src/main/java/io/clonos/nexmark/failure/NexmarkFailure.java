@@ -256,28 +256,13 @@ public final class NexmarkFailure {
         String input = id + "-in";
         String output = id + "-out";
         topics.create(input, output);
-        Map<Integer, Long> inputEnd =
-                EventPublisher.endOffsets(settings.events(), settings.inputPartitions());
         Configuration config = clusterConfiguration(checkpointRoot + "/" + id);
         config.set(ClonosOptions.STANDBY_ENABLED, onClonos && settings.standby);
         try (FailureClusters.Cluster cluster = startCluster(onClonos, config, id);
                 EventPublisher publisher =
                         publisher(topics.bootstrap(), input, settings.events(), true)) {
             JobID job =
-                    cluster.submit(
-                            FailureJob.build(
-                                    settings.query,
-                                    new FailureJob.Topics(
-                                            topics.bootstrap(),
-                                            input,
-                                            inputEnd,
-                                            output,
-                                            id,
-                                            DeliveryGuarantee.EXACTLY_ONCE),
-                                    settings.parallelism,
-                                    settings.checkpointIntervalMs,
-                                    settings.windowSeconds),
-                            FailureJob.USER_CLASSES);
+                    submit(cluster, topics, id, settings.events(), DeliveryGuarantee.EXACTLY_ONCE);
             awaitRunning(cluster, job);
             publisher.start();
             progress("%s: job running, publishing", system);
@@ -469,22 +454,7 @@ public final class NexmarkFailure {
             publisher.start();
             publisher.await();
         }
-        JobID job =
-                cluster.submit(
-                        FailureJob.build(
-                                settings.query,
-                                new FailureJob.Topics(
-                                        topics.bootstrap(),
-                                        input,
-                                        EventPublisher.endOffsets(
-                                                events, settings.inputPartitions()),
-                                        id + "-out",
-                                        id,
-                                        guarantee),
-                                settings.parallelism,
-                                settings.checkpointIntervalMs,
-                                settings.windowSeconds),
-                        FailureJob.USER_CLASSES);
+        JobID job = submit(cluster, topics, id, events, guarantee);
         awaitRunning(cluster, job);
         long running = System.currentTimeMillis();
         while (!cluster.status(job).isGloballyTerminalState()) {
@@ -501,6 +471,33 @@ public final class NexmarkFailure {
                             + cluster.cause(job));
         }
         return ms;
+    }
+
+    /**
+     * Submits the query over run {@code id}'s input topic, which ends after {@code events} events,
+     * to its output topic.
+     */
+    private JobID submit(
+            FailureClusters.Cluster cluster,
+            FailureTopics topics,
+            String id,
+            long events,
+            DeliveryGuarantee guarantee)
+            throws Exception {
+        return cluster.submit(
+                FailureJob.build(
+                        settings.query,
+                        new FailureJob.Topics(
+                                topics.bootstrap(),
+                                id + "-in",
+                                EventPublisher.endOffsets(events, settings.inputPartitions()),
+                                id + "-out",
+                                id,
+                                guarantee),
+                        settings.parallelism,
+                        settings.checkpointIntervalMs,
+                        settings.windowSeconds),
+                FailureJob.USER_CLASSES);
     }
 
     /**

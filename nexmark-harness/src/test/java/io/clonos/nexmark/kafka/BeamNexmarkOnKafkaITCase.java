@@ -130,7 +130,8 @@ class BeamNexmarkOnKafkaITCase {
                             EVENTS,
                             RATE,
                             true,
-                            EventPublisher.Encoding.BEAM_CODER)) {
+                            EventPublisher.Encoding.BEAM_CODER,
+                            EventPublisher.EventSizes.NEXMARK)) {
                 String run = "clonos-q" + query;
                 Pipeline pipeline = BeamOnClonos.pipeline(cluster, PARALLELISM);
                 numbered(query(pipeline, query, bootstrap, topic), run);
