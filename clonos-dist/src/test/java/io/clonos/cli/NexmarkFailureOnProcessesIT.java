@@ -67,9 +67,10 @@ class NexmarkFailureOnProcessesIT {
         assertThat(stdout).contains("lost (SIGKILL)");
 
         JsonNode summary = new ObjectMapper().readTree(output.resolve("q3-summary.json").toFile());
-        assertThat(summary.path("processes").asText()).isEqualTo("separate");
-        JsonNode clonos = summary.path("clonos");
-        JsonNode flink = summary.path("flink");
+        assertThat(summary.path("setup").path("processes").asText()).isEqualTo("separate");
+        assertThat(summary.path("setup").path("failure").asText()).isEqualTo("SIGKILL");
+        JsonNode clonos = run(summary, "clonos");
+        JsonNode flink = run(summary, "flink");
         assertThat(clonos.path("exactlyOnce").asBoolean()).as("Clonos, exactly once").isTrue();
         assertThat(flink.path("exactlyOnce").asBoolean()).as("Flink, exactly once").isTrue();
         assertThat(clonos.path("local").asBoolean())
@@ -80,5 +81,20 @@ class NexmarkFailureOnProcessesIT {
         assertThat(flink.path("restartedSubtasks").asInt())
                 .as("Flink restarts the whole job")
                 .isEqualTo(flink.path("subtasks").asInt());
+        for (String system : new String[] {"clonos", "flink"}) {
+            assertThat(summary.path(system).path("detection_ms").asLong())
+                    .as("%s: the JobManager recorded the SIGKILL's failure, after it", system)
+                    .isNotNegative();
+        }
+    }
+
+    /** The summary's one run of {@code system}. */
+    private static JsonNode run(JsonNode summary, String system) {
+        for (JsonNode run : summary.path("runs")) {
+            if (run.path("system").asText().equals(system)) {
+                return run;
+            }
+        }
+        throw new AssertionError("No run of " + system + " in " + summary);
     }
 }
