@@ -470,19 +470,7 @@ final class SeparateProcessRecovery {
                 median(of, r -> r.figures.maxOutputGapMs),
                 median(of, r -> r.figures.lost),
                 median(of, r -> r.figures.duplicated),
-                breakdownMedians(of));
-    }
-
-    private static String breakdownMedians(List<Run> runs) {
-        StringBuilder json = new StringBuilder("{");
-        for (String phase : RecoveryBreakdown.PHASES) {
-            json.append(json.length() > 1 ? "," : "")
-                    .append('"')
-                    .append(phase)
-                    .append("_ms\":")
-                    .append(median(runs, r -> r.breakdown.ms(phase)));
-        }
-        return json.append('}').toString();
+                RecoveryBreakdown.json(phase -> median(of, r -> r.breakdown.ms(phase))));
     }
 
     /** The medians with their spread, as printed. */

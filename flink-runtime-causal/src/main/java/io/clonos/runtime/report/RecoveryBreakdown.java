@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToLongFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -112,8 +113,20 @@ public record RecoveryBreakdown(Map<String, Long> phases) {
     }
 
     public String json() {
-        return phases.entrySet().stream()
-                .map(e -> String.format(Locale.ROOT, "\"%s_ms\":%d", e.getKey(), e.getValue()))
+        return json(this::ms);
+    }
+
+    /**
+     * A breakdown as JSON, {@code {"detection_ms":...}} in the order of {@link #PHASES}, with each
+     * phase's milliseconds from {@code ms}: one breakdown's, or a summary's (such as the median
+     * over several runs).
+     */
+    public static String json(ToLongFunction<String> ms) {
+        return PHASES.stream()
+                .map(
+                        phase ->
+                                String.format(
+                                        Locale.ROOT, "\"%s_ms\":%d", phase, ms.applyAsLong(phase)))
                 .collect(Collectors.joining(",", "{", "}"));
     }
 }

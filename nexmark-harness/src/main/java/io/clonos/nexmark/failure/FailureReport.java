@@ -39,7 +39,11 @@ final class FailureReport {
     private FailureReport() {}
 
     static void write(
-            FailureSettings settings, long capacity, List<NexmarkFailure.Run> runs, PrintStream out)
+            FailureSettings settings,
+            String failure,
+            long capacity,
+            List<NexmarkFailure.Run> runs,
+            PrintStream out)
             throws IOException {
         Files.createDirectories(settings.output);
         String prefix = "q" + settings.query + "-";
@@ -49,7 +53,7 @@ final class FailureReport {
         Files.write(settings.output.resolve(prefix + "timeline.csv"), timeline);
         Files.writeString(
                 settings.output.resolve(prefix + "summary.json"),
-                json(settings, capacity, runs) + "\n");
+                json(settings, failure, capacity, runs) + "\n");
         Files.writeString(settings.output.resolve(prefix + "failure.html"), html(settings, runs));
         out.println(table(runs));
         out.println("Results: " + settings.output.toAbsolutePath());
@@ -141,7 +145,11 @@ final class FailureReport {
      * their minimum and maximum, and the results lost and duplicated summed over the runs (a median
      * would hide one bad run); and every run's figures.
      */
-    static String json(FailureSettings settings, long capacity, List<NexmarkFailure.Run> runs) {
+    static String json(
+            FailureSettings settings,
+            String failure,
+            long capacity,
+            List<NexmarkFailure.Run> runs) {
         List<String> entries = new ArrayList<>();
         for (NexmarkFailure.Run run : runs) {
             entries.add(
@@ -171,7 +179,7 @@ final class FailureReport {
                 Locale.ROOT,
                 "{\"benchmark\":\"nexmark-failure\",\"setup\":{\"processes\":\"%s\",\"failure\":\"%s\",\"query\":%d,\"events\":%d,\"rate\":%d,\"load\":%s,\"capacity\":%d,\"parallelism\":%d,\"checkpoint_interval_ms\":%d,\"state_mb\":%.1f,\"person_bytes\":%d,\"auction_bytes\":%d,\"kill_after_s\":%d,\"standby\":%b,\"repetitions\":%d},%s,\"runs\":[%s]}",
                 settings.processes,
-                FailureClusters.named(settings.processes).failure(),
+                failure,
                 settings.query,
                 settings.events(),
                 settings.rate,
@@ -207,16 +215,10 @@ final class FailureReport {
                                     runs.stream().mapToLong(figure).min().orElse(-1),
                                     runs.stream().mapToLong(figure).max().orElse(-1)));
                 });
-        List<String> phases = new ArrayList<>();
-        for (String phase : RecoveryBreakdown.PHASES) {
-            phases.add(
-                    String.format(
-                            Locale.ROOT,
-                            "\"%s_ms\":%d",
-                            phase,
-                            median(runs, run -> run.breakdown().ms(phase))));
-        }
-        fields.add("\"breakdown\":{" + String.join(",", phases) + "}");
+        fields.add(
+                "\"breakdown\":"
+                        + RecoveryBreakdown.json(
+                                phase -> median(runs, run -> run.breakdown().ms(phase))));
         fields.add("\"lost\":" + runs.stream().mapToLong(NexmarkFailure.Run::missing).sum());
         fields.add(
                 "\"duplicated\":" + runs.stream().mapToLong(NexmarkFailure.Run::duplicated).sum());

@@ -123,9 +123,6 @@ public final class NexmarkFailure {
     private final long started = System.nanoTime();
     private final FailureClusters clusters;
 
-    /** Events per second the capacity run measured, -1 without {@code --load}. */
-    private long capacity = -1;
-
     public NexmarkFailure(FailureSettings settings, PrintStream out) {
         this.settings = settings;
         this.out = out;
@@ -184,6 +181,8 @@ public final class NexmarkFailure {
                         new FailureTopics(
                                 admin, bootstrap, settings.inputPartitions(), settings.parallelism);
                 topics.awaitBroker();
+                // events per second the capacity run measured, -1 without --load
+                long capacity = -1;
                 if (settings.load > 0) {
                     capacity = measureCapacity(topics, checkpointRoot);
                     settings.rate = (int) Math.max(1, Math.round(capacity * settings.load));
@@ -212,7 +211,7 @@ public final class NexmarkFailure {
                                 last.recoveryMs());
                     }
                 }
-                FailureReport.write(settings, capacity, runs, out);
+                FailureReport.write(settings, clusters.failure(), capacity, runs, out);
                 return runs;
             }
         } finally {
