@@ -132,12 +132,18 @@ final class ChaosCommand {
         List<Set<String>> lost = new ArrayList<>();
         long lastLoss = 0;
         long next = started;
+        Map<String, Set<String>> hosted = new TreeMap<>();
         for (long delay : plan.killDelays) {
-            // a loss that is overdue (the first checkpoint came late) comes now; the next one
-            // keeps its distance to it
-            next = Math.max(next + delay, System.currentTimeMillis());
-            Thread.sleep(Math.max(0, next - System.currentTimeMillis()));
-            Map<String, Set<String>> hosted = hostedSubtasks(job);
+            if (delay > 0 || lost.isEmpty()) {
+                // a loss that is overdue (the first checkpoint came late) comes now; the next one
+                // keeps its distance to it
+                next = Math.max(next + delay, System.currentTimeMillis());
+                Thread.sleep(Math.max(0, next - System.currentTimeMillis()));
+                hosted = hostedSubtasks(job);
+            }
+            // losses at once are chosen from one view of the job and follow each other without
+            // asking the JobManager again: its REST answers slowly while it handles the first
+            // loss, and a kill a second later would be a staggered one
             hosted.keySet().retainAll(alive);
             if (hosted.isEmpty()) {
                 break;

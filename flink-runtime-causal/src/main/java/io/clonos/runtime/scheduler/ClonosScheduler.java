@@ -225,10 +225,6 @@ public class ClonosScheduler extends DefaultScheduler {
                 clonos);
     }
 
-    // ------------------------------------------------------------------------------------------
-    //  Failures
-    // ------------------------------------------------------------------------------------------
-
     @Override
     protected void handleTaskFailure(Execution failedExecution, @Nullable Throwable error) {
         if (getExecutionGraph().getState() == JobStatus.RUNNING
@@ -406,8 +402,9 @@ public class ClonosScheduler extends DefaultScheduler {
                                 batch, this::restartPendingBatch))) {
             return;
         }
-        pendingRestart.clear();
         if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
+            pendingRestart.clear();
+            lost.batchJudged();
             return;
         }
         CompletedCheckpoint latest = standbys.latestCheckpoint().orElse(null);
@@ -424,6 +421,13 @@ public class ClonosScheduler extends DefaultScheduler {
                         lost.finishedProducers(
                                 getExecutionGraph(), getSchedulingTopology(), finished),
                         id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex());
+        if (verdict.orphans() != null
+                && lost.probeAgainBeforeFallback(
+                        getExecutionGraph(), verdict.orphans(), this::restartPendingBatch)) {
+            return;
+        }
+        pendingRestart.clear();
+        lost.batchJudged();
         if (!verdict.isLocal()) {
             globalFallbacks.count(verdict.fallback());
             String why = names(batch) + " locally: " + verdict.notLocal();
@@ -436,7 +440,7 @@ public class ClonosScheduler extends DefaultScheduler {
         if (!verdict.restartAfresh().isEmpty()) {
             log.warn(
                     "{}; clonos.recovery.orphan-fallback is at-least-once: they restart without determinants, and their consumers may see their records twice.",
-                    verdict.orphanReasons());
+                    verdict.orphans());
             restartAfreshWith(verdict.restartAfresh(), batch, versions);
         }
         Set<ExecutionVertexID> finishedProducers = finished.toRestartWith(batch);
@@ -504,17 +508,6 @@ public class ClonosScheduler extends DefaultScheduler {
         return ids.stream()
                 .map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex())
                 .collect(Collectors.toList());
-    }
-
-    /** Deploys new standbys for the ones whose slots activated standbys' replacements took. */
-    private void redeployStandbys(Set<ExecutionVertexVersion> versions) {
-        Set<ExecutionVertexID> standbyIds =
-                executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
-        if (standbyIds.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
-            return;
-        }
-        resetForNewExecutions(standbyIds);
-        allocateSlotsAndDeploy(new ArrayList<>(standbyIds));
     }
 
     private void redeploy(Set<ExecutionVertexVersion> versions) throws Exception {
@@ -592,9 +585,15 @@ public class ClonosScheduler extends DefaultScheduler {
             return cancelExecution(execution);
         }
 
+        /** Deploys new standbys for the ones whose slots activated standbys' replacements took. */
         @Override
         public void redeployStandbys(Set<ExecutionVertexVersion> versions) {
-            ClonosScheduler.this.redeployStandbys(versions);
+            Set<ExecutionVertexID> standbyIds =
+                    executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
+            if (!standbyIds.isEmpty() && getExecutionGraph().getState() == JobStatus.RUNNING) {
+                resetForNewExecutions(standbyIds);
+                allocateSlotsAndDeploy(new ArrayList<>(standbyIds));
+            }
         }
     }
 }

@@ -159,6 +159,11 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
                 new LostTaskManagers(
                         ioExecutor,
                         mainThreadExecutor,
+                        task ->
+                                mainThreadExecutor.schedule(
+                                        task,
+                                        LostTaskManagers.PROBE_AGAIN_AFTER.toMillis(),
+                                        java.util.concurrent.TimeUnit.MILLISECONDS),
                         clonosSlotPool
                                 .<java.util.function.BiConsumer<ResourceID, Exception>>map(
                                         pool -> pool::declareLost)

@@ -205,7 +205,7 @@ final class LocalFailoverPolicy<V> {
         if (clonos.getOrphanFallback() == OrphanFallback.AT_LEAST_ONCE) {
             return new BatchVerdict<>(null, null, new LinkedHashSet<>(orphans.keySet()), reasons);
         }
-        return BatchVerdict.global(GlobalFallbacks.Reason.BEYOND_DSD, reasons);
+        return new BatchVerdict<>(GlobalFallbacks.Reason.BEYOND_DSD, reasons, Set.of(), reasons);
     }
 
     /** The tasks of a batch were restarted locally from {@code checkpoint}. */
@@ -227,13 +227,14 @@ final class LocalFailoverPolicy<V> {
 
     /**
      * The verdict on a batch: local, possibly with orphans that restart afresh (at least once;
-     * those of earlier batches are restarted again with this one), or a global rollback and why.
+     * those of earlier batches are restarted again with this one), or a global rollback and why;
+     * {@code orphans} names the orphans, if the verdict found any, and why they are.
      */
     record BatchVerdict<V>(
             @Nullable GlobalFallbacks.Reason fallback,
             @Nullable String notLocal,
             Set<V> restartAfresh,
-            @Nullable String orphanReasons) {
+            @Nullable String orphans) {
 
         static <V> BatchVerdict<V> local(Set<V> restartAfresh) {
             return new BatchVerdict<>(null, null, restartAfresh, null);

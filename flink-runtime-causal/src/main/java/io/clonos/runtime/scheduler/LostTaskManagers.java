@@ -46,6 +46,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Declares a TaskManager lost as soon as a task reports its data connection to it broken and the
@@ -67,8 +68,15 @@ final class LostTaskManagers {
     /** How long the probe of a reported TaskManager's data port waits for an answer. */
     static final Duration PROBE_TIMEOUT = Duration.ofMillis(500);
 
+    /** How long after a batch's judgment found an orphan its TaskManagers are probed again. */
+    static final Duration PROBE_AGAIN_AFTER = Duration.ofSeconds(1);
+
     private final Executor io;
     private final Executor mainThread;
+
+    /** Runs a task on the main thread {@link #PROBE_AGAIN_AFTER} from now. */
+    private final Executor probeAgainLater;
+
     private final BiConsumer<ResourceID, Exception> declareLost;
     private final Predicate<ResourceID> registered;
     private final Logger log;
@@ -79,17 +87,25 @@ final class LostTaskManagers {
     /** What runs once the probes under way ended, if anything waits for them. */
     @Nullable private Runnable onProbesEnded;
 
+    /** Whether the batch being judged had its TaskManagers probed again, or will have. */
+    private boolean probedAgain;
+
+    /** Whether the probes again of the batch being judged are still to start. */
+    private boolean probeAgainPending;
+
     /** TaskManagers declared lost, and the data port that refused. */
     private final Map<ResourceID, TaskManagerLocation> declared = new HashMap<>();
 
     LostTaskManagers(
             Executor io,
             Executor mainThread,
+            Executor probeAgainLater,
             BiConsumer<ResourceID, Exception> declareLost,
             Predicate<ResourceID> registered,
             Logger log) {
         this.io = io;
         this.mainThread = mainThread;
+        this.probeAgainLater = probeAgainLater;
         this.declareLost = declareLost;
         this.registered = registered;
         this.log = log;
@@ -181,7 +197,12 @@ final class LostTaskManagers {
 
     /** The same, among the TaskManagers where current attempts of the job run. */
     void sweep(Collection<TaskManagerLocation> running, String failedTask) {
-        String cause = "the failure of " + failedTask + " had every TaskManager of the job probed";
+        probeAll(
+                running,
+                "the failure of " + failedTask + " had every TaskManager of the job probed");
+    }
+
+    private void probeAll(Collection<TaskManagerLocation> running, String cause) {
         for (TaskManagerLocation location : running) {
             if (!isGone(location.getResourceID())) {
                 probe(location, cause, false);
@@ -194,11 +215,67 @@ final class LostTaskManagers {
      * ended (after the TaskManagers it found dead were declared lost and their tasks failed).
      */
     boolean awaitingProbes(Runnable retry) {
-        if (probing.isEmpty()) {
+        if (probing.isEmpty() && !probeAgainPending) {
             return false;
         }
         onProbesEnded = retry;
         return true;
+    }
+
+    /**
+     * Probes every TaskManager of the job again, {@link #PROBE_AGAIN_AFTER} from now, before a
+     * batch whose judgment found an orphan falls back; once per batch. TaskManagers that die
+     * together (a node) do not close their data ports at the same instant: a dying process keeps
+     * its sockets until the kernel has torn down its memory, and the sweep after the first failure
+     * finds it answering. Its subtasks then count as survivors downstream of the batch, and the
+     * verdict as an orphan, where the whole slice would have recovered locally. A rollback costs
+     * far more than this delay. Main thread.
+     *
+     * @param graph the job, whose TaskManagers are probed when the delay ended
+     * @param retry judges the batch again, on the main thread, once these probes ended (after the
+     *     TaskManagers found dead were declared lost and their subtasks joined the batch)
+     * @return whether the batch waits for these probes; false if it was probed again already
+     */
+    boolean probeAgainBeforeFallback(ExecutionGraph graph, String orphans, Runnable retry) {
+        return probeAgainBeforeFallback(() -> locationsOf(graph), orphans, retry);
+    }
+
+    /** The same, among the TaskManagers where current attempts of the job run then. */
+    boolean probeAgainBeforeFallback(
+            Supplier<Collection<TaskManagerLocation>> running, String orphans, Runnable retry) {
+        if (probedAgain) {
+            return false;
+        }
+        probedAgain = true;
+        probeAgainPending = true;
+        onProbesEnded = retry;
+        log.info(
+                "{}; probing the job's TaskManagers again in {} ms before giving up local recovery, in case one of them died with the batch's.",
+                orphans,
+                PROBE_AGAIN_AFTER.toMillis());
+        probeAgainLater.execute(
+                () -> {
+                    probeAgainPending = false;
+                    probeAll(
+                            running.get(),
+                            "a batch with an orphan had every TaskManager of the job probed again");
+                    retryIfProbesEnded();
+                });
+        return true;
+    }
+
+    /** Runs what waits for the probes, once every probe ended. */
+    private void retryIfProbesEnded() {
+        if (probing.isEmpty() && !probeAgainPending && onProbesEnded != null) {
+            Runnable retry = onProbesEnded;
+            onProbesEnded = null;
+            retry.run();
+        }
+    }
+
+    /** The batch being judged was judged for good (restarted, or given up); main thread. */
+    void batchJudged() {
+        probedAgain = false;
     }
 
     /**
@@ -253,11 +330,7 @@ final class LostTaskManagers {
                                         location,
                                         cause);
                             }
-                            if (probing.isEmpty() && onProbesEnded != null) {
-                                Runnable retry = onProbesEnded;
-                                onProbesEnded = null;
-                                retry.run();
-                            }
+                            retryIfProbesEnded();
                         },
                         mainThread);
         return new LostTaskManagerReport.Response("probing " + location.getResourceID());

@@ -201,6 +201,7 @@ class LocalFailoverPolicyTest {
                 policy().judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NONE_LOST, NAME);
         assertThat(full.isLocal()).isTrue();
         assertThat(full.restartAfresh()).isEmpty();
+        assertThat(full.orphans()).isNull();
 
         LocalFailoverPolicy.BatchVerdict<String> dsd1 =
                 policy("clonos.determinant-sharing-depth", "1")
@@ -211,6 +212,9 @@ class LocalFailoverPolicyTest {
                 .isEqualTo(
                         "task a0 is an orphan: its output reached task c1, which kept running, 2 hops downstream through failed tasks, "
                                 + "and clonos.determinant-sharing-depth 1 shares its determinants 1 hops");
+        assertThat(dsd1.orphans())
+                .as("named, so that the scheduler probes again before it rolls back")
+                .isEqualTo(dsd1.notLocal());
     }
 
     @Test
@@ -224,7 +228,7 @@ class LocalFailoverPolicyTest {
                         .judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NONE_LOST, NAME);
         assertThat(verdict.isLocal()).isTrue();
         assertThat(verdict.restartAfresh()).containsExactly("a0");
-        assertThat(verdict.orphanReasons()).startsWith("task a0 is an orphan");
+        assertThat(verdict.orphans()).startsWith("task a0 is an orphan");
     }
 
     @Test
@@ -234,6 +238,7 @@ class LocalFailoverPolicyTest {
         assertThat(verdict.isLocal()).isFalse();
         assertThat(verdict.fallback()).isEqualTo(GlobalFallbacks.Reason.NO_SURVIVOR);
         assertThat(verdict.notLocal()).contains("every task of the job");
+        assertThat(verdict.orphans()).isNull();
     }
 
     @Test

@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Executor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -139,6 +140,7 @@ class LostTaskManagersTest {
                 new LostTaskManagers(
                         probes::add,
                         Runnable::run,
+                        Runnable::run,
                         (taskManager, cause) -> {
                             events.add("declared " + taskManager);
                             registered.remove(taskManager);
@@ -169,14 +171,79 @@ class LostTaskManagersTest {
     }
 
     /**
+     * A batch whose judgment found an orphan waits for one more probe of every TaskManager before
+     * it falls back: a TaskManager that died with the batch's but still answered the first sweep
+     * (its process not torn down yet) is declared lost then, and its subtasks join the batch before
+     * it is judged again. Once per batch.
+     */
+    @Test
+    void aBatchWithAnOrphanIsJudgedAgainAfterOneMoreProbe() throws Exception {
+        InetAddress loopback = InetAddress.getLoopbackAddress();
+        Set<ResourceID> registered = new HashSet<>();
+        List<ResourceID> declaredLost = new ArrayList<>();
+        List<Runnable> later = new ArrayList<>();
+        LostTaskManagers lost = lostTaskManagers(declaredLost, registered, later::add);
+        List<String> judged = new ArrayList<>();
+        try (ServerSocket alive = new ServerSocket(0, 50, loopback)) {
+            TaskManagerLocation living = location(loopback, alive.getLocalPort());
+            TaskManagerLocation diedSince = location(loopback, closedPort(loopback));
+            registered.add(living.getResourceID());
+            registered.add(diedSince.getResourceID());
+
+            assertThat(
+                            lost.probeAgainBeforeFallback(
+                                    () -> List.of(living, diedSince),
+                                    "a0 is an orphan",
+                                    () -> judged.add("again")))
+                    .isTrue();
+            assertThat(lost.awaitingProbes(() -> judged.add("again")))
+                    .as("the probes are still to start")
+                    .isTrue();
+            assertThat(declaredLost).isEmpty();
+            assertThat(later).hasSize(1);
+
+            later.get(0).run();
+            assertThat(declaredLost).containsExactly(diedSince.getResourceID());
+            assertThat(judged).containsExactly("again");
+            assertThat(lost.awaitingProbes(() -> judged.add("too often"))).isFalse();
+
+            assertThat(
+                            lost.probeAgainBeforeFallback(
+                                    () -> List.of(living),
+                                    "a0 is an orphan",
+                                    () -> judged.add("too often")))
+                    .as("the same batch, probed again already")
+                    .isFalse();
+            lost.batchJudged();
+            assertThat(
+                            lost.probeAgainBeforeFallback(
+                                    () -> List.of(living),
+                                    "b0 is an orphan",
+                                    () -> judged.add("next batch")))
+                    .as("the next batch")
+                    .isTrue();
+            later.get(1).run();
+            assertThat(judged).containsExactly("again", "next batch");
+            assertThat(declaredLost).hasSize(1);
+        }
+    }
+
+    /**
      * Probes on the calling thread; a TaskManager declared lost is added to {@code declaredLost}
      * and leaves {@code registered}.
      */
     private static LostTaskManagers lostTaskManagers(
             List<ResourceID> declaredLost, Set<ResourceID> registered) {
+        return lostTaskManagers(declaredLost, registered, Runnable::run);
+    }
+
+    /** The same; {@code later} runs the probes again of a batch with an orphan. */
+    private static LostTaskManagers lostTaskManagers(
+            List<ResourceID> declaredLost, Set<ResourceID> registered, Executor later) {
         return new LostTaskManagers(
                 Runnable::run,
                 Runnable::run,
+                later,
                 (taskManager, cause) -> {
                     declaredLost.add(taskManager);
                     registered.remove(taskManager);
