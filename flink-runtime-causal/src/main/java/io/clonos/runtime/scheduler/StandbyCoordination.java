@@ -25,6 +25,7 @@ import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.concurrent.ComponentMainThreadExecutor;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.Execution;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.executiongraph.ExecutionGraph;
 import org.apache.flink.runtime.executiongraph.ExecutionVertex;
 import org.apache.flink.runtime.scheduler.ExecutionVertexVersion;
@@ -72,8 +73,9 @@ final class StandbyCoordination {
     static final Duration SPARE_SLOT_TIMEOUT = Duration.ofSeconds(10);
 
     /**
-     * How long new standbys wait after the replacements that made room for them are deployed: the
-     * replacements' recovery has the JobManager and the TaskManagers to itself first.
+     * How long new standbys wait after the replacements that made room for them run: the
+     * replacements' restore, and the start of their replay, have the JobManager and the
+     * TaskManagers to themselves.
      */
     static final Duration STANDBY_PROVISION_DELAY = Duration.ofSeconds(1);
 
@@ -104,6 +106,9 @@ final class StandbyCoordination {
 
     private final Map<ExecutionVertexID, Integer> moves = new HashMap<>();
     private final Set<AllocationID> movingSlots = new HashSet<>();
+
+    /** Replacements that new standbys wait for, and what completes once they run. */
+    private final Map<ExecutionAttemptID, CompletableFuture<?>> awaitedRunning = new HashMap<>();
 
     /**
      * When the pending batch stops waiting for standbys' transfers (System.nanoTime), -1 if it does
@@ -203,26 +208,37 @@ final class StandbyCoordination {
     }
 
     /**
-     * Once the replacements of {@code batch} started (or ended: a replacement that fails before it
-     * starts must not leave the standbys undeployed, or the job could never finish), deploys new
-     * standbys for the ones whose slots they took.
+     * Once the replacements of {@code batch} run (or ended: a replacement that fails before it runs
+     * must not leave the standbys undeployed, or the job could never finish), deploys new standbys
+     * for the ones whose slots they took. Not as soon as the replacements are deployed: a new
+     * standby fetches its primary's whole state from checkpoint storage, and on the TaskManager of
+     * a replacement that restores its own (its standby's copy) that fetch competes with the restore
+     * for the CPU and the disk (in issue 18's runs with 220 MB of state it ran during the
+     * replacements' 4.5-5.5 s restore).
      */
     void provisionAfterStart(Set<ExecutionVertexID> batch, Set<ExecutionVertexVersion> displaced) {
         if (displaced.isEmpty()) {
             return;
         }
-        List<CompletableFuture<?>> started = new ArrayList<>();
+        List<CompletableFuture<?>> running = new ArrayList<>();
+        List<ExecutionAttemptID> replacements = new ArrayList<>();
         for (ExecutionVertexID id : batch) {
             Execution replacement = scheduling.vertex(id).getCurrentExecutionAttempt();
-            started.add(
-                    CompletableFuture.anyOf(
-                            replacement.getInitializingOrRunningFuture(),
-                            replacement.getTerminalStateFuture()));
+            replacements.add(replacement.getAttemptId());
+            CompletableFuture<?> runs =
+                    replacement.getState() == ExecutionState.RUNNING
+                            ? CompletableFuture.completedFuture(null)
+                            : awaitedRunning.computeIfAbsent(
+                                    replacement.getAttemptId(),
+                                    attempt -> new CompletableFuture<>());
+            running.add(CompletableFuture.anyOf(runs, replacement.getTerminalStateFuture()));
         }
-        FutureUtils.combineAll(started)
+        FutureUtils.combineAll(running)
                 .whenCompleteAsync(
-                        (replacements, notStarted) ->
-                                provisionLater(() -> scheduling.redeployStandbys(displaced)),
+                        (ran, notRunning) -> {
+                            replacements.forEach(awaitedRunning::remove);
+                            provisionLater(() -> scheduling.redeployStandbys(displaced));
+                        },
                         scheduling.mainThread());
     }
 
@@ -252,6 +268,10 @@ final class StandbyCoordination {
             return;
         }
         activations.running(execution.getAttemptId());
+        CompletableFuture<?> awaited = awaitedRunning.remove(execution.getAttemptId());
+        if (awaited != null) {
+            awaited.complete(null);
+        }
         if (clonos.getStandbyPlacement() == ClonosOptions.StandbyPlacement.SPREAD) {
             List<ExecutionVertex> coLocated = standbys.coLocatedStandbys(execution.getVertex());
             if (execution.getAttemptNumber() > 0 && !coLocated.isEmpty()) {

@@ -61,6 +61,9 @@ public final class StandbyTask extends AbstractInvokable {
     private final OperatorID operator;
     private volatile boolean cancelled;
 
+    /** Whether this standby had RocksDB's native library loaded for its replacement. */
+    private boolean rocksDBLoaded;
+
     /** Given by the JobManager once the attempt runs ({@link StandbyMessages.Credentials}). */
     @Nullable private volatile String secret;
 
@@ -151,6 +154,12 @@ public final class StandbyTask extends AbstractInvokable {
             }
             long started = System.nanoTime();
             var copies = fetcher.fetch(response.checkpointId(), response.state());
+            if (!rocksDBLoaded && !StateFiles.incrementalHandles(response.state()).isEmpty()) {
+                // the replacement will open the copy with RocksDB: it need not load the library
+                org.apache.flink.contrib.streaming.state.ClonosRocksDBLoadPatch.ensureLoaded(
+                        env.getTaskManagerInfo().getTmpWorkingDirectory().getAbsolutePath());
+                rocksDBLoaded = true;
+            }
             LOG.debug(
                     "{} holds checkpoint {} ({} files, {} bytes fetched in all, {} ms).",
                     env.getTaskInfo().getTaskNameWithSubtasks(),

@@ -28,6 +28,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecution;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
@@ -176,6 +177,65 @@ class StandbyITCase {
     }
 
     /**
+     * TaskManagers of one slot: the replacements of a lost TaskManager's subtasks take their
+     * standbys' slot, whose standbys make room and are deployed again on the spare TaskManager, but
+     * only once the replacements run: a new standby fetches its primary's whole state, which must
+     * not compete with the replacements' restore ({@link Count} makes that restore slow).
+     */
+    @Test
+    void displacedStandbysAreDeployedAgainOnceTheReplacementsRun() throws Exception {
+        Configuration config = new Configuration();
+        config.set(RestOptions.BIND_PORT, "0");
+        config.setString("clonos.standby.enabled", "true");
+        Path tmp = Files.createDirectories(work.resolve("tmp"));
+        config.setString("io.tmp.dirs", tmp.toString());
+        config.setString("state.checkpoints.dir", work.resolve("checkpoints").toUri().toString());
+        config.setString("state.checkpoint-storage", "filesystem");
+        config.setString("state.storage.fs.memory-threshold", "0");
+        config.setString("restart-strategy.type", "fixed-delay");
+        config.setString("restart-strategy.fixed-delay.attempts", "10");
+        config.setString("restart-strategy.fixed-delay.delay", "0 ms");
+        // two slots of primaries, two of standbys, one spare
+        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 5, 1)) {
+            cluster.start();
+            JobID job = cluster.submitJob(jobGraph(60_000)).get().getJobID();
+
+            Map<String, String> before = awaitSpread(cluster, job, 0);
+            assertThat(awaitStandbyCopies(tmp, job, cluster.requestJobResult(job)))
+                    .as("the standbys hold a checkpoint")
+                    .isNotEmpty();
+            int standbyAttempt =
+                    subtask(cluster.getExecutionGraph(job).get(), STANDBY_OF_COUNT)
+                            .getCurrentExecutionAttempt()
+                            .getAttemptNumber();
+            cluster.terminateTaskManager(
+                            EmbeddedTaskManagers.indexOf(cluster, before.get("count (1/2)")))
+                    .get();
+
+            Map<String, String> after = awaitSpread(cluster, job, 1);
+            assertThat(after.get("count (1/2)"))
+                    .as("the replacement runs where its standby was")
+                    .isEqualTo(before.get(STANDBY_OF_COUNT));
+            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
+            assertThat(
+                            subtask(graph, "count (2/2)")
+                                    .getCurrentExecutionAttempt()
+                                    .getAttemptNumber())
+                    .as("a local recovery: the other subtask kept running")
+                    .isZero();
+            long replacementRan =
+                    attempt(graph, "count (1/2)", 1).getStateTimestamp(ExecutionState.RUNNING);
+            long standbyDeployed =
+                    attempt(graph, STANDBY_OF_COUNT, standbyAttempt + 1)
+                            .getStateTimestamp(ExecutionState.DEPLOYING);
+            assertThat(standbyDeployed)
+                    .as("the displaced standby is deployed again once the replacement runs")
+                    .isGreaterThanOrEqualTo(replacementRan);
+            cluster.cancelJob(job).get();
+        }
+    }
+
+    /**
      * Waits until every subtask runs, the lost TaskManager's subtasks in attempt {@code attempt},
      * and every standby on another TaskManager than its primary; returns where each runs (task name
      * with subtask -> TaskManager).
@@ -188,6 +248,31 @@ class StandbyITCase {
                 AccessExecutionVertex::getTaskNameWithSubtaskIndex,
                 graph -> countAttempt(graph) >= attempt,
                 Duration.ofSeconds(40));
+    }
+
+    private static final String STANDBY_OF_COUNT = StandbyVertices.NAME_PREFIX + "count (1/2)";
+
+    /** A subtask by its name with subtask index. */
+    private static AccessExecutionVertex subtask(AccessExecutionGraph graph, String name) {
+        for (AccessExecutionJobVertex vertex : graph.getVerticesTopologically()) {
+            for (AccessExecutionVertex subtask : vertex.getTaskVertices()) {
+                if (subtask.getTaskNameWithSubtaskIndex().equals(name)) {
+                    return subtask;
+                }
+            }
+        }
+        throw new AssertionError("no subtask " + name);
+    }
+
+    /** An attempt of a subtask, current or past. */
+    private static AccessExecution attempt(AccessExecutionGraph graph, String name, int number) {
+        AccessExecutionVertex subtask = subtask(graph, name);
+        if (subtask.getCurrentExecutionAttempt().getAttemptNumber() == number) {
+            return subtask.getCurrentExecutionAttempt();
+        }
+        return subtask.getExecutionHistory()
+                .getHistoricalExecution(number)
+                .orElseThrow(() -> new AssertionError("no attempt " + number + " of " + name));
     }
 
     /** The attempt of the first subtask of {@code count}; -1 before the job's graph is there. */
@@ -241,13 +326,22 @@ class StandbyITCase {
         return env.getStreamGraph().getJobGraph();
     }
 
-    /** Keyed state that grows with every record. */
+    /**
+     * Keyed state that grows with every record. Replacements take longer to open than {@code
+     * StandbyCoordination.STANDBY_PROVISION_DELAY}.
+     */
     static final class Count extends KeyedProcessFunction<Long, Long, Long> {
+        static final long REPLACEMENT_OPEN_MILLIS = 3_000;
+
         private transient ValueState<Long> count;
 
         @Override
-        public void open(OpenContext openContext) {
+        public void open(OpenContext openContext) throws InterruptedException {
             count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
+            if (getRuntimeContext().getTaskInfo().getAttemptNumber() > 0) {
+                // a replacement restores slowly, as one with real state does
+                Thread.sleep(REPLACEMENT_OPEN_MILLIS);
+            }
         }
 
         @Override
