@@ -25,11 +25,13 @@ import org.apache.flink.util.FileUtils;
 
 import java.io.Closeable;
 import java.io.File;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
@@ -102,11 +104,17 @@ public final class StandbyStateFetcher implements Closeable {
                 latestDatabases.put(handle.getStateHandleId(), database);
             }
         } catch (IOException | RuntimeException e) {
-            for (LocalStateFile file : added.values()) {
-                Files.deleteIfExists(Path.of(file.path()));
-            }
             for (String database : addedDatabases.values()) {
                 FileUtils.deleteDirectory(new File(database));
+            }
+            if (e instanceof CheckpointGoneException) {
+                // whole copies of files that the next checkpoint most likely shares: kept, and
+                // dropped with the other unreferenced ones after a later fetch
+                fetched.putAll(added);
+            } else {
+                for (LocalStateFile file : added.values()) {
+                    Files.deleteIfExists(Path.of(file.path()));
+                }
             }
             throw e;
         }
@@ -166,7 +174,7 @@ public final class StandbyStateFetcher implements Closeable {
         }
         Path partial = directory.resolve(target.getFileName() + ".partial");
         long size;
-        try (FSDataInputStream in = file.openInputStream();
+        try (FSDataInputStream in = openRemote(file);
                 OutputStream out = Files.newOutputStream(partial)) {
             size = in.transferTo(out);
         } catch (IOException | RuntimeException e) {
@@ -176,6 +184,14 @@ public final class StandbyStateFetcher implements Closeable {
         Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
         bytesFetched += size;
         return new LocalStateFile(target.toString(), file.getStreamStateHandleID(), size);
+    }
+
+    private static FSDataInputStream openRemote(StreamStateHandle file) throws IOException {
+        try {
+            return file.openInputStream();
+        } catch (FileNotFoundException | NoSuchFileException gone) {
+            throw new CheckpointGoneException(file.getStreamStateHandleID(), gone);
+        }
     }
 
     private static Optional<Path> localFile(StreamStateHandle file) {
@@ -264,5 +280,21 @@ public final class StandbyStateFetcher implements Closeable {
         databases.clear();
         copies = LocalCopies.NONE;
         checkpointId = -1;
+    }
+
+    /**
+     * A file of the checkpoint being fetched is gone from checkpoint storage: the checkpoint was
+     * subsumed, and its files that no later checkpoint shares deleted, while the standby fetched
+     * it. A first fetch of a large state on a loaded machine can take longer than a checkpoint
+     * interval (found with 110 MB per subtask on HDFS, checkpoints every 5 s). Not a failure of the
+     * standby: it fetches the latest checkpoint next, and keeps the files it copied whole, as that
+     * checkpoint shares most of them; the previous checkpoint's copies stay as they were.
+     */
+    public static final class CheckpointGoneException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        CheckpointGoneException(PhysicalStateHandleID file, IOException cause) {
+            super("The checkpoint's file " + file + " is gone from checkpoint storage", cause);
+        }
     }
 }

@@ -153,7 +153,17 @@ public final class StandbyTask extends AbstractInvokable {
                 continue;
             }
             long started = System.nanoTime();
-            var copies = fetcher.fetch(response.checkpointId(), response.state());
+            LocalCopies copies;
+            try {
+                copies = fetcher.fetch(response.checkpointId(), response.state());
+            } catch (StandbyStateFetcher.CheckpointGoneException gone) {
+                LOG.info(
+                        "{}: checkpoint {} was subsumed while it was fetched ({}); fetching the latest one, with the files copied so far.",
+                        env.getTaskInfo().getTaskNameWithSubtasks(),
+                        response.checkpointId(),
+                        gone.getMessage());
+                continue;
+            }
             if (!rocksDBLoaded && !StateFiles.incrementalHandles(response.state()).isEmpty()) {
                 // the replacement will open the copy with RocksDB: it need not load the library
                 org.apache.flink.contrib.streaming.state.ClonosRocksDBLoadPatch.ensureLoaded(

@@ -266,6 +266,55 @@ class StandbyStateFetcherTest {
         }
     }
 
+    /**
+     * A checkpoint subsumed while it is fetched loses files on checkpoint storage: the fetch says
+     * so, the previous checkpoint's copy stays, and the files copied whole are kept for the next
+     * checkpoint, which fetches only what they do not cover.
+     */
+    @Test
+    void aCheckpointGoneWhileFetchedKeepsItsWholeCopiesForTheNext() throws Exception {
+        StreamStateHandle sst1 = remote("1.sst", "first sst");
+        try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
+            fetcher.fetch(
+                    1,
+                    snapshot(
+                            incremental(
+                                    1,
+                                    List.of(sst1),
+                                    remote("MANIFEST-1", "m1"),
+                                    remote("meta-1", "meta one"))));
+            StreamStateHandle sst2 = remote("2.sst", "second sst");
+            StreamStateHandle deleted = remote("MANIFEST-2", "m2");
+            Files.delete(storage.resolve("MANIFEST-2"));
+            long beforeSecond = fetcher.bytesFetched();
+            assertThatThrownBy(
+                            () ->
+                                    fetcher.fetch(
+                                            2,
+                                            snapshot(
+                                                    incremental(
+                                                            2,
+                                                            List.of(sst1, sst2),
+                                                            deleted,
+                                                            remote("meta-2", "meta two")))))
+                    .isInstanceOf(StandbyStateFetcher.CheckpointGoneException.class)
+                    .hasMessageContaining("MANIFEST-2");
+            assertThat(fetcher.checkpointId()).isEqualTo(1);
+            long copiedOfSecond = fetcher.bytesFetched() - beforeSecond;
+            assertThat(copiedOfSecond).as("2.sst was copied before the gap").isPositive();
+
+            StreamStateHandle manifest3 = remote("MANIFEST-3", "m3");
+            StreamStateHandle meta3 = remote("meta-3", "meta three");
+            LocalCopies third =
+                    fetcher.fetch(
+                            3, snapshot(incremental(3, List.of(sst1, sst2), manifest3, meta3)));
+            assertThat(fetcher.bytesFetched() - beforeSecond - copiedOfSecond)
+                    .as("the third checkpoint fetches only what the gone one's copies lack")
+                    .isEqualTo(manifest3.getStateSize() + meta3.getStateSize());
+            assertLocalCopyOf(third.files().get(sst2.getStreamStateHandleID()), sst2);
+        }
+    }
+
     @Test
     void anOlderCheckpointIsIgnored() throws Exception {
         try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
@@ -359,8 +408,12 @@ class StandbyStateFetcherTest {
     private static final class RemoteFile implements StreamStateHandle {
         private final Path file;
 
-        RemoteFile(Path file) {
+        /** Known when the checkpoint was taken, as a real handle's, even once the file is gone. */
+        private final long size;
+
+        RemoteFile(Path file) throws IOException {
             this.file = file;
+            this.size = Files.size(file);
         }
 
         @Override
@@ -383,11 +436,7 @@ class StandbyStateFetcherTest {
 
         @Override
         public long getStateSize() {
-            try {
-                return Files.size(file);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
+            return size;
         }
     }
 
