@@ -71,6 +71,7 @@ public final class ClonosConfiguration implements Serializable {
     private final int standbyCount;
     private final StandbyPlacement standbyPlacement;
     private final Duration standbyTransferWait;
+    private final Duration standbyRedeployDelay;
     private final boolean failOnRequest;
 
     private ClonosConfiguration(Configuration config) {
@@ -140,6 +141,12 @@ public final class ClonosConfiguration implements Serializable {
                         ClonosOptions.STANDBY_TRANSFER_WAIT,
                         d -> !d.isNegative(),
                         "a duration of 0 ms or more such as 2 s");
+        standbyRedeployDelay =
+                read(
+                        config,
+                        ClonosOptions.STANDBY_REDEPLOY_DELAY,
+                        d -> !d.isNegative(),
+                        "a duration of 0 ms or more such as 1 s");
         failOnRequest =
                 read(config, ClonosOptions.FAULT_INJECTION_ENABLED, b -> true, "true or false");
     }
@@ -320,6 +327,10 @@ public final class ClonosConfiguration implements Serializable {
 
     public Duration getStandbyTransferWait() {
         return standbyTransferWait;
+    }
+
+    public Duration getStandbyRedeployDelay() {
+        return standbyRedeployDelay;
     }
 
     @Override

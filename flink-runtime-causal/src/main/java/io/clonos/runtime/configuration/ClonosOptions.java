@@ -253,6 +253,19 @@ public final class ClonosOptions {
                                     + " while it fetches. Past it, the replacement reads what the standby"
                                     + " does not hold yet from checkpoint storage. 0 ms does not wait.");
 
+    public static final ConfigOption<Duration> STANDBY_REDEPLOY_DELAY =
+            ConfigOptions.key("clonos.standby.redeploy-delay")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(1))
+                    .withDescription(
+                            "How long after the replacements of a local recovery run the standbys"
+                                    + " whose slots they took are deployed again. A new standby"
+                                    + " fetches its primary's whole latest checkpoint from checkpoint"
+                                    + " storage, which competes with the recovered tasks' catch-up for"
+                                    + " CPU, disk and network; until it holds that checkpoint, another"
+                                    + " failure of the task restores from checkpoint storage (still"
+                                    + " locally).");
+
     // ------------------------------------------------------------------------------------------
     //  Experiments
     // ------------------------------------------------------------------------------------------
@@ -300,6 +313,7 @@ public final class ClonosOptions {
                 STANDBY_COUNT,
                 STANDBY_PLACEMENT,
                 STANDBY_TRANSFER_WAIT,
+                STANDBY_REDEPLOY_DELAY,
                 FAULT_INJECTION_ENABLED);
     }
 

@@ -73,9 +73,9 @@ final class StandbyCoordination {
     static final Duration SPARE_SLOT_TIMEOUT = Duration.ofSeconds(10);
 
     /**
-     * How long new standbys wait after the replacements that made room for them run: the
-     * replacements' restore, and the start of their replay, have the JobManager and the
-     * TaskManagers to themselves.
+     * How long a standby that moves off its new primary's TaskManager waits after that primary, a
+     * replacement, runs: the replacement's replay has the JobManager and the TaskManagers to itself
+     * first.
      */
     static final Duration STANDBY_PROVISION_DELAY = Duration.ofSeconds(1);
 
@@ -209,12 +209,12 @@ final class StandbyCoordination {
 
     /**
      * Once the replacements of {@code batch} run (or ended: a replacement that fails before it runs
-     * must not leave the standbys undeployed, or the job could never finish), deploys new standbys
-     * for the ones whose slots they took. Not as soon as the replacements are deployed: a new
-     * standby fetches its primary's whole state from checkpoint storage, and on the TaskManager of
-     * a replacement that restores its own (its standby's copy) that fetch competes with the restore
-     * for the CPU and the disk (in issue 18's runs with 220 MB of state it ran during the
-     * replacements' 4.5-5.5 s restore).
+     * must not leave the standbys undeployed, or the job could never finish), and {@code
+     * clonos.standby.redeploy-delay} after that, deploys new standbys for the ones whose slots they
+     * took. Not as soon as the replacements are deployed: a new standby fetches its primary's whole
+     * state from checkpoint storage, and on the TaskManager of a replacement that restores its own
+     * (its standby's copy) that fetch competes with the restore for the CPU and the disk (in issue
+     * 18's runs with 220 MB of state it ran during the replacements' 4.5-5.5 s restore).
      */
     void provisionAfterStart(Set<ExecutionVertexID> batch, Set<ExecutionVertexVersion> displaced) {
         if (displaced.isEmpty()) {
@@ -237,7 +237,12 @@ final class StandbyCoordination {
                 .whenCompleteAsync(
                         (ran, notRunning) -> {
                             replacements.forEach(awaitedRunning::remove);
-                            provisionLater(() -> scheduling.redeployStandbys(displaced));
+                            scheduling
+                                    .mainThread()
+                                    .schedule(
+                                            () -> scheduling.redeployStandbys(displaced),
+                                            clonos.getStandbyRedeployDelay().toMillis(),
+                                            TimeUnit.MILLISECONDS);
                         },
                         scheduling.mainThread());
     }
@@ -247,11 +252,8 @@ final class StandbyCoordination {
         return transferWaitDeadline >= 0;
     }
 
-    /**
-     * Runs {@code provision} (deploying or moving standbys) {@link #STANDBY_PROVISION_DELAY} from
-     * now.
-     */
-    void provisionLater(Runnable provision) {
+    /** Runs {@code provision} (moving standbys) {@link #STANDBY_PROVISION_DELAY} from now. */
+    private void provisionLater(Runnable provision) {
         scheduling
                 .mainThread()
                 .schedule(provision, STANDBY_PROVISION_DELAY.toMillis(), TimeUnit.MILLISECONDS);

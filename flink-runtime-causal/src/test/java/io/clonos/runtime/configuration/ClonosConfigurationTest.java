@@ -84,6 +84,7 @@ class ClonosConfigurationTest {
                 "clonos.standby.enabled           | maybe | true or false",
                 "clonos.standby.placement         | random | one of spread, pack",
                 "clonos.standby.transfer-wait     | -1 s  | 0 ms or more",
+                "clonos.standby.redeploy-delay    | -1 s  | 0 ms or more",
                 "clonos.recovery.restart-delay    | -1 ms | 0 ms or more",
                 "clonos.recovery.restart-delay    | soon  | 0 ms or more",
                 "clonos.time-service.granularity  | -1 ms | 0 or more",

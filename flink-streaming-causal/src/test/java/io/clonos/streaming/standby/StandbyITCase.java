@@ -179,8 +179,9 @@ class StandbyITCase {
     /**
      * TaskManagers of one slot: the replacements of a lost TaskManager's subtasks take their
      * standbys' slot, whose standbys make room and are deployed again on the spare TaskManager, but
-     * only once the replacements run: a new standby fetches its primary's whole state, which must
-     * not compete with the replacements' restore ({@link Count} makes that restore slow).
+     * only {@code clonos.standby.redeploy-delay} after the replacements run: a new standby fetches
+     * its primary's whole state, which must not compete with the replacements' restore ({@link
+     * Count} makes that restore slow) and catch-up.
      */
     @Test
     void displacedStandbysAreDeployedAgainOnceTheReplacementsRun() throws Exception {
@@ -195,6 +196,7 @@ class StandbyITCase {
         config.setString("restart-strategy.type", "fixed-delay");
         config.setString("restart-strategy.fixed-delay.attempts", "10");
         config.setString("restart-strategy.fixed-delay.delay", "0 ms");
+        config.setString("clonos.standby.redeploy-delay", REDEPLOY_DELAY_MILLIS + " ms");
         // two slots of primaries, two of standbys, one spare
         try (ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 5, 1)) {
             cluster.start();
@@ -229,8 +231,9 @@ class StandbyITCase {
                     attempt(graph, STANDBY_OF_COUNT, standbyAttempt + 1)
                             .getStateTimestamp(ExecutionState.DEPLOYING);
             assertThat(standbyDeployed)
-                    .as("the displaced standby is deployed again once the replacement runs")
-                    .isGreaterThanOrEqualTo(replacementRan);
+                    .as(
+                            "the displaced standby is deployed again clonos.standby.redeploy-delay after the replacement runs")
+                    .isGreaterThanOrEqualTo(replacementRan + REDEPLOY_DELAY_MILLIS);
             cluster.cancelJob(job).get();
         }
     }
@@ -249,6 +252,8 @@ class StandbyITCase {
                 graph -> countAttempt(graph) >= attempt,
                 Duration.ofSeconds(40));
     }
+
+    private static final long REDEPLOY_DELAY_MILLIS = 2_000;
 
     private static final String STANDBY_OF_COUNT = StandbyVertices.NAME_PREFIX + "count (1/2)";
 
