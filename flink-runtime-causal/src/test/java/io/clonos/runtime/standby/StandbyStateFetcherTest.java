@@ -230,15 +230,7 @@ class StandbyStateFetcherTest {
     void aFailedFetchKeepsThePreviousCheckpointsCopy() throws Exception {
         StreamStateHandle sst1 = remote("1.sst", "first sst");
         try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
-            LocalCopies first =
-                    fetcher.fetch(
-                            1,
-                            snapshot(
-                                    incremental(
-                                            1,
-                                            List.of(sst1),
-                                            remote("MANIFEST-1", "m1"),
-                                            remote("meta-1", "meta one"))));
+            LocalCopies first = fetchFirst(fetcher, sst1);
 
             StreamStateHandle broken = new Unreadable();
             assertThatThrownBy(
@@ -275,14 +267,7 @@ class StandbyStateFetcherTest {
     void aCheckpointGoneWhileFetchedKeepsItsWholeCopiesForTheNext() throws Exception {
         StreamStateHandle sst1 = remote("1.sst", "first sst");
         try (StandbyStateFetcher fetcher = new StandbyStateFetcher(standby)) {
-            fetcher.fetch(
-                    1,
-                    snapshot(
-                            incremental(
-                                    1,
-                                    List.of(sst1),
-                                    remote("MANIFEST-1", "m1"),
-                                    remote("meta-1", "meta one"))));
+            fetchFirst(fetcher, sst1);
             StreamStateHandle sst2 = remote("2.sst", "second sst");
             StreamStateHandle deleted = remote("MANIFEST-2", "m2");
             Files.delete(storage.resolve("MANIFEST-2"));
@@ -345,6 +330,19 @@ class StandbyStateFetcherTest {
     }
 
     // ------------------------------------------------------------------------------------------
+
+    /** Fetches checkpoint 1: an incremental handle of {@code sst}, a manifest and its metadata. */
+    private LocalCopies fetchFirst(StandbyStateFetcher fetcher, StreamStateHandle sst)
+            throws IOException {
+        return fetcher.fetch(
+                1,
+                snapshot(
+                        incremental(
+                                1,
+                                List.of(sst),
+                                remote("MANIFEST-1", "m1"),
+                                remote("meta-1", "meta one"))));
+    }
 
     /** A file on checkpoint storage the standby has to copy (not a local file it could link). */
     private StreamStateHandle remote(String name, String content) throws IOException {
