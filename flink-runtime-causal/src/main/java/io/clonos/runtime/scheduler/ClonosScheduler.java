@@ -404,7 +404,6 @@ public class ClonosScheduler extends DefaultScheduler {
         }
         if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
             pendingRestart.clear();
-            lost.batchJudged();
             return;
         }
         CompletedCheckpoint latest = standbys.latestCheckpoint().orElse(null);
@@ -427,7 +426,6 @@ public class ClonosScheduler extends DefaultScheduler {
             return;
         }
         pendingRestart.clear();
-        lost.batchJudged();
         if (!verdict.isLocal()) {
             globalFallbacks.count(verdict.fallback());
             String why = names(batch) + " locally: " + verdict.notLocal();

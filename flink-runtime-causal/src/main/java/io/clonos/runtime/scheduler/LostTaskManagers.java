@@ -87,7 +87,10 @@ final class LostTaskManagers {
     /** What runs once the probes under way ended, if anything waits for them. */
     @Nullable private Runnable onProbesEnded;
 
-    /** Whether the batch being judged had its TaskManagers probed again, or will have. */
+    /**
+     * Whether the batch being judged had its TaskManagers probed again, or will have; reset by the
+     * {@link #sweep} of the next batch's first failure.
+     */
     private boolean probedAgain;
 
     /** Whether the probes again of the batch being judged are still to start. */
@@ -197,6 +200,8 @@ final class LostTaskManagers {
 
     /** The same, among the TaskManagers where current attempts of the job run. */
     void sweep(Collection<TaskManagerLocation> running, String failedTask) {
+        // a batch's first failure: the batch has not been probed again yet
+        probedAgain = false;
         probeAll(
                 running,
                 "the failure of " + failedTask + " had every TaskManager of the job probed");
@@ -234,7 +239,8 @@ final class LostTaskManagers {
      * @param graph the job, whose TaskManagers are probed when the delay ended
      * @param retry judges the batch again, on the main thread, once these probes ended (after the
      *     TaskManagers found dead were declared lost and their subtasks joined the batch)
-     * @return whether the batch waits for these probes; false if it was probed again already
+     * @return whether the batch waits for these probes; false if it was probed again already, since
+     *     its first failure's {@link #sweep}
      */
     boolean probeAgainBeforeFallback(ExecutionGraph graph, String orphans, Runnable retry) {
         return probeAgainBeforeFallback(() -> locationsOf(graph), orphans, retry);
@@ -271,11 +277,6 @@ final class LostTaskManagers {
             onProbesEnded = null;
             retry.run();
         }
-    }
-
-    /** The batch being judged was judged for good (restarted, or given up); main thread. */
-    void batchJudged() {
-        probedAgain = false;
     }
 
     /**

@@ -214,7 +214,7 @@ class LostTaskManagersTest {
                                     () -> judged.add("too often")))
                     .as("the same batch, probed again already")
                     .isFalse();
-            lost.batchJudged();
+            lost.sweep(List.of(living), "b0 (1/2)");
             assertThat(
                             lost.probeAgainBeforeFallback(
                                     () -> List.of(living),
