@@ -13,7 +13,7 @@
 package io.clonos.nexmark;
 
 import io.clonos.nexmark.failure.EventPublisher;
-import io.clonos.nexmark.failure.FailureJob;
+import io.clonos.nexmark.failure.FailureQuery;
 import io.clonos.nexmark.failure.FailureSettings;
 import io.clonos.nexmark.failure.NexmarkFailure;
 
@@ -48,9 +48,9 @@ public final class NexmarkCli {
                     "        as CSV, JSON and an HTML chart; R runs per query and system, medians. Defaults:",
                     "        100000 events, all queries, parallelism 2, 3 repetitions, a checkpoint every 5000 ms,",
                     "        bench-results/nexmark-overhead.",
-                    "  failure --query 3|8 [--rate N | --load F [--capacity-events N]] [--seconds S]",
+                    "  failure --query 3|8|synthetic [--rate N | --load F [--capacity-events N]] [--seconds S]",
                     "          [--kill-after S] [--repetitions R] [--parallelism P]",
-                    "          [--person-bytes B] [--auction-bytes B]",
+                    "          [--person-bytes B] [--auction-bytes B] [--window-seconds S] [--state-mb MB]",
                     "          [--partitions-per-subtask N] [--checkpoint-interval MS] [--checkpoint-dir URI]",
                     "          [--bootstrap-servers HOST:PORT]",
                     "          [--standby true|false] [--processes embedded|separate] [-D key=value ...] [--output DIR]",
@@ -64,9 +64,13 @@ public final class NexmarkCli {
                     "        Clonos measures. --repetitions: R runs of each system, the order alternating,",
                     "        medians and range. --person-bytes, --auction-bytes: Nexmark's average sizes of",
                     "        persons and auctions (padding), which the queries keep in state, so they size it.",
+                    "        --window-seconds: Q8's window. synthetic: the paper's synthetic job, 5 keyed",
+                    "        stateful stages, each a task of its own, over every event; --state-mb: its state",
+                    "        per stateful subtask once every key was seen.",
                     "        Defaults: 10000 events/s for 60 s, kill after 30 s, 1",
                     "        repetition, 2000000 capacity events, parallelism 2, 4 input partitions per",
-                    "        subtask, persons of 200 and auctions of 500 bytes, checkpoint every 1000 ms,",
+                    "        subtask, persons of 200 and auctions of 500 bytes, 10 s windows, 10 MB of synthetic",
+                    "        state per subtask, checkpoint every 1000 ms,",
                     "        a temporary checkpoint directory, standby true, bench-results/nexmark-failure.");
 
     private NexmarkCli() {}
@@ -107,9 +111,22 @@ public final class NexmarkCli {
             run = () -> new NexmarkOverhead(settings, System.out).run();
         } else if ("failure".equals(experiment)) {
             FailureSettings settings = new FailureSettings();
-            settings.query = -1;
+            settings.query = null;
             Set<String> given = new HashSet<>();
-            options.put("--query", v -> settings.query = failureQuery(v));
+            options.put("--query", v -> settings.query = FailureQuery.of(v));
+            options.put(
+                    "--state-mb",
+                    v -> {
+                        settings.syntheticStateMb =
+                                (int) positive("--state-mb", Integer.parseInt(v));
+                        given.add("--state-mb");
+                    });
+            options.put(
+                    "--window-seconds",
+                    v -> {
+                        settings.windowSeconds = positive("--window-seconds", Long.parseLong(v));
+                        given.add("--window-seconds");
+                    });
             options.put(
                     "--rate",
                     v -> {
@@ -188,9 +205,23 @@ public final class NexmarkCli {
             options.put("--output", v -> settings.output = Path.of(v));
             run =
                     () -> {
-                        if (settings.query < 0) {
+                        if (settings.query == null) {
                             throw new IllegalArgumentException(
-                                    "failure needs --query 3 or --query 8.");
+                                    "failure needs --query 3, 8 or synthetic.");
+                        }
+                        if (settings.query != FailureQuery.SYNTHETIC
+                                && given.contains("--state-mb")) {
+                            throw new IllegalArgumentException(
+                                    "--state-mb sizes the synthetic job's state; Q3's and Q8's"
+                                            + " state is their events': size it with"
+                                            + " --person-bytes.");
+                        }
+                        if (settings.query != FailureQuery.Q8
+                                && given.contains("--window-seconds")) {
+                            throw new IllegalArgumentException(
+                                    "--window-seconds is Q8's window; "
+                                            + settings.query.title()
+                                            + " has none.");
                         }
                         if (settings.load > 0 && given.contains("--rate")) {
                             throw new IllegalArgumentException(
@@ -228,15 +259,6 @@ public final class NexmarkCli {
             return 2;
         }
         return 0;
-    }
-
-    private static int failureQuery(String value) {
-        int query = Integer.parseInt(value.trim());
-        if (!FailureJob.QUERIES.contains(query)) {
-            throw new IllegalArgumentException(
-                    "--query takes 3 or 8 (the paper's failure experiments), not " + value + ".");
-        }
-        return query;
     }
 
     /** A fraction in (0, 1]. */

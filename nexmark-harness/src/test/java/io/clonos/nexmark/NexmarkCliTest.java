@@ -40,10 +40,10 @@ class NexmarkCliTest {
     }
 
     @Test
-    void failureTakesQuery3Or8Only() throws Exception {
+    void failureTakesQuery3Or8OrTheSyntheticJobOnly() throws Exception {
         assertThat(NexmarkCli.run(new String[] {"failure", "--query", "5"})).isEqualTo(2);
         assertThat(errors.toString(StandardCharsets.UTF_8))
-                .contains("--query takes 3 or 8")
+                .contains("--query takes 3, 8, synthetic")
                 .contains("not 5")
                 .contains("Usage:");
     }
@@ -52,7 +52,29 @@ class NexmarkCliTest {
     void failureNeedsAQuery() throws Exception {
         assertThat(NexmarkCli.run(new String[] {"failure", "--rate", "100"})).isEqualTo(2);
         assertThat(errors.toString(StandardCharsets.UTF_8))
-                .contains("failure needs --query 3 or --query 8");
+                .contains("failure needs --query 3, 8 or synthetic");
+    }
+
+    @Test
+    void optionsOfOneJobAreRejectedForTheOthers() throws Exception {
+        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--state-mb", "200"}))
+                .isEqualTo(2);
+        assertThat(
+                        NexmarkCli.run(
+                                new String[] {
+                                    "failure", "--query", "synthetic", "--window-seconds", "30"
+                                }))
+                .isEqualTo(2);
+        assertThat(
+                        NexmarkCli.run(
+                                new String[] {
+                                    "failure", "--query", "synthetic", "--state-mb", "0"
+                                }))
+                .isEqualTo(2);
+        assertThat(errors.toString(StandardCharsets.UTF_8))
+                .contains("--state-mb sizes the synthetic job's state")
+                .contains("--window-seconds is Q8's window; the synthetic job has none")
+                .contains("--state-mb takes a positive number, not 0");
     }
 
     @Test

@@ -12,6 +12,7 @@
 
 package io.clonos.nexmark;
 
+import io.clonos.nexmark.failure.FailureQuery;
 import io.clonos.nexmark.failure.FailureSettings;
 import io.clonos.nexmark.failure.NexmarkFailure;
 
@@ -47,7 +48,7 @@ class NexmarkFailureOnHdfsITCase {
             String checkpoints =
                     "hdfs://localhost:" + hdfs.getNameNodePort() + "/nexmark-checkpoints";
             FailureSettings settings = new FailureSettings();
-            settings.query = 3;
+            settings.query = FailureQuery.Q3;
             settings.rate = 2_000;
             settings.seconds = 20;
             settings.killAfterSeconds = 10;

@@ -50,21 +50,19 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Nexmark Q3 and Q8 as Flink jobs between Kafka topics, for the failure experiment: a Kafka source
- * (one partition per subtask; it ends at the offsets the input ends at), the query, and Flink's
- * transactional Kafka sink (exactly once: a consumer that reads committed records sees each result
- * once). The queries are Beam Nexmark's: Q3, local item suggestion, joins new persons in Oregon,
- * Idaho and California with the auctions of category 10 they open (name, city, state, auction id);
- * Q8, monitor new users, joins the persons with the auctions they open in the same tumbling
- * event-time window (person id, name, auction reserve). Each output record carries the event time
- * it answers (Q3: the later of the two events; Q8: the window's end) in its {@value
- * #EVENT_TIME_HEADER} header, from which the experiment computes end-to-end latency.
+ * Nexmark Q3 and Q8, and the paper's synthetic job ({@link SyntheticStages}), as Flink jobs between
+ * Kafka topics, for the failure experiment: a Kafka source (partitions spread over its subtasks; it
+ * ends at the offsets the input ends at), the query, and Flink's transactional Kafka sink (exactly
+ * once: a consumer that reads committed records sees each result once). The queries are Beam
+ * Nexmark's: Q3, local item suggestion, joins new persons in Oregon, Idaho and California with the
+ * auctions of category 10 they open (name, city, state, auction id); Q8, monitor new users, joins
+ * the persons with the auctions they open in the same tumbling event-time window (person id, name,
+ * auction reserve). Each output record carries the event time it answers (Q3: the later of the two
+ * events; Q8: the window's end) in its {@value #EVENT_TIME_HEADER} header (the synthetic job's: its
+ * event's time), from which the experiment computes end-to-end latency.
  */
 @Internal
 public final class FailureJob {
-
-    /** The queries this job runs. */
-    public static final Set<Integer> QUERIES = Set.of(3, 8);
 
     /** Output header: the event time (8 bytes, big-endian millis) the result answers. */
     public static final String EVENT_TIME_HEADER = "nexmark-event-time";
@@ -96,22 +94,13 @@ public final class FailureJob {
             List.of(FailureJob.class, KafkaSource.class, ProducerRecord.class);
 
     /**
-     * The job of query {@code query} (3 or 8) at parallelism {@code parallelism}, checkpointing
-     * every {@code checkpointIntervalMs}; {@code windowSeconds} is Q8's window size.
+     * The job of {@code settings.query} between the topics, at the settings' parallelism,
+     * checkpoint interval, Q8 window and synthetic state.
      */
-    public static JobGraph build(
-            int query,
-            Topics topics,
-            int parallelism,
-            long checkpointIntervalMs,
-            long windowSeconds) {
-        if (!QUERIES.contains(query)) {
-            throw new IllegalArgumentException(
-                    "The failure experiment runs Nexmark query 3 or 8, not " + query + ".");
-        }
+    public static JobGraph build(FailureSettings settings, Topics topics) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.setParallelism(parallelism);
-        env.enableCheckpointing(checkpointIntervalMs);
+        env.setParallelism(settings.parallelism);
+        env.enableCheckpointing(settings.checkpointIntervalMs);
 
         Map<TopicPartition, Long> end = new HashMap<>();
         topics.inputEnd()
@@ -129,47 +118,18 @@ public final class FailureJob {
                         .setProperty("commit.offsets.on.checkpoint", "false")
                         .build();
         // the record timestamps are the events' times, in order within each partition
-        DataStream<NexmarkEvent> events =
+        DataStream<String> lines =
                 env.fromSource(
-                                source,
-                                WatermarkStrategy.<String>forMonotonousTimestamps(),
-                                "nexmark-events")
-                        .flatMap(
-                                (FlatMapFunction<String, NexmarkEvent>)
-                                        (line, out) -> {
-                                            NexmarkEvent event = NexmarkEvent.parse(line);
-                                            if (event != null) {
-                                                out.collect(event);
-                                            }
-                                        })
-                        .returns(NexmarkEvent.class)
-                        .name("parse");
-        DataStream<NexmarkEvent> persons =
-                events.filter(e -> e.kind == NexmarkEvent.PERSON).name("persons");
-        DataStream<NexmarkEvent> auctions =
-                events.filter(e -> e.kind == NexmarkEvent.AUCTION).name("auctions");
-
-        DataStream<String> results;
-        if (query == 3) {
-            results =
-                    persons.filter(p -> Q3_STATES.contains(p.state))
-                            .name("q3-persons")
-                            .connect(
-                                    auctions.filter(a -> a.category == Q3_CATEGORY)
-                                            .name("q3-auctions"))
-                            .keyBy(
-                                    (KeySelector<NexmarkEvent, Long>) p -> p.id,
-                                    (KeySelector<NexmarkEvent, Long>) a -> a.seller)
-                            .process(new LocalItemSuggestion())
-                            .name("q3-join");
-        } else {
-            results =
-                    persons.union(auctions)
-                            .keyBy(e -> e.kind == NexmarkEvent.PERSON ? e.id : e.seller)
-                            .window(TumblingEventTimeWindows.of(Duration.ofSeconds(windowSeconds)))
-                            .process(new NewUsers())
-                            .name("q8-join");
-        }
+                        source,
+                        WatermarkStrategy.<String>forMonotonousTimestamps(),
+                        "nexmark-events");
+        DataStream<String> results =
+                settings.query == FailureQuery.SYNTHETIC
+                        ? SyntheticStages.results(
+                                lines,
+                                settings.parallelism,
+                                SyntheticStages.stateBytesPerKey(settings.syntheticStateMb))
+                        : query(settings.query, lines, settings.windowSeconds);
         results.sinkTo(
                         KafkaSink.<String>builder()
                                 .setBootstrapServers(topics.bootstrapServers())
@@ -184,6 +144,42 @@ public final class FailureJob {
                                 .build())
                 .name("results");
         return env.getStreamGraph().getJobGraph();
+    }
+
+    /** Q3 or Q8 over the input's lines; {@code windowSeconds} is Q8's window. */
+    private static DataStream<String> query(
+            FailureQuery query, DataStream<String> lines, long windowSeconds) {
+        DataStream<NexmarkEvent> events =
+                lines.flatMap(
+                                (FlatMapFunction<String, NexmarkEvent>)
+                                        (line, out) -> {
+                                            NexmarkEvent event = NexmarkEvent.parse(line);
+                                            if (event != null) {
+                                                out.collect(event);
+                                            }
+                                        })
+                        .returns(NexmarkEvent.class)
+                        .name("parse");
+        DataStream<NexmarkEvent> persons =
+                events.filter(e -> e.kind == NexmarkEvent.PERSON).name("persons");
+        DataStream<NexmarkEvent> auctions =
+                events.filter(e -> e.kind == NexmarkEvent.AUCTION).name("auctions");
+
+        if (query == FailureQuery.Q3) {
+            return persons.filter(p -> Q3_STATES.contains(p.state))
+                    .name("q3-persons")
+                    .connect(auctions.filter(a -> a.category == Q3_CATEGORY).name("q3-auctions"))
+                    .keyBy(
+                            (KeySelector<NexmarkEvent, Long>) p -> p.id,
+                            (KeySelector<NexmarkEvent, Long>) a -> a.seller)
+                    .process(new LocalItemSuggestion())
+                    .name("q3-join");
+        }
+        return persons.union(auctions)
+                .keyBy(e -> e.kind == NexmarkEvent.PERSON ? e.id : e.seller)
+                .window(TumblingEventTimeWindows.of(Duration.ofSeconds(windowSeconds)))
+                .process(new NewUsers())
+                .name("q8-join");
     }
 
     /**

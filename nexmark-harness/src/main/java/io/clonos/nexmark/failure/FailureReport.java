@@ -46,7 +46,7 @@ final class FailureReport {
             PrintStream out)
             throws IOException {
         Files.createDirectories(settings.output);
-        String prefix = "q" + settings.query + "-";
+        String prefix = settings.query.id() + "-";
         List<String> timeline = new ArrayList<>();
         timeline.add(FailureFigures.TIMELINE_HEADER);
         runs.forEach(run -> timeline.addAll(run.figures().timeline));
@@ -61,7 +61,7 @@ final class FailureReport {
 
     /**
      * A run's results' times and partitions, in milliseconds since the failure, so that its figures
-     * can be computed again: {@code qN-outputs-<system>-<repetition>.csv}.
+     * can be computed again: {@code <query>-outputs-<system>-<repetition>.csv}.
      */
     static void writeOutputs(
             FailureSettings settings,
@@ -81,8 +81,7 @@ final class FailureReport {
                             + output.partition());
         }
         Files.write(
-                settings.output.resolve("q" + settings.query + "-outputs-" + label + ".csv"),
-                lines);
+                settings.output.resolve(settings.query.id() + "-outputs-" + label + ".csv"), lines);
     }
 
     static String table(List<NexmarkFailure.Run> runs) {
@@ -99,6 +98,7 @@ final class FailureReport {
         row(table, runs, "latency bound for recovery (ms)", run -> run.figures().latencyBoundMs);
         row(table, runs, "latency after the failure, p99 (ms)", run -> run.figures().p99AfterMs);
         row(table, runs, "detection: failure recorded after (ms)", run -> run.detectionMs());
+        row(table, runs, "lost subtask's first result after (ms)", run -> run.firstOutputMs());
         row(
                 table,
                 runs,
@@ -155,12 +155,13 @@ final class FailureReport {
             entries.add(
                     String.format(
                             Locale.ROOT,
-                            "{\"system\":\"%s\",\"repetition\":%d,\"figures\":%s,\"breakdown\":%s,\"detectionMs\":%d,\"stateBytes\":%d,\"restartedSubtasks\":%d,\"subtasks\":%d,\"missing\":%d,\"duplicated\":%d,\"exactlyOnce\":%b,\"local\":%b}",
+                            "{\"system\":\"%s\",\"repetition\":%d,\"figures\":%s,\"breakdown\":%s,\"detectionMs\":%d,\"firstOutputMs\":%d,\"stateBytes\":%d,\"restartedSubtasks\":%d,\"subtasks\":%d,\"missing\":%d,\"duplicated\":%d,\"exactlyOnce\":%b,\"local\":%b}",
                             run.system(),
                             run.repetition(),
                             run.figures().json(),
                             run.breakdown().json(),
                             run.detectionMs(),
+                            run.firstOutputMs(),
                             run.stateBytes(),
                             run.restartedSubtasks(),
                             run.subtasks(),
@@ -177,10 +178,10 @@ final class FailureReport {
         }
         return String.format(
                 Locale.ROOT,
-                "{\"benchmark\":\"nexmark-failure\",\"setup\":{\"processes\":\"%s\",\"failure\":\"%s\",\"query\":%d,\"events\":%d,\"rate\":%d,\"load\":%s,\"capacity\":%d,\"parallelism\":%d,\"checkpoint_interval_ms\":%d,\"state_mb\":%.1f,\"person_bytes\":%d,\"auction_bytes\":%d,\"kill_after_s\":%d,\"standby\":%b,\"repetitions\":%d},%s,\"runs\":[%s]}",
+                "{\"benchmark\":\"nexmark-failure\",\"setup\":{\"processes\":\"%s\",\"failure\":\"%s\",\"query\":%s,\"events\":%d,\"rate\":%d,\"load\":%s,\"capacity\":%d,\"parallelism\":%d,\"checkpoint_interval_ms\":%d,\"state_mb\":%.1f,\"person_bytes\":%d,\"auction_bytes\":%d,\"kill_after_s\":%d,\"standby\":%b,\"repetitions\":%d},%s,\"runs\":[%s]}",
                 settings.processes,
                 failure,
-                settings.query,
+                settings.query.json(),
                 settings.events(),
                 settings.rate,
                 settings.load > 0 ? String.format(Locale.ROOT, "%.2f", settings.load) : "null",
@@ -203,6 +204,7 @@ final class FailureReport {
         figures.put("detection_ms", NexmarkFailure.Run::detectionMs);
         figures.put("recovery_ms", NexmarkFailure.Run::recoveryMs);
         figures.put("recovery_robust_ms", run -> run.figures().robustRecoveryMs);
+        figures.put("first_output_ms", NexmarkFailure.Run::firstOutputMs);
         figures.put("max_output_gap_ms", run -> run.figures().longestGapMs);
         figures.forEach(
                 (name, figure) -> {
@@ -248,12 +250,12 @@ final class FailureReport {
             throughput.put(run.label(), t);
             latency.put(run.label(), l);
         }
-        return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Nexmark Q"
-                + settings.query
+        return "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
+                + settings.query.title()
                 + ": a TaskManager lost, Clonos against Flink</title></head>"
                 + "<body style=\"font-family:sans-serif\">\n"
-                + "<h1>Nexmark Q"
-                + settings.query
+                + "<h1>"
+                + settings.query.title()
                 + ": a TaskManager lost, Clonos against Flink 1.20.5</h1>\n"
                 + String.format(
                         Locale.ROOT,

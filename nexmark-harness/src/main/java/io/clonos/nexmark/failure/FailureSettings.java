@@ -21,7 +21,7 @@ import java.util.Map;
 /** The failure experiment's knobs ({@code bin/clonos nexmark failure}). */
 @Internal
 public final class FailureSettings {
-    public int query = 3;
+    public FailureQuery query = FailureQuery.Q3;
     public int rate = 10_000;
     public int seconds = 60;
     public int killAfterSeconds = 30;
@@ -36,6 +36,12 @@ public final class FailureSettings {
 
     /** Q8's window. */
     public long windowSeconds = 10;
+
+    /**
+     * The synthetic job's state per stateful subtask, in MB (Q3 and Q8 are sized by their events:
+     * {@link #eventSizes}).
+     */
+    public int syntheticStateMb = 10;
 
     /**
      * A file system URI for the checkpoints, each run in a directory of its own under it; null for

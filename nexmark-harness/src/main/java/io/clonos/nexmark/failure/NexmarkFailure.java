@@ -72,8 +72,9 @@ public final class NexmarkFailure {
     /**
      * One system's run: its figures and recovery's breakdown, how its output compares with the
      * reference (-1 before it was compared), when the JobManager recorded the failure ({@code
-     * detectionMs} after it, -1 if it recorded none) and the job's state at the last checkpoint
-     * before it.
+     * detectionMs} after it, -1 if it recorded none), when the lost subtask's first result after it
+     * came out ({@code firstOutputMs} after it, -1 if none did) and the job's state at the last
+     * checkpoint before it.
      */
     public record Run(
             String system,
@@ -83,6 +84,7 @@ public final class NexmarkFailure {
             int restartedSubtasks,
             int subtasks,
             long detectionMs,
+            long firstOutputMs,
             long stateBytes,
             long missing,
             long duplicated) {
@@ -112,6 +114,7 @@ public final class NexmarkFailure {
                     restartedSubtasks,
                     subtasks,
                     detectionMs,
+                    firstOutputMs,
                     stateBytes,
                     missing,
                     duplicated);
@@ -144,8 +147,8 @@ public final class NexmarkFailure {
         }
         out.printf(
                 Locale.ROOT,
-                "Nexmark failure experiment: Q%d, %s for %d s, parallelism %d, %d input partitions per subtask, checkpoint every %d ms, a TaskManager lost (%s, %s processes) after %d s, %d repetition(s) of %s%n",
-                settings.query,
+                "Nexmark failure experiment: %s, %s for %d s, parallelism %d, %d input partitions per subtask, checkpoint every %d ms, a TaskManager lost (%s, %s processes) after %d s, %d repetition(s) of %s%n",
+                settings.query.title(),
                 settings.load > 0
                         ? String.format(
                                 Locale.ROOT, "events at %.2f of the capacity", settings.load)
@@ -270,8 +273,7 @@ public final class NexmarkFailure {
             publisher.await();
             if (cluster.status(job) != JobStatus.FINISHED) {
                 throw new IllegalStateException(
-                        "Q"
-                                + settings.query
+                        settings.query.title()
                                 + " on "
                                 + system
                                 + " ended "
@@ -280,8 +282,7 @@ public final class NexmarkFailure {
             }
             if (killedAt < 0) {
                 throw new IllegalStateException(
-                        "Q"
-                                + settings.query
+                        settings.query.title()
                                 + " on "
                                 + system
                                 + " ended before the TaskManager was to be terminated; give it more --seconds.");
@@ -298,12 +299,13 @@ public final class NexmarkFailure {
             String label = system + "-" + repetition;
             FailureReport.writeOutputs(settings, label, killedAt, outputs);
             FailureFigures figures = new FailureFigures(label, outputs, killedAt, baselineMs);
+            long firstOutputAt = FailureFigures.firstOutputAfter(outputs, killedAt, LOST_SUBTASK);
             RecoveryBreakdown breakdown =
                     RecoveryBreakdown.of(
                             rest.replacementStates(job.toHexString()),
                             killedAt,
                             detectedAt,
-                            FailureFigures.firstOutputAfter(outputs, killedAt, LOST_SUBTASK),
+                            firstOutputAt,
                             killedAt + figures.robustRecoveryMs);
             Run run =
                     new Run(
@@ -314,6 +316,7 @@ public final class NexmarkFailure {
                             restarted,
                             subtasks,
                             detectedAt < 0 ? -1 : detectedAt - killedAt,
+                            firstOutputAt < 0 ? -1 : firstOutputAt - killedAt,
                             killed[1],
                             -1,
                             -1);
@@ -351,8 +354,7 @@ public final class NexmarkFailure {
             long now = System.currentTimeMillis();
             if (now > deadline) {
                 throw new IllegalStateException(
-                        "Q"
-                                + settings.query
+                        settings.query.title()
                                 + " on "
                                 + system
                                 + " did not end within "
@@ -464,8 +466,8 @@ public final class NexmarkFailure {
             throw new IllegalStateException(
                     "The unthrottled run "
                             + id
-                            + " of Q"
-                            + settings.query
+                            + " of "
+                            + settings.query.title()
                             + " failed"
                             + cluster.cause(job));
         }
@@ -485,17 +487,14 @@ public final class NexmarkFailure {
             throws Exception {
         return cluster.submit(
                 FailureJob.build(
-                        settings.query,
+                        settings,
                         new FailureJob.Topics(
                                 topics.bootstrap(),
                                 id + "-in",
                                 EventPublisher.endOffsets(events, settings.inputPartitions()),
                                 id + "-out",
                                 id,
-                                guarantee),
-                        settings.parallelism,
-                        settings.checkpointIntervalMs,
-                        settings.windowSeconds),
+                                guarantee)),
                 FailureJob.USER_CLASSES);
     }
 
@@ -524,8 +523,8 @@ public final class NexmarkFailure {
     }
 
     private String runId(String run) {
-        return "nexmark-q"
-                + settings.query
+        return "nexmark-"
+                + settings.query.id()
                 + "-"
                 + run
                 + "-"
@@ -533,7 +532,7 @@ public final class NexmarkFailure {
     }
 
     private String queryOperator() {
-        return "q" + settings.query + "-join";
+        return settings.query.lostOperator();
     }
 
     private Configuration clusterConfiguration(String checkpointDir) {
