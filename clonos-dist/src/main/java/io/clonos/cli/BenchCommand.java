@@ -12,7 +12,6 @@
 
 package io.clonos.cli;
 
-import io.clonos.cli.bench.FailurePlan;
 import io.clonos.cli.bench.InFlightBenchmark;
 import io.clonos.cli.bench.InFlightLogBenchmark;
 import io.clonos.cli.bench.KillSettings;
@@ -21,6 +20,7 @@ import io.clonos.cli.bench.RecoveryBenchmark;
 import io.clonos.cli.bench.StandbyBenchmark;
 import io.clonos.cli.bench.SyntheticJob;
 import io.clonos.cli.kubernetes.KubernetesApi;
+import io.clonos.runtime.report.FailurePlan;
 
 import java.io.PrintStream;
 import java.net.URI;
@@ -133,7 +133,7 @@ final class BenchCommand {
             failures =
                     FailurePlan.parse(
                             "--failures", options.values.getOrDefault("--failures", "one"));
-            failures.requireSurvivorAt(settings.parallelism);
+            failures.requireSurvivorAt(settings.parallelism, "the stateful map");
         } catch (IllegalArgumentException e) {
             throw new ClonosCli.UsageException(e.getMessage());
         }

@@ -24,6 +24,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 import java.net.URISyntaxException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -99,30 +100,36 @@ public final class SeparateFailureClusters implements FailureClusters {
             }
 
             @Override
-            public String loseTaskManagerOf(JobID job, String vertex, int subtask)
+            public Lost loseTaskManagersOf(JobID job, String vertex, List<Integer> subtasks)
                     throws Exception {
-                String victim = null;
-                for (Map.Entry<String, JsonNode> entry :
-                        rest.subtasks(job.toHexString()).entrySet()) {
+                Map<String, JsonNode> view = rest.subtasks(job.toHexString());
+                List<String> victims = new ArrayList<>();
+                for (int subtask : subtasks) {
+                    victims.add(taskManagerOf(view, vertex, subtask));
+                }
+                FailureClusters.requireDistinct(victims, vertex, subtasks);
+                long at = System.currentTimeMillis();
+                for (String taskManager : victims) {
+                    cluster.process(taskManager)
+                            .orElseThrow(
+                                    () ->
+                                            new IllegalStateException(
+                                                    "No process runs TaskManager " + taskManager))
+                            .destroyForcibly();
+                }
+                return new Lost(victims, at);
+            }
+
+            private String taskManagerOf(Map<String, JsonNode> view, String vertex, int subtask) {
+                for (Map.Entry<String, JsonNode> entry : view.entrySet()) {
                     String name = entry.getKey();
                     if ((name.equals(vertex + "[" + subtask + "]")
                                     || name.startsWith(vertex + " -> "))
                             && name.endsWith("[" + subtask + "]")) {
-                        victim = entry.getValue().path("taskmanager-id").asText();
-                        break;
+                        return entry.getValue().path("taskmanager-id").asText();
                     }
                 }
-                if (victim == null) {
-                    throw new IllegalStateException("No subtask " + vertex + "[" + subtask + "]");
-                }
-                String taskManager = victim;
-                cluster.process(taskManager)
-                        .orElseThrow(
-                                () ->
-                                        new IllegalStateException(
-                                                "No process runs TaskManager " + taskManager))
-                        .destroyForcibly();
-                return taskManager;
+                throw new IllegalStateException("No subtask " + vertex + "[" + subtask + "]");
             }
 
             @Override

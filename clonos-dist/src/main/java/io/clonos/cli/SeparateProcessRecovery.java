@@ -12,11 +12,11 @@
 
 package io.clonos.cli;
 
-import io.clonos.cli.bench.FailurePlan;
 import io.clonos.cli.bench.KillSettings;
 import io.clonos.cli.bench.RecoveryFigures;
 import io.clonos.cli.bench.RecoveryPage;
 import io.clonos.cli.bench.SyntheticJob;
+import io.clonos.runtime.report.FailurePlan;
 import io.clonos.runtime.report.RecoveryBreakdown;
 import io.clonos.runtime.rest.ClusterRestClient;
 

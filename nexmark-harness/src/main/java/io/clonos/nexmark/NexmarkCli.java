@@ -16,6 +16,7 @@ import io.clonos.nexmark.failure.EventPublisher;
 import io.clonos.nexmark.failure.FailureQuery;
 import io.clonos.nexmark.failure.FailureSettings;
 import io.clonos.nexmark.failure.NexmarkFailure;
+import io.clonos.runtime.report.FailurePlan;
 
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -49,7 +50,7 @@ public final class NexmarkCli {
                     "        100000 events, all queries, parallelism 2, 3 repetitions, a checkpoint every 5000 ms,",
                     "        bench-results/nexmark-overhead.",
                     "  failure --query 3|8|synthetic [--rate N | --load F [--capacity-events N]] [--seconds S]",
-                    "          [--kill-after S] [--repetitions R] [--parallelism P]",
+                    "          [--kill-after S] [--failures one|concurrent|staggered] [--repetitions R] [--parallelism P]",
                     "          [--person-bytes B] [--auction-bytes B] [--window-seconds S] [--state-mb MB]",
                     "          [--partitions-per-subtask N] [--checkpoint-interval MS] [--checkpoint-dir URI]",
                     "          [--bootstrap-servers HOST:PORT]",
@@ -62,7 +63,9 @@ public final class NexmarkCli {
                     "        latency over time, recovery times, as CSV, JSON and an HTML page. --load: the",
                     "        rate is F (0 < F <= 1) of the capacity a first run of N events unthrottled on",
                     "        Clonos measures. --repetitions: R runs of each system, the order alternating,",
-                    "        medians and range. --person-bytes, --auction-bytes: Nexmark's average sizes of",
+                    "        medians and range. --failures: the TaskManager of the first subtask lost, or",
+                    "        those of the first three at once or 5 s apart (one slice must survive: parallelism 4+).",
+                    "        --person-bytes, --auction-bytes: Nexmark's average sizes of",
                     "        persons and auctions (padding), which the queries keep in state, so they size it.",
                     "        --window-seconds: Q8's window. synthetic: the paper's synthetic job, 5 keyed",
                     "        stateful stages, each a task of its own, over every event; --state-mb: its state",
@@ -114,6 +117,7 @@ public final class NexmarkCli {
             settings.query = null;
             Set<String> given = new HashSet<>();
             options.put("--query", v -> settings.query = FailureQuery.of(v));
+            options.put("--failures", v -> settings.failures = FailurePlan.parse("--failures", v));
             options.put(
                     "--state-mb",
                     v -> {

@@ -56,6 +56,38 @@ class NexmarkCliTest {
     }
 
     @Test
+    void failuresNeedASurvivingSliceAndTimeForTheLastLoss() throws Exception {
+        assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--failures", "some"}))
+                .isEqualTo(2);
+        assertThat(
+                        NexmarkCli.run(
+                                new String[] {
+                                    "failure", "--query", "3", "--failures", "concurrent"
+                                }))
+                .isEqualTo(2);
+        assertThat(
+                        NexmarkCli.run(
+                                new String[] {
+                                    "failure",
+                                    "--query",
+                                    "synthetic",
+                                    "--failures",
+                                    "staggered",
+                                    "--parallelism",
+                                    "4",
+                                    "--seconds",
+                                    "40",
+                                    "--kill-after",
+                                    "30"
+                                }))
+                .isEqualTo(2);
+        assertThat(errors.toString(StandardCharsets.UTF_8))
+                .contains("--failures takes one, concurrent or staggered, not 'some'")
+                .contains("it needs --parallelism 4 or more, got 2")
+                .contains("put the last loss at 40 s");
+    }
+
+    @Test
     void optionsOfOneJobAreRejectedForTheOthers() throws Exception {
         assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--state-mb", "200"}))
                 .isEqualTo(2);
@@ -92,7 +124,9 @@ class NexmarkCliTest {
                                 }))
                 .isEqualTo(2);
         assertThat(errors.toString(StandardCharsets.UTF_8))
-                .contains("--kill-after (10 s) must be less than --seconds (10)");
+                .contains(
+                        "--kill-after (10 s) and the spacing of --failures one put the last loss at"
+                                + " 10 s, which must be before the end of --seconds (10)");
     }
 
     @Test

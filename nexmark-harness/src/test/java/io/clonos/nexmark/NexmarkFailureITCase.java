@@ -15,7 +15,9 @@ package io.clonos.nexmark;
 import io.clonos.nexmark.failure.FailureQuery;
 import io.clonos.nexmark.failure.FailureSettings;
 import io.clonos.nexmark.failure.NexmarkFailure;
+import io.clonos.runtime.report.FailurePlan;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -117,6 +119,42 @@ class NexmarkFailureITCase {
         assertThat(printed.toString(StandardCharsets.UTF_8))
                 .contains("lost (terminated)")
                 .contains("recovery time");
+    }
+
+    /**
+     * The paper's staggered scenario on its synthetic job: the TaskManagers of three of four slices
+     * lost 5 s apart. Clonos recovers each slice locally, the fourth runs on, and the output is
+     * exactly once; the figures count from the first loss.
+     */
+    @Test
+    @Timeout(value = 8, unit = TimeUnit.MINUTES)
+    void threeStaggeredLossesAreRecoveredLocallyAndExactlyOnce() throws Exception {
+        FailureSettings settings = new FailureSettings();
+        settings.query = FailureQuery.SYNTHETIC;
+        settings.failures = FailurePlan.STAGGERED;
+        settings.parallelism = 4;
+        settings.partitionsPerSubtask = 2;
+        settings.syntheticStateMb = 1;
+        settings.standby = false;
+        settings.rate = 2_000;
+        settings.seconds = 30;
+        settings.killAfterSeconds = 8;
+        settings.output = output;
+
+        List<NexmarkFailure.Run> runs = new NexmarkFailure(settings, System.out).run();
+
+        NexmarkFailure.Run clonos = runs.get(0);
+        NexmarkFailure.Run flink = runs.get(1);
+        assertThat(clonos.exactlyOnce())
+                .as("Clonos: missing %d, duplicated %d", clonos.missing(), clonos.duplicated())
+                .isTrue();
+        assertThat(clonos.restartedSubtasks())
+                .as("three of four slices restarted, the fourth ran on")
+                .isEqualTo(clonos.subtasks() * 3 / 4);
+        assertThat(flink.exactlyOnce()).isTrue();
+        assertThat(flink.restartedSubtasks()).isEqualTo(flink.subtasks());
+        assertThat(Files.readString(output.resolve("synthetic-summary.json")))
+                .contains("\"failures\":\"staggered\",\"kills\":3,\"kill_spacing_ms\":5000");
     }
 
     /** Writes to two streams. */

@@ -55,6 +55,9 @@ final class EmbeddedFailureClusters implements FailureClusters {
         MiniCluster cluster = EmbeddedClusters.start(onClonos, config, taskManagers, slots);
         ClusterRestClient rest = new ClusterRestClient(cluster.getRestAddress().get());
         return new Cluster() {
+            /** Resource id to start index, from the first loss on. */
+            private java.util.Map<String, Integer> indexes;
+
             @Override
             public JobID submit(JobGraph job, java.util.List<Class<?>> userClasses)
                     throws Exception {
@@ -82,13 +85,23 @@ final class EmbeddedFailureClusters implements FailureClusters {
             }
 
             @Override
-            public String loseTaskManagerOf(JobID job, String vertex, int subtask)
-                    throws Exception {
-                String victim =
-                        EmbeddedClusters.location(
-                                cluster.getExecutionGraph(job).get(), vertex, subtask);
-                cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, victim)).get();
-                return victim;
+            public Lost loseTaskManagersOf(
+                    JobID job, String vertex, java.util.List<Integer> subtasks) throws Exception {
+                AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
+                java.util.List<String> victims = new java.util.ArrayList<>();
+                for (int subtask : subtasks) {
+                    victims.add(EmbeddedClusters.location(graph, vertex, subtask));
+                }
+                FailureClusters.requireDistinct(victims, vertex, subtasks);
+                if (indexes == null) {
+                    // while every TaskManager runs: the REST API forgets a terminated one
+                    indexes = EmbeddedTaskManagers.indexes(cluster);
+                }
+                long at = System.currentTimeMillis();
+                for (String victim : victims) {
+                    cluster.terminateTaskManager(indexes.get(victim)).get();
+                }
+                return new Lost(victims, at);
             }
 
             @Override

@@ -66,6 +66,28 @@ public interface FailureClusters {
                                         + "."));
     }
 
+    /**
+     * Fails if two of the {@code victims} (the TaskManagers of the vertex's {@code subtasks}, in
+     * order) are one process: a loss meant to take several slices would take fewer.
+     */
+    static void requireDistinct(List<String> victims, String vertex, List<Integer> subtasks) {
+        if (new java.util.HashSet<>(victims).size() < victims.size()) {
+            throw new IllegalStateException(
+                    "Subtasks "
+                            + subtasks
+                            + " of "
+                            + vertex
+                            + " run on TaskManagers "
+                            + victims
+                            + ", not one each: give each TaskManager one slot.");
+        }
+    }
+
+    /**
+     * TaskManagers lost together: their ids and when the first was lost (millis since the epoch).
+     */
+    record Lost(List<String> taskManagers, long at) {}
+
     /** One started cluster. */
     interface Cluster extends AutoCloseable {
 
@@ -80,10 +102,15 @@ public interface FailureClusters {
         boolean running(JobID job) throws Exception;
 
         /**
-         * Loses the TaskManager that runs subtask {@code subtask} of the vertex named {@code
-         * vertex} (or whose chain starts with it); returns which it was.
+         * Loses the TaskManagers that run {@code subtasks} of the vertex named {@code vertex} (or
+         * whose chain starts with it), found from one view of the job before the first is lost, so
+         * that losses meant to be concurrent follow each other directly; returns which they were
+         * and when the first was lost (after the lookup, which can take seconds on a loaded
+         * cluster: the figures count from the loss itself).
+         *
+         * @throws IllegalStateException if two of the subtasks run on one TaskManager
          */
-        String loseTaskManagerOf(JobID job, String vertex, int subtask) throws Exception;
+        Lost loseTaskManagersOf(JobID job, String vertex, List<Integer> subtasks) throws Exception;
 
         /** How many of the job's subtasks (not Clonos's standbys) ran more than one attempt. */
         int restartedSubtasks(JobID job) throws Exception;

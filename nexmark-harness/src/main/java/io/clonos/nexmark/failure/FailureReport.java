@@ -178,10 +178,13 @@ final class FailureReport {
         }
         return String.format(
                 Locale.ROOT,
-                "{\"benchmark\":\"nexmark-failure\",\"setup\":{\"processes\":\"%s\",\"failure\":\"%s\",\"query\":%s,\"events\":%d,\"rate\":%d,\"load\":%s,\"capacity\":%d,\"parallelism\":%d,\"checkpoint_interval_ms\":%d,\"state_mb\":%.1f,\"person_bytes\":%d,\"auction_bytes\":%d,\"kill_after_s\":%d,\"standby\":%b,\"repetitions\":%d},%s,\"runs\":[%s]}",
+                "{\"benchmark\":\"nexmark-failure\",\"setup\":{\"processes\":\"%s\",\"failure\":\"%s\",\"query\":%s,\"failures\":\"%s\",\"kills\":%d,\"kill_spacing_ms\":%d,\"events\":%d,\"rate\":%d,\"load\":%s,\"capacity\":%d,\"parallelism\":%d,\"checkpoint_interval_ms\":%d,\"state_mb\":%.1f,\"person_bytes\":%d,\"auction_bytes\":%d,\"kill_after_s\":%d,\"standby\":%b,\"repetitions\":%d},%s,\"runs\":[%s]}",
                 settings.processes,
                 failure,
                 settings.query.json(),
+                settings.failures.label(),
+                settings.failures.kills,
+                settings.failures.spacingMs,
                 settings.events(),
                 settings.rate,
                 settings.load > 0 ? String.format(Locale.ROOT, "%.2f", settings.load) : "null",

@@ -12,6 +12,8 @@
 
 package io.clonos.nexmark.failure;
 
+import io.clonos.runtime.report.FailurePlan;
+
 import org.apache.flink.annotation.Internal;
 
 import java.nio.file.Path;
@@ -51,6 +53,12 @@ public final class FailureSettings {
 
     /** An external broker; null for one in this JVM. */
     public String bootstrapServers;
+
+    /**
+     * Which TaskManagers are lost and when: the one of the lost operator's first subtask, or those
+     * of its first three at once or 5 s apart.
+     */
+    public FailurePlan failures = FailurePlan.ONE;
 
     /** Clonos with one standby per task (the paper's setting). */
     public boolean standby = true;

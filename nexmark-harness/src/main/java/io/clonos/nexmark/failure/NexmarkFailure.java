@@ -134,20 +134,28 @@ public final class NexmarkFailure {
 
     /** Runs the experiment; returns the runs, also written to the output directory. */
     public List<Run> run() throws Exception {
-        if (settings.killAfterSeconds >= settings.seconds) {
+        long lastLossMs =
+                TimeUnit.SECONDS.toMillis(settings.killAfterSeconds)
+                        + settings.failures.offsetMs(settings.failures.kills - 1);
+        if (lastLossMs >= TimeUnit.SECONDS.toMillis(settings.seconds)) {
             throw new IllegalArgumentException(
                     "--kill-after ("
                             + settings.killAfterSeconds
-                            + " s) must be less than --seconds ("
+                            + " s) and the spacing of --failures "
+                            + settings.failures.label()
+                            + " put the last loss at "
+                            + lastLossMs / 1000
+                            + " s, which must be before the end of --seconds ("
                             + settings.seconds
                             + ").");
         }
+        settings.failures.requireSurvivorAt(settings.parallelism, settings.query.lostOperator());
         if (settings.checkpointDir != null) {
             checkFileSystem(settings.checkpointDir);
         }
         out.printf(
                 Locale.ROOT,
-                "Nexmark failure experiment: %s, %s for %d s, parallelism %d, %d input partitions per subtask, checkpoint every %d ms, a TaskManager lost (%s, %s processes) after %d s, %d repetition(s) of %s%n",
+                "Nexmark failure experiment: %s, %s for %d s, parallelism %d, %d input partitions per subtask, checkpoint every %d ms, %d TaskManager(s) lost (%s, %s, %s processes) from %d s, %d repetition(s) of %s%n",
                 settings.query.title(),
                 settings.load > 0
                         ? String.format(
@@ -157,6 +165,8 @@ public final class NexmarkFailure {
                 settings.parallelism,
                 settings.partitionsPerSubtask,
                 settings.checkpointIntervalMs,
+                settings.failures.kills,
+                settings.failures.label(),
                 clusters.failure(),
                 clusters.name(),
                 settings.killAfterSeconds,
@@ -285,7 +295,7 @@ public final class NexmarkFailure {
                         settings.query.title()
                                 + " on "
                                 + system
-                                + " ended before the TaskManager was to be terminated; give it more --seconds.");
+                                + " ended before every TaskManager was lost; give it more --seconds.");
             }
             int restarted = cluster.restartedSubtasks(job);
             int subtasks = cluster.subtasks(job);
@@ -325,10 +335,10 @@ public final class NexmarkFailure {
     }
 
     /**
-     * Waits for the job to end, terminating the TaskManager that runs the query's first subtask
-     * {@code --kill-after} seconds after publishing began and printing progress every two seconds;
-     * returns when the TaskManager was terminated (-1 if the job ended before) and the job's state
-     * at the last checkpoint before (bytes, -1 if none had completed).
+     * Waits for the job to end, losing the TaskManagers of {@code --failures} from {@code
+     * --kill-after} seconds after publishing began and printing progress every two seconds; returns
+     * when the first TaskManager was lost (-1 if the job ended before every loss) and the job's
+     * state at the last checkpoint before (bytes, -1 if none had completed).
      */
     private long[] runToEnd(
             String system,
@@ -338,9 +348,12 @@ public final class NexmarkFailure {
             FailureTopics topics,
             String output)
             throws Exception {
-        long killAt =
-                publisher.startMillis() + TimeUnit.SECONDS.toMillis(settings.killAfterSeconds);
-        long killedAt = -1;
+        ScheduledLosses losses =
+                new ScheduledLosses(
+                        settings.failures,
+                        settings.query.lostOperator(),
+                        publisher.startMillis()
+                                + TimeUnit.SECONDS.toMillis(settings.killAfterSeconds));
         long stateBytes = -1;
         long lastOutput = 0;
         long lastReport = System.currentTimeMillis();
@@ -362,13 +375,14 @@ public final class NexmarkFailure {
                                 + " minutes after its input"
                                 + cluster.cause(job));
             }
-            if (killedAt < 0 && now >= killAt) {
+            if (losses.firstDue(now)) {
                 stateBytes = cluster.rest().checkpointedStateBytes(job.toHexString());
-                killedAt = System.currentTimeMillis();
-                String victim = cluster.loseTaskManagerOf(job, queryOperator(), LOST_SUBTASK);
+            }
+            List<String> lost = losses.loseDue(cluster, job, now);
+            if (!lost.isEmpty()) {
                 progress(
-                        "%s: TaskManager %s, which ran %s[0], lost (%s)",
-                        system, victim, queryOperator(), clusters.failure());
+                        "%s: TaskManagers %s, which ran subtasks of %s, lost (%s)",
+                        system, lost, settings.query.lostOperator(), clusters.failure());
             }
             if (now - lastReport >= 2_000) {
                 long written = topics.written(output);
@@ -384,7 +398,7 @@ public final class NexmarkFailure {
                 lastReport = now;
             }
         }
-        return new long[] {killedAt, stateBytes};
+        return new long[] {losses.done() ? losses.firstLostAt() : -1, stateBytes};
     }
 
     /**
@@ -529,10 +543,6 @@ public final class NexmarkFailure {
                 + run
                 + "-"
                 + UUID.randomUUID().toString().substring(0, 8);
-    }
-
-    private String queryOperator() {
-        return settings.query.lostOperator();
     }
 
     private Configuration clusterConfiguration(String checkpointDir) {

@@ -10,7 +10,7 @@
  * and limitations under the License.
  */
 
-package io.clonos.cli.bench;
+package io.clonos.runtime.report;
 
 import org.junit.jupiter.api.Test;
 

@@ -10,7 +10,7 @@
  * and limitations under the License.
  */
 
-package io.clonos.cli.bench;
+package io.clonos.runtime.report;
 
 import org.apache.flink.annotation.Internal;
 
@@ -102,18 +102,20 @@ public enum FailurePlan {
 
     /**
      * Checks that a job of {@code parallelism} can lose the plan's TaskManagers and keep a slice:
-     * each victim runs one subtask of the killed vertex, and one more must survive.
+     * each victim runs one subtask of the killed vertex, {@code vertex} (as the message names it),
+     * and one more must survive.
      *
      * @throws IllegalArgumentException naming the option and the parallelism needed
      */
-    public void requireSurvivorAt(int parallelism) {
+    public void requireSurvivorAt(int parallelism, String vertex) {
         if (parallelism <= kills) {
             throw new IllegalArgumentException(
                     String.format(
                             Locale.ROOT,
-                            "--failures %s kills %d TaskManagers, each running a subtask of the stateful map, and a slice must survive: it needs --parallelism %d or more, got %d.",
+                            "--failures %s kills %d TaskManagers, each running a subtask of %s, and a slice must survive: it needs --parallelism %d or more, got %d.",
                             label(),
                             kills,
+                            vertex,
                             kills + 1,
                             parallelism));
         }
