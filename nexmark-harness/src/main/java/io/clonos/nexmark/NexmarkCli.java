@@ -16,6 +16,7 @@ import io.clonos.nexmark.failure.EventPublisher;
 import io.clonos.nexmark.failure.FailureQuery;
 import io.clonos.nexmark.failure.FailureSettings;
 import io.clonos.nexmark.failure.NexmarkFailure;
+import io.clonos.nexmark.failure.RecomputedFigures;
 import io.clonos.runtime.report.FailurePlan;
 
 import java.nio.file.Path;
@@ -29,6 +30,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -70,11 +72,17 @@ public final class NexmarkCli {
                     "        --window-seconds: Q8's window. synthetic: the paper's synthetic job, 5 keyed",
                     "        stateful stages, each a task of its own, over every event; --state-mb: its state",
                     "        per stateful subtask once every key was seen.",
-                    "        Defaults: 10000 events/s for 60 s, kill after 30 s, 1",
+                    "        Defaults: load 0.75 (--rate N: N events/s instead) for 60 s, kill after 30 s, 1",
                     "        repetition, 2000000 capacity events, parallelism 2, 4 input partitions per",
                     "        subtask, persons of 200 and auctions of 500 bytes, 10 s windows, 10 MB of synthetic",
-                    "        state per subtask, checkpoint every 1000 ms,",
-                    "        a temporary checkpoint directory, standby true, bench-results/nexmark-failure.");
+                    "        state per subtask, checkpoint every 5000 ms,",
+                    "        a temporary checkpoint directory, standby true, bench-results/nexmark-failure.",
+                    "        --baseline-seconds S: the latency level before the failure is that of the S s before",
+                    "        it (default: two thirds of --kill-after).",
+                    "  figures --outputs DIR --baseline-seconds S",
+                    "        A failure run's latency figures computed again from the result times in DIR",
+                    "        (<query>-outputs-<run>.csv), the level before the failure from its last S s:",
+                    "        a table and <query>-figures.json in DIR.");
 
     private NexmarkCli() {}
 
@@ -117,6 +125,11 @@ public final class NexmarkCli {
             settings.query = null;
             Set<String> given = new HashSet<>();
             options.put("--query", v -> settings.query = FailureQuery.of(v));
+            options.put(
+                    "--baseline-seconds",
+                    v ->
+                            settings.baselineSeconds =
+                                    (int) positive("--baseline-seconds", Integer.parseInt(v)));
             options.put("--failures", v -> settings.failures = FailurePlan.parse("--failures", v));
             options.put(
                     "--state-mb",
@@ -137,7 +150,12 @@ public final class NexmarkCli {
                         settings.rate = (int) positive("--rate", Integer.parseInt(v));
                         given.add("--rate");
                     });
-            options.put("--load", v -> settings.load = fraction("--load", v));
+            options.put(
+                    "--load",
+                    v -> {
+                        settings.load = fraction("--load", v);
+                        given.add("--load");
+                    });
             options.put(
                     "--capacity-events",
                     v -> {
@@ -227,17 +245,40 @@ public final class NexmarkCli {
                                             + settings.query.title()
                                             + " has none.");
                         }
-                        if (settings.load > 0 && given.contains("--rate")) {
+                        if (given.contains("--load") && given.contains("--rate")) {
                             throw new IllegalArgumentException(
                                     "failure takes --rate or --load, not both: --load sets the"
                                             + " rate from the capacity it measures.");
                         }
+                        if (given.contains("--rate")) {
+                            // a fixed rate instead of the default load
+                            settings.load = 0;
+                        }
                         if (settings.load == 0 && given.contains("--capacity-events")) {
                             throw new IllegalArgumentException(
-                                    "--capacity-events sizes the capacity run of --load; without"
-                                            + " --load there is none.");
+                                    "--capacity-events sizes the capacity run of --load; with"
+                                            + " --rate there is none.");
                         }
                         return new NexmarkFailure(settings, System.out).run();
+                    };
+        } else if ("figures".equals(experiment)) {
+            Path[] outputs = new Path[1];
+            long[] baselineSeconds = {0};
+            options.put("--outputs", v -> outputs[0] = Path.of(v));
+            options.put(
+                    "--baseline-seconds",
+                    v -> baselineSeconds[0] = positive("--baseline-seconds", Long.parseLong(v)));
+            run =
+                    () -> {
+                        if (outputs[0] == null || baselineSeconds[0] == 0) {
+                            throw new IllegalArgumentException(
+                                    "figures needs --outputs DIR and --baseline-seconds S.");
+                        }
+                        RecomputedFigures.write(
+                                outputs[0],
+                                TimeUnit.SECONDS.toMillis(baselineSeconds[0]),
+                                System.out);
+                        return null;
                     };
         } else {
             System.err.println(USAGE);

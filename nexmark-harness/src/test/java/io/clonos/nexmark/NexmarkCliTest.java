@@ -177,7 +177,13 @@ class NexmarkCliTest {
         assertThat(
                         NexmarkCli.run(
                                 new String[] {
-                                    "failure", "--query", "3", "--capacity-events", "10"
+                                    "failure",
+                                    "--query",
+                                    "3",
+                                    "--rate",
+                                    "100",
+                                    "--capacity-events",
+                                    "10"
                                 }))
                 .isEqualTo(2);
         assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--repetitions", "0"}))
@@ -186,7 +192,8 @@ class NexmarkCliTest {
                 .isEqualTo(2);
         assertThat(errors.toString(StandardCharsets.UTF_8))
                 .contains("failure takes --rate or --load, not both")
-                .contains("--capacity-events sizes the capacity run of --load")
+                .contains(
+                        "--capacity-events sizes the capacity run of --load; with --rate there is none")
                 .contains("--repetitions takes a positive number, not 0")
                 .contains("--person-bytes takes a positive number, not 0");
     }

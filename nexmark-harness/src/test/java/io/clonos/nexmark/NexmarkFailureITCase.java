@@ -53,6 +53,8 @@ class NexmarkFailureITCase {
         settings.query = query;
         settings.syntheticStateMb = 1;
         settings.rate = 2_000;
+        settings.load = 0;
+        settings.checkpointIntervalMs = 1_000;
         settings.seconds = 24;
         settings.killAfterSeconds = 12;
         settings.windowSeconds = 4;
@@ -137,6 +139,8 @@ class NexmarkFailureITCase {
         settings.syntheticStateMb = 1;
         settings.standby = false;
         settings.rate = 2_000;
+        settings.load = 0;
+        settings.checkpointIntervalMs = 1_000;
         settings.seconds = 30;
         settings.killAfterSeconds = 8;
         settings.output = output;

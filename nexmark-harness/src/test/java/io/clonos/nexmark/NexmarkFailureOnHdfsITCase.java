@@ -50,6 +50,8 @@ class NexmarkFailureOnHdfsITCase {
             FailureSettings settings = new FailureSettings();
             settings.query = FailureQuery.Q3;
             settings.rate = 2_000;
+            settings.load = 0;
+            settings.checkpointIntervalMs = 1_000;
             settings.seconds = 20;
             settings.killAfterSeconds = 10;
             settings.checkpointDir = checkpoints;

@@ -178,7 +178,7 @@ final class FailureReport {
         }
         return String.format(
                 Locale.ROOT,
-                "{\"benchmark\":\"nexmark-failure\",\"setup\":{\"processes\":\"%s\",\"failure\":\"%s\",\"query\":%s,\"failures\":\"%s\",\"kills\":%d,\"kill_spacing_ms\":%d,\"events\":%d,\"rate\":%d,\"load\":%s,\"capacity\":%d,\"parallelism\":%d,\"checkpoint_interval_ms\":%d,\"state_mb\":%.1f,\"person_bytes\":%d,\"auction_bytes\":%d,\"kill_after_s\":%d,\"standby\":%b,\"repetitions\":%d},%s,\"runs\":[%s]}",
+                "{\"benchmark\":\"nexmark-failure\",\"setup\":{\"processes\":\"%s\",\"failure\":\"%s\",\"query\":%s,\"failures\":\"%s\",\"kills\":%d,\"kill_spacing_ms\":%d,\"events\":%d,\"rate\":%d,\"load\":%s,\"capacity\":%d,\"parallelism\":%d,\"checkpoint_interval_ms\":%d,\"state_mb\":%.1f,\"person_bytes\":%d,\"auction_bytes\":%d,\"kill_after_s\":%d,\"baseline_ms\":%d,\"standby\":%b,\"repetitions\":%d},%s,\"runs\":[%s]}",
                 settings.processes,
                 failure,
                 settings.query.json(),
@@ -195,6 +195,7 @@ final class FailureReport {
                 settings.eventSizes.personBytes(),
                 settings.eventSizes.auctionBytes(),
                 settings.killAfterSeconds,
+                settings.baselineMs(),
                 settings.standby,
                 settings.repetitions,
                 String.join(",", systems),

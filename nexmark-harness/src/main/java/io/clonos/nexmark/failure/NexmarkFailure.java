@@ -43,15 +43,16 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code bin/clonos nexmark failure --query 3|8}: the paper's failure experiment (its Figure 6).
- * Nexmark Q3 or Q8 reads the rate-limited generator's events from Kafka and writes its results to
- * Kafka through Flink's transactional sink, with RocksDB incremental checkpoints to a configurable
- * URI; midway the TaskManager that runs the query's first subtask is terminated. The same
- * invocation does this on Clonos (local recovery, one standby per task) and on vanilla Flink 1.20.5
- * (restart of the whole job), each on a fresh embedded cluster and its own topics with the same
- * events, after a run of the query without a failure, the reference: each system's committed output
- * must equal it. It reports throughput and latency over time at the output topic and the recovery
- * times ({@link FailureFigures}).
+ * {@code bin/clonos nexmark failure --query 3|8|synthetic}: the paper's failure experiment (its
+ * Figure 6 and its synthetic job). The job reads the rate-limited generator's events from Kafka and
+ * writes its results to Kafka through Flink's transactional sink, with RocksDB incremental
+ * checkpoints to a configurable URI; midway the TaskManager that runs the job's first subtask is
+ * lost, or three are, at once or staggered ({@link ScheduledLosses}). The same invocation does this
+ * on Clonos (local recovery, one standby per task) and on vanilla Flink 1.20.5 (restart of the
+ * whole job), each on a fresh embedded cluster and its own topics with the same events, after a run
+ * of the query without a failure, the reference: each system's committed output must equal it. It
+ * reports throughput and latency over time at the output topic and the recovery times ({@link
+ * FailureFigures}).
  *
  * <p>With {@code --load} the input rate is a fraction of the capacity a first, unthrottled run of
  * the query on Clonos measures; with {@code --repetitions} both systems run that many times, the
@@ -303,12 +304,10 @@ public final class NexmarkFailure {
             long detectedAt = rest.firstExceptionAt(job.toHexString(), "").orElse(-1);
             List<FailureFigures.Output> outputs = topics.committed(output, publisher::dueAt);
             topics.delete(input, output);
-            // the level before the failure: its last two thirds (the first is warm-up), which hold
-            // several of Q8's windows
-            long baselineMs = TimeUnit.SECONDS.toMillis(settings.killAfterSeconds) * 2 / 3;
             String label = system + "-" + repetition;
             FailureReport.writeOutputs(settings, label, killedAt, outputs);
-            FailureFigures figures = new FailureFigures(label, outputs, killedAt, baselineMs);
+            FailureFigures figures =
+                    new FailureFigures(label, outputs, killedAt, settings.baselineMs());
             long firstOutputAt = FailureFigures.firstOutputAfter(outputs, killedAt, LOST_SUBTASK);
             RecoveryBreakdown breakdown =
                     RecoveryBreakdown.of(
