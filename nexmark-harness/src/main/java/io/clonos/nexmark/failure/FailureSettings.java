@@ -76,9 +76,8 @@ public final class FailureSettings {
     public int repetitions = 1;
 
     /**
-     * The input rate as a fraction of the capacity a first, unthrottled run measures (the issue's
-     * and the paper's setting: a job with headroom, not one at its limit); 0 to publish at {@link
-     * #rate}.
+     * The input rate as a fraction of the capacity a first, unthrottled run measures (the paper's
+     * setting: a job with headroom, not one at its limit); 0 to publish at {@link #rate}.
      */
     public double load = 0.75;
 

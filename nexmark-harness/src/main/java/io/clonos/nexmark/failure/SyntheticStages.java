@@ -94,14 +94,17 @@ final class SyntheticStages {
         }
     }
 
-    /** A stage: counts its key's events and holds its padding; forwards the key. */
-    static class Stage extends KeyedProcessFunction<Long, Long, Long> {
+    /**
+     * A stage's state: counts its key's events and, from the first on, holds its padding; what it
+     * emits is the subclass's.
+     */
+    abstract static class Counting<O> extends KeyedProcessFunction<Long, Long, O> {
         private final int stateBytesPerKey;
         private final int stage;
         private transient ValueState<Long> count;
         private transient ValueState<byte[]> padding;
 
-        Stage(int stateBytesPerKey, int stage) {
+        Counting(int stateBytesPerKey, int stage) {
             this.stateBytesPerKey = stateBytesPerKey;
             this.stage = stage;
         }
@@ -129,6 +132,13 @@ final class SyntheticStages {
             count.update(now);
             return now;
         }
+    }
+
+    /** An inner stage: forwards the key. */
+    static final class Stage extends Counting<Long> {
+        Stage(int stateBytesPerKey, int stage) {
+            super(stateBytesPerKey, stage);
+        }
 
         @Override
         public void processElement(Long key, Context context, Collector<Long> out)
@@ -139,23 +149,15 @@ final class SyntheticStages {
     }
 
     /** The last stage: emits the key and its count. */
-    static final class LastStage extends KeyedProcessFunction<Long, Long, String> {
-        private final Stage counter;
-
+    static final class LastStage extends Counting<String> {
         LastStage(int stateBytesPerKey, int stage) {
-            this.counter = new Stage(stateBytesPerKey, stage);
-        }
-
-        @Override
-        public void open(Configuration parameters) throws Exception {
-            counter.setRuntimeContext(getRuntimeContext());
-            counter.open(parameters);
+            super(stateBytesPerKey, stage);
         }
 
         @Override
         public void processElement(Long key, Context context, Collector<String> out)
                 throws Exception {
-            out.collect(key + "," + counter.counted(key));
+            out.collect(key + "," + counted(key));
         }
     }
 }
