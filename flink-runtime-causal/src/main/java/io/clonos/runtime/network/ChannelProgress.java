@@ -16,11 +16,15 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.event.AbstractEvent;
 import org.apache.flink.runtime.io.PullingAsyncDataInput.EndOfDataStatus;
+import org.apache.flink.runtime.io.network.api.CancelCheckpointMarker;
 import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.EndOfData;
 import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
 import org.apache.flink.runtime.io.network.api.StopMode;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,16 +42,19 @@ import java.util.TreeMap;
 @Internal
 final class ChannelProgress {
 
+    private static final Logger LOG = LoggerFactory.getLogger(ChannelProgress.class);
+
     private final int numberOfChannels;
 
     /** Per channel: the barrier the task was handed and has not resumed yet, -1 if none. */
     private final long[] alignedBarrier;
 
     /**
-     * Per channel: the latest checkpoint whose barrier the gate received, -1 if none. The task may
-     * not have been handed it yet: while it replays, what arrived waits in the input order's queue.
+     * Per channel: the latest checkpoint whose barrier or cancellation the gate received, -1 if
+     * none. The task may not have been handed it yet: while it replays, what arrived waits in the
+     * input order's queue.
      */
-    private final long[] receivedBarrier;
+    private final long[] receivedCheckpointEvent;
 
     /**
      * Channels aligned at a barrier of a connection that was replaced during a replay: the
@@ -69,8 +76,8 @@ final class ChannelProgress {
         this.numberOfChannels = numberOfChannels;
         this.alignedBarrier = new long[numberOfChannels];
         Arrays.fill(alignedBarrier, -1);
-        this.receivedBarrier = new long[numberOfChannels];
-        Arrays.fill(receivedBarrier, -1);
+        this.receivedCheckpointEvent = new long[numberOfChannels];
+        Arrays.fill(receivedCheckpointEvent, -1);
         this.endOfData = new StopMode[numberOfChannels];
     }
 
@@ -106,20 +113,38 @@ final class ChannelProgress {
         return alignedBarrier[channel] >= 0;
     }
 
-    /** The gate received the barrier of checkpoint {@code checkpointId} on the channel. */
-    void barrierReceived(int channel, long checkpointId) {
-        receivedBarrier[channel] = Math.max(receivedBarrier[channel], checkpointId);
+    /**
+     * The checkpoint a barrier or a {@link CancelCheckpointMarker} belongs to; -1 for any other
+     * event. A producer's stream carries one of the two per checkpoint, in the order of their ids.
+     */
+    static long checkpointOf(AbstractEvent event) {
+        if (event instanceof CheckpointBarrier barrier) {
+            return barrier.getId();
+        }
+        return event instanceof CancelCheckpointMarker cancel ? cancel.getCheckpointId() : -1;
     }
 
     /**
-     * Whether a barrier of checkpoint {@code checkpointId} repeats one the gate received on the
-     * channel already: a restarted producer regenerates its predecessor's stream, barriers
-     * included, and skips only the data the consumer has. Received, not handed: a recovering task
-     * may not have reached the first one in its replay yet, and would otherwise read the barrier
-     * twice, the second time where its predecessor read data.
+     * Whether the gate drops a barrier or cancellation that a replacement connection repeats;
+     * records any other it receives. A restarted producer regenerates its predecessor's stream,
+     * events included, and skips only the data the consumer has. Received, not handed: a recovering
+     * task may not have reached the first one in its replay yet, and would otherwise read it twice,
+     * the second time where its predecessor read data. A cancellation counts as a barrier does:
+     * Flink ignores a repeated one, but a running task logs every event it reads, so its log would
+     * put one where the regenerated stream has data, and a task that recovers from that log later
+     * cannot replay it.
      */
-    boolean repeatsBarrier(int channel, long checkpointId) {
-        return checkpointId <= receivedBarrier[channel];
+    boolean dropsRepeat(int channel, AbstractEvent event, boolean replacement) {
+        long checkpointId = checkpointOf(event);
+        if (checkpointId < 0) {
+            return false;
+        }
+        if (replacement && checkpointId <= receivedCheckpointEvent[channel]) {
+            LOG.info("Channel {} drops a restarted producer's repeat of {}.", channel, event);
+            return true;
+        }
+        receivedCheckpointEvent[channel] = Math.max(receivedCheckpointEvent[channel], checkpointId);
+        return false;
     }
 
     /**

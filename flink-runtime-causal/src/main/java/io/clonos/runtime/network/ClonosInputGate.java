@@ -352,21 +352,12 @@ public final class ClonosInputGate extends IndexedInputGate {
             }
             return false;
         }
-        if (!filter.passes(boe)) {
-            if (blocksUpstream(boe.getEvent())) {
+        AbstractEvent event = boe.getEvent();
+        if (!filter.passes(boe) || progress.dropsRepeat(channel, event, filter.isReplacement())) {
+            if (blocksUpstream(event)) {
                 connections.resume(channel);
             }
             return false;
-        }
-        AbstractEvent event = boe.getEvent();
-        if (event instanceof CheckpointBarrier barrier) {
-            long id = barrier.getId();
-            if (filter.isReplacement() && progress.repeatsBarrier(channel, id)) {
-                // a restarted producer's repeat (Flink would ignore it; a replay has no place)
-                connections.resume(channel);
-                return false;
-            }
-            progress.barrierReceived(channel, id);
         }
         if (event instanceof EndOfData && progress.dataEnded(channel)) {
             // A replacement producer that regenerated its predecessor's output announces the same

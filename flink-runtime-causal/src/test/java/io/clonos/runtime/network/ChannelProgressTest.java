@@ -12,8 +12,11 @@
 
 package io.clonos.runtime.network;
 
+import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.io.PullingAsyncDataInput.EndOfDataStatus;
+import org.apache.flink.runtime.io.network.api.CancelCheckpointMarker;
+import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.EndOfData;
 import org.apache.flink.runtime.io.network.api.EndOfPartitionEvent;
 import org.apache.flink.runtime.io.network.api.StopMode;
@@ -74,16 +77,43 @@ class ChannelProgressTest {
     @Test
     void aBarrierTheGateReceivedIsRepeatedByARegeneratedStreamWhetherOrNotTheTaskReadIt() {
         ChannelProgress progress = new ChannelProgress(2);
-        progress.barrierReceived(0, 6);
+        assertThat(progress.dropsRepeat(0, checkpointBarrier(6), true)).isFalse();
         progress.delivered(barrier(0, 6));
         progress.alignmentResumed(0);
-        assertThat(progress.repeatsBarrier(0, 7)).isFalse();
         // a recovering task has not read it yet: it waits in the replay's queue
-        progress.barrierReceived(0, 7);
-        assertThat(progress.repeatsBarrier(0, 6)).isTrue();
-        assertThat(progress.repeatsBarrier(0, 7)).isTrue();
-        assertThat(progress.repeatsBarrier(0, 8)).isFalse();
-        assertThat(progress.repeatsBarrier(1, 6)).as("another channel").isFalse();
+        assertThat(progress.dropsRepeat(0, checkpointBarrier(7), false)).isFalse();
+        assertThat(progress.dropsRepeat(0, checkpointBarrier(6), true)).isTrue();
+        assertThat(progress.dropsRepeat(0, checkpointBarrier(7), true)).isTrue();
+        assertThat(progress.dropsRepeat(1, checkpointBarrier(7), true))
+                .as("another channel")
+                .isFalse();
+        assertThat(progress.dropsRepeat(0, checkpointBarrier(8), true))
+                .as("the next checkpoint")
+                .isFalse();
+    }
+
+    @Test
+    void aCancellationTheGateReceivedIsRepeatedByARegeneratedStreamAsABarrierIs() {
+        ChannelProgress progress = new ChannelProgress(2);
+        assertThat(progress.dropsRepeat(0, new CancelCheckpointMarker(5), false)).isFalse();
+        assertThat(progress.dropsRepeat(0, new CancelCheckpointMarker(5), false))
+                .as("not from a replacement: the task reads it as Flink's gate would")
+                .isFalse();
+        assertThat(progress.dropsRepeat(0, new CancelCheckpointMarker(5), true))
+                .as("a replacement's repeat")
+                .isTrue();
+        assertThat(progress.dropsRepeat(0, checkpointBarrier(5), true))
+                .as("the barrier of the cancelled checkpoint")
+                .isTrue();
+        assertThat(progress.dropsRepeat(0, new CancelCheckpointMarker(6), true))
+                .as("the next checkpoint's")
+                .isFalse();
+        assertThat(progress.dropsRepeat(1, new CancelCheckpointMarker(5), true))
+                .as("another channel")
+                .isFalse();
+        assertThat(progress.dropsRepeat(0, new EndOfData(StopMode.DRAIN), true))
+                .as("no checkpoint's event")
+                .isFalse();
     }
 
     @Test
@@ -153,5 +183,10 @@ class ChannelProgressTest {
         assertThat(progress.recoveredStateEnded(0)).isTrue();
         assertThat(progress.recoveredStateEnded(0)).as("a restarted producer's repeat").isFalse();
         assertThat(progress.recoveredStateEnded(1)).isTrue();
+    }
+
+    private static CheckpointBarrier checkpointBarrier(long checkpointId) {
+        return new CheckpointBarrier(
+                checkpointId, 0, CheckpointOptions.forCheckpointWithDefaultLocation());
     }
 }
