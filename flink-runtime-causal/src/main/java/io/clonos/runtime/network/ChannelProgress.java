@@ -44,6 +44,8 @@ final class ChannelProgress {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChannelProgress.class);
 
+    private final String taskName;
+
     private final int numberOfChannels;
 
     /** Per channel: the barrier the task was handed and has not resumed yet, -1 if none. */
@@ -72,7 +74,8 @@ final class ChannelProgress {
 
     private final StopMode[] endOfData;
 
-    ChannelProgress(int numberOfChannels) {
+    ChannelProgress(String taskName, int numberOfChannels) {
+        this.taskName = taskName;
         this.numberOfChannels = numberOfChannels;
         this.alignedBarrier = new long[numberOfChannels];
         Arrays.fill(alignedBarrier, -1);
@@ -108,6 +111,15 @@ final class ChannelProgress {
         return endOfData[channel] != null;
     }
 
+    int numberOfChannels() {
+        return numberOfChannels;
+    }
+
+    /** The checkpoint whose barrier blocks the channel (the task was handed it), -1 if none. */
+    long alignedCheckpoint(int channel) {
+        return alignedBarrier[channel];
+    }
+
     /** Whether the channel is blocked by a barrier the task was handed. */
     boolean isAligning(int channel) {
         return alignedBarrier[channel] >= 0;
@@ -140,7 +152,11 @@ final class ChannelProgress {
             return false;
         }
         if (replacement && checkpointId <= receivedCheckpointEvent[channel]) {
-            LOG.info("Channel {} drops a restarted producer's repeat of {}.", channel, event);
+            LOG.info(
+                    "Channel {} of {} drops a restarted producer's repeat of {}.",
+                    channel,
+                    taskName,
+                    event);
             return true;
         }
         receivedCheckpointEvent[channel] = Math.max(receivedCheckpointEvent[channel], checkpointId);

@@ -33,7 +33,7 @@ class ChannelProgressTest {
 
     @Test
     void aBarrierBlocksItsChannelUntilResumedOrAborted() {
-        ChannelProgress progress = new ChannelProgress(2);
+        ChannelProgress progress = new ChannelProgress("task", 2);
         progress.delivered(data(0, 4));
         assertThat(progress.isAligning(0)).isFalse();
 
@@ -51,7 +51,7 @@ class ChannelProgressTest {
 
     @Test
     void aProducerLostDuringAReplayLeavesTheAlignmentToTheReplay() {
-        ChannelProgress progress = new ChannelProgress(2);
+        ChannelProgress progress = new ChannelProgress("task", 2);
         progress.delivered(barrier(0, 13));
         assertThat(progress.producerLost(0, true)).as("no cancellation now").isEqualTo(-1);
         assertThat(progress.isAligning(0)).isTrue();
@@ -66,7 +66,7 @@ class ChannelProgressTest {
 
     @Test
     void anAlignmentKeptAcrossALostProducerIsCancelledWhenTheReplayEndsWithItOpen() {
-        ChannelProgress progress = new ChannelProgress(3);
+        ChannelProgress progress = new ChannelProgress("task", 3);
         progress.delivered(barrier(2, 5));
         progress.producerLost(2, true);
         assertThat(progress.replayEnded()).containsExactly(java.util.Map.entry(2, 5L));
@@ -76,7 +76,7 @@ class ChannelProgressTest {
 
     @Test
     void aBarrierTheGateReceivedIsRepeatedByARegeneratedStreamWhetherOrNotTheTaskReadIt() {
-        ChannelProgress progress = new ChannelProgress(2);
+        ChannelProgress progress = new ChannelProgress("task", 2);
         assertThat(progress.dropsRepeat(0, checkpointBarrier(6), true)).isFalse();
         progress.delivered(barrier(0, 6));
         progress.alignmentResumed(0);
@@ -94,7 +94,7 @@ class ChannelProgressTest {
 
     @Test
     void aCancellationTheGateReceivedIsRepeatedByARegeneratedStreamAsABarrierIs() {
-        ChannelProgress progress = new ChannelProgress(2);
+        ChannelProgress progress = new ChannelProgress("task", 2);
         assertThat(progress.dropsRepeat(0, new CancelCheckpointMarker(5), false)).isFalse();
         assertThat(progress.dropsRepeat(0, new CancelCheckpointMarker(5), false))
                 .as("not from a replacement: the task reads it as Flink's gate would")
@@ -118,7 +118,7 @@ class ChannelProgressTest {
 
     @Test
     void theEndOfDataOfEveryChannelEndsTheGatesData() {
-        ChannelProgress progress = new ChannelProgress(2);
+        ChannelProgress progress = new ChannelProgress("task", 2);
         progress.delivered(event(0, new EndOfData(StopMode.DRAIN)));
         assertThat(progress.dataEnded(0)).isTrue();
         assertThat(progress.dataEnded(1)).isFalse();
@@ -130,7 +130,7 @@ class ChannelProgressTest {
 
     @Test
     void oneChannelStoppedWithoutDrainingStopsTheGate() {
-        ChannelProgress progress = new ChannelProgress(2);
+        ChannelProgress progress = new ChannelProgress("task", 2);
         progress.delivered(event(0, new EndOfData(StopMode.DRAIN)));
         progress.delivered(event(1, new EndOfData(StopMode.NO_DRAIN)));
         assertThat(progress.endOfDataStatus()).isEqualTo(EndOfDataStatus.STOPPED);
@@ -138,7 +138,7 @@ class ChannelProgressTest {
 
     @Test
     void aFreshStreamReopensAChannelWhoseDataEndedWhileTheGatesDataGoesOn() {
-        ChannelProgress progress = new ChannelProgress(2);
+        ChannelProgress progress = new ChannelProgress("task", 2);
         assertThat(progress.streamStartsAfresh(0)).as("a channel that did not end").isTrue();
         progress.delivered(event(0, new EndOfData(StopMode.DRAIN)));
 
@@ -154,7 +154,7 @@ class ChannelProgressTest {
 
     @Test
     void aFreshStreamCannotBeTakenOnceTheGatesDataEnded() {
-        ChannelProgress progress = new ChannelProgress(2);
+        ChannelProgress progress = new ChannelProgress("task", 2);
         progress.delivered(event(0, new EndOfData(StopMode.DRAIN)));
         progress.delivered(event(1, new EndOfData(StopMode.DRAIN)));
 
@@ -164,7 +164,7 @@ class ChannelProgressTest {
 
     @Test
     void theGateIsFinishedWhenEveryPartitionEnded() {
-        ChannelProgress progress = new ChannelProgress(3);
+        ChannelProgress progress = new ChannelProgress("task", 3);
         progress.delivered(event(1, EndOfPartitionEvent.INSTANCE));
         assertThat(progress.partitionEnded(1)).isTrue();
         assertThat(progress.isFinished()).isFalse();
@@ -179,7 +179,7 @@ class ChannelProgressTest {
 
     @Test
     void onlyTheFirstEndOfRecoveredStateOfAChannelCounts() {
-        ChannelProgress progress = new ChannelProgress(2);
+        ChannelProgress progress = new ChannelProgress("task", 2);
         assertThat(progress.recoveredStateEnded(0)).isTrue();
         assertThat(progress.recoveredStateEnded(0)).as("a restarted producer's repeat").isFalse();
         assertThat(progress.recoveredStateEnded(1)).isTrue();
