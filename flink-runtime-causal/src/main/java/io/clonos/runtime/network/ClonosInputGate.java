@@ -20,7 +20,6 @@ import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.event.AbstractEvent;
 import org.apache.flink.runtime.event.TaskEvent;
-import org.apache.flink.runtime.io.network.api.CancelCheckpointMarker;
 import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.EndOfData;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
@@ -40,10 +39,8 @@ import javax.annotation.Nullable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Optional;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
@@ -101,7 +98,7 @@ public final class ClonosInputGate extends IndexedInputGate {
     private final RestoredCheckpointFilter[] filters;
 
     /** Items the gate made itself, handed to the task before anything else. */
-    private final Queue<BufferOrEvent> injected = new ArrayDeque<>();
+    private final GateInjections injected;
 
     /** Hears of broken connections to other TaskManagers; any thread. */
     private volatile Consumer<InetSocketAddress> lostPeerReporter = address -> {};
@@ -128,7 +125,8 @@ public final class ClonosInputGate extends IndexedInputGate {
         this.original = original;
         this.taskName = original.getOwningTaskName();
         this.numberOfChannels = original.getNumberOfInputChannels();
-        this.progress = new ChannelProgress(numberOfChannels);
+        this.progress = new ChannelProgress(taskName, numberOfChannels);
+        this.injected = new GateInjections(taskName, original.getGateIndex());
         this.filters = new RestoredCheckpointFilter[numberOfChannels];
         ResultPartitionID[] producers = new ResultPartitionID[numberOfChannels];
         int[] subpartitions = new int[numberOfChannels];
@@ -246,6 +244,13 @@ public final class ClonosInputGate extends IndexedInputGate {
         this.causalTask = task;
     }
 
+    /**
+     * The coordinator aborted checkpoint {@code checkpointId}; any thread ({@link GateInjections}).
+     */
+    public void checkpointAborted(long checkpointId) {
+        injected.checkpointAborted(checkpointId);
+    }
+
     /** Checkpoint {@code checkpointId} completed: the logs and counts before it are not needed. */
     public void checkpointCompleted(long checkpointId) {
         if (consumer != null) {
@@ -276,6 +281,9 @@ public final class ClonosInputGate extends IndexedInputGate {
     public Optional<BufferOrEvent> pollNext() throws IOException, InterruptedException {
         connections.connectRestartedProducers();
         connections.checkReconnectDeadlines();
+        if (causalTask != null && causalTask.recovery().isRunning()) {
+            injected.cancelAbortedAlignment(progress);
+        }
         if (!injected.isEmpty()) {
             BufferOrEvent next = injected.poll();
             if (order != null) {
@@ -391,15 +399,6 @@ public final class ClonosInputGate extends IndexedInputGate {
         return first;
     }
 
-    private void cancelAlignment(int channel, long barrier) {
-        if (barrier >= 0) {
-            injected.add(
-                    new BufferOrEvent(
-                            new CancelCheckpointMarker(barrier),
-                            new InputChannelInfo(original.getGateIndex(), channel)));
-        }
-    }
-
     private static boolean blocksUpstream(AbstractEvent event) {
         return event instanceof CheckpointBarrier || event instanceof EndOfChannelStateEvent;
     }
@@ -416,7 +415,7 @@ public final class ClonosInputGate extends IndexedInputGate {
                 causalTask != null
                         && causalTask.logsInputOrder()
                         && causalTask.recovery().isReplaying();
-        cancelAlignment(channel, progress.producerLost(channel, replaysInOrder));
+        injected.cancelAlignment(channel, progress.producerLost(channel, replaysInOrder));
         if (replaysInOrder && progress.isAligning(channel)) {
             LOG.info(
                     "{} keeps its alignment on channel {} across the loss of the channel's producer: it replays, and the logged order holds the new producer's data back.",
@@ -424,7 +423,7 @@ public final class ClonosInputGate extends IndexedInputGate {
                     channel);
             causalTask
                     .recovery()
-                    .whenRunning(() -> progress.replayEnded().forEach(this::cancelAlignment));
+                    .whenRunning(() -> progress.replayEnded().forEach(injected::cancelAlignment));
         }
         if (consumer != null) {
             consumer.producerLost(channel);
@@ -464,12 +463,14 @@ public final class ClonosInputGate extends IndexedInputGate {
         // of being missed by a future asked for after it
         CompletableFuture<?> recoveryChanged =
                 causalTask == null ? null : causalTask.recovery().changed();
+        CompletableFuture<?> abortArrived = injected.abortArrived();
         if (causalTask != null && canDeliver()) {
             return AVAILABLE;
         }
         List<CompletableFuture<?>> futures = connections.availableFutures();
         if (recoveryChanged != null) {
             futures.add(recoveryChanged);
+            futures.add(abortArrived);
         }
         for (CompletableFuture<?> future : futures) {
             if (future.isDone()) {
@@ -485,7 +486,9 @@ public final class ClonosInputGate extends IndexedInputGate {
             return false;
         }
         // producers that wait for this task's answer get it on the next poll
-        return consumer.hasUnanswered() || order.canDeliver();
+        return consumer.hasUnanswered()
+                || order.canDeliver()
+                || (causalTask.recovery().isRunning() && injected.hasAbortedAlignment(progress));
     }
 
     @Override

@@ -235,10 +235,10 @@ final class InputOrder {
     }
 
     /**
-     * The gate cancelled an alignment on its own (a producer was lost after its barrier): the log
-     * says where, so that a recovered task cancels it at the same point of its input. Only while
-     * running normally; a cancellation during a replay is delivered unlogged, as it was before the
-     * log kept them.
+     * The gate cancelled an alignment on its own (a producer was lost after its barrier, or the
+     * coordinator aborted the checkpoint, {@link GateInjections}): the log says where, so that a
+     * recovered task cancels it at the same point of its input. Only while running normally; a
+     * cancellation during a replay is delivered unlogged, as it was before the log kept them.
      */
     void injected(BufferOrEvent boe) {
         if (boe.isEvent()
@@ -278,7 +278,7 @@ final class InputOrder {
         int channel = ownChannel(next.channel());
         task.logged(next);
         LOG.info(
-                "{} cancels its alignment of checkpoint {} on channel {}, where its predecessor lost that channel's producer.",
+                "{} cancels its alignment of checkpoint {} on channel {}, where its predecessor cancelled it.",
                 taskName,
                 next.checkpointId(),
                 channel);

@@ -576,11 +576,10 @@ public final class CausalTaskContext {
     }
 
     /**
-     * Checkpoint {@code checkpointId} was aborted: a task waiting for its completion to free
-     * determinant memory stops waiting. The latest completed checkpoint Flink names with it is not
-     * a completion to truncate at: it may be the one this task was restored from, whose epoch's
-     * output is still needed. Flink's task hears of an abort only once the task is past the
-     * checkpoint ({@link HeldAborts}).
+     * Checkpoint {@code checkpointId} was aborted: a task waiting for it to free determinant memory
+     * stops waiting; an alignment of it is cancelled (logged by its gate). The latest completed
+     * checkpoint is no completion to truncate at: the task may need the output of its epoch.
+     * Flink's task hears of the abort past the checkpoint ({@link HeldAborts}).
      */
     public Future<Void> checkpointAborted(
             long checkpointId,
@@ -591,6 +590,7 @@ public final class CausalTaskContext {
             return abort.abort(checkpointId, latestCompletedCheckpointId);
         }
         causal.checkpointAborted(checkpointId);
+        gates.forEach(gate -> gate.checkpointAborted(checkpointId));
         return aborts.aborted(checkpointId, latestCompletedCheckpointId, abort, completion);
     }
 
