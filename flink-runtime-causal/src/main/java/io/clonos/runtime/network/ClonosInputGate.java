@@ -281,7 +281,7 @@ public final class ClonosInputGate extends IndexedInputGate {
     public Optional<BufferOrEvent> pollNext() throws IOException, InterruptedException {
         connections.connectRestartedProducers();
         connections.checkReconnectDeadlines();
-        if (causalTask != null && causalTask.recovery().isRunning()) {
+        if (causalTask != null && causalTask.choosesFreely()) {
             injected.cancelAbortedAlignment(progress);
         }
         if (!injected.isEmpty()) {
@@ -488,7 +488,7 @@ public final class ClonosInputGate extends IndexedInputGate {
         // producers that wait for this task's answer get it on the next poll
         return consumer.hasUnanswered()
                 || order.canDeliver()
-                || (causalTask.recovery().isRunning() && injected.hasAbortedAlignment(progress));
+                || (injected.hasAbortedAlignment(progress) && causalTask.choosesFreely());
     }
 
     @Override

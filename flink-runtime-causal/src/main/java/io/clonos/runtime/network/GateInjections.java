@@ -38,8 +38,10 @@ import java.util.concurrent.CompletableFuture;
  * so its consumers would hold the channels of the other producers, whose barriers they have, until
  * the next checkpoint's barrier, a whole checkpoint interval later, and the job would stall on the
  * recovering task. Each cancellation reaches the task through the input order, which logs it
- * ({@link InputOrder#injected}), so a task that recovers later cancels at the same place; none is
- * made while the task replays, where the logged order decides.
+ * ({@link InputOrder#injected}), so a task that recovers later cancels at the same place. None is
+ * made while the task replays, where the logged order decides, nor while its output still
+ * regenerates its predecessor's ({@code CausalTask#choosesFreely}): its predecessor made no choice
+ * there, and a cancellation would put a marker where its consumers have a barrier or data.
  *
  * <p>The queue and the cancellations of aborted checkpoints are the task thread's; the
  * coordinator's aborts arrive on any thread.
@@ -118,7 +120,7 @@ final class GateInjections {
 
     /**
      * Cancels the task's alignment of a checkpoint the coordinator aborted, if it has one (task
-     * thread, while the task runs normally).
+     * thread, while the task chooses freely).
      */
     void cancelAbortedAlignment(ChannelProgress progress) {
         int channel = alignedOnAborted(progress);
