@@ -20,10 +20,8 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
-import org.apache.flink.runtime.event.AbstractEvent;
 import org.apache.flink.runtime.event.RuntimeEvent;
 import org.apache.flink.runtime.io.network.api.CancelCheckpointMarker;
-import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
 import org.apache.flink.runtime.io.network.partition.consumer.EndOfChannelStateEvent;
@@ -166,13 +164,7 @@ final class InputOrder {
         if (!head.isEvent() || !task.recovery().isReplaying()) {
             return false;
         }
-        AbstractEvent event = head.getEvent();
-        long checkpoint =
-                event instanceof CheckpointBarrier
-                        ? ((CheckpointBarrier) event).getId()
-                        : event instanceof CancelCheckpointMarker
-                                ? ((CancelCheckpointMarker) event).getCheckpointId()
-                                : -1;
+        long checkpoint = ChannelProgress.checkpointOf(head.getEvent());
         return checkpoint > task.recovery().lastReplayedEpoch();
     }
 
