@@ -281,8 +281,8 @@ public final class ClonosInputGate extends IndexedInputGate {
     public Optional<BufferOrEvent> pollNext() throws IOException, InterruptedException {
         connections.connectRestartedProducers();
         connections.checkReconnectDeadlines();
-        if (causalTask != null && causalTask.choosesFreely()) {
-            injected.cancelAbortedAlignment(progress);
+        if (causalTask != null) {
+            injected.cancelAbortedAlignment(progress, causalTask::choosesFreely);
         }
         if (!injected.isEmpty()) {
             BufferOrEvent next = injected.poll();

@@ -25,6 +25,7 @@ import javax.annotation.Nullable;
 import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 
 /**
  * The items a gate makes itself and hands its task before anything else: announcements on behalf of
@@ -87,11 +88,14 @@ final class GateInjections {
      */
     void cancelAlignment(int channel, long barrier) {
         if (barrier >= 0) {
-            queue.add(
-                    new BufferOrEvent(
-                            new CancelCheckpointMarker(barrier),
-                            new InputChannelInfo(gateIndex, channel)));
+            queue.add(cancellation(gateIndex, channel, barrier));
         }
+    }
+
+    /** The cancellation of the task's alignment of a checkpoint, as read on a channel. */
+    static BufferOrEvent cancellation(int gateIndex, int channel, long checkpointId) {
+        return new BufferOrEvent(
+                new CancelCheckpointMarker(checkpointId), new InputChannelInfo(gateIndex, channel));
     }
 
     /** The coordinator aborted checkpoint {@code checkpointId}; any thread. */
@@ -119,12 +123,12 @@ final class GateInjections {
     }
 
     /**
-     * Cancels the task's alignment of a checkpoint the coordinator aborted, if it has one (task
-     * thread, while the task chooses freely).
+     * Cancels the task's alignment of a checkpoint the coordinator aborted, if it has one and the
+     * task chooses freely (task thread; {@code choosesFreely} is asked only then, not per poll).
      */
-    void cancelAbortedAlignment(ChannelProgress progress) {
+    void cancelAbortedAlignment(ChannelProgress progress, BooleanSupplier choosesFreely) {
         int channel = alignedOnAborted(progress);
-        if (channel < 0) {
+        if (channel < 0 || !choosesFreely.getAsBoolean()) {
             return;
         }
         long checkpoint = progress.alignedCheckpoint(channel);

@@ -274,10 +274,7 @@ final class InputOrder {
                 taskName,
                 next.checkpointId(),
                 channel);
-        return Optional.of(
-                new BufferOrEvent(
-                        new CancelCheckpointMarker(next.checkpointId()),
-                        new InputChannelInfo(gateIndex, channel)));
+        return Optional.of(GateInjections.cancellation(gateIndex, channel, next.checkpointId()));
     }
 
     private static boolean isHandshake(BufferOrEvent boe) {

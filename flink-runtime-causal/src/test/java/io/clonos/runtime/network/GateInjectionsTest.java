@@ -36,7 +36,7 @@ class GateInjectionsTest {
 
         injections.checkpointAborted(5);
         assertThat(injections.hasAbortedAlignment(progress)).isTrue();
-        injections.cancelAbortedAlignment(progress);
+        injections.cancelAbortedAlignment(progress, () -> true);
 
         BufferOrEvent cancel = injections.poll();
         assertThat(cancel.getEvent()).isEqualTo(new CancelCheckpointMarker(5));
@@ -45,7 +45,7 @@ class GateInjectionsTest {
         assertThat(injections.hasAbortedAlignment(progress))
                 .as("one cancellation ends the whole alignment")
                 .isFalse();
-        injections.cancelAbortedAlignment(progress);
+        injections.cancelAbortedAlignment(progress, () -> true);
         assertThat(injections.isEmpty()).isTrue();
     }
 
@@ -54,12 +54,26 @@ class GateInjectionsTest {
         ChannelProgress progress = new ChannelProgress("task", 2);
         GateInjections injections = new GateInjections("task", GATE);
         injections.checkpointAborted(7);
-        injections.cancelAbortedAlignment(progress);
+        injections.cancelAbortedAlignment(progress, () -> true);
         assertThat(injections.isEmpty()).as("no alignment open yet").isTrue();
 
         progress.delivered(barrier(0, 7));
-        injections.cancelAbortedAlignment(progress);
+        injections.cancelAbortedAlignment(progress, () -> true);
         assertThat(injections.poll().getEvent()).isEqualTo(new CancelCheckpointMarker(7));
+    }
+
+    @Test
+    void aTaskThatDoesNotChooseFreelyCancelsNothingUntilItDoes() {
+        ChannelProgress progress = new ChannelProgress("task", 2);
+        GateInjections injections = new GateInjections("task", GATE);
+        progress.delivered(barrier(0, 6));
+        injections.checkpointAborted(6);
+        injections.cancelAbortedAlignment(progress, () -> false);
+        assertThat(injections.isEmpty()).as("still regenerating its predecessor's output").isTrue();
+        assertThat(injections.hasAbortedAlignment(progress)).isTrue();
+
+        injections.cancelAbortedAlignment(progress, () -> true);
+        assertThat(injections.poll().getEvent()).isEqualTo(new CancelCheckpointMarker(6));
     }
 
     @Test
@@ -69,7 +83,7 @@ class GateInjectionsTest {
         injections.checkpointAborted(4);
         progress.delivered(barrier(0, 5));
         assertThat(injections.hasAbortedAlignment(progress)).isFalse();
-        injections.cancelAbortedAlignment(progress);
+        injections.cancelAbortedAlignment(progress, () -> true);
         assertThat(injections.isEmpty()).isTrue();
     }
 
