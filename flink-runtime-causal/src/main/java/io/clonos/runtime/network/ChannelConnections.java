@@ -322,6 +322,7 @@ final class ChannelConnections {
             }
             if (next.isPresent()) {
                 nextSource = (source + 1) % sources;
+                LostConnectionRecycler.guard(next.get(), taskName);
                 if (!next.get().isBuffer() && next.get().getEvent() instanceof EventAnnouncement) {
                     // a producer's word that a barrier is on its way to a task its full in-flight
                     // log may hold back (LogBackpressure): Flink noted it when it arrived
