@@ -143,6 +143,8 @@ final class ChannelConnections {
 
     private int waitingChannels;
 
+    private final InputCatchUp catchUp;
+
     private final List<IndexedInputGate> replacementGates = new ArrayList<>();
     private final Queue<NettyShuffleDescriptor> restartedProducers = new ConcurrentLinkedQueue<>();
     private volatile CompletableFuture<?> producerRestartedFuture = new CompletableFuture<>();
@@ -178,6 +180,7 @@ final class ChannelConnections {
         this.listener = listener;
         this.owner = new IndexedInputGate[numberOfChannels];
         this.ownerChannel = new int[numberOfChannels];
+        this.catchUp = new InputCatchUp(numberOfChannels);
         this.producer = producers.clone();
         this.waitingSince = new long[numberOfChannels];
         for (int i = 0; i < numberOfChannels; i++) {
@@ -295,8 +298,9 @@ final class ChannelConnections {
 
     /**
      * Polls the original gate and the replacement gates in turn, with channel indexes remapped to
-     * the task's. Drops what retired connections still deliver; a poll that fails because a
-     * producer is gone retires its channels and returns nothing.
+     * the task's. Drops what retired connections still deliver, and the connections' own events
+     * (announcements, the end of a replay); a poll that fails because a producer is gone retires
+     * its channels and returns nothing.
      */
     Optional<BufferOrEvent> poll() throws IOException, InterruptedException {
         int sources = 1 + replacementGates.size();
@@ -340,6 +344,11 @@ final class ChannelConnections {
                     }
                     return Optional.empty();
                 }
+                if (!next.get().isBuffer()
+                        && next.get().getEvent() instanceof ReplayCaughtUpEvent) {
+                    catchUp.caughtUp(channel);
+                    return Optional.empty();
+                }
                 if (gate != original) {
                     next.get()
                             .setChannelInfo(new InputChannelInfo(original.getGateIndex(), channel));
@@ -348,6 +357,11 @@ final class ChannelConnections {
             }
         }
         return Optional.empty();
+    }
+
+    /** Completes once every channel read its producer's in-flight log replay to its end. */
+    CompletableFuture<Void> inputCaughtUp() {
+        return catchUp.allCaughtUp();
     }
 
     private int replacedChannelOf(IndexedInputGate gate) {

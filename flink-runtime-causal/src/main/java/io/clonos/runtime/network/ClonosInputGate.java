@@ -273,6 +273,11 @@ public final class ClonosInputGate extends IndexedInputGate {
         return connections.producerRestarted(descriptor);
     }
 
+    /** Completes once every channel read its producer's in-flight log replay to its end. */
+    public CompletableFuture<Void> inputCaughtUp() {
+        return connections.inputCaughtUp();
+    }
+
     // ------------------------------------------------------------------------------------------
     //  Reading
     // ------------------------------------------------------------------------------------------
