@@ -175,6 +175,14 @@ final class CheckpointPause<V> {
                         System::nanoTime,
                         log);
         metrics.gauge(HELD_BACK_METRIC, (Gauge<Long>) pause::heldBackMillis);
+        scheduler
+                .getExecutionGraph()
+                .registerJobStatusListener(
+                        (job, status, timestamp) -> {
+                            if (status != JobStatus.RUNNING) {
+                                pause.jobLeftRunning();
+                            }
+                        });
         return pause;
     }
 
@@ -182,10 +190,6 @@ final class CheckpointPause<V> {
     void replaying(Collection<V> tasks) {
         if (limit.isZero() || tasks.isEmpty() || !checkpoints.periodic()) {
             return;
-        }
-        if (paused && checkpoints.triggering()) {
-            // Flink started them again (a global restart): the earlier pause is over
-            resume();
         }
         if (!paused) {
             if (!checkpoints.triggering()) {
@@ -210,6 +214,30 @@ final class CheckpointPause<V> {
     void replayEnded(V task) {
         if (replaying.remove(task)) {
             resumeIfDone();
+        }
+    }
+
+    /**
+     * A task switched to RUNNING. Flink then starts periodic checkpoints that are stopped, whoever
+     * stopped them ({@code DefaultExecutionGraph}): a pause stops them again at once, before their
+     * first trigger, which comes after at least the minimum pause between checkpoints.
+     */
+    void taskRunning() {
+        if (paused && checkpoints.triggering()) {
+            checkpoints.stop();
+        }
+    }
+
+    /**
+     * The job left RUNNING (a global restart, a suspension, its end): Flink stops the checkpoints
+     * and starts them when the job runs again, so the pause is over without starting anything.
+     */
+    void jobLeftRunning() {
+        if (paused) {
+            paused = false;
+            heldBackNanos += nanoClock.getAsLong() - pausedSinceNanos;
+            replaying.clear();
+            log.info("The job left RUNNING; checkpoints held back for replays are Flink's again.");
         }
     }
 

@@ -345,6 +345,9 @@ public class ClonosScheduler extends DefaultScheduler {
         if (updated && transition.getExecutionState().isTerminal()) {
             checkpointPause.attemptEnded();
         }
+        if (updated && transition.getExecutionState() == ExecutionState.RUNNING) {
+            checkpointPause.taskRunning();
+        }
         if (updated
                 && (transition.getExecutionState() == ExecutionState.FINISHED
                         || transition.getExecutionState() == ExecutionState.RUNNING)) {

@@ -163,8 +163,11 @@ class CheckpointPauseTest {
     void aPauseThatFlinkEndedIsOverAndTheNextRecoveryPausesAgain() {
         CheckpointPause<String> pause = pause(LIMIT);
         pause.replaying(List.of("map-0"));
-        // a global restart: Flink starts the checkpoints when the job runs again
+        // a global restart: Flink stops the checkpoints and starts them when the job runs again
+        pause.jobLeftRunning();
+        assertThat(pause.isPaused()).isFalse();
         coordinator.triggering = true;
+        assertThat(coordinator.starts).as("left to Flink").isZero();
 
         pause.replaying(List.of("map-1"));
         assertThat(coordinator.triggering).isFalse();
@@ -172,6 +175,23 @@ class CheckpointPauseTest {
 
         pause.replayEnded("map-1");
         assertThat(coordinator.triggering).as("map-0 belonged to the pause Flink ended").isTrue();
+    }
+
+    @Test
+    void checkpointsThatFlinkStartsForARunningTaskAreStoppedAgainWhileThePauseLasts() {
+        CheckpointPause<String> pause = pause(LIMIT);
+        pause.replaying(List.of("map-0"));
+        // Flink's execution graph starts stopped checkpoints when any task switches to RUNNING
+        coordinator.triggering = true;
+
+        pause.taskRunning();
+        assertThat(coordinator.triggering).isFalse();
+        assertThat(pause.isPaused()).isTrue();
+
+        pause.replayEnded("map-0");
+        assertThat(coordinator.triggering).isTrue();
+        pause.taskRunning();
+        assertThat(coordinator.triggering).as("no pause: left running").isTrue();
     }
 
     @Test
