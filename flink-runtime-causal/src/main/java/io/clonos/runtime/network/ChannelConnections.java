@@ -143,8 +143,6 @@ final class ChannelConnections {
 
     private int waitingChannels;
 
-    private final InputCatchUp catchUp;
-
     private final List<IndexedInputGate> replacementGates = new ArrayList<>();
     private final Queue<NettyShuffleDescriptor> restartedProducers = new ConcurrentLinkedQueue<>();
     private volatile CompletableFuture<?> producerRestartedFuture = new CompletableFuture<>();
@@ -180,7 +178,6 @@ final class ChannelConnections {
         this.listener = listener;
         this.owner = new IndexedInputGate[numberOfChannels];
         this.ownerChannel = new int[numberOfChannels];
-        this.catchUp = new InputCatchUp(numberOfChannels);
         this.producer = producers.clone();
         this.waitingSince = new long[numberOfChannels];
         for (int i = 0; i < numberOfChannels; i++) {
@@ -298,9 +295,8 @@ final class ChannelConnections {
 
     /**
      * Polls the original gate and the replacement gates in turn, with channel indexes remapped to
-     * the task's. Drops what retired connections still deliver, and the connections' own events
-     * (announcements, the end of a replay); a poll that fails because a producer is gone retires
-     * its channels and returns nothing.
+     * the task's. Drops what retired connections still deliver; a poll that fails because a
+     * producer is gone retires its channels and returns nothing.
      */
     Optional<BufferOrEvent> poll() throws IOException, InterruptedException {
         int sources = 1 + replacementGates.size();
@@ -344,11 +340,6 @@ final class ChannelConnections {
                     }
                     return Optional.empty();
                 }
-                if (!next.get().isBuffer()
-                        && next.get().getEvent() instanceof ReplayCaughtUpEvent) {
-                    catchUp.caughtUp(channel);
-                    return Optional.empty();
-                }
                 if (gate != original) {
                     next.get()
                             .setChannelInfo(new InputChannelInfo(original.getGateIndex(), channel));
@@ -357,11 +348,6 @@ final class ChannelConnections {
             }
         }
         return Optional.empty();
-    }
-
-    /** Completes once every channel read its producer's in-flight log replay to its end. */
-    CompletableFuture<Void> inputCaughtUp() {
-        return catchUp.allCaughtUp();
     }
 
     private int replacedChannelOf(IndexedInputGate gate) {

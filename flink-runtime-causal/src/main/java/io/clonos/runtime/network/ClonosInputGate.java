@@ -273,11 +273,6 @@ public final class ClonosInputGate extends IndexedInputGate {
         return connections.producerRestarted(descriptor);
     }
 
-    /** Completes once every channel read its producer's in-flight log replay to its end. */
-    public CompletableFuture<Void> inputCaughtUp() {
-        return connections.inputCaughtUp();
-    }
-
     // ------------------------------------------------------------------------------------------
     //  Reading
     // ------------------------------------------------------------------------------------------

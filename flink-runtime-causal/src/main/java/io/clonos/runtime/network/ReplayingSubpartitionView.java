@@ -64,9 +64,6 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
 
     private boolean startEventSent;
 
-    /** Whether the consumer was told that the replay of the in-flight log is over. */
-    private boolean caughtUpSent;
-
     /** How far this connection has been given the producer's causal log and the logs it holds. */
     private final TaskCausalLog.Position causalLogPosition = new TaskCausalLog.Position();
 
@@ -133,12 +130,6 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
         return true;
     }
 
-    /** Whether the replay's end is to be told: all of the log went out, nothing of it waits. */
-    @GuardedBy("this")
-    private boolean caughtUp() {
-        return !caughtUpSent && held == null && (replay == null || replay.remaining() == 0);
-    }
-
     /** Whether an announcement is to go out before anything else. */
     @GuardedBy("this")
     private boolean announces() {
@@ -167,10 +158,6 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
             continued = null;
             streamAnnounced = true;
             return next(EventSerializer.toBuffer(event, false));
-        }
-        if (caughtUp()) {
-            caughtUpSent = true;
-            return next(EventSerializer.toBuffer(ReplayCaughtUpEvent.INSTANCE, false));
         }
         Buffer buffer = held;
         held = null;
@@ -328,7 +315,7 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
 
     /** The type of what {@link #getNextBuffer()} would return next, NONE if nothing is ready. */
     private Buffer.DataType nextDataType() {
-        if (continued != null || announces() || caughtUp()) {
+        if (continued != null || announces()) {
             return Buffer.DataType.EVENT_BUFFER;
         }
         if (held != null) {
@@ -358,7 +345,7 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
         if (released || detached || blocked) {
             return new AvailabilityWithBacklog(false, 0);
         }
-        if (!startEventSent || continued != null || announces() || caughtUp()) {
+        if (!startEventSent || continued != null || announces()) {
             return new AvailabilityWithBacklog(true, backlog());
         }
         if (held != null) {

@@ -73,6 +73,11 @@ final class CheckpointPause<V> {
 
         void stop();
 
+        /**
+         * Starts them, with one checkpoint at once rather than after Flink's random initial delay
+         * of up to an interval: the epochs grew during the pause, and a transactional sink's output
+         * becomes visible only when a checkpoint completes.
+         */
         void start();
     }
 
@@ -155,6 +160,13 @@ final class CheckpointPause<V> {
                     public void start() {
                         if (scheduler.getExecutionGraph().getState() == JobStatus.RUNNING) {
                             scheduler.startCheckpointScheduler();
+                            CheckpointCoordinator coordinator =
+                                    scheduler.getExecutionGraph().getCheckpointCoordinator();
+                            if (coordinator != null) {
+                                // a failure is the coordinator's to log and count, as a periodic
+                                // one
+                                coordinator.triggerCheckpoint(true);
+                            }
                         }
                     }
                 };

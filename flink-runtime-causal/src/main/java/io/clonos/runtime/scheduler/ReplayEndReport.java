@@ -14,8 +14,6 @@ package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.causal.CausalRecovery;
 import io.clonos.runtime.configuration.ClonosOptions;
-import io.clonos.runtime.network.ClonosInputGate;
-import io.clonos.runtime.network.ClonosNetworkContext;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.execution.Environment;
@@ -28,8 +26,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
-
-import java.util.concurrent.CompletableFuture;
 
 /**
  * A restarted task tells the JobManager that it replayed what its predecessor had done and now runs
@@ -64,10 +60,7 @@ public final class ReplayEndReport implements CoordinationRequest {
      * What a task calls as it starts processing: a restarted attempt of a job whose JobManager
      * holds checkpoints back for replays ({@code clonos.recovery.checkpoint-pause}, which the
      * rewriter puts into every task's configuration) reports once its {@code recovery} runs
-     * normally (at once if it replays nothing; null: the task has no causal log) and each of its
-     * input channels read the producer's in-flight log to its end. A checkpoint let through before
-     * that would have its barriers trail the task's backlog on those channels, and the task's
-     * alignment would hold its other channels until they arrive. Any thread.
+     * normally, at once if it replays nothing (null: the task has no causal log). Any thread.
      */
     public static void sendOnceRunning(Environment task, @Nullable CausalRecovery recovery) {
         ExecutionAttemptID attempt = task.getExecutionId();
@@ -78,12 +71,7 @@ public final class ReplayEndReport implements CoordinationRequest {
             return;
         }
         TaskOperatorEventGateway jobManager = task.getOperatorCoordinatorEventGateway();
-        CompletableFuture<?>[] inputs =
-                ClonosNetworkContext.clonosGates(task.getAllInputGates()).stream()
-                        .map(ClonosInputGate::inputCaughtUp)
-                        .toArray(CompletableFuture[]::new);
-        Runnable send =
-                () -> CompletableFuture.allOf(inputs).thenRun(() -> send(jobManager, attempt));
+        Runnable send = () -> send(jobManager, attempt);
         if (recovery == null) {
             send.run();
         } else {

@@ -39,7 +39,6 @@ import java.util.Map;
 import java.util.Optional;
 
 import static io.clonos.runtime.network.GateItems.data;
-import static io.clonos.runtime.network.GateItems.event;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -165,27 +164,6 @@ class ChannelConnectionsTest {
         assertThat(((ScriptedGate) replacements.get(0)).resumed).containsExactly(0);
         assertThat(((ScriptedGate) replacements.get(0)).acknowledged).containsExactly(0);
         assertThat(original.resumed).isEmpty();
-    }
-
-    @Test
-    void theInputCaughtUpOnceEveryChannelReadItsReplaysEndOnAnyConnection() throws Exception {
-        ChannelConnections connections = connections(Duration.ofMinutes(1));
-        original.deliver(event(0, ReplayCaughtUpEvent.INSTANCE));
-        original.deliver(event(2, ReplayCaughtUpEvent.INSTANCE));
-        original.deliver(event(0, ReplayCaughtUpEvent.INSTANCE));
-        for (int i = 0; i < 3; i++) {
-            assertThat(connections.poll()).as("the task never sees the replay's end").isEmpty();
-        }
-        assertThat(connections.inputCaughtUp()).as("channel 1 still replays").isNotDone();
-
-        // channel 1's producer dies before its replay ended; its new attempt's connection ends it
-        producerDies(original, 1);
-        connections.poll();
-        connections.producerRestarted(newAttemptOf(1));
-        connections.connectRestartedProducers();
-        ((ScriptedGate) replacements.get(0)).deliver(event(0, ReplayCaughtUpEvent.INSTANCE));
-        assertThat(connections.poll()).isEmpty();
-        assertThat(connections.inputCaughtUp()).isDone();
     }
 
     @Test

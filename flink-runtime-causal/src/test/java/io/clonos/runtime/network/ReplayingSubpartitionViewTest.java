@@ -58,7 +58,7 @@ class ReplayingSubpartitionViewTest {
     private static final BufferAvailabilityListener IGNORE = view -> {};
 
     @Test
-    void aNewConsumerGetsTheStartEpochTheLogItsEndAndThenLiveDataWithFreshSequenceNumbers()
+    void aNewConsumerGetsTheStartEpochTheLogAndThenLiveDataWithFreshSequenceNumbers()
             throws Exception {
         ScriptedView source = new ScriptedView();
         LoggingSubpartition subpartition = logging(source);
@@ -67,9 +67,8 @@ class ReplayingSubpartitionViewTest {
 
         ReplayingSubpartitionView first = subpartition.attach(IGNORE);
         assertStartEvent(first.getNextBuffer(), ReplayStartEvent.FROM_PRODUCER_START, 0);
-        assertCaughtUp(first.getNextBuffer(), 1);
-        assertThat(valueOf(first.getNextBuffer(), 2)).isEqualTo(1);
-        assertThat(valueOf(first.getNextBuffer(), 3)).isEqualTo(2);
+        assertThat(valueOf(first.getNextBuffer(), 1)).isEqualTo(1);
+        assertThat(valueOf(first.getNextBuffer(), 2)).isEqualTo(2);
         assertThat(first.getNextBuffer()).isNull();
         first.releaseAllResources();
 
@@ -78,16 +77,10 @@ class ReplayingSubpartitionViewTest {
         assertStartEvent(second.getNextBuffer(), ReplayStartEvent.FROM_PRODUCER_START, 0);
         assertThat(valueOf(second.getNextBuffer(), 1)).as("replayed").isEqualTo(1);
         assertThat(valueOf(second.getNextBuffer(), 2)).as("replayed").isEqualTo(2);
-        assertThat(second.getAvailabilityAndBacklog(false).isAvailable())
-                .as("the replay's end is an event: it needs no credit")
-                .isTrue();
-        assertCaughtUp(second.getNextBuffer(), 3);
-        assertThat(valueOf(second.getNextBuffer(), 4))
-                .as("queued in Flink's subpartition: live, after the replay's end")
+        assertThat(valueOf(second.getNextBuffer(), 3))
+                .as("queued in Flink's subpartition: live, after the replay")
                 .isEqualTo(3);
         assertThat(second.getNextBuffer()).isNull();
-        source.add(data(4));
-        assertThat(valueOf(second.getNextBuffer(), 5)).isEqualTo(4);
     }
 
     @Test
@@ -101,14 +94,13 @@ class ReplayingSubpartitionViewTest {
         ReplayingSubpartitionView first = subpartition.attach(IGNORE);
         first.getNextBuffer();
         first.getNextBuffer();
-        first.getNextBuffer();
         BufferAndBacklog barrier = first.getNextBuffer();
         assertThat(barrier.buffer().getDataType().isBlockingUpstream()).isTrue();
         assertThat(barrier.buffersInBacklog()).isZero();
         assertThat(first.getNextBuffer()).as("blocked until resumed").isNull();
         first.resumeConsumption();
         assertThat(source.resumed).isEqualTo(1);
-        assertThat(valueOf(first.getNextBuffer(), 4)).isEqualTo(2);
+        assertThat(valueOf(first.getNextBuffer(), 3)).isEqualTo(2);
         first.releaseAllResources();
 
         // a replacement consumer: the replayed barrier blocks the replay the same way
@@ -127,7 +119,6 @@ class ReplayingSubpartitionViewTest {
                 .as("Flink's subpartition is not blocked: no second resume")
                 .isEqualTo(1);
         assertThat(valueOf(second.getNextBuffer(), 3)).isEqualTo(2);
-        assertCaughtUp(second.getNextBuffer(), 4);
     }
 
     @Test
@@ -138,7 +129,6 @@ class ReplayingSubpartitionViewTest {
         source.add(barrier(4));
         source.add(data(2));
         ReplayingSubpartitionView first = subpartition.attach(IGNORE);
-        first.getNextBuffer();
         first.getNextBuffer();
         first.getNextBuffer();
         first.getNextBuffer();
@@ -153,7 +143,6 @@ class ReplayingSubpartitionViewTest {
         assertThat(valueOf(second.getNextBuffer(), 1))
                 .as("only what was sent after barrier 4")
                 .isEqualTo(2);
-        assertCaughtUp(second.getNextBuffer(), 2);
         assertThat(second.getNextBuffer()).isNull();
     }
 
@@ -180,12 +169,11 @@ class ReplayingSubpartitionViewTest {
         LoggingSubpartition subpartition = logging(context, partition, source);
         ReplayingSubpartitionView view = subpartition.attach(IGNORE);
         assertStartEvent(view.getNextBuffer(), ReplayStartEvent.FROM_PRODUCER_START, 0);
-        assertCaughtUp(view.getNextBuffer(), 1);
         source.add(data(1));
         assertThat(eventOf(view.getNextBuffer()))
                 .as("the stream is announced before any log: the consumer drops an old one's")
                 .isInstanceOf(ContinuedStreamEvent.class);
-        assertThat(valueOf(view.getNextBuffer(), 3)).isEqualTo(1);
+        assertThat(valueOf(view.getNextBuffer(), 2)).isEqualTo(1);
 
         task.sourceCheckpoint(4, 0);
         source.add(barrier(4));
@@ -220,9 +208,8 @@ class ReplayingSubpartitionViewTest {
         ReplayingSubpartitionView view = subpartition.attach(v -> askedAgain.countDown());
 
         assertStartEvent(view.getNextBuffer(), ReplayStartEvent.FROM_PRODUCER_START, 0);
-        assertCaughtUp(view.getNextBuffer(), 1);
         for (int i = 1; i <= 8; i++) {
-            assertThat(valueOf(view.getNextBuffer(), i + 1)).isEqualTo(i);
+            assertThat(valueOf(view.getNextBuffer(), i)).isEqualTo(i);
         }
         assertThat(view.getNextBuffer()).as("held back: the log is full").isNull();
         assertThat(view.getAvailabilityAndBacklog(true).isAvailable()).isFalse();
@@ -243,14 +230,14 @@ class ReplayingSubpartitionViewTest {
                         ((CheckpointBarrier) ((EventAnnouncement) announcement).getAnnouncedEvent())
                                 .getId())
                 .isEqualTo(1);
-        assertThat(valueOf(view.getNextBuffer(), 11)).as("let through to the barrier").isEqualTo(9);
-        assertThat(valueOf(view.getNextBuffer(), 12)).isEqualTo(10);
+        assertThat(valueOf(view.getNextBuffer(), 10)).as("let through to the barrier").isEqualTo(9);
+        assertThat(valueOf(view.getNextBuffer(), 11)).isEqualTo(10);
         assertThat(eventOf(view.getNextBuffer())).isInstanceOf(CheckpointBarrier.class);
         view.resumeConsumption();
         assertThat(view.getNextBuffer()).as("held back again past the barrier").isNull();
 
         subpartition.truncateBefore(1);
-        assertThat(valueOf(view.getNextBuffer(), 14)).as("room after truncation").isEqualTo(11);
+        assertThat(valueOf(view.getNextBuffer(), 13)).as("room after truncation").isEqualTo(11);
     }
 
     /** A stream's end comes after its last barrier, with none pending: it must not wait. */
@@ -267,7 +254,6 @@ class ReplayingSubpartitionViewTest {
         }
         source.add(EventSerializer.toBuffer(EndOfPartitionEvent.INSTANCE, false));
         ReplayingSubpartitionView view = subpartition.attach(IGNORE);
-        view.getNextBuffer();
         view.getNextBuffer();
         for (int i = 1; i <= 8; i++) {
             view.getNextBuffer();
@@ -286,9 +272,8 @@ class ReplayingSubpartitionViewTest {
         }
         ReplayingSubpartitionView view = subpartition.attach(IGNORE);
         view.getNextBuffer();
-        assertCaughtUp(view.getNextBuffer(), 1);
         for (int i = 1; i <= 20; i++) {
-            assertThat(valueOf(view.getNextBuffer(), i + 1)).isEqualTo(i);
+            assertThat(valueOf(view.getNextBuffer(), i)).isEqualTo(i);
         }
         assertThatThrownBy(() -> subpartition.attach(IGNORE))
                 .as("past its overdraft the log dropped the epoch")
@@ -330,11 +315,6 @@ class ReplayingSubpartitionViewTest {
                                 next.buffer(),
                                 ReplayingSubpartitionViewTest.class.getClassLoader()))
                 .isEqualTo(new ReplayStartEvent(epoch));
-    }
-
-    private static void assertCaughtUp(BufferAndBacklog next, int sequenceNumber) throws Exception {
-        assertThat(next.getSequenceNumber()).isEqualTo(sequenceNumber);
-        assertThat(eventOf(next)).isEqualTo(ReplayCaughtUpEvent.INSTANCE);
     }
 
     private static Object eventOf(BufferAndBacklog next) throws Exception {
