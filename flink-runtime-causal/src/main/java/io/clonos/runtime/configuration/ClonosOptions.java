@@ -211,9 +211,12 @@ public final class ClonosOptions {
                                     + " replaying ones only after their replay, so the survivors' aligned"
                                     + " barriers can stall them meanwhile. With a pause, checkpoints resume"
                                     + " as soon as the last restarted task reports its replay's end, at"
-                                    + " the latest after this time; the epochs grow meanwhile. Off by"
-                                    + " default: in the measured staggered failures it did not shorten the"
-                                    + " survivors' stalls beyond the noise (docs/experiments.md).");
+                                    + " the latest after this time, with one checkpoint at once; the epochs"
+                                    + " grow meanwhile, and a transactional sink commits nothing. Off by"
+                                    + " default: it did not shorten the survivors' stalls in the measured"
+                                    + " staggered failures, and held until the restarted tasks had also"
+                                    + " caught up with their input it made Q3's recovery longer"
+                                    + " (docs/experiments.md).");
 
     // ------------------------------------------------------------------------------------------
     //  Standby tasks

@@ -43,7 +43,9 @@ import java.util.function.Predicate;
  * part that did. A replaying source declines such a checkpoint outright, and the alignment its
  * consumers opened stays open until a later barrier comes through. Off by default: in the measured
  * staggered failures the stalls that remained came from alignments opened before the loss, which a
- * pause does not release, and the figures did not move beyond the noise (docs/experiments.md).
+ * pause does not release; and a transactional sink commits nothing during a pause, so held until
+ * the restarted tasks had also caught up with their input, it made Q3's recovery longer
+ * (docs/experiments.md).
  *
  * <p>The pause starts when a batch of restarted attempts is deployed and ends when each of them
  * reported its replay's end ({@link ReplayEndReport}) or ended, at the latest after the configured
