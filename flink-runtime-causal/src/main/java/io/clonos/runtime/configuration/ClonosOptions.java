@@ -212,11 +212,10 @@ public final class ClonosOptions {
                                     + " barriers can stall them meanwhile. With a pause, checkpoints resume"
                                     + " as soon as the last restarted task reports its replay's end, at"
                                     + " the latest after this time, with one checkpoint at once; the epochs"
-                                    + " grow meanwhile, and a transactional sink commits nothing. Off by"
-                                    + " default: it did not shorten the survivors' stalls in the measured"
-                                    + " staggered failures, and held until the restarted tasks had also"
-                                    + " caught up with their input it made Q3's recovery longer"
-                                    + " (docs/experiments.md).");
+                                    + " grow meanwhile. Off by default: it did not shorten the survivors'"
+                                    + " stalls in the measured staggered failures, and held until the"
+                                    + " restarted tasks had also caught up with their input it made Q3's"
+                                    + " recovery longer (docs/experiments.md).");
 
     // ------------------------------------------------------------------------------------------
     //  Standby tasks

@@ -43,9 +43,8 @@ import java.util.function.Predicate;
  * part that did. A replaying source declines such a checkpoint outright, and the alignment its
  * consumers opened stays open until a later barrier comes through. Off by default: in the measured
  * staggered failures the stalls that remained came from alignments opened before the loss, which a
- * pause does not release; and a transactional sink commits nothing during a pause, so held until
- * the restarted tasks had also caught up with their input, it made Q3's recovery longer
- * (docs/experiments.md).
+ * pause does not release; and held until the restarted tasks had also caught up with their input,
+ * it made Q3's recovery longer (docs/experiments.md).
  *
  * <p>The pause starts when a batch of restarted attempts is deployed and ends when each of them
  * reported its replay's end ({@link ReplayEndReport}) or ended, at the latest after the configured
@@ -77,8 +76,9 @@ final class CheckpointPause<V> {
 
         /**
          * Starts them, with one checkpoint at once rather than after Flink's random initial delay
-         * of up to an interval: the epochs grew during the pause, and a transactional sink's output
-         * becomes visible only when a checkpoint completes.
+         * of up to an interval: the epochs grew during the pause, and so would the replay of a further
+         * loss; a transactional sink's readers also see its output only when a checkpoint
+         * completes.
          */
         void start();
     }
