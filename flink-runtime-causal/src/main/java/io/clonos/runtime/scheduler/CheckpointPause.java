@@ -76,8 +76,8 @@ final class CheckpointPause<V> {
 
         /**
          * Starts them, with one checkpoint at once rather than after Flink's random initial delay
-         * of up to an interval: the epochs grew during the pause, and so would the replay of a further
-         * loss; a transactional sink's readers also see its output only when a checkpoint
+         * of up to an interval: the epochs grew during the pause, and so would the replay of a
+         * further loss; a transactional sink's readers also see its output only when a checkpoint
          * completes.
          */
         void start();
