@@ -248,8 +248,7 @@ final class CheckpointPause<V> {
      */
     void jobLeftRunning() {
         if (paused) {
-            paused = false;
-            heldBackNanos += nanoClock.getAsLong() - pausedSinceNanos;
+            end();
             replaying.clear();
             log.info("The job left RUNNING; checkpoints held back for replays are Flink's again.");
         }
@@ -294,10 +293,15 @@ final class CheckpointPause<V> {
         }
     }
 
-    /** Starts the checkpoints again unless Flink did; {@link Checkpoints#start} only if running. */
-    private void resume() {
+    /** The pause is over: its time counts as held back. */
+    private void end() {
         paused = false;
         heldBackNanos += nanoClock.getAsLong() - pausedSinceNanos;
+    }
+
+    /** Starts the checkpoints again unless Flink did; {@link Checkpoints#start} only if running. */
+    private void resume() {
+        end();
         if (!checkpoints.triggering()) {
             checkpoints.start();
         }
