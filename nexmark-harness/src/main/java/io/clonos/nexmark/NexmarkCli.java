@@ -56,7 +56,8 @@ public final class NexmarkCli {
                     "          [--person-bytes B] [--auction-bytes B] [--window-seconds S] [--state-mb MB]",
                     "          [--partitions-per-subtask N] [--checkpoint-interval MS] [--checkpoint-dir URI]",
                     "          [--bootstrap-servers HOST:PORT]",
-                    "          [--standby true|false] [--processes embedded|separate] [-D key=value ...] [--output DIR]",
+                    "          [--standby true|false] [--processes embedded|separate] [--progress-interval MS]",
+                    "          [-D key=value ...] [--output DIR]",
                     "        The query between Kafka topics (a broker in this JVM unless --bootstrap-servers),",
                     "        exactly-once Kafka sink, RocksDB incremental checkpoints to URI; the TaskManager",
                     "        running the query's first subtask is lost after S seconds (embedded clusters: it",
@@ -78,7 +79,9 @@ public final class NexmarkCli {
                     "        state per subtask, checkpoint every 5000 ms,",
                     "        a temporary checkpoint directory, standby true, bench-results/nexmark-failure.",
                     "        --baseline-seconds S: the latency level before the failure is that of the S s before",
-                    "        it (default: two thirds of --kill-after).",
+                    "        it (default: two thirds of --kill-after). --progress-interval MS: every MS ms, each",
+                    "        subtask's watermarks, sources' event-time lag and record counts from the REST API",
+                    "        (metrics.fetcher.update-interval set to MS on both systems), <query>-progress-<run>.csv.",
                     "  figures --outputs DIR --baseline-seconds S",
                     "        A failure run's latency figures computed again from the result times in DIR",
                     "        (<query>-outputs-<run>.csv), the level before the failure from its last S s:",
@@ -213,6 +216,11 @@ public final class NexmarkCli {
             options.put("--checkpoint-dir", v -> settings.checkpointDir = v);
             options.put("--bootstrap-servers", v -> settings.bootstrapServers = v);
             options.put("--standby", v -> settings.standby = bool("--standby", v));
+            options.put(
+                    "--progress-interval",
+                    v ->
+                            settings.progressIntervalMs =
+                                    positive("--progress-interval", Long.parseLong(v)));
             options.put("--processes", v -> settings.processes = v);
             options.put(
                     "-D",

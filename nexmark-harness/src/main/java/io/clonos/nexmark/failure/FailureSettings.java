@@ -100,6 +100,12 @@ public final class FailureSettings {
                 : TimeUnit.SECONDS.toMillis(killAfterSeconds) * 2 / 3;
     }
 
+    /**
+     * Every this many milliseconds, each subtask's watermarks and record counts are sampled through
+     * the REST API into {@code <query>-progress-<run>.csv}; 0 samples nothing.
+     */
+    public long progressIntervalMs;
+
     /** How many events the capacity run reads. */
     public long capacityEvents = 2_000_000;
 

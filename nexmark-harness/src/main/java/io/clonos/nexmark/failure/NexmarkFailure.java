@@ -279,9 +279,12 @@ public final class NexmarkFailure {
             awaitRunning(cluster, job);
             publisher.start();
             progress("%s: job running, publishing", system);
+            ProgressSampler sampler = ProgressSampler.of(settings, cluster.rest(), job);
             long[] killed = runToEnd(system, cluster, job, publisher, topics, output);
             long killedAt = killed[0];
             publisher.await();
+            ProgressSampler.write(
+                    sampler, settings, system + "-" + repetition, killedAt, publisher);
             if (cluster.status(job) != JobStatus.FINISHED) {
                 throw new IllegalStateException(
                         settings.query.title()
@@ -549,6 +552,7 @@ public final class NexmarkFailure {
         config.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
         config.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         config.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir);
+        ProgressSampler.configure(settings, config);
         config.addAll(Configuration.fromMap(settings.properties));
         return config;
     }
