@@ -159,6 +159,7 @@ final class StandaloneCluster {
         launch(
                 JOBMANAGER,
                 JobManagerProcessUtils.generateJvmParametersStr(jmSpec, config),
+                ProcessJavaOptions.jobManager(config, logPrefix(JOBMANAGER)),
                 application
                         ? ClonosApplicationClusterEntrypoint.class.getName()
                         : flavour.jobManager,
@@ -222,6 +223,7 @@ final class StandaloneCluster {
         launch(
                 name,
                 jvmParameters,
+                ProcessJavaOptions.taskManager(config, logPrefix(name)),
                 flavour.taskManager,
                 tmProperties,
                 TaskExecutorProcessUtils.generateDynamicConfigsStr(tmSpec));
@@ -357,6 +359,7 @@ final class StandaloneCluster {
     private void launch(
             String name,
             String jvmMemoryParameters,
+            List<String> javaOptions,
             String mainClass,
             Map<String, String> dynamicProperties,
             String memoryDynamicConfigs)
@@ -365,6 +368,7 @@ final class StandaloneCluster {
                 command(
                         name,
                         jvmMemoryParameters,
+                        javaOptions,
                         mainClass,
                         dynamicProperties,
                         memoryDynamicConfigs);
@@ -381,10 +385,16 @@ final class StandaloneCluster {
                 StandardCharsets.UTF_8);
     }
 
+    /** The log file of process {@code name} without its extension: Flink's log prefix. */
+    private Path logPrefix(String name) {
+        return home.logDir().resolve(name);
+    }
+
     /** The JVM command of one of the cluster's processes, named {@code name}. */
     private List<String> command(
             String name,
             String jvmMemoryParameters,
+            List<String> javaOptions,
             String mainClass,
             Map<String, String> dynamicProperties,
             String memoryDynamicConfigs) {
@@ -392,6 +402,7 @@ final class StandaloneCluster {
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(JVM_OPENS);
         command.addAll(Arrays.asList(jvmMemoryParameters.trim().split("\\s+")));
+        command.addAll(javaOptions);
         command.add("-Dlog.file=" + home.logDir().resolve(name + ".log"));
         command.add("-Dlog4j.configurationFile=" + home.confDir().resolve("log4j.properties"));
         command.add("-Dclonos.home=" + home.home());
@@ -429,6 +440,7 @@ final class StandaloneCluster {
                 return command(
                         JOBMANAGER,
                         JobManagerProcessUtils.generateJvmParametersStr(jmSpec, config),
+                        ProcessJavaOptions.jobManager(config, logPrefix(JOBMANAGER)),
                         role.equals("application")
                                 ? ClonosApplicationClusterEntrypoint.class.getName()
                                 : flavour.jobManager,
@@ -441,6 +453,7 @@ final class StandaloneCluster {
                 return command(
                         "taskmanager",
                         flavour == Flavour.CLONOS ? withInFlightLogHeap(jvm, config, tmSpec) : jvm,
+                        ProcessJavaOptions.taskManager(config, logPrefix("taskmanager")),
                         flavour.taskManager,
                         dynamicProperties,
                         TaskExecutorProcessUtils.generateDynamicConfigsStr(tmSpec));
