@@ -45,6 +45,7 @@ public final class RecomputedFigures {
     /** The figures of every run in {@code dir}, as a table and {@code <query>-figures.json}. */
     public static void write(Path dir, long baselineMs, PrintStream out) throws IOException {
         TreeMap<String, FailureFigures> runs = new TreeMap<>();
+        TreeMap<String, List<WindowFirings.Firing>> firings = new TreeMap<>();
         String query = null;
         try (Stream<Path> files = Files.list(dir)) {
             for (Path file : files.sorted().toList()) {
@@ -55,7 +56,9 @@ public final class RecomputedFigures {
                 }
                 query = name.substring(0, at);
                 String label = name.substring(at + OUTPUTS.length(), name.length() - 4);
-                runs.put(label, new FailureFigures(label, read(file), 0, baselineMs));
+                List<FailureFigures.Output> outputs = read(file);
+                runs.put(label, new FailureFigures(label, outputs, 0, baselineMs));
+                firings.put(label, WindowFirings.of(outputs));
             }
         }
         if (runs.isEmpty()) {
@@ -104,6 +107,7 @@ public final class RecomputedFigures {
                     String.format(
                             Locale.ROOT, "{\"run\":\"%s\",\"figures\":%s}", f.system, f.json()));
         }
+        printFirings(firings, out);
         Files.writeString(
                 dir.resolve(query + "-figures.json"),
                 String.format(
@@ -112,6 +116,41 @@ public final class RecomputedFigures {
                         baselineMs,
                         String.join(",", systems),
                         String.join(",", lines)));
+    }
+
+    /** Each run's window firings, if its query has windows. */
+    private static void printFirings(
+            TreeMap<String, List<WindowFirings.Firing>> firings, PrintStream out) {
+        if (firings.values().stream().allMatch(List::isEmpty)) {
+            return;
+        }
+        out.printf(
+                Locale.ROOT,
+                "%nWindow firings, per output partition (times since the failure, latencies in ms)%n"
+                        + "%-12s %10s %9s %8s %8s %8s %8s %10s%n",
+                "run",
+                "window end",
+                "partition",
+                "results",
+                "first",
+                "p50",
+                "last",
+                "results/s");
+        firings.forEach(
+                (run, ofRun) ->
+                        ofRun.forEach(
+                                f ->
+                                        out.printf(
+                                                Locale.ROOT,
+                                                "%-12s %10d %9d %8d %8d %8d %8d %10d%n",
+                                                run,
+                                                f.dueAt(),
+                                                f.partition(),
+                                                f.results(),
+                                                f.first(),
+                                                f.median(),
+                                                f.last(),
+                                                f.perSecond())));
     }
 
     /** A run's results, their times relative to the failure (so the failure is at 0). */
