@@ -85,7 +85,8 @@ public final class NexmarkCli {
                     "  figures --outputs DIR --baseline-seconds S",
                     "        A failure run's latency figures computed again from the result times in DIR",
                     "        (<query>-outputs-<run>.csv), the level before the failure from its last S s:",
-                    "        a table and <query>-figures.json in DIR.");
+                    "        a table and <query>-figures.json in DIR; for a windowed query (Q8) also each",
+                    "        window's firing per output partition: first result, p50, last, results/s.");
 
     private NexmarkCli() {}
 
