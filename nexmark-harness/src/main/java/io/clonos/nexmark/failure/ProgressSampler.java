@@ -37,10 +37,11 @@ import java.util.function.LongUnaryOperator;
 
 /**
  * Samples, through a cluster's REST API, how far each subtask of a running job has got: the
- * watermark it receives, the watermark and event-time lag of the sources, and its record counts.
- * The latency of a result says when it left; these say where the time before it went (a source
- * catching up, a watermark held back by one input, a window firing), which is what a recovery's
- * breakdown after the replacements run needs.
+ * watermark it receives, the watermark and event-time lag of the sources, its record counts and,
+ * where the cluster enables them, its RocksDB metrics; and each TaskManager's CPU time. The latency
+ * of a result says when it left; these say where the time before it went (a source catching up, a
+ * watermark held back by one input, a window firing), which is what a recovery's breakdown after
+ * the replacements run needs.
  *
  * <p>Flink's REST API serves metrics from a cache that its JobManager refreshes every {@code
  * metrics.fetcher.update-interval} (10 s by default); the experiment sets it to the sampling
@@ -57,6 +58,18 @@ final class ProgressSampler implements AutoCloseable {
     private static final List<String> OPERATOR_METRIC_ENDINGS =
             List.of(".currentEmitEventTimeLag", ".currentOutputWatermark");
 
+    /**
+     * RocksDB's native metrics of an operator's state, present only where the cluster enables them
+     * ({@code state.backend.rocksdb.metrics.*}, e.g. compactions and write stalls).
+     */
+    private static final String ROCKSDB_METRICS = ".rocksdb.";
+
+    /** A TaskManager's CPU time (ns), whose rate says how busy its JVM was. */
+    static final String TASK_MANAGER_CPU = "Status.JVM.CPU.Time";
+
+    /** The CSV's subtask of a TaskManager's own metrics. */
+    static final int NO_SUBTASK = -1;
+
     private final ClusterRestClient rest;
     private final String job;
     private final ScheduledExecutorService thread =
@@ -68,6 +81,7 @@ final class ProgressSampler implements AutoCloseable {
                     });
     private final List<Sample> samples = Collections.synchronizedList(new ArrayList<>());
     private final List<Vertex> vertices = new ArrayList<>();
+    private final List<String> taskManagers = new ArrayList<>();
     private long rounds;
 
     /** How many samples apart the metrics of each vertex are listed again. */
@@ -138,6 +152,9 @@ final class ProgressSampler implements AutoCloseable {
                     sample(vertex, subtask);
                 }
             }
+            for (String taskManager : taskManagers) {
+                sampleTaskManager(taskManager);
+            }
         } catch (RuntimeException e) {
             // a sample that fails (the job ending, a JobManager busy) is a gap, not an error
         }
@@ -145,24 +162,49 @@ final class ProgressSampler implements AutoCloseable {
 
     private void sample(Vertex vertex, int subtask) {
         long at = System.currentTimeMillis();
-        JsonNode values =
+        record(
+                at,
+                vertex.name(),
+                subtask,
                 rest.tryGet(
-                                subtaskPath(vertex.id(), subtask)
-                                        + "?get="
-                                        + String.join(",", vertex.metrics()))
-                        .orElse(null);
-        if (values == null || !values.isArray()) {
+                        subtaskPath(vertex.id(), subtask)
+                                + "?get="
+                                + String.join(",", vertex.metrics())));
+    }
+
+    private void sampleTaskManager(String id) {
+        long at = System.currentTimeMillis();
+        record(
+                at,
+                "taskmanager " + id,
+                NO_SUBTASK,
+                rest.tryGet("/taskmanagers/" + id + "/metrics?get=" + TASK_MANAGER_CPU));
+    }
+
+    /** Keeps the numeric values of a REST metrics answer ({@code [{"id": .., "value": ..}]}). */
+    private void record(long at, String vertex, int subtask, Optional<JsonNode> answer) {
+        if (answer.isEmpty() || !answer.get().isArray()) {
             return;
         }
-        for (JsonNode value : values) {
+        for (JsonNode value : answer.get()) {
             String metric = value.path("id").asText();
             parse(value.path("value").asText())
-                    .ifPresent(v -> samples.add(new Sample(at, vertex.name(), subtask, metric, v)));
+                    .ifPresent(v -> samples.add(new Sample(at, vertex, subtask, metric, v)));
         }
     }
 
-    /** The job's vertices and, for each, the sampled metrics its first subtask reports so far. */
+    /**
+     * The job's vertices and, for each, the sampled metrics its first subtask reports so far; the
+     * cluster's TaskManagers.
+     */
     private void discover() {
+        rest.tryGet("/taskmanagers")
+                .ifPresent(
+                        listed -> {
+                            taskManagers.clear();
+                            listed.path("taskmanagers")
+                                    .forEach(tm -> taskManagers.add(tm.path("id").asText()));
+                        });
         JsonNode details = rest.tryGet("/jobs/" + job).orElse(null);
         if (details == null) {
             return;
@@ -182,6 +224,7 @@ final class ProgressSampler implements AutoCloseable {
                                             metric -> {
                                                 String name = metric.path("id").asText();
                                                 if (TASK_METRICS.contains(name)
+                                                        || name.contains(ROCKSDB_METRICS)
                                                         || OPERATOR_METRIC_ENDINGS.stream()
                                                                 .anyMatch(name::endsWith)) {
                                                     metrics.add(name);

@@ -51,7 +51,7 @@ class ProgressSamplerTest {
     }
 
     @Test
-    void countsAndLagsStayAsTheyAreAndNoWatermarkIsEmpty() {
+    void countsLagsAndCpuTimesStayAsTheyAreAndNoWatermarkIsEmpty() {
         List<String> lines =
                 ProgressSampler.csv(
                         List.of(
@@ -68,7 +68,13 @@ class ProgressSamplerTest {
                                         "q8-join",
                                         0,
                                         "currentInputWatermark",
-                                        Long.MIN_VALUE)),
+                                        Long.MIN_VALUE),
+                                new ProgressSampler.Sample(
+                                        1_004_500,
+                                        "taskmanager tm-1",
+                                        ProgressSampler.NO_SUBTASK,
+                                        ProgressSampler.TASK_MANAGER_CPU,
+                                        7_000_000_000L)),
                         KILLED_AT,
                         ProgressSamplerTest::dueAt);
 
@@ -77,6 +83,7 @@ class ProgressSamplerTest {
                         "ms_since_kill,vertex,subtask,metric,value",
                         "-1000,\"q8-join\",0,numRecordsIn,12345",
                         "-1000,\"Source: 'x'\",0,Source__x.currentEmitEventTimeLag,250",
-                        "-1000,\"q8-join\",0,currentInputWatermark,");
+                        "-1000,\"q8-join\",0,currentInputWatermark,",
+                        "-500,\"taskmanager tm-1\",-1,Status.JVM.CPU.Time,7000000000");
     }
 }
