@@ -279,12 +279,14 @@ public final class NexmarkFailure {
             awaitRunning(cluster, job);
             publisher.start();
             progress("%s: job running, publishing", system);
-            ProgressSampler sampler = ProgressSampler.of(settings, cluster.rest(), job);
-            long[] killed = runToEnd(system, cluster, job, publisher, topics, output);
+            long[] killed;
+            try (ProgressSampler sampler = ProgressSampler.of(settings, cluster.rest(), job)) {
+                killed = runToEnd(system, cluster, job, publisher, topics, output);
+                publisher.await();
+                ProgressSampler.write(
+                        sampler, settings, system + "-" + repetition, killed[0], publisher);
+            }
             long killedAt = killed[0];
-            publisher.await();
-            ProgressSampler.write(
-                    sampler, settings, system + "-" + repetition, killedAt, publisher);
             if (cluster.status(job) != JobStatus.FINISHED) {
                 throw new IllegalStateException(
                         settings.query.title()

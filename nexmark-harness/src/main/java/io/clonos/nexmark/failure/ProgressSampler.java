@@ -37,11 +37,11 @@ import java.util.function.LongUnaryOperator;
 
 /**
  * Samples, through a cluster's REST API, how far each subtask of a running job has got: the
- * watermark it receives, the watermark and event-time lag of the sources, its record counts and,
- * where the cluster enables them, its RocksDB metrics; and each TaskManager's CPU time. The latency
- * of a result says when it left; these say where the time before it went (a source catching up, a
- * watermark held back by one input, a window firing), which is what a recovery's breakdown after
- * the replacements run needs.
+ * watermark it receives, the watermark and event-time lag of the sources, its record counts, how
+ * busy and how back-pressured it was and, where the cluster enables them, its RocksDB metrics; and
+ * each TaskManager's CPU time. The latency of a result says when it left; these say where the time
+ * before it went (a source catching up, a watermark held back by one input, a window firing), which
+ * is what a recovery's breakdown after the replacements run needs.
  *
  * <p>Flink's REST API serves metrics from a cache that its JobManager refreshes every {@code
  * metrics.fetcher.update-interval} (10 s by default); the experiment sets it to the sampling
@@ -53,7 +53,12 @@ final class ProgressSampler implements AutoCloseable {
 
     /** The task and operator metrics sampled (operator metrics by their name's end). */
     private static final List<String> TASK_METRICS =
-            List.of("currentInputWatermark", "numRecordsIn", "numRecordsOut");
+            List.of(
+                    "currentInputWatermark",
+                    "numRecordsIn",
+                    "numRecordsOut",
+                    "busyTimeMsPerSecond",
+                    "backPressuredTimeMsPerSecond");
 
     private static final List<String> OPERATOR_METRIC_ENDINGS =
             List.of(".currentEmitEventTimeLag", ".currentOutputWatermark");
@@ -62,7 +67,7 @@ final class ProgressSampler implements AutoCloseable {
      * RocksDB's native metrics of an operator's state, present only where the cluster enables them
      * ({@code state.backend.rocksdb.metrics.*}, e.g. compactions and write stalls).
      */
-    private static final String ROCKSDB_METRICS = ".rocksdb.";
+    private static final String ROCKSDB_METRICS = ".rocksdb_";
 
     /** A TaskManager's CPU time (ns), whose rate says how busy its JVM was. */
     static final String TASK_MANAGER_CPU = "Status.JVM.CPU.Time";
