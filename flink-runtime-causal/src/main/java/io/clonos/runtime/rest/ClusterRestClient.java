@@ -107,6 +107,18 @@ public final class ClusterRestClient {
     /** The value of a subtask's metric, if the subtask reports it. */
     public Optional<String> subtaskMetric(
             String jobId, String vertexId, int subtask, String metric) {
+        return subtaskMetrics(jobId, vertexId, subtask, List.of(metric))
+                .filter(values -> values.size() > 0)
+                .map(values -> values.get(0).path("value").asText());
+    }
+
+    /**
+     * A subtask's metrics as Flink's REST API answers ({@code [{"id": .., "value": ..}]}): the
+     * values of {@code metrics}, or, if none are named, the ids of every metric it reports. Empty
+     * if the endpoint does not answer with such a list.
+     */
+    public Optional<JsonNode> subtaskMetrics(
+            String jobId, String vertexId, int subtask, List<String> metrics) {
         return tryGet(
                         "/jobs/"
                                 + jobId
@@ -114,11 +126,9 @@ public final class ClusterRestClient {
                                 + vertexId
                                 + "/subtasks/"
                                 + subtask
-                                + "/metrics?get="
-                                + metric)
-                .filter(JsonNode::isArray)
-                .filter(values -> values.size() > 0)
-                .map(values -> values.get(0).path("value").asText());
+                                + "/metrics"
+                                + (metrics.isEmpty() ? "" : "?get=" + String.join(",", metrics)))
+                .filter(JsonNode::isArray);
     }
 
     /**

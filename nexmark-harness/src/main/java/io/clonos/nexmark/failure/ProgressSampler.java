@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -171,10 +172,7 @@ final class ProgressSampler implements AutoCloseable {
                 at,
                 vertex.name(),
                 subtask,
-                rest.tryGet(
-                        subtaskPath(vertex.id(), subtask)
-                                + "?get="
-                                + String.join(",", vertex.metrics())));
+                rest.subtaskMetrics(job, vertex.id(), subtask, vertex.metrics()));
     }
 
     private void sampleTaskManager(String id) {
@@ -222,7 +220,7 @@ final class ProgressSampler implements AutoCloseable {
                 continue;
             }
             List<String> metrics = new ArrayList<>();
-            rest.tryGet(subtaskPath(id, 0))
+            rest.subtaskMetrics(job, id, 0, List.of())
                     .ifPresent(
                             listed ->
                                     listed.forEach(
@@ -252,10 +250,6 @@ final class ProgressSampler implements AutoCloseable {
         }
         vertices.clear();
         vertices.addAll(found);
-    }
-
-    private String subtaskPath(String vertex, int subtask) {
-        return "/jobs/" + job + "/vertices/" + vertex + "/subtasks/" + subtask + "/metrics";
     }
 
     private static Optional<Long> parse(String value) {
@@ -290,7 +284,7 @@ final class ProgressSampler implements AutoCloseable {
         lines.add("ms_since_kill,vertex,subtask,metric,value");
         for (Sample s : samples) {
             String value;
-            if (s.metric().toLowerCase(java.util.Locale.ROOT).endsWith("watermark")) {
+            if (s.metric().toLowerCase(Locale.ROOT).endsWith("watermark")) {
                 value =
                         s.value() == Long.MIN_VALUE || s.value() == Long.MAX_VALUE
                                 ? ""
