@@ -407,6 +407,9 @@ public final class CausalTask {
         if (action == null || !isDue(action, recordCountOf(action))) {
             return false;
         }
+        // claimed before its determinant is taken: taking the last one ends the replay
+        Runnable timerFiring =
+                action instanceof Determinant.TimerFired timer ? timers.claim(timer) : null;
         Determinant taken = recovery.next(action.getClass());
         if (taken instanceof Determinant.AsyncCompletion completion) {
             ticked = false;
@@ -414,9 +417,9 @@ public final class CausalTask {
             return true;
         }
         log.append(taken);
-        if (action instanceof Determinant.TimerFired timer) {
+        if (timerFiring != null) {
             ticked = false;
-            timers.fire(timer);
+            timerFiring.run();
         } else if (action instanceof Determinant.SourceCheckpoint checkpoint) {
             // the source took this checkpoint here; its consumers read the barrier here, and a
             // consumer that recovers too replays its input with the barrier in that place

@@ -14,9 +14,19 @@ package io.clonos.runtime.causal;
 
 import org.apache.flink.annotation.Internal;
 
-/** Fires a logged timer during a replay. */
+/**
+ * Fires a logged timer during a replay, in two steps: the timer is claimed while the task still
+ * replays, and fired after its determinant was taken. Taking the replay's last determinant ends the
+ * replay, and the end hands every timer still waiting to Flink's timer service; a timer claimed
+ * before is not among them, so it fires once, at its logged point.
+ */
 @Internal
 @FunctionalInterface
 public interface TimerReplayer {
-    void fire(Determinant.TimerFired timer);
+
+    /**
+     * Takes the timer its predecessor fired here from those waiting (or fails the local recovery
+     * when there is none); the returned action invokes it.
+     */
+    Runnable claim(Determinant.TimerFired timer);
 }

@@ -34,7 +34,7 @@ import java.util.concurrent.TimeUnit;
  * The processing-time timers of one task, made replayable. A firing is logged with the number of
  * stream elements the task had processed ({@link CausalTask#timerFiring}); while the task waits or
  * replays, timers are only noted, and the logged firings invoke them at their logged points ({@link
- * #fire}); once the task runs normally, the timers still pending are handed to Flink's timer
+ * #claim}); once the task runs normally, the timers still pending are handed to Flink's timer
  * service.
  *
  * <p>A one-shot timer is identified by its operator's service and its timestamp; a periodic one by
@@ -65,7 +65,7 @@ public final class CausalTimers {
 
     public CausalTimers(CausalTask task) {
         this.task = task;
-        task.setTimerReplayer(this::fire);
+        task.setTimerReplayer(this::claim);
         task.recovery().whenRunning(this::startWaitingTimers);
     }
 
@@ -114,17 +114,21 @@ public final class CausalTimers {
                 });
     }
 
-    /** Invokes a timer at the point its predecessor logged. */
-    private void fire(Determinant.TimerFired fired) {
+    /**
+     * Takes the timer its predecessor fired at this point from the waiting ones, while the task
+     * still replays; the returned action invokes it.
+     */
+    private Runnable claim(Determinant.TimerFired fired) {
         ProcessingTimeCallback callback;
         synchronized (this) {
             if (fired.timerId() >= PERIODIC) {
                 callback = periodic.get(fired.timerId());
             } else {
-                ArrayDeque<Timer> timers = waiting.get(new Key(fired.timerId(), fired.timestamp()));
+                Key key = new Key(fired.timerId(), fired.timestamp());
+                ArrayDeque<Timer> timers = waiting.get(key);
                 Timer timer = timers == null ? null : timers.poll();
                 if (timers != null && timers.isEmpty()) {
-                    waiting.remove(new Key(fired.timerId(), fired.timestamp()));
+                    waiting.remove(key);
                 }
                 callback = timer == null ? null : timer.firedByReplay();
             }
@@ -133,11 +137,13 @@ public final class CausalTimers {
             throw new LocalRecoveryImpossibleException(
                     "The recovered task has no timer for " + fired + " that its predecessor fired");
         }
-        try {
-            callback.onProcessingTime(fired.timestamp());
-        } catch (Exception e) {
-            throw new IllegalStateException("A replayed timer failed", e);
-        }
+        return () -> {
+            try {
+                callback.onProcessingTime(fired.timestamp());
+            } catch (Exception e) {
+                throw new IllegalStateException("A replayed timer failed", e);
+            }
+        };
     }
 
     private void startWaitingTimers() {
