@@ -44,7 +44,11 @@ import java.util.function.LongSupplier;
  * replays the log before it passes on live data.
  *
  * <p>While no consumer is attached (between a consumer's failure and its replacement's connection)
- * the live data is moved into the log as it comes, so the producer keeps running.
+ * the live data is moved into the log as it comes, so the producer keeps running. The same holds
+ * while the consumer reads a replay of the log: a replacement that lags behind its replay (it
+ * restores, compacts, catches up) would otherwise fill Flink's queue, whose buffers the producer
+ * shares with its other consumers, and stop the producer for all of them. The consumer reads the
+ * live data from Flink's queue again once its replay caught up with the log.
  */
 @Internal
 final class LoggingSubpartition implements BufferAvailabilityListener {
@@ -79,6 +83,12 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
      */
     @GuardedBy("this")
     private boolean sourceBlocked;
+
+    /**
+     * The current consumer reads a replay of the log, so the live data goes into the log as it
+     * comes. Written under this lock; read without it by the producer's notices of data.
+     */
+    private volatile boolean liveThroughLog;
 
     LoggingSubpartition(
             ClonosNetworkContext context,
@@ -152,8 +162,24 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
                     startEpoch);
         }
         reader = new ReplayingSubpartitionView(this, consumer, replay, startEpoch, metrics);
+        liveThroughLog = replay.remaining() > 0;
         context.causalTasks().consumerConnected(partitionId, index);
         return reader;
+    }
+
+    /**
+     * The view's replay returned everything logged so far: true when the view is to read the live
+     * data from Flink's queue from now on, which then stays there; false when the producer moved
+     * more into the log meanwhile, which the replay returns first.
+     */
+    synchronized boolean replayCaughtUp(ReplayingSubpartitionView view, InFlightLog.Cursor replay) {
+        if (replay.remaining() > 0) {
+            return false;
+        }
+        if (reader == view) {
+            liveThroughLog = false;
+        }
+        return true;
     }
 
     /**
@@ -301,34 +327,39 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     }
 
     /**
-     * The producer's thread tells of data, about once per buffer it finishes. With a consumer
-     * attached it does not wait for this subpartition's lock, which the network thread holds while
-     * it logs a buffer (a spill writes to disk): it would wait on every such write. A consumer that
-     * is detached meanwhile has its notice ignored ({@link ReplayingSubpartitionView} is then not
-     * available), and {@link #detached} moves what arrived before into the log.
+     * The producer's thread tells of data, about once per buffer it finishes. With a consumer that
+     * reads live data it does not wait for this subpartition's lock, which the network thread holds
+     * while it logs a buffer (a spill writes to disk): it would wait on every such write. A
+     * consumer that is detached meanwhile has its notice ignored ({@link ReplayingSubpartitionView}
+     * is then not available), and {@link #detached} moves what arrived before into the log. Without
+     * a consumer, or with one that reads a replay, the producer's thread moves the data into the
+     * log itself.
      */
     @Override
     public void notifyDataAvailable(ResultSubpartitionView view) {
         ReplayingSubpartitionView current = reader;
-        if (current != null) {
+        if (current != null && !liveThroughLog) {
             current.notifyDataAvailable();
             return;
         }
         synchronized (this) {
             current = reader;
-            if (current == null) {
+            if (current == null || liveThroughLog) {
                 try {
                     drainIntoLog();
                 } catch (IOException | RuntimeException e) {
                     // a buffer may have been taken from Flink's subpartition and not logged:
-                    // the log must not replay a stream with a hole
-                    log.invalidate(
-                            "moving data into it while no consumer was attached failed: " + e);
+                    // the log must not replay a stream with a hole, nor the consumer read one
+                    log.invalidate("moving data into it failed: " + e);
+                    if (current != null) {
+                        current.fail(e);
+                    }
                 }
-                return;
             }
         }
-        current.notifyDataAvailable();
+        if (current != null) {
+            current.notifyDataAvailable();
+        }
     }
 
     @Override
@@ -349,8 +380,18 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
             // the view is handed to us; the consumer that is about to attach will read it
             return;
         }
-        BufferAndBacklog next;
-        while (admitsLive() && (next = source.getNextBuffer()) != null) {
+        while (admitsLive()) {
+            if (sourceBlocked) {
+                // Flink's subpartition stopped after an aligned barrier for its consumer's
+                // alignment; the barrier is in the log, and whoever reads it there stops for its
+                // alignment (ReplayingSubpartitionView): the producer goes on
+                sourceBlocked = false;
+                source.resumeConsumption();
+            }
+            BufferAndBacklog next = source.getNextBuffer();
+            if (next == null) {
+                return;
+            }
             try {
                 log(next.buffer());
             } finally {

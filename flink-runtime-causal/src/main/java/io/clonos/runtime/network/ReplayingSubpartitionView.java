@@ -91,6 +91,12 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
     /** The recovery diverged: nothing more is sent. */
     private boolean diverged;
 
+    /**
+     * The log this view reads misses what the producer sent: the consumer fails on it instead of
+     * reading a stream with a hole. Volatile: set by the producer's thread.
+     */
+    @Nullable private volatile IOException failure;
+
     private boolean blocked;
     private int sequenceNumber;
 
@@ -139,6 +145,9 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
     @Nullable
     @Override
     public synchronized BufferAndBacklog getNextBuffer() throws IOException {
+        if (failure != null) {
+            throw failure;
+        }
         if (released || detached || blocked || diverged) {
             return null;
         }
@@ -231,8 +240,11 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
                 buffer = replay.next();
                 if (buffer != null) {
                     metrics.replayed();
-                } else {
+                } else if (subpartition.replayCaughtUp(this, replay)) {
                     replay = null;
+                } else {
+                    // the producer moved more live data into the log meanwhile
+                    continue;
                 }
             }
             if (buffer == null) {
@@ -391,6 +403,15 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
     @Override
     public void acknowledgeAllDataProcessed() {
         subpartition.source().acknowledgeAllDataProcessed();
+    }
+
+    /**
+     * The subpartition could not move the producer's data into the log this view reads (any thread;
+     * the caller tells the consumer): the consumer fails on its next read, and its recovery finds
+     * the log unavailable.
+     */
+    void fail(Exception cause) {
+        failure = new IOException("The in-flight log of " + subpartition + " lost data", cause);
     }
 
     /** Another consumer took over; this one gets nothing more. */

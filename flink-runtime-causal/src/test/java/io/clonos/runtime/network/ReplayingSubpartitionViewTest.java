@@ -121,6 +121,117 @@ class ReplayingSubpartitionViewTest {
         assertThat(valueOf(second.getNextBuffer(), 3)).isEqualTo(2);
     }
 
+    /**
+     * A replacement consumer that lags behind its replay must not stop the producer: what the
+     * producer sends meanwhile goes into the log, out of Flink's queue (whose buffers the producer
+     * shares with its other consumers), and the consumer reads it there, in order, then live.
+     */
+    @Test
+    void whileTheConsumerReadsAReplayTheProducersDataGoesIntoTheLogAndOutOfFlinksQueue()
+            throws Exception {
+        ScriptedView source = new ScriptedView();
+        LoggingSubpartition subpartition = logging(source);
+        source.add(data(1));
+        source.add(data(2));
+        ReplayingSubpartitionView first = subpartition.attach(IGNORE);
+        for (int i = 0; i < 3; i++) {
+            first.getNextBuffer();
+        }
+        first.releaseAllResources();
+
+        ReplayingSubpartitionView second = subpartition.attach(IGNORE);
+        assertStartEvent(second.getNextBuffer(), ReplayStartEvent.FROM_PRODUCER_START, 0);
+        assertThat(valueOf(second.getNextBuffer(), 1)).as("replayed").isEqualTo(1);
+        source.add(data(3));
+        source.add(data(4));
+        subpartition.notifyDataAvailable(null);
+        assertThat(source.queued).as("moved into the log, the producer's buffers free").isEmpty();
+        assertThat(second.getAvailabilityAndBacklog(true).getBacklog()).isEqualTo(3);
+        assertThat(valueOf(second.getNextBuffer(), 2)).isEqualTo(2);
+        assertThat(valueOf(second.getNextBuffer(), 3)).isEqualTo(3);
+        assertThat(valueOf(second.getNextBuffer(), 4)).isEqualTo(4);
+        assertThat(second.getNextBuffer()).as("caught up").isNull();
+
+        source.add(data(5));
+        subpartition.notifyDataAvailable(null);
+        assertThat(source.queued).as("caught up: live data stays in Flink's queue").hasSize(1);
+        assertThat(valueOf(second.getNextBuffer(), 5)).isEqualTo(5);
+        second.releaseAllResources();
+
+        ReplayingSubpartitionView third = subpartition.attach(IGNORE);
+        third.getNextBuffer();
+        for (int i = 1; i <= 5; i++) {
+            assertThat(valueOf(third.getNextBuffer(), i)).as("all of it logged once").isEqualTo(i);
+        }
+        assertThat(third.getNextBuffer()).isNull();
+    }
+
+    /**
+     * An aligned barrier stops Flink's queue until its consumer resumes it; a barrier that goes
+     * into the log does not stop the producer, and the consumer that reads it there stops as
+     * before, until it resumes.
+     */
+    @Test
+    void aBarrierMovedIntoTheLogStopsTheConsumerNotTheProducer() throws Exception {
+        ScriptedView source = new ScriptedView();
+        LoggingSubpartition subpartition = logging(source);
+        source.add(data(1));
+        ReplayingSubpartitionView first = subpartition.attach(IGNORE);
+        first.getNextBuffer();
+        first.getNextBuffer();
+        first.releaseAllResources();
+
+        ReplayingSubpartitionView second = subpartition.attach(IGNORE);
+        second.getNextBuffer();
+        source.add(barrier(8));
+        source.add(data(2));
+        subpartition.notifyDataAvailable(null);
+        assertThat(source.queued).as("past the barrier").isEmpty();
+        assertThat(source.resumed).isEqualTo(1);
+
+        assertThat(valueOf(second.getNextBuffer(), 1)).isEqualTo(1);
+        BufferAndBacklog barrier = second.getNextBuffer();
+        assertThat(barrier.buffer().getDataType().isBlockingUpstream()).isTrue();
+        assertThat(barrier.buffersInBacklog()).isZero();
+        assertThat(second.getNextBuffer()).as("the consumer aligns").isNull();
+        second.resumeConsumption();
+        assertThat(source.resumed).as("Flink's queue was not stopped").isEqualTo(1);
+        assertThat(valueOf(second.getNextBuffer(), 3)).isEqualTo(2);
+    }
+
+    /** A buffer taken from Flink's queue that the log failed to take fails the consumer. */
+    @Test
+    void aConsumerReadingTheLogFailsWhenTheLogMissesWhatTheProducerSent() throws Exception {
+        ScriptedView source = new ScriptedView();
+        FailingLog log = new FailingLog();
+        LoggingSubpartition subpartition =
+                new LoggingSubpartition(
+                        new ClonosNetworkContext("test"),
+                        new ResultPartitionID(),
+                        0,
+                        log,
+                        new SubpartitionLogMetrics());
+        subpartition.setSource(source);
+        source.add(data(1));
+        ReplayingSubpartitionView first = subpartition.attach(IGNORE);
+        first.getNextBuffer();
+        first.getNextBuffer();
+        first.releaseAllResources();
+        ReplayingSubpartitionView second = subpartition.attach(IGNORE);
+        second.getNextBuffer();
+
+        log.failAppends = true;
+        source.add(data(2));
+        subpartition.notifyDataAvailable(null);
+
+        assertThatThrownBy(second::getNextBuffer)
+                .isInstanceOf(java.io.IOException.class)
+                .hasMessageContaining("lost data");
+        assertThatThrownBy(() -> subpartition.attach(IGNORE))
+                .as("nor does the log replay the stream with a hole")
+                .isInstanceOf(InFlightLogUnavailableException.class);
+    }
+
     @Test
     void truncationMovesTheStartEpoch() throws Exception {
         ScriptedView source = new ScriptedView();
@@ -348,6 +459,66 @@ class ReplayingSubpartitionViewTest {
                                 CheckpointType.CHECKPOINT,
                                 CheckpointStorageLocationReference.getDefault()));
         return EventSerializer.toBuffer(barrier, false);
+    }
+
+    /** An in-memory log whose appends fail once told to, as a full disk fails a spill. */
+    private static final class FailingLog implements io.clonos.runtime.inflightlog.InFlightLog {
+        private final InMemoryInFlightLog log =
+                new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20);
+        boolean failAppends;
+
+        @Override
+        public void append(Buffer buffer) {
+            if (failAppends) {
+                throw new IllegalStateException("No space left on device");
+            }
+            log.append(buffer);
+        }
+
+        @Override
+        public void startEpoch(long epoch) {
+            log.startEpoch(epoch);
+        }
+
+        @Override
+        public void truncateBefore(long epoch) {
+            log.truncateBefore(epoch);
+        }
+
+        @Override
+        public Cursor replay() throws InFlightLogUnavailableException {
+            return log.replay();
+        }
+
+        @Override
+        public long oldestEpoch() {
+            return log.oldestEpoch();
+        }
+
+        @Override
+        public long currentEpoch() {
+            return log.currentEpoch();
+        }
+
+        @Override
+        public long sizeInBytes() {
+            return log.sizeInBytes();
+        }
+
+        @Override
+        public int numberOfBuffers() {
+            return log.numberOfBuffers();
+        }
+
+        @Override
+        public void invalidate(String reason) {
+            log.invalidate(reason);
+        }
+
+        @Override
+        public void close() {
+            log.close();
+        }
     }
 
     /** Flink's view as the log sees it: hands out what the test queued; blocks after a barrier. */
