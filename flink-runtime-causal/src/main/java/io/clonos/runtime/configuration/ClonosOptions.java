@@ -110,7 +110,11 @@ public final class ClonosOptions {
                                     + " TaskManager's heap by it (for in-memory logs by their"
                                     + " overdraft too). When it is used up, a spillable log writes to"
                                     + " disk and an in-memory log holds its producer back."
-                                    + " A TaskManager setting: a job cannot change it.");
+                                    + " It also bounds how far a producer runs ahead, in its log,"
+                                    + " of a consumer that still reads a replay (a replacement"
+                                    + " that lags): past it, Flink's queue holds the producer"
+                                    + " back again. A TaskManager setting: a job cannot change"
+                                    + " it.");
 
     public static final ConfigOption<SpillPolicy> IN_FLIGHT_LOG_SPILL_POLICY =
             ConfigOptions.key("clonos.in-flight-log.spill-policy")

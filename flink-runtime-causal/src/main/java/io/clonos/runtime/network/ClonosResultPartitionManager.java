@@ -157,7 +157,9 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
                         inFlightLogs.create(
                                 partitionId + "#" + subpartition,
                                 ReplayStartEvent.FROM_PRODUCER_START),
-                        context.subpartitionLogs().metrics(partitionId, subpartition));
+                        context.subpartitionLogs().metrics(partitionId, subpartition),
+                        // a consumer reading its replay: what fits the TaskManager's log memory
+                        inFlightLogs.memory().capacity());
         created.setSource(
                 super.createSubpartitionView(
                         partitionId, new ResultSubpartitionIndexSet(subpartition), created));

@@ -34,6 +34,7 @@ import javax.annotation.Nullable;
 import javax.annotation.concurrent.GuardedBy;
 
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -48,7 +49,10 @@ import java.util.function.LongSupplier;
  * while the consumer reads a replay of the log: a replacement that lags behind its replay (it
  * restores, compacts, catches up) would otherwise fill Flink's queue, whose buffers the producer
  * shares with its other consumers, and stop the producer for all of them. The consumer reads the
- * live data from Flink's queue again once its replay caught up with the log.
+ * live data from Flink's queue again once its replay caught up with the log. The producer runs
+ * ahead of such a consumer by at most {@code maxRunAheadBytes} in the log: a consumer that is
+ * slower for good (the job's bottleneck) holds its producer back through Flink's queue again, as it
+ * did before its failure, instead of letting the producer fill the log's disk.
  */
 @Internal
 final class LoggingSubpartition implements BufferAvailabilityListener {
@@ -62,6 +66,15 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     private final InFlightLog log;
     private final SubpartitionLogMetrics metrics;
     private final LogBackpressure backpressure;
+
+    /** How far the producer may run ahead, in the log, of a consumer that reads its replay. */
+    private final long maxRunAheadBytes;
+
+    /**
+     * The bytes in the log the current consumer has not read yet, while it reads its replay ({@link
+     * #liveThroughLog}); the producer's thread adds, the network thread takes away.
+     */
+    private final AtomicLong unreadBytes = new AtomicLong();
 
     /** The causal side of the task writing this subpartition; looked up once the task exists. */
     @Nullable private volatile CausalTask causalTask;
@@ -95,8 +108,10 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
             ResultPartitionID partitionId,
             int index,
             InFlightLog log,
-            SubpartitionLogMetrics metrics) {
+            SubpartitionLogMetrics metrics,
+            long maxRunAheadBytes) {
         this.context = context;
+        this.maxRunAheadBytes = maxRunAheadBytes;
         this.partitionId = partitionId;
         this.index = index;
         this.name = partitionId + "#" + index;
@@ -163,6 +178,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
         }
         reader = new ReplayingSubpartitionView(this, consumer, replay, startEpoch, metrics);
         liveThroughLog = replay.remaining() > 0;
+        unreadBytes.set(log.sizeInBytes());
         context.causalTasks().consumerConnected(partitionId, index);
         return reader;
     }
@@ -172,6 +188,22 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
      * data from Flink's queue from now on, which then stays there; false when the producer moved
      * more into the log meanwhile, which the replay returns first.
      */
+    /**
+     * The view read {@code bytes} from the log (network thread, holding the view's lock). When that
+     * brings the consumer back within the run-ahead, what waits in Flink's queue moves into the
+     * log: the producer's thread, held back, may not tell of data again.
+     */
+    void readFromLog(ReplayingSubpartitionView view, int bytes) {
+        long unread = unreadBytes.addAndGet(-bytes);
+        if (liveThroughLog && unread < maxRunAheadBytes && unread + bytes >= maxRunAheadBytes) {
+            synchronized (this) {
+                if (reader == view && liveThroughLog) {
+                    moveLiveDataIntoLog(view);
+                }
+            }
+        }
+    }
+
     synchronized boolean replayCaughtUp(ReplayingSubpartitionView view, InFlightLog.Cursor replay) {
         if (replay.remaining() > 0) {
             return false;
@@ -345,20 +377,26 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
         synchronized (this) {
             current = reader;
             if (current == null || liveThroughLog) {
-                try {
-                    drainIntoLog();
-                } catch (IOException | RuntimeException e) {
-                    // a buffer may have been taken from Flink's subpartition and not logged:
-                    // the log must not replay a stream with a hole, nor the consumer read one
-                    log.invalidate("moving data into it failed: " + e);
-                    if (current != null) {
-                        current.fail(e);
-                    }
-                }
+                moveLiveDataIntoLog(current);
             }
         }
         if (current != null) {
             current.notifyDataAvailable();
+        }
+    }
+
+    /** {@link #drainIntoLog}, for {@code current}, the consumer attached (or null). */
+    @GuardedBy("this")
+    private void moveLiveDataIntoLog(@Nullable ReplayingSubpartitionView current) {
+        try {
+            drainIntoLog();
+        } catch (IOException | RuntimeException e) {
+            // a buffer may have been taken from Flink's subpartition and not logged: the log
+            // must not replay a stream with a hole, nor the consumer read one
+            log.invalidate("moving data into it failed: " + e);
+            if (current != null) {
+                current.fail(e);
+            }
         }
     }
 
@@ -380,7 +418,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
             // the view is handed to us; the consumer that is about to attach will read it
             return;
         }
-        while (admitsLive()) {
+        while (admitsLive() && (reader == null || unreadBytes.get() < maxRunAheadBytes)) {
             if (sourceBlocked) {
                 // Flink's subpartition stopped after an aligned barrier for its consumer's
                 // alignment; the barrier is in the log, and whoever reads it there stops for its
@@ -394,6 +432,9 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
             }
             try {
                 log(next.buffer());
+                if (reader != null) {
+                    unreadBytes.addAndGet(next.buffer().readableBytes());
+                }
             } finally {
                 next.buffer().recycleBuffer();
             }

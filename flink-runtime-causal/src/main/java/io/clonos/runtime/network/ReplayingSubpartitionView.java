@@ -240,6 +240,7 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
                 buffer = replay.next();
                 if (buffer != null) {
                     metrics.replayed();
+                    subpartition.readFromLog(this, buffer.readableBytes());
                 } else if (subpartition.replayCaughtUp(this, replay)) {
                     replay = null;
                 } else {

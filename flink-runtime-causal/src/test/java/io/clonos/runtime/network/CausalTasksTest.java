@@ -120,7 +120,8 @@ class CausalTasksTest {
                         partition,
                         0,
                         new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20),
-                        new SubpartitionLogMetrics());
+                        new SubpartitionLogMetrics(),
+                        Long.MAX_VALUE);
         network.subpartitionLogs().register(partition, 0, subpartition);
         subpartition.attach(view -> {});
         CausalTask task = recoveringTask(1);
@@ -158,7 +159,8 @@ class CausalTasksTest {
                         partition,
                         0,
                         new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, 1 << 20),
-                        new SubpartitionLogMetrics());
+                        new SubpartitionLogMetrics(),
+                        Long.MAX_VALUE);
         network.subpartitionLogs().register(partition, 0, subpartition);
         subpartition.attach(view -> {});
         CausalTask task = recoveringTask(1);

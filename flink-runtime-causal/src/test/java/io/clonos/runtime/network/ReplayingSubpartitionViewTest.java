@@ -199,6 +199,47 @@ class ReplayingSubpartitionViewTest {
         assertThat(valueOf(second.getNextBuffer(), 3)).isEqualTo(2);
     }
 
+    /**
+     * A consumer that stays behind (the job's bottleneck) holds its producer back through Flink's
+     * queue once the producer ran ahead of it by the bound; reading brings it back within the
+     * bound, and what waited in Flink's queue moves into the log, in order.
+     */
+    @Test
+    void theProducerRunsAheadOfAConsumerReadingItsReplayByAtMostTheBound() throws Exception {
+        ScriptedView source = new ScriptedView();
+        // two data buffers of 8 bytes
+        LoggingSubpartition subpartition =
+                logging(
+                        new ClonosNetworkContext("test"),
+                        new ResultPartitionID(),
+                        source,
+                        1 << 20,
+                        16);
+        source.add(data(1));
+        source.add(data(2));
+        ReplayingSubpartitionView first = subpartition.attach(IGNORE);
+        for (int i = 0; i < 3; i++) {
+            first.getNextBuffer();
+        }
+        first.releaseAllResources();
+
+        ReplayingSubpartitionView second = subpartition.attach(IGNORE);
+        assertStartEvent(second.getNextBuffer(), ReplayStartEvent.FROM_PRODUCER_START, 0);
+        source.add(data(3));
+        subpartition.notifyDataAvailable(null);
+        assertThat(source.queued).as("16 bytes unread: the bound").hasSize(1);
+
+        assertThat(valueOf(second.getNextBuffer(), 1)).isEqualTo(1);
+        assertThat(source.queued).as("back within the bound: moved into the log").isEmpty();
+        source.add(data(4));
+        subpartition.notifyDataAvailable(null);
+        assertThat(source.queued).hasSize(1);
+        for (int i = 2; i <= 4; i++) {
+            assertThat(valueOf(second.getNextBuffer(), i)).isEqualTo(i);
+        }
+        assertThat(second.getNextBuffer()).isNull();
+    }
+
     /** A buffer taken from Flink's queue that the log failed to take fails the consumer. */
     @Test
     void aConsumerReadingTheLogFailsWhenTheLogMissesWhatTheProducerSent() throws Exception {
@@ -210,7 +251,8 @@ class ReplayingSubpartitionViewTest {
                         new ResultPartitionID(),
                         0,
                         log,
-                        new SubpartitionLogMetrics());
+                        new SubpartitionLogMetrics(),
+                        Long.MAX_VALUE);
         subpartition.setSource(source);
         source.add(data(1));
         ReplayingSubpartitionView first = subpartition.attach(IGNORE);
@@ -407,13 +449,23 @@ class ReplayingSubpartitionViewTest {
             ResultPartitionID partition,
             ScriptedView source,
             long logMemory) {
+        return logging(context, partition, source, logMemory, Long.MAX_VALUE);
+    }
+
+    private static LoggingSubpartition logging(
+            ClonosNetworkContext context,
+            ResultPartitionID partition,
+            ScriptedView source,
+            long logMemory,
+            long maxRunAheadBytes) {
         LoggingSubpartition subpartition =
                 new LoggingSubpartition(
                         context,
                         partition,
                         0,
                         new InMemoryInFlightLog(ReplayStartEvent.FROM_PRODUCER_START, logMemory),
-                        new SubpartitionLogMetrics());
+                        new SubpartitionLogMetrics(),
+                        maxRunAheadBytes);
         subpartition.setSource(source);
         return subpartition;
     }
