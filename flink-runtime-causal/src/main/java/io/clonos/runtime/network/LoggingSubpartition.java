@@ -184,11 +184,6 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
     }
 
     /**
-     * The view's replay returned everything logged so far: true when the view is to read the live
-     * data from Flink's queue from now on, which then stays there; false when the producer moved
-     * more into the log meanwhile, which the replay returns first.
-     */
-    /**
      * The view read {@code bytes} from the log (network thread, holding the view's lock). When that
      * brings the consumer back within the run-ahead, what waits in Flink's queue moves into the
      * log: the producer's thread, held back, may not tell of data again.
@@ -204,6 +199,11 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
         }
     }
 
+    /**
+     * The view's replay returned everything logged so far: true when the view is to read the live
+     * data from Flink's queue from now on, which then stays there; false when the producer moved
+     * more into the log meanwhile, which the replay returns first.
+     */
     synchronized boolean replayCaughtUp(ReplayingSubpartitionView view, InFlightLog.Cursor replay) {
         if (replay.remaining() > 0) {
             return false;
