@@ -39,7 +39,17 @@ class CausalTimersTest {
     private final TestProcessingTimeService flink = new TestProcessingTimeService();
     private final List<Long> fired = new ArrayList<>();
 
-    /** A recovering task with one operator's timer service, its predecessor having logged these. */
+    /** A task whose predecessor's log, to replay, is one firing of a timer due at {@code due}. */
+    private static CausalTask firingAtItsStart(long due) {
+        return new CausalTask(
+                new TaskCausalLog(LOG, 5),
+                replaying(new Determinant.TimerFired(0, 0, due)),
+                1,
+                1,
+                -1);
+    }
+
+    /** The recovering task's timer service of one operator; the task has started processing. */
     private ProcessingTimeService recovering(CausalTask task) {
         CausalTimers timers = new CausalTimers(task);
         task.processingStarted();
@@ -49,13 +59,7 @@ class CausalTimersTest {
     @Test
     void aFiringThatIsTheReplaysLastDeterminantInvokesItsTimerOnceAndLeavesNothingToFlink()
             throws Exception {
-        CausalTask task =
-                new CausalTask(
-                        new TaskCausalLog(LOG, 5),
-                        replaying(new Determinant.TimerFired(0, 0, 100)),
-                        1,
-                        1,
-                        -1);
+        CausalTask task = firingAtItsStart(100);
         ProcessingTimeService service = recovering(task);
         service.registerTimer(100, fired::add);
 
@@ -72,13 +76,7 @@ class CausalTimersTest {
 
     @Test
     void timersTheReplayDidNotFireGoToFlinkWhenItEnds() throws Exception {
-        CausalTask task =
-                new CausalTask(
-                        new TaskCausalLog(LOG, 5),
-                        replaying(new Determinant.TimerFired(0, 0, 100)),
-                        1,
-                        1,
-                        -1);
+        CausalTask task = firingAtItsStart(100);
         ProcessingTimeService service = recovering(task);
         service.registerTimer(100, fired::add);
         service.registerTimer(150, fired::add);
@@ -93,13 +91,7 @@ class CausalTimersTest {
 
     @Test
     void aFiringWithoutItsTimerFailsTheLocalRecovery() {
-        CausalTask task =
-                new CausalTask(
-                        new TaskCausalLog(LOG, 5),
-                        replaying(new Determinant.TimerFired(0, 0, 100)),
-                        1,
-                        1,
-                        -1);
+        CausalTask task = firingAtItsStart(100);
         recovering(task).registerTimer(150, fired::add);
 
         assertThatThrownBy(task::fireDueTimers)
