@@ -133,11 +133,7 @@ class ReplayingSubpartitionViewTest {
         LoggingSubpartition subpartition = logging(source);
         source.add(data(1));
         source.add(data(2));
-        ReplayingSubpartitionView first = subpartition.attach(IGNORE);
-        for (int i = 0; i < 3; i++) {
-            first.getNextBuffer();
-        }
-        first.releaseAllResources();
+        readByAFirstConsumer(subpartition, 3);
 
         ReplayingSubpartitionView second = subpartition.attach(IGNORE);
         assertStartEvent(second.getNextBuffer(), ReplayStartEvent.FROM_PRODUCER_START, 0);
@@ -176,10 +172,7 @@ class ReplayingSubpartitionViewTest {
         ScriptedView source = new ScriptedView();
         LoggingSubpartition subpartition = logging(source);
         source.add(data(1));
-        ReplayingSubpartitionView first = subpartition.attach(IGNORE);
-        first.getNextBuffer();
-        first.getNextBuffer();
-        first.releaseAllResources();
+        readByAFirstConsumer(subpartition, 2);
 
         ReplayingSubpartitionView second = subpartition.attach(IGNORE);
         second.getNextBuffer();
@@ -217,11 +210,7 @@ class ReplayingSubpartitionViewTest {
                         16);
         source.add(data(1));
         source.add(data(2));
-        ReplayingSubpartitionView first = subpartition.attach(IGNORE);
-        for (int i = 0; i < 3; i++) {
-            first.getNextBuffer();
-        }
-        first.releaseAllResources();
+        readByAFirstConsumer(subpartition, 3);
 
         ReplayingSubpartitionView second = subpartition.attach(IGNORE);
         assertStartEvent(second.getNextBuffer(), ReplayStartEvent.FROM_PRODUCER_START, 0);
@@ -255,10 +244,7 @@ class ReplayingSubpartitionViewTest {
                         Long.MAX_VALUE);
         subpartition.setSource(source);
         source.add(data(1));
-        ReplayingSubpartitionView first = subpartition.attach(IGNORE);
-        first.getNextBuffer();
-        first.getNextBuffer();
-        first.releaseAllResources();
+        readByAFirstConsumer(subpartition, 2);
         ReplayingSubpartitionView second = subpartition.attach(IGNORE);
         second.getNextBuffer();
 
@@ -468,6 +454,19 @@ class ReplayingSubpartitionViewTest {
                         maxRunAheadBytes);
         subpartition.setSource(source);
         return subpartition;
+    }
+
+    /**
+     * A first consumer reads {@code items} (its start event included) and goes away: the log holds
+     * the data it read, for the next consumer's replay.
+     */
+    private static void readByAFirstConsumer(LoggingSubpartition subpartition, int items)
+            throws Exception {
+        ReplayingSubpartitionView first = subpartition.attach(IGNORE);
+        for (int i = 0; i < items; i++) {
+            first.getNextBuffer();
+        }
+        first.releaseAllResources();
     }
 
     private static void assertStartEvent(BufferAndBacklog next, long epoch, int sequenceNumber)
