@@ -18,12 +18,15 @@ import java.io.PrintStream;
 import java.io.Serializable;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.StringJoiner;
+import java.util.TreeSet;
 
 /**
  * {@code bin/clonos bench overhead}: the synthetic job with an unthrottled source, on vanilla Flink
@@ -125,6 +128,12 @@ public final class OverheadBenchmark {
 
         final long maxLogDiskPerTask;
 
+        /**
+         * CPU nanoseconds per record in the steady state, by group of threads ({@link
+         * ThreadCpuSampler}); empty where the threads cannot be sampled.
+         */
+        final Map<String, Double> steadyCpuNanosPerRecordByThreads;
+
         Run(
                 double recordsPerSecond,
                 long p50,
@@ -134,7 +143,8 @@ public final class OverheadBenchmark {
                 double cpuMicrosPerRecord,
                 double steadySeconds,
                 long maxLogMemoryPerTask,
-                long maxLogDiskPerTask) {
+                long maxLogDiskPerTask,
+                Map<String, Double> steadyCpuNanosPerRecordByThreads) {
             this.recordsPerSecond = recordsPerSecond;
             this.p50 = p50;
             this.p99 = p99;
@@ -144,12 +154,20 @@ public final class OverheadBenchmark {
             this.steadySeconds = steadySeconds;
             this.maxLogMemoryPerTask = maxLogMemoryPerTask;
             this.maxLogDiskPerTask = maxLogDiskPerTask;
+            this.steadyCpuNanosPerRecordByThreads = steadyCpuNanosPerRecordByThreads;
+        }
+
+        /** The steady state's CPU per record of all threads sampled. */
+        double steadyCpuNanosPerRecord() {
+            return steadyCpuNanosPerRecordByThreads.values().stream()
+                    .mapToDouble(Double::doubleValue)
+                    .sum();
         }
 
         String json(String system) {
             return String.format(
                     Locale.ROOT,
-                    "{\"system\":\"%s\",\"records_per_s\":%.0f,\"latency_p50_ms\":%d,\"latency_p99_ms\":%d,\"cpu_us_per_record\":%.3f,\"steady_s\":%.1f,\"determinant_bytes_per_record\":%.2f,\"determinant_bytes_per_record_by_kind\":{%s},\"max_log_memory_per_task_bytes\":%d,\"max_log_disk_per_task_bytes\":%d}",
+                    "{\"system\":\"%s\",\"records_per_s\":%.0f,\"latency_p50_ms\":%d,\"latency_p99_ms\":%d,\"cpu_us_per_record\":%.3f,\"steady_s\":%.1f,\"determinant_bytes_per_record\":%.2f,\"determinant_bytes_per_record_by_kind\":{%s},\"max_log_memory_per_task_bytes\":%d,\"max_log_disk_per_task_bytes\":%d,\"steady_cpu_ns_per_record\":%.1f,\"steady_cpu_ns_per_record_by_threads\":{%s}}",
                     system,
                     recordsPerSecond,
                     p50,
@@ -159,7 +177,17 @@ public final class OverheadBenchmark {
                     determinantBytesPerRecord,
                     byKind("\"%s\":%.4f", ","),
                     maxLogMemoryPerTask,
-                    maxLogDiskPerTask);
+                    maxLogDiskPerTask,
+                    steadyCpuNanosPerRecord(),
+                    byThreads("\"%s\":%.1f", ","));
+        }
+
+        /** The steady state's CPU per record of each group of threads, formatted, joined. */
+        String byThreads(String format, String separator) {
+            StringJoiner joined = new StringJoiner(separator);
+            steadyCpuNanosPerRecordByThreads.forEach(
+                    (group, nanos) -> joined.add(String.format(Locale.ROOT, format, group, nanos)));
+            return joined.toString();
         }
 
         /** The bytes per record of each kind, each formatted by {@code format}, joined. */
@@ -276,10 +304,51 @@ public final class OverheadBenchmark {
             json.append("]}");
         }
         json.append("]}");
+        printCpuByThreads(variants, runs);
         Files.createDirectories(settings.output);
         Files.writeString(settings.output.resolve("summary.json"), json + "\n");
         out.println(json);
         return json.toString();
+    }
+
+    /**
+     * Where each system's steady-state CPU goes: per group of threads, the median over the
+     * repetitions of nanoseconds per record.
+     */
+    private void printCpuByThreads(Variant[] variants, Run[][] runs) {
+        Set<String> groups = new TreeSet<>();
+        for (Run[] system : runs) {
+            for (Run run : system) {
+                groups.addAll(run.steadyCpuNanosPerRecordByThreads.keySet());
+            }
+        }
+        if (groups.isEmpty()) {
+            return;
+        }
+        out.println();
+        out.println("Steady-state CPU, ns per record by threads (median of the runs):");
+        out.printf("%-24s", "");
+        for (Variant variant : variants) {
+            out.printf("%12s", variant.label());
+        }
+        out.println();
+        List<String> rows = new ArrayList<>(groups);
+        rows.add("all");
+        for (String group : rows) {
+            out.printf("%-24s", group);
+            for (Run[] system : runs) {
+                double[] figures =
+                        sorted(
+                                system,
+                                r ->
+                                        group.equals("all")
+                                                ? r.steadyCpuNanosPerRecord()
+                                                : r.steadyCpuNanosPerRecordByThreads.getOrDefault(
+                                                        group, 0.0));
+                out.printf(Locale.ROOT, "%12.1f", figures[figures.length / 2]);
+            }
+            out.println();
+        }
     }
 
     private static long maxOf(Run[] runs, java.util.function.ToLongFunction<Run> figure) {

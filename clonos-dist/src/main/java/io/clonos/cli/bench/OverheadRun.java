@@ -87,6 +87,7 @@ final class OverheadRun {
                 (com.sun.management.OperatingSystemMXBean)
                         ManagementFactory.getOperatingSystemMXBean();
         long cpuBefore;
+        ThreadCpuSampler threads = ThreadCpuSampler.start();
         try (MiniCluster cluster =
                 EmbeddedClusters.start(request.clonos(), config, 2, request.parallelism())) {
             cpuBefore = os.getProcessCpuTime();
@@ -110,6 +111,7 @@ final class OverheadRun {
         // the cluster is closed: every task ended and reported; the JVM's CPU time covers the
         // cluster's threads (all in this process) for the whole job, warm-up included
         long cpuNanos = os.getProcessCpuTime() - cpuBefore;
+        threads.close();
         long records = Math.max(1, request.records());
         Map<String, Double> bytesByKind = new TreeMap<>();
         DeterminantBytesReporter.endedTasksBytesByKind(probes)
@@ -118,6 +120,13 @@ final class OverheadRun {
         SteadyStateSink.Steady steady = SteadyStateSink.Steady.read(probes);
         FileUtils.deleteDirectory(probes.toFile());
         long[] logs = InFlightMemoryReporter.maxPerTask(timeline);
+        ThreadCpuSampler.Window window = threads.between(steady.first(), steady.last());
+        double steadyRecords = steady.recordsPerSecond() * window.millis() / 1000.0;
+        Map<String, Double> cpuByThreads = new TreeMap<>();
+        window.cpuNanosByGroup()
+                .forEach(
+                        (group, nanos) ->
+                                cpuByThreads.put(group, nanos / Math.max(1, steadyRecords)));
         OverheadBenchmark.Run run =
                 new OverheadBenchmark.Run(
                         steady.recordsPerSecond(),
@@ -128,10 +137,11 @@ final class OverheadRun {
                         cpuNanos / 1000.0 / records,
                         (steady.last() - steady.first()) / 1000.0,
                         logs[0],
-                        logs[1]);
+                        logs[1],
+                        cpuByThreads);
         out.printf(
                 Locale.ROOT,
-                "[%s] %.0f records/s over %.1f s of steady state, latency p50 %d ms, p99 %d ms, %.3f us CPU per record, %.2f determinant bytes per record%s, in-flight logs at most %.1f MB in memory and %.1f MB on disk per task%n",
+                "[%s] %.0f records/s over %.1f s of steady state, latency p50 %d ms, p99 %d ms, %.3f us CPU per record, %.2f determinant bytes per record%s, in-flight logs at most %.1f MB in memory and %.1f MB on disk per task; steady-state CPU ns per record by threads: %s%n",
                 request.label(),
                 run.recordsPerSecond,
                 run.steadySeconds,
@@ -141,7 +151,8 @@ final class OverheadRun {
                 run.determinantBytesPerRecord,
                 bytesByKind.isEmpty() ? "" : " (" + run.byKind("%s %.3f", ", ") + ")",
                 run.maxLogMemoryPerTask / 1048576.0,
-                run.maxLogDiskPerTask / 1048576.0);
+                run.maxLogDiskPerTask / 1048576.0,
+                run.byThreads("%s %.0f", ", "));
         return run;
     }
 
