@@ -397,6 +397,10 @@ public final class CausalRecovery {
 
     /** Fails the task when its consumers did not answer in time. Task thread. */
     public void checkDeadline() {
+        if (state == RecoveryState.RUNNING) {
+            // runs before every buffer the task reads
+            return;
+        }
         if (state == RecoveryState.REPLAYING
                 && replay != null
                 && System.nanoTime() - progressNanos - timeoutNanos > 0) {

@@ -29,6 +29,7 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
@@ -74,7 +75,13 @@ final class CausalConsumer {
     private final long[] streamEpoch;
 
     /** Channels whose producer died and whose next stream may restart at a record boundary. */
-    private final BitSet mayRestart = new BitSet();
+    private final boolean[] mayRestart;
+
+    /**
+     * Per channel: what it received of its current epoch, the entry of {@link #receivedPerEpoch}
+     * for {@link #streamEpoch}; null until the channel's next buffer looks it up.
+     */
+    private final EpochBytes[] receiving;
 
     /** Channels whose producer waits for this recovering consumer's answer. */
     private final BitSet unanswered = new BitSet();
@@ -100,6 +107,8 @@ final class CausalConsumer {
         this.producers = producers;
         this.streamRestarts = streamRestarts;
         this.streamEpoch = new long[numberOfChannels];
+        this.mayRestart = new boolean[numberOfChannels];
+        this.receiving = new EpochBytes[numberOfChannels];
         for (int i = 0; i < numberOfChannels; i++) {
             logsPerChannel.add(new HashSet<>());
             receivedPerEpoch.add(new TreeMap<>());
@@ -107,17 +116,24 @@ final class CausalConsumer {
         }
     }
 
-    /** Connection-level handling of what arrives on a channel; false removes it. */
+    /**
+     * Connection-level handling of what arrives on a channel; false removes it. Runs for every
+     * buffer, inlined by the compiler into Flink's per-record loop: what is not done per buffer
+     * (truncating, a new epoch, a restarted stream) is in methods of its own, which it leaves out.
+     */
     boolean accept(BufferOrEvent boe, int channel) throws IOException {
-        truncateReceived();
+        if (completedCheckpoint > truncatedBefore) {
+            truncateReceived();
+        }
         if (boe.isBuffer()) {
-            receivedPerEpoch
-                    .get(channel)
-                    .computeIfAbsent(streamEpoch[channel], e -> new EpochBytes())
-                    .add(boe.getBuffer());
-            if (mayRestart.get(channel)) {
+            EpochBytes bytes = receiving[channel];
+            if (bytes == null) {
+                bytes = startReceiving(channel);
+            }
+            bytes.add(boe.getBuffer());
+            if (mayRestart[channel]) {
                 // a restarted producer's stream that does not continue the old one
-                mayRestart.clear(channel);
+                mayRestart[channel] = false;
                 streamRestarts.accept(channel);
             }
             return true;
@@ -137,15 +153,18 @@ final class CausalConsumer {
                         channel,
                         taskName,
                         continued.skippedBytes());
-                mayRestart.clear(channel);
+                mayRestart[channel] = false;
             }
             return false;
         }
         if (event instanceof ReplayStartEvent) {
             answer(channel);
         } else if (event instanceof CheckpointBarrier) {
-            streamEpoch[channel] =
-                    Math.max(streamEpoch[channel], ((CheckpointBarrier) event).getId());
+            long epoch = Math.max(streamEpoch[channel], ((CheckpointBarrier) event).getId());
+            if (epoch != streamEpoch[channel]) {
+                streamEpoch[channel] = epoch;
+                receiving[channel] = null;
+            }
         }
         return true;
     }
@@ -254,11 +273,12 @@ final class CausalConsumer {
         }
         logsPerChannel.get(channel).clear();
         receivedPerEpoch.get(channel).clear();
+        receiving[channel] = null;
     }
 
     /** The channel's producer is gone: its new attempt may continue the stream, or start anew. */
     void producerLost(int channel) {
-        mayRestart.set(channel);
+        mayRestart[channel] = true;
     }
 
     /** Any thread: applied by the task thread on its next read. */
@@ -273,6 +293,18 @@ final class CausalConsumer {
             for (TreeMap<Long, EpochBytes> received : receivedPerEpoch) {
                 received.headMap(completed, false).clear();
             }
+            // a channel still in a truncated epoch starts its entry anew, as before
+            Arrays.fill(receiving, null);
         }
+    }
+
+    /** The channel's first buffer of its epoch (or since a truncation): its entry. */
+    private EpochBytes startReceiving(int channel) {
+        EpochBytes bytes =
+                receivedPerEpoch
+                        .get(channel)
+                        .computeIfAbsent(streamEpoch[channel], e -> new EpochBytes());
+        receiving[channel] = bytes;
+        return bytes;
     }
 }

@@ -488,8 +488,19 @@ final class ChannelConnections {
         listener.retired(channel);
     }
 
-    /** Connects the channels of the producers the JobManager restarted since the last call. */
+    /**
+     * Connects the channels of the producers the JobManager restarted since the last call. Runs
+     * before every buffer the task reads: a restart completes {@link #producerRestartedFuture}
+     * after it queued its producer, so until then one volatile read is all, and the queue's code
+     * stays out of the compiled per-record loop that Flink's input inlines this into.
+     */
     void connectRestartedProducers() throws IOException {
+        if (producerRestartedFuture.isDone()) {
+            connectQueuedProducers();
+        }
+    }
+
+    private void connectQueuedProducers() throws IOException {
         NettyShuffleDescriptor descriptor;
         while ((descriptor = restartedProducers.poll()) != null) {
             for (int i = 0; i < numberOfChannels; i++) {

@@ -138,6 +138,27 @@ class CausalConsumerTest {
     }
 
     @Test
+    void dataOfAnEpochThatWasTruncatedOrOfAFreshStreamIsCountedAnew() throws Exception {
+        CausalConsumer consumer = consumer(running());
+        consumer.accept(data(0, 100), 0);
+        // the checkpoint completed while channel 0 is still in epoch 5
+        consumer.truncateBefore(6);
+        consumer.accept(data(0, 40), 0);
+        consumer.accept(event(0, new ReplayStartEvent(5)), 0);
+        assertThat(lastAnswer().deliveredBytesFrom(5))
+                .as("what came after the truncation, counted for epoch 5 again")
+                .isEqualTo(40);
+
+        consumer.producerLost(0);
+        consumer.accept(event(0, new ContinuedStreamEvent(ContinuedStreamEvent.FRESH)), 0);
+        consumer.accept(data(0, 25), 0);
+        consumer.accept(event(0, new ReplayStartEvent(ReplayStartEvent.FROM_PRODUCER_START)), 0);
+        assertThat(lastAnswer().deliveredBytesFrom(0))
+                .as("the fresh stream's data only")
+                .isEqualTo(25);
+    }
+
+    @Test
     void aRecoveringConsumerAnswersOnceItHasItsOwnDeterminantsAndSaysWhenItsReplayEnds()
             throws Exception {
         CausalRecovery recovery =
