@@ -48,6 +48,19 @@ final class ThreadCpuSampler implements AutoCloseable {
     /** Flink names a task's thread "name (subtask/parallelism)#attempt". */
     private static final Pattern TASK_THREAD = Pattern.compile("^(.+?) \\(\\d");
 
+    /** The threads of the JVM and of Flink's runtime worth a group: a name's prefix, the group. */
+    private static final String[][] JVM_AND_FLINK_THREADS = {
+        {"C2 Compiler", "JIT C2"},
+        {"C1 Compiler", "JIT C1"},
+        {"GC Thread", "GC"},
+        {"G1 ", "GC"},
+        {"Flink Netty", "Netty"},
+        {"OutputFlusher", "output flushers"},
+        {"System Time Tri", "timer threads"},
+        {"Time Trigger", "timer threads"},
+        {"AsyncOperations", "checkpoints (async)"}
+    };
+
     /** The kernel's clock ticks per second, in which /proc reports CPU time. */
     private static final long TICKS_PER_SECOND = 100;
 
@@ -124,26 +137,10 @@ final class ThreadCpuSampler implements AutoCloseable {
             // a source task's name, cut before its subtask
             return "task " + comm.trim();
         }
-        if (comm.startsWith("C2 Compiler")) {
-            return "JIT C2";
-        }
-        if (comm.startsWith("C1 Compiler")) {
-            return "JIT C1";
-        }
-        if (comm.startsWith("GC Thread") || comm.startsWith("G1 ")) {
-            return "GC";
-        }
-        if (comm.contains("Netty")) {
-            return "Netty";
-        }
-        if (comm.startsWith("OutputFlusher")) {
-            return "output flushers";
-        }
-        if (comm.startsWith("System Time Tri") || comm.startsWith("Time Trigger")) {
-            return "timer threads";
-        }
-        if (comm.startsWith("AsyncOperations")) {
-            return "checkpoints (async)";
+        for (String[] prefixAndGroup : JVM_AND_FLINK_THREADS) {
+            if (comm.startsWith(prefixAndGroup[0])) {
+                return prefixAndGroup[1];
+            }
         }
         return "other";
     }
