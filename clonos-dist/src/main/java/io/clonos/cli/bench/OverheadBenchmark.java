@@ -184,17 +184,19 @@ public final class OverheadBenchmark {
 
         /** The steady state's CPU per record of each group of threads, formatted, joined. */
         String byThreads(String format, String separator) {
-            StringJoiner joined = new StringJoiner(separator);
-            steadyCpuNanosPerRecordByThreads.forEach(
-                    (group, nanos) -> joined.add(String.format(Locale.ROOT, format, group, nanos)));
-            return joined.toString();
+            return joined(steadyCpuNanosPerRecordByThreads, format, separator);
         }
 
         /** The bytes per record of each kind, each formatted by {@code format}, joined. */
         String byKind(String format, String separator) {
+            return joined(determinantBytesPerRecordByKind, format, separator);
+        }
+
+        /** Each entry of {@code figures} formatted by {@code format} (name, figure), joined. */
+        private static String joined(Map<String, Double> figures, String format, String separator) {
             StringJoiner joined = new StringJoiner(separator);
-            determinantBytesPerRecordByKind.forEach(
-                    (kind, bytes) -> joined.add(String.format(Locale.ROOT, format, kind, bytes)));
+            figures.forEach(
+                    (name, figure) -> joined.add(String.format(Locale.ROOT, format, name, figure)));
             return joined.toString();
         }
     }

@@ -87,31 +87,36 @@ final class OverheadRun {
                 (com.sun.management.OperatingSystemMXBean)
                         ManagementFactory.getOperatingSystemMXBean();
         long cpuBefore;
+        long cpuNanos;
         ThreadCpuSampler threads = ThreadCpuSampler.start();
-        try (MiniCluster cluster =
-                EmbeddedClusters.start(request.clonos(), config, 2, request.parallelism())) {
-            cpuBefore = os.getProcessCpuTime();
-            JobID job =
-                    cluster.submitJob(
-                                    SyntheticJob.buildSteadyState(
-                                            request.records(),
-                                            request.keys(),
-                                            request.parallelism(),
-                                            request.stateBytesPerKey(),
-                                            request.checkpointIntervalMs(),
-                                            request.warmupMillis(),
-                                            request.warmupRate(),
-                                            probes))
-                            .get()
-                            .getJobID();
-            if (!cluster.requestJobResult(job).get(30, TimeUnit.MINUTES).isSuccess()) {
-                throw new IllegalStateException("The " + request.label() + " run failed");
+        try {
+            try (MiniCluster cluster =
+                    EmbeddedClusters.start(request.clonos(), config, 2, request.parallelism())) {
+                cpuBefore = os.getProcessCpuTime();
+                JobID job =
+                        cluster.submitJob(
+                                        SyntheticJob.buildSteadyState(
+                                                request.records(),
+                                                request.keys(),
+                                                request.parallelism(),
+                                                request.stateBytesPerKey(),
+                                                request.checkpointIntervalMs(),
+                                                request.warmupMillis(),
+                                                request.warmupRate(),
+                                                probes))
+                                .get()
+                                .getJobID();
+                if (!cluster.requestJobResult(job).get(30, TimeUnit.MINUTES).isSuccess()) {
+                    throw new IllegalStateException("The " + request.label() + " run failed");
+                }
             }
+            // the cluster is closed: every task ended and reported; the JVM's CPU time covers the
+            // cluster's threads (all in this process) for the whole job, warm-up included
+            cpuNanos = os.getProcessCpuTime() - cpuBefore;
+        } finally {
+            // a failed run's sampler stops too (--one-jvm runs the next one in this JVM)
+            threads.close();
         }
-        // the cluster is closed: every task ended and reported; the JVM's CPU time covers the
-        // cluster's threads (all in this process) for the whole job, warm-up included
-        long cpuNanos = os.getProcessCpuTime() - cpuBefore;
-        threads.close();
         long records = Math.max(1, request.records());
         Map<String, Double> bytesByKind = new TreeMap<>();
         DeterminantBytesReporter.endedTasksBytesByKind(probes)
