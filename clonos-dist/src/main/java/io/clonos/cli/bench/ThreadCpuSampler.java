@@ -49,17 +49,17 @@ final class ThreadCpuSampler implements AutoCloseable {
     private static final Pattern TASK_THREAD = Pattern.compile("^(.+?) \\(\\d");
 
     /** The threads of the JVM and of Flink's runtime worth a group: a name's prefix, the group. */
-    private static final String[][] JVM_AND_FLINK_THREADS = {
-        {"C2 Compiler", "JIT C2"},
-        {"C1 Compiler", "JIT C1"},
-        {"GC Thread", "GC"},
-        {"G1 ", "GC"},
-        {"Flink Netty", "Netty"},
-        {"OutputFlusher", "output flushers"},
-        {"System Time Tri", "timer threads"},
-        {"Time Trigger", "timer threads"},
-        {"AsyncOperations", "checkpoints (async)"}
-    };
+    private static final List<Map.Entry<String, String>> JVM_AND_FLINK_THREADS =
+            List.of(
+                    Map.entry("C2 Compiler", "JIT C2"),
+                    Map.entry("C1 Compiler", "JIT C1"),
+                    Map.entry("GC Thread", "GC"),
+                    Map.entry("G1 ", "GC"),
+                    Map.entry("Flink Netty", "Netty"),
+                    Map.entry("OutputFlusher", "output flushers"),
+                    Map.entry("System Time Tri", "timer threads"),
+                    Map.entry("Time Trigger", "timer threads"),
+                    Map.entry("AsyncOperations", "checkpoints (async)"));
 
     /** The kernel's clock ticks per second, in which /proc reports CPU time. */
     private static final long TICKS_PER_SECOND = 100;
@@ -137,9 +137,9 @@ final class ThreadCpuSampler implements AutoCloseable {
             // a source task's name, cut before its subtask
             return "task " + comm.trim();
         }
-        for (String[] prefixAndGroup : JVM_AND_FLINK_THREADS) {
-            if (comm.startsWith(prefixAndGroup[0])) {
-                return prefixAndGroup[1];
+        for (Map.Entry<String, String> prefixAndGroup : JVM_AND_FLINK_THREADS) {
+            if (comm.startsWith(prefixAndGroup.getKey())) {
+                return prefixAndGroup.getValue();
             }
         }
         return "other";
