@@ -91,7 +91,7 @@ public final class ClonosCli {
                     "        hash-chain job to the cluster (rest.address), delete a TaskManager pod through the Kubernetes",
                     "        API once a checkpoint completed, and check which subtasks restarted and that the output is",
                     "        exactly once (exit 0 if so and local); prints and writes pod-failure.json.",
-                    "  nexmark overhead [--events N] [--queries Q,...] [--parallelism P] [--repetitions R] [--output DIR]",
+                    "  nexmark overhead [--queries Q,...] [--warmup-seconds W] [--steady-seconds S] [--repetitions R] [--output DIR]",
                     "        Beam's Nexmark queries on Flink and on Clonos (DSD 1 and full): throughput and",
                     "        latency (p50, p99); CSV, JSON and an HTML chart (bin/clonos nexmark for its options).",
                     "  nexmark failure --query 3|8|synthetic [--load F | --rate N] [--failures one|concurrent|staggered] ...",

@@ -43,14 +43,16 @@ public final class NexmarkCli {
             String.join(
                     "\n",
                     "Usage: clonos nexmark <experiment> [options]",
-                    "  overhead [--events N] [--queries Q,Q,...] [--parallelism P] [--repetitions R]",
-                    "          [--checkpoint-interval MS] [--output DIR]",
-                    "        Every Nexmark query but Q10, without failures, on Flink and on Clonos at",
-                    "        determinant sharing depth 1 and full, after a warm-up run on each; throughput",
-                    "        and end-to-end latency (p50, p99) per query and relative to Flink,",
-                    "        as CSV, JSON and an HTML chart; R runs per query and system, medians. Defaults:",
-                    "        100000 events, all queries, parallelism 2, 3 repetitions, a checkpoint every 5000 ms,",
-                    "        bench-results/nexmark-overhead.",
+                    "  overhead [--queries Q,Q,...] [--warmup-seconds W] [--steady-seconds S] [--parallelism P]",
+                    "          [--repetitions R] [--checkpoint-interval MS] [--output DIR]",
+                    "        The Nexmark queries with a steady state (all but Q10 and Q15), without failures, on",
+                    "        Flink and on Clonos at determinant sharing depth 1 and full: each run reads the",
+                    "        unbounded generator as fast as the query takes it for W s of warm-up and S s of",
+                    "        steady state, and is cancelled; per query and system the steady state's throughput,",
+                    "        end-to-end latency (p50, p99), CPU per event and determinant bytes per event, relative",
+                    "        to Flink, as CSV, JSON (every run) and an HTML chart; R runs per query and system",
+                    "        in alternating order, medians and spread. Defaults: W 10, S 20, parallelism 2,",
+                    "        3 repetitions, a checkpoint every 5000 ms, bench-results/nexmark-overhead.",
                     "  failure --query 3|8|synthetic [--rate N | --load F [--capacity-events N]] [--seconds S]",
                     "          [--kill-after S] [--failures one|concurrent|staggered] [--repetitions R] [--parallelism P]",
                     "          [--person-bytes B] [--auction-bytes B] [--window-seconds S] [--state-mb MB]",
@@ -106,7 +108,18 @@ public final class NexmarkCli {
         Callable<?> run;
         if ("overhead".equals(experiment)) {
             NexmarkOverhead.Settings settings = new NexmarkOverhead.Settings();
-            options.put("--events", v -> settings.events = positive("--events", Long.parseLong(v)));
+            options.put(
+                    "--warmup-seconds",
+                    v ->
+                            settings.warmupMillis =
+                                    TimeUnit.SECONDS.toMillis(
+                                            positive("--warmup-seconds", Long.parseLong(v))));
+            options.put(
+                    "--steady-seconds",
+                    v ->
+                            settings.steadyMillis =
+                                    TimeUnit.SECONDS.toMillis(
+                                            positive("--steady-seconds", Long.parseLong(v))));
             options.put(
                     "--parallelism",
                     v ->

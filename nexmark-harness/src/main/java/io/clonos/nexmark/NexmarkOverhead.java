@@ -14,28 +14,28 @@ package io.clonos.nexmark;
 
 import io.clonos.beam.ClonosPipelineOptions;
 import io.clonos.beam.ClonosRunner;
-import io.clonos.nexmark.stats.Percentiles;
+import io.clonos.nexmark.stats.ThreadCpuSampler;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
-import io.clonos.runtime.minicluster.ProbeRecords;
 import io.clonos.streaming.tasks.DeterminantBytesReporter;
 
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.client.JobStatusMessage;
+import org.apache.flink.runtime.clusterframework.ApplicationStatus;
+import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.util.FileUtils;
 
 import org.apache.beam.sdk.Pipeline;
-import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.nexmark.NexmarkConfiguration;
 import org.apache.beam.sdk.nexmark.NexmarkUtils;
 import org.apache.beam.sdk.nexmark.model.Event;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
-import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.PTransform;
 import org.apache.beam.sdk.transforms.ParDo;
 import org.apache.beam.sdk.values.PBegin;
 import org.apache.beam.sdk.values.PCollection;
-import org.joda.time.Instant;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -43,34 +43,51 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 /**
  * {@code bin/clonos nexmark overhead}: the Nexmark queries of the harness, without failures, on
  * vanilla Flink 1.20.5 (Beam's FlinkRunner) and on Clonos at determinant sharing depth 1 and full
  * (ClonosRunner), each run on an embedded cluster of its own of the same shape, in one invocation,
- * after one uncounted warm-up run per system, each query {@code repetitions} times per system
- * (alternating which goes first; the median counts). Per query and system it reports the
- * throughput: the events over the time from the first event entering the query to the last result
- * leaving it, measured in the job (cluster start-up and job submission are not counted), and its
- * ratio to Flink's, and the end-to-end latency of the results (p50 and p99, see {@link Probe}) of
- * the same run; results as CSV, JSON and an HTML page with the relative throughput per query (the
- * paper's Figure 5). The events come from Beam's unbounded generator, bounded to {@code events}
- * that span {@value #EVENT_TIME_SECONDS} s of event time, as fast as the query takes them.
+ * each query {@code repetitions} times per system (alternating which goes first; the median counts,
+ * the spread is reported beside it). A run reads Beam's unbounded generator as fast as the query
+ * takes it, for a warm-up and then a steady state of fixed lengths, and is cancelled after that;
+ * its figures come from the steady state only: the events that entered the query per second, the
+ * end-to-end latency of the results that left it (p50 and p99, see {@link SteadyStateProbes}), the
+ * CPU time of the JVM's threads per event (the clusters run in this JVM; by group of threads too),
+ * and the determinant bytes per event over the whole run. Results as CSV, JSON (every run's
+ * figures, and the medians) and an HTML page with the relative throughput per query (the paper's
+ * Figure 5).
  */
 public final class NexmarkOverhead {
 
     /** The systems, in the order they run for each query. */
     static final List<String> SYSTEMS = List.of("flink", "clonos-dsd-1", "clonos-dsd-full");
 
+    /**
+     * The queries with a steady state: all but those that need a bounded input, whose results come
+     * only when the input ends.
+     */
+    static final List<Integer> QUERIES =
+            NexmarkQueries.QUERIES.stream()
+                    .filter(query -> !NexmarkQueries.BOUNDED_INPUT.contains(query))
+                    .toList();
+
     /** The knobs. */
     public static final class Settings {
-        public long events = 100_000;
         public int parallelism = 2;
-        public List<Integer> queries = NexmarkQueries.QUERIES;
+        public List<Integer> queries = QUERIES;
         public Path output = Path.of("bench-results", "nexmark-overhead");
 
         /** Runs per query and system, alternating which system goes first; the median counts. */
@@ -78,11 +95,18 @@ public final class NexmarkOverhead {
 
         /** Checkpoints on every system, as the paper took them (every 5 s). */
         public long checkpointIntervalMs = 5_000;
+
+        /** What a run does before its figures count: JIT compilation, state filling up. */
+        public long warmupMillis = 10_000;
+
+        /** How long a run's figures are taken over, after the warm-up. */
+        public long steadyMillis = 20_000;
     }
 
     /**
-     * One query on one system; {@code p50Ms} and {@code p99Ms} are end-to-end latencies, -1 where
-     * no result had one (see {@link Probe}).
+     * One query on one system, in the steady state: {@code events} entered the query and {@code
+     * results} left it in {@code millis}; {@code p50Ms} and {@code p99Ms} are end-to-end latencies,
+     * -1 where no result had one (see {@link SteadyStateProbes.Steady}).
      */
     record Run(
             int query,
@@ -92,64 +116,28 @@ public final class NexmarkOverhead {
             long results,
             long p50Ms,
             long p99Ms,
-            double determinantBytesPerEvent) {
+            double determinantBytesPerEvent,
+            double cpuNsPerEvent,
+            Map<String, Double> cpuNsPerEventByThreads) {
         double eventsPerSecond() {
             return millis <= 0 ? 0 : events * 1000.0 / millis;
-        }
-
-        Run withDeterminantBytes(long bytes) {
-            return new Run(
-                    query, system, events, millis, results, p50Ms, p99Ms, bytes / (double) events);
         }
     }
 
     /**
-     * What one run's first and last steps observed (both jobs run in this JVM and write {@link
-     * ProbeRecords} to the run's directory): when the first event entered the query and the last
-     * result left it, how many results left, and each result's end-to-end latency. An event's entry
-     * is noted by its event time; a result's latency is the time from the entry of the first event
-     * at or after the result's event time that had entered when the result left (for a window's
-     * result, the event that closes the window; for a per-event result, its event) to the result
-     * leaving. Results stamped beyond the events that had entered (a global window's) have none.
+     * How much event time passes per event: the generator stamps this many events per second of
+     * event time, so that the queries' 10 s windows close many times a run.
      */
-    static final class Probe {
-        static final String ENTERED = "entered";
-        static final String LEFT = "left";
+    static final int EVENTS_PER_EVENT_TIME_SECOND = 10_000;
 
-        long firstIn = Long.MAX_VALUE;
-        long lastOut = Long.MIN_VALUE;
-        long results;
-        final List<Long> latencies = new ArrayList<>();
+    /** How long the first event may take to enter the query after the job was submitted. */
+    private static final long FIRST_EVENT_TIMEOUT_MS = 120_000;
 
-        /** From rows {event time, when} of the events that entered and the results that left. */
-        static Probe of(List<long[]> entered, List<long[]> left) {
-            Probe probe = new Probe();
-            TreeMap<Long, Long> entries = new TreeMap<>();
-            for (long[] row : entered) {
-                probe.firstIn = Math.min(probe.firstIn, row[1]);
-                entries.merge(row[0], row[1], Math::min);
-            }
-            for (long[] row : left) {
-                long now = row[1];
-                probe.lastOut = Math.max(probe.lastOut, now);
-                probe.results++;
-                for (Map.Entry<Long, Long> entry : entries.tailMap(row[0], true).entrySet()) {
-                    if (entry.getValue() <= now) {
-                        probe.latencies.add(now - entry.getValue());
-                        break;
-                    }
-                }
-            }
-            return probe;
-        }
+    /** How long the runner may take to return once its job was cancelled. */
+    private static final long CANCEL_TIMEOUT_SECONDS = 60;
 
-        long percentile(double p) {
-            return Percentiles.of(latencies.stream().mapToLong(Long::longValue), p);
-        }
-    }
-
-    /** How much event time a run's events span: ten of the queries' 10 s windows. */
-    static final long EVENT_TIME_SECONDS = 100;
+    /** What a run goes on for beyond its steady state, so that its last rows reach the files. */
+    private static final long TAIL_MILLIS = 2_000;
 
     private final Settings settings;
     private final PrintStream out;
@@ -157,69 +145,78 @@ public final class NexmarkOverhead {
     public NexmarkOverhead(Settings settings, PrintStream out) {
         this.settings = settings;
         this.out = out;
+        for (int query : settings.queries) {
+            if (NexmarkQueries.BOUNDED_INPUT.contains(query)) {
+                throw new IllegalArgumentException(
+                        "Q"
+                                + query
+                                + " needs a bounded input and has its results only when the input ends: it has no steady state to measure; the overhead experiment runs "
+                                + QUERIES);
+            }
+        }
     }
 
-    /** Runs every query on every system; returns the runs, also written to the output directory. */
+    /** Runs every query on every system; returns the medians, also written to the output. */
     public List<Run> run() throws Exception {
         out.printf(
-                "Nexmark overhead: queries %s, %d events each, parallelism %d, a checkpoint every %d ms, on %s, %d runs each (medians)%n",
+                Locale.ROOT,
+                "Nexmark overhead: queries %s, parallelism %d, a checkpoint every %d ms, on %s, %d runs each of %.0f s warm-up and %.0f s steady state (medians)%n",
                 settings.queries,
-                settings.events,
                 settings.parallelism,
                 settings.checkpointIntervalMs,
                 SYSTEMS,
-                settings.repetitions);
-        List<Run> runs = new ArrayList<>();
+                settings.repetitions,
+                settings.warmupMillis / 1000.0,
+                settings.steadyMillis / 1000.0);
+        List<Run> medians = new ArrayList<>();
+        List<Run> all = new ArrayList<>();
         long started = System.nanoTime();
-        // the first jobs in a JVM run cold code (class loading, JIT): one uncounted run per system
-        for (String system : SYSTEMS) {
-            runOnce(settings.queries.get(0), system);
-            out.printf(
-                    Locale.ROOT,
-                    "[%4ds] warm-up on %s done%n",
-                    (System.nanoTime() - started) / 1_000_000_000L,
-                    system);
-        }
         for (int query : settings.queries) {
-            Map<String, List<Run>> repeated = new java.util.LinkedHashMap<>();
+            Map<String, List<Run>> repeated = new LinkedHashMap<>();
             for (int repetition = 0; repetition < settings.repetitions; repetition++) {
                 for (int i = 0; i < SYSTEMS.size(); i++) {
                     String system = SYSTEMS.get((i + repetition) % SYSTEMS.size());
                     Run run = runOnce(query, system);
                     repeated.computeIfAbsent(system, s -> new ArrayList<>()).add(run);
+                    all.add(run);
                     out.printf(
                             Locale.ROOT,
-                            "[%4ds] Q%-2d %-16s run %d/%d %,12.0f events/s  (%d results, %.3f determinant bytes per event)%n",
+                            "[%4ds] Q%-2d %-16s run %d/%d %,12.0f events/s over %.1f s, latency p50 %d ms, p99 %d ms, %,.0f ns CPU per event, %.3f determinant bytes per event (%d results)%n",
                             (System.nanoTime() - started) / 1_000_000_000L,
                             query,
                             system,
                             repetition + 1,
                             settings.repetitions,
                             run.eventsPerSecond(),
-                            run.results(),
-                            run.determinantBytesPerEvent());
+                            run.millis() / 1000.0,
+                            run.p50Ms(),
+                            run.p99Ms(),
+                            run.cpuNsPerEvent(),
+                            run.determinantBytesPerEvent(),
+                            run.results());
                 }
             }
             for (String system : SYSTEMS) {
-                runs.add(median(repeated.get(system)));
+                medians.add(median(repeated.get(system)));
             }
         }
         Files.createDirectories(settings.output);
-        Files.writeString(settings.output.resolve("overhead.csv"), NexmarkReport.csv(runs));
+        Files.writeString(settings.output.resolve("overhead.csv"), NexmarkReport.csv(medians));
         Files.writeString(
-                settings.output.resolve("overhead.json"), NexmarkReport.json(runs) + "\n");
+                settings.output.resolve("overhead.json"),
+                NexmarkReport.json(medians, all, settings) + "\n");
         Files.writeString(
                 settings.output.resolve("overhead.html"),
-                NexmarkReport.html(runs, settings.events, settings.parallelism));
-        out.println(NexmarkReport.table(runs));
+                NexmarkReport.html(medians, all, settings));
+        out.println(NexmarkReport.table(medians, all));
         out.println("Results: " + settings.output.toAbsolutePath());
-        return runs;
+        return medians;
     }
 
     /** The run of median throughput (the lower middle one of an even count). */
     static Run median(List<Run> runs) {
         List<Run> sorted = new ArrayList<>(runs);
-        sorted.sort(java.util.Comparator.comparingDouble(Run::eventsPerSecond));
+        sorted.sort(Comparator.comparingDouble(Run::eventsPerSecond));
         return sorted.get((sorted.size() - 1) / 2);
     }
 
@@ -233,10 +230,11 @@ public final class NexmarkOverhead {
         boolean onClonos = !system.equals("flink");
         int slots = Math.max(2, settings.parallelism);
         Path metrics = Files.createTempDirectory("clonos-nexmark-metrics");
+        Path probes = Files.createTempDirectory("clonos-nexmark-probes");
         Configuration config = new Configuration();
         DeterminantBytesReporter.configure(config, metrics);
+        ThreadCpuSampler threads = ThreadCpuSampler.start();
         try {
-            Run run;
             try (MiniCluster cluster =
                     EmbeddedClusters.start(
                             onClonos,
@@ -253,134 +251,137 @@ public final class NexmarkOverhead {
                                         "--determinantSharingDepth="
                                                 + (system.equals("clonos-dsd-1") ? 1 : -1))
                                 : List.of("--runner=FlinkRunner", "--flinkMaster=" + master);
-                run = runOnce(query, system, runner);
+                runTimed(
+                        cluster,
+                        pipeline(query, runner, probes),
+                        probes,
+                        "Q" + query + " on " + system);
             }
             // the cluster is closed: every task ended and reported its causal log's bytes
-            return run.withDeterminantBytes(DeterminantBytesReporter.endedTasksBytes(metrics));
+            SteadyStateProbes.Steady steady =
+                    SteadyStateProbes.Steady.read(
+                            probes, settings.warmupMillis, settings.steadyMillis);
+            ThreadCpuSampler.Window window = threads.between(steady.from(), steady.to());
+            // the sampler's window is the samples' around the steady state: scale the events to it
+            double events =
+                    steady.events() * (double) window.millis() / Math.max(1, steady.millis());
+            Map<String, Double> byThreads = new TreeMap<>();
+            window.cpuNanosByGroup()
+                    .forEach((group, nanos) -> byThreads.put(group, nanos / Math.max(1, events)));
+            return new Run(
+                    query,
+                    system,
+                    steady.events(),
+                    steady.millis(),
+                    steady.results(),
+                    steady.latencies().quantile(0.50),
+                    steady.latencies().quantile(0.99),
+                    DeterminantBytesReporter.endedTasksBytes(metrics)
+                            / (double) Math.max(1, steady.allEvents()),
+                    byThreads.values().stream().mapToDouble(Double::doubleValue).sum(),
+                    byThreads);
         } finally {
+            threads.close();
             FileUtils.deleteDirectory(metrics.toFile());
+            FileUtils.deleteDirectory(probes.toFile());
         }
     }
 
-    private Run runOnce(int query, String system, List<String> runnerArgs) throws IOException {
+    private Pipeline pipeline(int query, List<String> runnerArgs, Path probes) throws IOException {
         List<String> args =
                 new ArrayList<>(
                         List.of(
                                 "--streaming=true",
                                 "--parallelism=" + settings.parallelism,
-                                "--checkpointingInterval=" + settings.checkpointIntervalMs,
-                                // Beam keeps finished sources alive when checkpointing is on (for
-                                // Flink versions that could not checkpoint finished tasks), so a
-                                // query with a bounded side input (Q13) never ended
-                                "--shutdownSourcesAfterIdleMs=0"));
+                                "--checkpointingInterval=" + settings.checkpointIntervalMs));
         args.addAll(runnerArgs);
         // the job's classes are on the embedded cluster's class path already; Beam stages the
         // whole class path when it is given no file, so it gets an empty jar
         args.add("--filesToStage=" + ClonosRunner.emptyJar());
         PipelineOptions options =
                 PipelineOptionsFactory.fromArgs(args.toArray(new String[0])).create();
-        NexmarkConfiguration config = NexmarkQueries.configuration(settings.events);
-        // event time spans EVENT_TIME_SECONDS whatever the number of events, so that windowed
-        // queries close windows during the run, not only when the input ends
-        config.firstEventRate = (int) Math.max(1, settings.events / EVENT_TIME_SECONDS);
+        // no bound on the events: the run is cancelled after its steady state
+        NexmarkConfiguration config = NexmarkQueries.configuration(0);
+        config.firstEventRate = EVENTS_PER_EVENT_TIME_SECOND;
         config.nextEventRate = config.firstEventRate;
-        Path probes = Files.createTempDirectory("clonos-nexmark-probes");
+        Pipeline pipeline = Pipeline.create(options);
+        // the unbounded generator: its watermark follows event time, so windows close as the
+        // events go by
+        PTransform<PBegin, PCollection<Event>> source = NexmarkUtils.streamEventsSource(config);
+        NexmarkQueries.apply(
+                        pipeline,
+                        config,
+                        query,
+                        source,
+                        ParDo.of(new SteadyStateProbes.FirstEvent(probes.toString())))
+                .apply(ParDo.of(new SteadyStateProbes.LastResult(probes.toString())));
+        return pipeline;
+    }
+
+    /**
+     * Runs {@code pipeline} on {@code cluster} through the warm-up and the steady state, counted
+     * from the first event's entry, and cancels it. The job must not end by itself before.
+     */
+    private void runTimed(MiniCluster cluster, Pipeline pipeline, Path probes, String label)
+            throws Exception {
+        ExecutorService submitter = Executors.newSingleThreadExecutor();
         try {
-            Pipeline pipeline = Pipeline.create(options);
-            // the unbounded generator: its watermark follows event time, so windows close as the
-            // events go by rather than all at the end of the input
-            PTransform<PBegin, PCollection<Event>> source =
-                    NexmarkQueries.BOUNDED_INPUT.contains(query)
-                            ? NexmarkUtils.batchEventsSource(config)
-                            : NexmarkUtils.streamEventsSource(config);
-            NexmarkQueries.apply(
-                            pipeline,
-                            config,
-                            query,
-                            source,
-                            ParDo.of(new FirstEvent(probes.toString())))
-                    .apply(ParDo.of(new LastResult(probes.toString())));
-            PipelineResult.State state = pipeline.run().waitUntilFinish();
-            if (state != PipelineResult.State.DONE) {
-                throw new IllegalStateException("Q" + query + " on " + system + " ended " + state);
+            // Beam's runners wait for the job's end in run()
+            Future<?> running = submitter.submit(() -> pipeline.run().waitUntilFinish());
+            long deadline = System.currentTimeMillis() + FIRST_EVENT_TIMEOUT_MS;
+            while (!SteadyStateProbes.anyEntered(probes)) {
+                if (running.isDone()) {
+                    running.get();
+                    throw new IllegalStateException(label + " ended before any event entered");
+                }
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException(
+                            label
+                                    + ": no event entered the query in "
+                                    + FIRST_EVENT_TIMEOUT_MS
+                                    + " ms");
+                }
+                Thread.sleep(100);
             }
-            Probe probe =
-                    Probe.of(
-                            ProbeRecords.read(probes, Probe.ENTERED, 2),
-                            ProbeRecords.read(probes, Probe.LEFT, 2));
-            long millis = probe.lastOut == Long.MIN_VALUE ? 0 : probe.lastOut - probe.firstIn;
-            return new Run(
-                    query,
-                    system,
-                    settings.events,
-                    millis,
-                    probe.results,
-                    probe.percentile(0.50),
-                    probe.percentile(0.99),
-                    0);
+            long end =
+                    System.currentTimeMillis()
+                            + settings.warmupMillis
+                            + settings.steadyMillis
+                            + TAIL_MILLIS;
+            while (System.currentTimeMillis() < end && !running.isDone()) {
+                Thread.sleep(Math.min(200, Math.max(1, end - System.currentTimeMillis())));
+            }
+            if (running.isDone()) {
+                running.get();
+                throw new IllegalStateException(
+                        label + " ended by itself before its steady state was over");
+            }
+            JobID job = onlyJob(cluster);
+            cluster.cancelJob(job).get();
+            JobResult result = cluster.requestJobResult(job).get();
+            if (result.getApplicationStatus() != ApplicationStatus.CANCELED) {
+                throw new IllegalStateException(
+                        label
+                                + " ended "
+                                + result.getApplicationStatus()
+                                + " instead of being cancelled",
+                        result.getSerializedThrowable().orElse(null));
+            }
+            try {
+                running.get(CANCEL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            } catch (ExecutionException expected) {
+                // Beam's runners report the cancelled job as a failed run
+            }
         } finally {
-            FileUtils.deleteDirectory(probes.toFile());
+            submitter.shutdownNow();
         }
     }
 
-    /** Writes rows {event time, when} of what passes a step, flushed with every bundle. */
-    abstract static class ProbeFn<T, O> extends DoFn<T, O> {
-        private final String probes;
-        private final String kind;
-        private transient ProbeRecords.Writer rows;
-
-        ProbeFn(String probes, String kind) {
-            this.probes = probes;
-            this.kind = kind;
+    private static JobID onlyJob(MiniCluster cluster) throws Exception {
+        Collection<JobStatusMessage> jobs = cluster.listJobs().get();
+        if (jobs.size() != 1) {
+            throw new IllegalStateException("Expected one job on the run's cluster, found " + jobs);
         }
-
-        @Setup
-        public void setup() throws IOException {
-            rows = ProbeRecords.create(probes, kind, 2);
-        }
-
-        void note(Instant timestamp) throws IOException {
-            rows.write(timestamp.getMillis(), System.currentTimeMillis());
-        }
-
-        @FinishBundle
-        public void finishBundle() throws IOException {
-            rows.flush();
-        }
-
-        @Teardown
-        public void teardown() throws IOException {
-            if (rows != null) {
-                rows.close();
-            }
-        }
-    }
-
-    /** Notes when each event enters the query; passes every event on. */
-    static final class FirstEvent extends ProbeFn<Event, Event> {
-        FirstEvent(String probes) {
-            super(probes, Probe.ENTERED);
-        }
-
-        @ProcessElement
-        public void process(
-                @Element Event event, @Timestamp Instant timestamp, OutputReceiver<Event> out)
-                throws IOException {
-            note(timestamp);
-            out.output(event);
-        }
-    }
-
-    /** Notes when each result leaves the query. */
-    static final class LastResult extends ProbeFn<String, Void> {
-        LastResult(String probes) {
-            super(probes, Probe.LEFT);
-        }
-
-        @ProcessElement
-        public void process(@Element String result, @Timestamp Instant timestamp)
-                throws IOException {
-            note(timestamp);
-        }
+        return jobs.iterator().next().getJobId();
     }
 }

@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The overhead experiment's results as a person reads them: CSV and JSON for tools, a table for the
@@ -30,48 +31,104 @@ final class NexmarkReport {
     static String csv(List<NexmarkOverhead.Run> runs) {
         StringBuilder csv =
                 new StringBuilder(
-                        "query,system,events,millis,events_per_second,results,relative_to_flink,latency_p50_ms,latency_p99_ms,determinant_bytes_per_event\n");
+                        "query,system,steady_seconds,events,events_per_second,results,relative_to_flink,latency_p50_ms,latency_p99_ms,determinant_bytes_per_event,cpu_ns_per_event\n");
         for (NexmarkOverhead.Run run : runs) {
             csv.append(
                     String.format(
                             Locale.ROOT,
-                            "%d,%s,%d,%d,%.0f,%d,%.3f,%d,%d,%.4f%n",
+                            "%d,%s,%.1f,%d,%.0f,%d,%.3f,%d,%d,%.4f,%.0f%n",
                             run.query(),
                             run.system(),
+                            run.millis() / 1000.0,
                             run.events(),
-                            run.millis(),
                             run.eventsPerSecond(),
                             run.results(),
                             relative(runs, run),
                             run.p50Ms(),
                             run.p99Ms(),
-                            run.determinantBytesPerEvent()));
+                            run.determinantBytesPerEvent(),
+                            run.cpuNsPerEvent()));
         }
         return csv.toString();
     }
 
-    static String json(List<NexmarkOverhead.Run> runs) {
+    /**
+     * The medians (with the spread of the throughput over the repetitions and the ratio to Flink's
+     * median) and every run's figures, with the settings they were taken with.
+     */
+    static String json(
+            List<NexmarkOverhead.Run> medians,
+            List<NexmarkOverhead.Run> all,
+            NexmarkOverhead.Settings settings) {
         List<String> entries = new ArrayList<>();
-        for (NexmarkOverhead.Run run : runs) {
+        for (NexmarkOverhead.Run run : medians) {
+            double[] spread = spread(all, run);
             entries.add(
-                    String.format(
-                            Locale.ROOT,
-                            "{\"query\":%d,\"system\":\"%s\",\"events\":%d,\"millis\":%d,\"eventsPerSecond\":%.0f,\"results\":%d,\"relativeToFlink\":%.3f,\"latencyP50Ms\":%d,\"latencyP99Ms\":%d,\"determinantBytesPerEvent\":%.4f}",
-                            run.query(),
-                            run.system(),
-                            run.events(),
-                            run.millis(),
-                            run.eventsPerSecond(),
-                            run.results(),
-                            relative(runs, run),
-                            run.p50Ms(),
-                            run.p99Ms(),
-                            run.determinantBytesPerEvent()));
+                    runJson(
+                            run,
+                            String.format(
+                                    Locale.ROOT,
+                                    ",\"eventsPerSecondMin\":%.0f,\"eventsPerSecondMax\":%.0f,\"relativeToFlink\":%.3f",
+                                    spread[0],
+                                    spread[1],
+                                    relative(medians, run))));
         }
-        return "{\"benchmark\":\"nexmark-overhead\",\"runs\":[" + String.join(",", entries) + "]}";
+        List<String> repetitions = new ArrayList<>();
+        for (NexmarkOverhead.Run run : all) {
+            List<String> byThreads = new ArrayList<>();
+            run.cpuNsPerEventByThreads()
+                    .forEach(
+                            (group, nanos) ->
+                                    byThreads.add(
+                                            String.format(
+                                                    Locale.ROOT, "\"%s\":%.1f", group, nanos)));
+            repetitions.add(
+                    runJson(
+                            run,
+                            ",\"cpuNsPerEventByThreads\":{" + String.join(",", byThreads) + "}"));
+        }
+        return String.format(
+                Locale.ROOT,
+                "{\"benchmark\":\"nexmark-overhead\",\"warmupSeconds\":%.1f,\"steadySeconds\":%.1f,\"repetitions\":%d,\"parallelism\":%d,\"checkpointIntervalMs\":%d,\"runs\":[%s],\"everyRun\":[%s]}",
+                settings.warmupMillis / 1000.0,
+                settings.steadyMillis / 1000.0,
+                settings.repetitions,
+                settings.parallelism,
+                settings.checkpointIntervalMs,
+                String.join(",", entries),
+                String.join(",", repetitions));
     }
 
-    static String table(List<NexmarkOverhead.Run> runs) {
+    private static String runJson(NexmarkOverhead.Run run, String more) {
+        return String.format(
+                Locale.ROOT,
+                "{\"query\":%d,\"system\":\"%s\",\"steadyMillis\":%d,\"events\":%d,\"eventsPerSecond\":%.0f,\"results\":%d,\"latencyP50Ms\":%d,\"latencyP99Ms\":%d,\"determinantBytesPerEvent\":%.4f,\"cpuNsPerEvent\":%.0f%s}",
+                run.query(),
+                run.system(),
+                run.millis(),
+                run.events(),
+                run.eventsPerSecond(),
+                run.results(),
+                run.p50Ms(),
+                run.p99Ms(),
+                run.determinantBytesPerEvent(),
+                run.cpuNsPerEvent(),
+                more);
+    }
+
+    /** The lowest and the highest throughput of the runs of {@code median}'s query and system. */
+    private static double[] spread(List<NexmarkOverhead.Run> all, NexmarkOverhead.Run median) {
+        double[] spread = {Double.MAX_VALUE, 0};
+        for (NexmarkOverhead.Run run : all) {
+            if (run.query() == median.query() && run.system().equals(median.system())) {
+                spread[0] = Math.min(spread[0], run.eventsPerSecond());
+                spread[1] = Math.max(spread[1], run.eventsPerSecond());
+            }
+        }
+        return spread[1] == 0 ? new double[] {0, 0} : spread;
+    }
+
+    static String table(List<NexmarkOverhead.Run> runs, List<NexmarkOverhead.Run> all) {
         StringBuilder table = new StringBuilder(String.format(Locale.ROOT, "%-6s", "query"));
         for (String system : NexmarkOverhead.SYSTEMS) {
             table.append(String.format(Locale.ROOT, " %22s", system + " (ev/s)"));
@@ -93,60 +150,77 @@ final class NexmarkReport {
                             relative(runs, query.getValue().get("clonos-dsd-1")),
                             relative(runs, query.getValue().get("clonos-dsd-full"))));
         }
-        table.append(
-                String.format(Locale.ROOT, "%nEnd-to-end latency, p50 / p99 (ms)%n%-6s", "query"));
-        for (String system : NexmarkOverhead.SYSTEMS) {
-            table.append(String.format(Locale.ROOT, " %22s", system));
-        }
-        table.append('\n');
-        for (Map.Entry<Integer, Map<String, NexmarkOverhead.Run>> query :
-                byQuery(runs).entrySet()) {
-            table.append(String.format(Locale.ROOT, "Q%-5d", query.getKey()));
-            for (String system : NexmarkOverhead.SYSTEMS) {
-                NexmarkOverhead.Run run = query.getValue().get(system);
-                table.append(
-                        String.format(
-                                Locale.ROOT,
-                                " %22s",
-                                run == null || run.p50Ms() < 0
-                                        ? "n/a"
-                                        : run.p50Ms() + " / " + run.p99Ms()));
-            }
-            table.append('\n');
-        }
-        table.append(String.format(Locale.ROOT, "%nDeterminant bytes per event%n%-6s", "query"));
+        section(
+                table,
+                "Throughput over the runs, lowest - highest (events/s)",
+                runs,
+                NexmarkOverhead.SYSTEMS,
+                run -> {
+                    double[] spread = spread(all, run);
+                    return String.format(Locale.ROOT, "%.0f - %.0f", spread[0], spread[1]);
+                });
+        section(
+                table,
+                "End-to-end latency, p50 / p99 (ms)",
+                runs,
+                NexmarkOverhead.SYSTEMS,
+                run -> run.p50Ms() < 0 ? "n/a" : run.p50Ms() + " / " + run.p99Ms());
+        section(
+                table,
+                "CPU per event in the steady state, all threads of the JVM (ns)",
+                runs,
+                NexmarkOverhead.SYSTEMS,
+                run -> String.format(Locale.ROOT, "%.0f", run.cpuNsPerEvent()));
         List<String> clonos = NexmarkOverhead.SYSTEMS.subList(1, NexmarkOverhead.SYSTEMS.size());
-        for (String system : clonos) {
-            table.append(String.format(Locale.ROOT, " %22s", system));
-        }
-        table.append('\n');
-        Map<String, Double> sums = new LinkedHashMap<>();
-        for (Map.Entry<Integer, Map<String, NexmarkOverhead.Run>> query :
-                byQuery(runs).entrySet()) {
-            table.append(String.format(Locale.ROOT, "Q%-5d", query.getKey()));
-            for (String system : clonos) {
-                NexmarkOverhead.Run run = query.getValue().get(system);
-                double bytes = run == null ? 0 : run.determinantBytesPerEvent();
-                sums.merge(system, bytes, Double::sum);
-                table.append(String.format(Locale.ROOT, " %22.3f", bytes));
-            }
-            table.append('\n');
-        }
+        section(
+                table,
+                "Determinant bytes per event",
+                runs,
+                clonos,
+                run -> String.format(Locale.ROOT, "%.3f", run.determinantBytesPerEvent()));
         table.append(String.format(Locale.ROOT, "%-6s", "mean"));
         int queries = byQuery(runs).size();
         for (String system : clonos) {
-            table.append(
-                    String.format(
-                            Locale.ROOT,
-                            " %22.3f",
-                            sums.getOrDefault(system, 0.0) / Math.max(1, queries)));
+            double sum =
+                    runs.stream()
+                            .filter(run -> run.system().equals(system))
+                            .mapToDouble(NexmarkOverhead.Run::determinantBytesPerEvent)
+                            .sum();
+            table.append(String.format(Locale.ROOT, " %22.3f", sum / Math.max(1, queries)));
         }
         table.append('\n');
         return table.toString();
     }
 
+    /** A table under {@code title}: a row per query, a column per system, a cell per run. */
+    private static void section(
+            StringBuilder table,
+            String title,
+            List<NexmarkOverhead.Run> runs,
+            List<String> systems,
+            Function<NexmarkOverhead.Run, String> cell) {
+        table.append(String.format(Locale.ROOT, "%n%s%n%-6s", title, "query"));
+        for (String system : systems) {
+            table.append(String.format(Locale.ROOT, " %22s", system));
+        }
+        table.append('\n');
+        for (Map.Entry<Integer, Map<String, NexmarkOverhead.Run>> query :
+                byQuery(runs).entrySet()) {
+            table.append(String.format(Locale.ROOT, "Q%-5d", query.getKey()));
+            for (String system : systems) {
+                NexmarkOverhead.Run run = query.getValue().get(system);
+                table.append(
+                        String.format(Locale.ROOT, " %22s", run == null ? "n/a" : cell.apply(run)));
+            }
+            table.append('\n');
+        }
+    }
+
     /** A bar chart (inline SVG) of each Clonos variant's throughput over Flink's, per query. */
-    static String html(List<NexmarkOverhead.Run> runs, long events, int parallelism) {
+    static String html(
+            List<NexmarkOverhead.Run> runs,
+            List<NexmarkOverhead.Run> all,
+            NexmarkOverhead.Settings settings) {
         Map<Integer, Map<String, NexmarkOverhead.Run>> queries = byQuery(runs);
         int barWidth = 14;
         int groupWidth = 3 * barWidth + 12;
@@ -223,12 +297,15 @@ final class NexmarkReport {
                 + "<h1>Nexmark throughput relative to Flink 1.20.5</h1>\n"
                 + String.format(
                         Locale.ROOT,
-                        "<p>%d events per query, parallelism %d, streaming; 1.0 is Flink's throughput. Hover a bar for its value.</p>%n",
-                        events,
-                        parallelism)
+                        "<p>Each run %.0f s of warm-up, then %.0f s of steady state; medians of %d runs; parallelism %d, streaming, a checkpoint every %d ms; 1.0 is Flink's throughput. Hover a bar for its value.</p>%n",
+                        settings.warmupMillis / 1000.0,
+                        settings.steadyMillis / 1000.0,
+                        settings.repetitions,
+                        settings.parallelism,
+                        settings.checkpointIntervalMs)
                 + svg
                 + "<pre>"
-                + table(runs)
+                + table(runs, all)
                 + "</pre>\n</body></html>\n";
     }
 

@@ -153,10 +153,16 @@ class NexmarkCliTest {
         assertThat(NexmarkCli.run(new String[] {"failure", "--query", "3", "--rate", "-5"}))
                 .isEqualTo(2);
         assertThat(NexmarkCli.run(new String[] {"overhead", "--kill-after", "5"})).isEqualTo(2);
+        assertThat(NexmarkCli.run(new String[] {"overhead", "--events", "100000"})).isEqualTo(2);
+        assertThat(NexmarkCli.run(new String[] {"overhead", "--steady-seconds", "0"})).isEqualTo(2);
+        assertThat(NexmarkCli.run(new String[] {"overhead", "--queries", "1,15"})).isEqualTo(2);
         assertThat(errors.toString(StandardCharsets.UTF_8))
                 .contains("--standby takes true or false, not yes")
                 .contains("--rate takes a positive number, not -5")
-                .contains("Unknown option --kill-after for overhead");
+                .contains("Unknown option --kill-after for overhead")
+                .contains("Unknown option --events for overhead")
+                .contains("--steady-seconds takes a positive number, not 0")
+                .contains("Q15 needs a bounded input");
     }
 
     @Test

@@ -25,7 +25,8 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The overhead experiment, small: one query on the three systems, twice, and the files it writes.
+ * The overhead experiment, small: one query on the three systems, twice, each run cancelled after a
+ * short warm-up and steady state, and the files it writes.
  */
 class NexmarkOverheadITCase {
 
@@ -34,9 +35,10 @@ class NexmarkOverheadITCase {
     @Test
     void oneQueryOnEverySystemWithItsFigures() throws Exception {
         NexmarkOverhead.Settings settings = new NexmarkOverhead.Settings();
-        settings.events = 5_000;
         settings.queries = List.of(1);
         settings.repetitions = 2;
+        settings.warmupMillis = 2_000;
+        settings.steadyMillis = 3_000;
         settings.output = output;
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
 
@@ -48,25 +50,34 @@ class NexmarkOverheadITCase {
         assertThat(runs)
                 .extracting(NexmarkOverhead.Run::system)
                 .containsExactlyElementsOf(NexmarkOverhead.SYSTEMS);
-        // Q1 converts every bid: as many results on every system
+        // the generator is unbounded: each run was cancelled after its steady state, which its
+        // figures cover (a window that ended early would mean the events stopped entering)
         assertThat(runs)
-                .extracting(NexmarkOverhead.Run::results)
-                .allMatch(results -> results > 0)
-                .containsOnly(runs.get(0).results());
-        assertThat(runs).allMatch(run -> run.eventsPerSecond() > 0);
-        // every Q1 result is a converted bid: each has a latency
+                .allMatch(run -> run.millis() > 2_500 && run.millis() <= 3_000, "3 s steady state");
+        assertThat(runs).allMatch(run -> run.events() > 0 && run.eventsPerSecond() > 0);
+        // Q1 converts every bid: results left in the steady state, each with a latency
+        assertThat(runs).allMatch(run -> run.results() > 0);
         assertThat(runs).allMatch(run -> run.p50Ms() >= 0 && run.p99Ms() >= run.p50Ms());
+        // the threads of the JVM (the cluster's among them) worked for the events
+        assertThat(runs).allMatch(run -> run.cpuNsPerEvent() > 0);
+        assertThat(runs)
+                .allMatch(
+                        run ->
+                                run.cpuNsPerEventByThreads().keySet().stream()
+                                        .anyMatch(group -> group.startsWith("task ")));
         assertThat(Files.readAllLines(output.resolve("overhead.csv")))
                 .hasSize(4)
                 .first()
                 .asString()
-                .startsWith("query,system")
-                .endsWith("latency_p50_ms,latency_p99_ms,determinant_bytes_per_event");
+                .startsWith("query,system,steady_seconds")
+                .endsWith("determinant_bytes_per_event,cpu_ns_per_event");
         // Flink's tasks log no determinants; Clonos's are counted through Flink's metrics
         assertThat(runs.get(0).determinantBytesPerEvent()).isZero();
         assertThat(runs).allMatch(run -> run.determinantBytesPerEvent() >= 0);
-        assertThat(Files.readString(output.resolve("overhead.json")))
-                .contains("\"system\":\"clonos-dsd-1\"");
+        String json = Files.readString(output.resolve("overhead.json"));
+        assertThat(json).contains("\"system\":\"clonos-dsd-1\"").contains("\"eventsPerSecondMin\"");
+        // every run's figures, not only the medians
+        assertThat(json.substring(json.indexOf("\"everyRun\"")).split("\"query\":1,")).hasSize(7);
         assertThat(Files.readString(output.resolve("overhead.html")))
                 .contains("<svg")
                 .contains("Q1");
@@ -74,7 +85,9 @@ class NexmarkOverheadITCase {
                 .contains("Q1")
                 .contains("dsd-1/flink")
                 .contains("run 2/2")
+                .contains("lowest - highest")
                 .contains("p50 / p99")
+                .contains("CPU per event")
                 .contains("Determinant bytes per event");
     }
 }

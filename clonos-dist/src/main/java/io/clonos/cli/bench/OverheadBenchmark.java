@@ -12,6 +12,8 @@
 
 package io.clonos.cli.bench;
 
+import io.clonos.nexmark.stats.ThreadCpuSampler;
+
 import org.apache.flink.annotation.Internal;
 
 import java.io.PrintStream;

@@ -12,6 +12,7 @@
 
 package io.clonos.cli.bench;
 
+import io.clonos.nexmark.stats.ThreadCpuSampler;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
 import io.clonos.streaming.tasks.DeterminantBytesReporter;
 

@@ -11,6 +11,8 @@
  */
 package io.clonos.cli.bench;
 
+import io.clonos.nexmark.stats.LatencyHistogram;
+
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.streaming.api.functions.sink.RichSinkFunction;

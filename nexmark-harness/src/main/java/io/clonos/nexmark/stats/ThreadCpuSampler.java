@@ -10,7 +10,7 @@
  * and limitations under the License.
  */
 
-package io.clonos.cli.bench;
+package io.clonos.nexmark.stats;
 
 import org.apache.flink.annotation.Internal;
 
@@ -39,7 +39,7 @@ import java.util.regex.Pattern;
  * kernel's clock tick (10 ms), against tens of seconds of CPU per group.
  */
 @Internal
-final class ThreadCpuSampler implements AutoCloseable {
+public final class ThreadCpuSampler implements AutoCloseable {
 
     static final long PERIOD_MILLIS = 500;
 
@@ -77,7 +77,7 @@ final class ThreadCpuSampler implements AutoCloseable {
         sampling.setDaemon(true);
     }
 
-    static ThreadCpuSampler start() {
+    public static ThreadCpuSampler start() {
         ThreadCpuSampler sampler = new ThreadCpuSampler();
         sampler.sampling.start();
         return sampler;
@@ -146,13 +146,13 @@ final class ThreadCpuSampler implements AutoCloseable {
     }
 
     /** What the threads used in a window of {@code millis} between two samples. */
-    record Window(long millis, Map<String, Long> cpuNanosByGroup) {}
+    public record Window(long millis, Map<String, Long> cpuNanosByGroup) {}
 
     /**
      * CPU per group between the last sample at or before {@code fromMillis} and the first at or
      * after {@code toMillis} (the nearest ones where none is).
      */
-    synchronized Window between(long fromMillis, long toMillis) {
+    public synchronized Window between(long fromMillis, long toMillis) {
         Map<String, Long> byGroup = new TreeMap<>();
         if (samples.size() < 2) {
             return new Window(0, byGroup);

@@ -9,7 +9,9 @@
  * either express or implied. See the License for the specific language governing permissions
  * and limitations under the License.
  */
-package io.clonos.cli.bench;
+package io.clonos.nexmark.stats;
+
+import org.apache.flink.annotation.Internal;
 
 import java.io.IOException;
 import java.io.Serializable;
@@ -25,34 +27,40 @@ import java.util.List;
  * (a run of 20 million records never finished). The benchmark's latencies come from the wall clock
  * in milliseconds, so the buckets lose nothing.
  */
-final class LatencyHistogram implements Serializable {
+@Internal
+public final class LatencyHistogram implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
-    static final int MAX_MS = 120_000;
+    public static final int MAX_MS = 120_000;
 
     private final long[] counts = new long[MAX_MS + 2];
     private long total;
 
-    void record(long millis) {
-        int bucket = (int) Math.max(0, Math.min(millis, MAX_MS + 1));
-        counts[bucket]++;
-        total++;
+    public void record(long millis) {
+        record(millis, 1);
     }
 
-    void add(LatencyHistogram other) {
+    /** Records {@code count} latencies of {@code millis} each. */
+    public void record(long millis, long count) {
+        int bucket = (int) Math.max(0, Math.min(millis, MAX_MS + 1));
+        counts[bucket] += count;
+        total += count;
+    }
+
+    public void add(LatencyHistogram other) {
         for (int i = 0; i < counts.length; i++) {
             counts[i] += other.counts[i];
         }
         total += other.total;
     }
 
-    long count() {
+    public long count() {
         return total;
     }
 
     /** The latency at quantile {@code q} (0 to 1); {@link #MAX_MS}+1 means above the range. */
-    long quantile(double q) {
+    public long quantile(double q) {
         if (total == 0) {
             return -1;
         }
@@ -68,7 +76,7 @@ final class LatencyHistogram implements Serializable {
     }
 
     /** Writes the non-empty buckets, a line "millis count" each. */
-    void write(Path file) throws IOException {
+    public void write(Path file) throws IOException {
         List<String> lines = new ArrayList<>();
         for (int i = 0; i < counts.length; i++) {
             if (counts[i] > 0) {
@@ -78,7 +86,7 @@ final class LatencyHistogram implements Serializable {
         Files.write(file, lines, StandardCharsets.UTF_8);
     }
 
-    static LatencyHistogram read(Path file) throws IOException {
+    public static LatencyHistogram read(Path file) throws IOException {
         LatencyHistogram histogram = new LatencyHistogram();
         for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
             String[] bucket = line.trim().split(" ");

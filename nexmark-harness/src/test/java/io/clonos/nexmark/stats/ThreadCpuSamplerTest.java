@@ -10,7 +10,7 @@
  * and limitations under the License.
  */
 
-package io.clonos.cli.bench;
+package io.clonos.nexmark.stats;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;

@@ -1,0 +1,114 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.nexmark;
+
+import io.clonos.runtime.minicluster.ProbeRecords;
+
+import org.joda.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** How the Nexmark overhead run's probes write their rows and how it reads a steady state. */
+class SteadyStateProbesTest {
+
+    @TempDir Path probes;
+
+    @Test
+    void aResultsLatencyRunsFromTheEntryOfTheFirstEventAtOrAfterItsTimestamp() {
+        SteadyStateProbes.Steady steady =
+                SteadyStateProbes.Steady.of(
+                        List.of(
+                                new long[] {100, 1_000, 1},
+                                new long[] {200, 1_050, 1},
+                                new long[] {200, 1_040, 1},
+                                new long[] {300, 1_100, 1}),
+                        List.of(new long[] {150, 1_070, 1}, new long[] {100, 1_010, 3}),
+                        0,
+                        1_000);
+        assertThat(steady.from()).isEqualTo(1_000);
+        assertThat(steady.to()).as("the last event's entry ends the window").isEqualTo(1_100);
+        assertThat(steady.results()).isEqualTo(4);
+        // 150: the first event at or after it is 200, first entered at 1040: 30 ms; 100: 10 ms
+        assertThat(steady.latencies().count()).isEqualTo(4);
+        assertThat(steady.latencies().quantile(0.25)).isEqualTo(10);
+        assertThat(steady.latencies().quantile(1.0)).isEqualTo(30);
+    }
+
+    @Test
+    void anEventThatEnteredOnlyAfterTheResultLeftDoesNotCount() {
+        SteadyStateProbes.Steady steady =
+                SteadyStateProbes.Steady.of(
+                        List.of(new long[] {100, 1_000, 1}, new long[] {500, 2_000, 1}),
+                        List.of(new long[] {400, 1_500, 1}, new long[] {1_000, 1_900, 1}),
+                        0,
+                        10_000);
+        assertThat(steady.results()).isEqualTo(2);
+        assertThat(steady.latencies().count())
+                .as("the event at 500 entered after the first result left; none after 1000")
+                .isZero();
+    }
+
+    @Test
+    void onlyTheSteadyStateAfterTheWarmUpCounts() {
+        // an event time per 10 ms of wall time from 0 to 10 s, 7 events each
+        List<long[]> entered = new java.util.ArrayList<>();
+        List<long[]> left = new java.util.ArrayList<>();
+        for (long wall = 0; wall <= 10_000; wall += 10) {
+            entered.add(new long[] {wall / 10, wall, 7});
+            // each event time's results leave 5 ms after its first event entered, twice
+            left.add(new long[] {wall / 10, wall + 5, 2});
+        }
+        SteadyStateProbes.Steady steady = SteadyStateProbes.Steady.of(entered, left, 2_000, 5_000);
+
+        assertThat(steady.from()).isEqualTo(2_000);
+        assertThat(steady.to()).isEqualTo(7_000);
+        assertThat(steady.millis()).isEqualTo(5_000);
+        assertThat(steady.events()).as("500 rows of 7 events").isEqualTo(3_500);
+        assertThat(steady.allEvents()).isEqualTo(1_001 * 7);
+        assertThat(steady.results()).isEqualTo(1_000);
+        assertThat(steady.latencies().quantile(0.5)).isEqualTo(5);
+        assertThat(steady.latencies().quantile(0.99)).isEqualTo(5);
+    }
+
+    @Test
+    void theEntryProbeWritesARowPerRunOfOneEventTimeAndEndsItsRowsWithTheBundle() throws Exception {
+        SteadyStateProbes.FirstEvent probe = new SteadyStateProbes.FirstEvent(probes.toString());
+        probe.setup();
+        for (long time : new long[] {5, 5, 5, 6, 5}) {
+            probe.note(new Instant(time));
+        }
+        probe.finishBundle();
+        probe.note(new Instant(5));
+        probe.finishBundle();
+        probe.teardown();
+
+        List<long[]> rows = ProbeRecords.read(probes, SteadyStateProbes.ENTERED, 3);
+        assertThat(rows).extracting(row -> row[0]).containsExactly(5L, 6L, 5L, 5L);
+        assertThat(rows).extracting(row -> row[2]).containsExactly(3L, 1L, 1L, 1L);
+        assertThat(SteadyStateProbes.anyEntered(probes)).isTrue();
+    }
+
+    @Test
+    void noRowsNoEntry() throws Exception {
+        assertThat(SteadyStateProbes.anyEntered(probes)).isFalse();
+        SteadyStateProbes.Steady steady =
+                SteadyStateProbes.Steady.of(List.of(), List.of(), 1_000, 1_000);
+        assertThat(steady.events()).isZero();
+        assertThat(steady.latencies().count()).isZero();
+    }
+}
