@@ -28,17 +28,25 @@ import java.util.List;
  * The overhead experiment's probes: a step after the events' source notes when events enter the
  * query, a step after the query notes when results leave it, each instance into {@link
  * ProbeRecords} files the harness reads once the job ended. A row is a run of consecutive elements
- * with the same event time (and, for results, the same wall-clock millisecond): {event time, when
- * the run's first element passed, how many}. The generator stamps about ten events per millisecond
- * of event time and a window's results leave together, so the files hold a tenth of the elements or
- * less, and what the harness keeps from them is a histogram: a run of minutes does not fill the
- * heap the way a list of every element's times did.
+ * within {@value #EVENT_TIME_BUCKET_MS} ms of event time (and, for results, in the same wall-clock
+ * millisecond): {the first one's event time, when it passed, how many}. The generator stamps an
+ * event per millisecond of event time and a window's results leave together, so the files hold a
+ * tenth of the elements or less, and what the harness keeps from them is a histogram: a run of
+ * minutes does not fill the heap the way a list of every element's times did. What the buckets cost
+ * in precision: a latency is taken from the first event of a bucket at or after the result's event
+ * time, which entered at most a bucket's worth of events after the exact one.
  */
 final class SteadyStateProbes {
 
     static final String ENTERED = "entered";
     static final String LEFT = "left";
     private static final int WIDTH = 3;
+
+    /** How often a probe's rows reach its file at most. */
+    private static final long FLUSH_INTERVAL_MS = 200;
+
+    /** How much event time one row covers at most. */
+    static final long EVENT_TIME_BUCKET_MS = 10;
 
     private SteadyStateProbes() {}
 
@@ -174,7 +182,7 @@ final class SteadyStateProbes {
     }
 
     /**
-     * Writes a row per run of elements with the same event time (and the same millisecond, if
+     * Writes a row per run of elements in one bucket of event time (and the same millisecond, if
      * {@code perMillisecond}), flushed with every bundle.
      */
     abstract static class ProbeFn<T, O> extends DoFn<T, O> {
@@ -185,6 +193,7 @@ final class SteadyStateProbes {
         private transient long eventTime;
         private transient long first;
         private transient long count;
+        private transient long flushed;
 
         ProbeFn(String probes, String kind, boolean perMillisecond) {
             this.probes = probes;
@@ -195,12 +204,15 @@ final class SteadyStateProbes {
         @Setup
         public void setup() throws IOException {
             rows = ProbeRecords.create(probes, kind, WIDTH);
+            flushed = System.currentTimeMillis();
         }
 
         void note(Instant timestamp) throws IOException {
             long now = System.currentTimeMillis();
             long time = timestamp.getMillis();
-            if (count > 0 && (time != eventTime || perMillisecond && now != first)) {
+            if (count > 0
+                    && (time / EVENT_TIME_BUCKET_MS != eventTime / EVENT_TIME_BUCKET_MS
+                            || perMillisecond && now != first)) {
                 rows.write(eventTime, first, count);
                 count = 0;
             }
@@ -209,20 +221,32 @@ final class SteadyStateProbes {
                 first = now;
             }
             count++;
+            // the rows reach the file while the bundle is open: ClonosRunner finishes a bundle
+            // only after 1,000 elements or at a checkpoint, a query's results may take longer,
+            // and a cancelled run loses what was not written
+            if (now - flushed >= FLUSH_INTERVAL_MS) {
+                flush(now);
+            }
         }
 
         @FinishBundle
         public void finishBundle() throws IOException {
+            flush(System.currentTimeMillis());
+        }
+
+        private void flush(long now) throws IOException {
             if (count > 0) {
                 rows.write(eventTime, first, count);
                 count = 0;
             }
             rows.flush();
+            flushed = now;
         }
 
         @Teardown
         public void teardown() throws IOException {
             if (rows != null) {
+                flush(System.currentTimeMillis());
                 rows.close();
             }
         }

@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 /** How the Nexmark overhead run's probes write their rows and how it reads a steady state. */
 class SteadyStateProbesTest {
@@ -86,20 +87,33 @@ class SteadyStateProbesTest {
     }
 
     @Test
-    void theEntryProbeWritesARowPerRunOfOneEventTimeAndEndsItsRowsWithTheBundle() throws Exception {
+    void theEntryProbesRowsCountEveryEventInItsBucketOfEventTimeAndReachTheFileWithTheBundle()
+            throws Exception {
         SteadyStateProbes.FirstEvent probe = new SteadyStateProbes.FirstEvent(probes.toString());
         probe.setup();
-        for (long time : new long[] {5, 5, 5, 6, 5}) {
+        // buckets of 10 ms: 20-29, 30-39, 20-29
+        for (long time : new long[] {21, 22, 29, 30, 39, 25}) {
             probe.note(new Instant(time));
         }
         probe.finishBundle();
-        probe.note(new Instant(5));
-        probe.finishBundle();
+        // the bundle's rows are in the file while the probe is still open
+        assertThat(ProbeRecords.read(probes, SteadyStateProbes.ENTERED, 3))
+                .extracting(row -> row[2])
+                .containsOnly(1L, 2L, 3L)
+                .contains(2L)
+                .as("every event noted")
+                .matches(counts -> counts.stream().mapToLong(Long::longValue).sum() == 6);
+        probe.note(new Instant(26));
         probe.teardown();
 
         List<long[]> rows = ProbeRecords.read(probes, SteadyStateProbes.ENTERED, 3);
-        assertThat(rows).extracting(row -> row[0]).containsExactly(5L, 6L, 5L, 5L);
-        assertThat(rows).extracting(row -> row[2]).containsExactly(3L, 1L, 1L, 1L);
+        // a row starts at its first event and holds no event of another bucket
+        assertThat(rows).extracting(row -> row[0]).startsWith(21L).contains(30L, 25L, 26L);
+        java.util.Map<Long, Long> byBucket = new java.util.TreeMap<>();
+        for (long[] row : rows) {
+            byBucket.merge(row[0] / SteadyStateProbes.EVENT_TIME_BUCKET_MS, row[2], Long::sum);
+        }
+        assertThat(byBucket).containsExactly(entry(2L, 5L), entry(3L, 2L));
         assertThat(SteadyStateProbes.anyEntered(probes)).isTrue();
     }
 
