@@ -29,18 +29,18 @@ import java.util.List;
  * query, a step after the query notes when results leave it, each instance into {@link
  * ProbeRecords} files the harness reads once the job ended. A row is a run of consecutive elements
  * within {@value #EVENT_TIME_BUCKET_MS} ms of event time (and, for results, in the same wall-clock
- * millisecond): {the first one's event time, when it passed, how many}. The generator stamps an
- * event per millisecond of event time and a window's results leave together, so the files hold a
- * tenth of the elements or less, and what the harness keeps from them is a histogram: a run of
- * minutes does not fill the heap the way a list of every element's times did. What the buckets cost
- * in precision: a latency is taken from the first event of a bucket at or after the result's event
- * time, which entered at most a bucket's worth of events after the exact one.
+ * millisecond): {the first one's event time, when it passed, how many, which probe}. The generator
+ * stamps an event per millisecond of event time and a window's results leave together, so the files
+ * hold a tenth of the elements or less, and what the harness keeps from them is a histogram: a run
+ * of minutes does not fill the heap the way a list of every element's times did. What the buckets
+ * cost in precision: a latency is taken from the first event of a bucket at or after the result's
+ * event time, which entered at most a bucket's worth of events after the exact one.
  */
 final class SteadyStateProbes {
 
     static final String ENTERED = "entered";
     static final String LEFT = "left";
-    private static final int WIDTH = 3;
+    private static final int WIDTH = 4;
 
     /** How often a probe's rows reach its file at most. */
     private static final long FLUSH_INTERVAL_MS = 200;
@@ -59,10 +59,14 @@ final class SteadyStateProbes {
      * What a run's probes saw in its steady state: the window that starts {@code warmupMillis}
      * after the first event entered and lasts {@code steadyMillis} (or until the last event that
      * entered), the events that entered in it, and the results that left in it with their
-     * end-to-end latencies. A result's latency runs from the entry of the first event at or after
-     * the result's event time that had entered when the result left (for a window's result, the
-     * event that closed the window; for a per-event result, its event) to the result leaving.
-     * Results stamped beyond the events that had entered (a global window's) have none.
+     * end-to-end latencies. A result's latency runs from when the events passed its event time to
+     * the result leaving: each source subtask's events pass it at the entry of its first event at
+     * or after it, and of the subtasks whose events had passed it when the result left, the last
+     * one counts (for a window's result, the event that let the watermark pass the window's end;
+     * for a per-event result, its event). The subtasks' generators run at their own pace, seconds
+     * of event time apart: the first event of any subtask would date a result from a slower one
+     * back to when the faster one passed. Results stamped beyond the events that had entered (a
+     * global window's) have none.
      */
     record Steady(
             long from,
@@ -85,7 +89,8 @@ final class SteadyStateProbes {
         }
 
         /**
-         * From rows {event time, when, how many} of the events that entered and results that left.
+         * From rows {event time, when, how many, which probe} of the events that entered and the
+         * results that left.
          */
         static Steady of(
                 List<long[]> entered, List<long[]> left, long warmupMillis, long steadyMillis) {
@@ -108,7 +113,12 @@ final class SteadyStateProbes {
                     events += row[2];
                 }
             }
-            Entries entries = new Entries(entered);
+            java.util.Map<Long, List<long[]>> byProbe = new java.util.HashMap<>();
+            for (long[] row : entered) {
+                byProbe.computeIfAbsent(row[3], probe -> new java.util.ArrayList<>()).add(row);
+            }
+            List<Entries> entries = new java.util.ArrayList<>();
+            byProbe.values().forEach(rows -> entries.add(new Entries(rows)));
             LatencyHistogram latencies = new LatencyHistogram();
             long results = 0;
             for (long[] row : left) {
@@ -116,7 +126,10 @@ final class SteadyStateProbes {
                     continue;
                 }
                 results += row[2];
-                long entry = entries.entryBefore(row[0], row[1]);
+                long entry = Long.MIN_VALUE;
+                for (Entries probe : entries) {
+                    entry = Math.max(entry, probe.entryBefore(row[0], row[1]));
+                }
                 if (entry != Long.MIN_VALUE) {
                     latencies.record(row[1] - entry, row[2]);
                 }
@@ -125,7 +138,7 @@ final class SteadyStateProbes {
         }
     }
 
-    /** The earliest entry per event time, sorted by event time. */
+    /** One probe's earliest entry per event time, sorted by event time. */
     private static final class Entries {
         private final long[] eventTimes;
         private final long[] firstEntries;
@@ -195,6 +208,9 @@ final class SteadyStateProbes {
         private transient long count;
         private transient long flushed;
 
+        /** Which probe: each source subtask's events pass one. */
+        private transient long id;
+
         ProbeFn(String probes, String kind, boolean perMillisecond) {
             this.probes = probes;
             this.kind = kind;
@@ -205,6 +221,7 @@ final class SteadyStateProbes {
         public void setup() throws IOException {
             rows = ProbeRecords.create(probes, kind, WIDTH);
             flushed = System.currentTimeMillis();
+            id = java.util.concurrent.ThreadLocalRandom.current().nextLong();
         }
 
         void note(Instant timestamp) throws IOException {
@@ -213,7 +230,7 @@ final class SteadyStateProbes {
             if (count > 0
                     && (time / EVENT_TIME_BUCKET_MS != eventTime / EVENT_TIME_BUCKET_MS
                             || perMillisecond && now != first)) {
-                rows.write(eventTime, first, count);
+                rows.write(eventTime, first, count, id);
                 count = 0;
             }
             if (count == 0) {
@@ -236,7 +253,7 @@ final class SteadyStateProbes {
 
         private void flush(long now) throws IOException {
             if (count > 0) {
-                rows.write(eventTime, first, count);
+                rows.write(eventTime, first, count, id);
                 count = 0;
             }
             rows.flush();

@@ -34,11 +34,11 @@ class SteadyStateProbesTest {
         SteadyStateProbes.Steady steady =
                 SteadyStateProbes.Steady.of(
                         List.of(
-                                new long[] {100, 1_000, 1},
-                                new long[] {200, 1_050, 1},
-                                new long[] {200, 1_040, 1},
-                                new long[] {300, 1_100, 1}),
-                        List.of(new long[] {150, 1_070, 1}, new long[] {100, 1_010, 3}),
+                                new long[] {100, 1_000, 1, 0},
+                                new long[] {200, 1_050, 1, 0},
+                                new long[] {200, 1_040, 1, 0},
+                                new long[] {300, 1_100, 1, 0}),
+                        List.of(new long[] {150, 1_070, 1, 0}, new long[] {100, 1_010, 3, 0}),
                         0,
                         1_000);
         assertThat(steady.from()).isEqualTo(1_000);
@@ -54,8 +54,8 @@ class SteadyStateProbesTest {
     void anEventThatEnteredOnlyAfterTheResultLeftDoesNotCount() {
         SteadyStateProbes.Steady steady =
                 SteadyStateProbes.Steady.of(
-                        List.of(new long[] {100, 1_000, 1}, new long[] {500, 2_000, 1}),
-                        List.of(new long[] {400, 1_500, 1}, new long[] {1_000, 1_900, 1}),
+                        List.of(new long[] {100, 1_000, 1, 0}, new long[] {500, 2_000, 1, 0}),
+                        List.of(new long[] {400, 1_500, 1, 0}, new long[] {1_000, 1_900, 1, 0}),
                         0,
                         10_000);
         assertThat(steady.results()).isEqualTo(2);
@@ -70,9 +70,9 @@ class SteadyStateProbesTest {
         List<long[]> entered = new java.util.ArrayList<>();
         List<long[]> left = new java.util.ArrayList<>();
         for (long wall = 0; wall <= 10_000; wall += 10) {
-            entered.add(new long[] {wall / 10, wall, 7});
+            entered.add(new long[] {wall / 10, wall, 7, 0});
             // each event time's results leave 5 ms after its first event entered, twice
-            left.add(new long[] {wall / 10, wall + 5, 2});
+            left.add(new long[] {wall / 10, wall + 5, 2, 0});
         }
         SteadyStateProbes.Steady steady = SteadyStateProbes.Steady.of(entered, left, 2_000, 5_000);
 
@@ -97,7 +97,7 @@ class SteadyStateProbesTest {
         }
         probe.finishBundle();
         // the bundle's rows are in the file while the probe is still open
-        assertThat(ProbeRecords.read(probes, SteadyStateProbes.ENTERED, 3))
+        assertThat(ProbeRecords.read(probes, SteadyStateProbes.ENTERED, 4))
                 .extracting(row -> row[2])
                 .containsOnly(1L, 2L, 3L)
                 .contains(2L)
@@ -106,7 +106,7 @@ class SteadyStateProbesTest {
         probe.note(new Instant(26));
         probe.teardown();
 
-        List<long[]> rows = ProbeRecords.read(probes, SteadyStateProbes.ENTERED, 3);
+        List<long[]> rows = ProbeRecords.read(probes, SteadyStateProbes.ENTERED, 4);
         // a row starts at its first event and holds no event of another bucket
         assertThat(rows).extracting(row -> row[0]).startsWith(21L).contains(30L, 25L, 26L);
         java.util.Map<Long, Long> byBucket = new java.util.TreeMap<>();
@@ -115,6 +115,34 @@ class SteadyStateProbesTest {
         }
         assertThat(byBucket).containsExactly(entry(2L, 5L), entry(3L, 2L));
         assertThat(SteadyStateProbes.anyEntered(probes)).isTrue();
+    }
+
+    @Test
+    void aResultCountsFromTheLastSourceSubtaskThatHadPassedItsEventTime() {
+        // probe 1 runs 400 ms of event time ahead of probe 2
+        List<long[]> entered =
+                List.of(
+                        new long[] {1_000, 1_000, 1, 1},
+                        new long[] {1_400, 1_100, 1, 1},
+                        new long[] {1_000, 1_300, 1, 2},
+                        new long[] {1_400, 1_700, 1, 2});
+        SteadyStateProbes.Steady steady =
+                SteadyStateProbes.Steady.of(
+                        entered,
+                        List.of(
+                                // a window ending at 1,000 closes once both passed it
+                                new long[] {1_000, 1_350, 1, 0},
+                                // an event of probe 1 at 1,400, out before probe 2 passed 1,400
+                                new long[] {1_400, 1_120, 1, 0}),
+                        0,
+                        10_000);
+        assertThat(steady.latencies().count()).isEqualTo(2);
+        assertThat(steady.latencies().quantile(0.5))
+                .as("1,400 left 20 ms after probe 1 passed it; probe 2 had not yet")
+                .isEqualTo(20);
+        assertThat(steady.latencies().quantile(1.0))
+                .as("1,000 left 50 ms after probe 2, the later one, passed it")
+                .isEqualTo(50);
     }
 
     @Test
