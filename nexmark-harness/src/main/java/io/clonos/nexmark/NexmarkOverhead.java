@@ -211,7 +211,16 @@ public final class NexmarkOverhead {
             for (String system : SYSTEMS) {
                 medians.add(median(repeated.get(system)));
             }
+            // after every query: a run that never ends (a job that cannot be cancelled) loses
+            // only the queries after it
+            write(medians, all);
         }
+        out.println(NexmarkReport.table(medians, all));
+        out.println("Results: " + settings.output.toAbsolutePath());
+        return medians;
+    }
+
+    private void write(List<Run> medians, List<Run> all) throws IOException {
         Files.createDirectories(settings.output);
         Files.writeString(settings.output.resolve("overhead.csv"), NexmarkReport.csv(medians));
         Files.writeString(
@@ -220,9 +229,6 @@ public final class NexmarkOverhead {
         Files.writeString(
                 settings.output.resolve("overhead.html"),
                 NexmarkReport.html(medians, all, settings));
-        out.println(NexmarkReport.table(medians, all));
-        out.println("Results: " + settings.output.toAbsolutePath());
-        return medians;
     }
 
     /** The run of median throughput (the lower middle one of an even count). */
