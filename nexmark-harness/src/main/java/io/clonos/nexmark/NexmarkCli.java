@@ -109,17 +109,9 @@ public final class NexmarkCli {
         if ("overhead".equals(experiment)) {
             NexmarkOverhead.Settings settings = new NexmarkOverhead.Settings();
             options.put(
-                    "--warmup-seconds",
-                    v ->
-                            settings.warmupMillis =
-                                    TimeUnit.SECONDS.toMillis(
-                                            positive("--warmup-seconds", Long.parseLong(v))));
+                    "--warmup-seconds", v -> settings.warmupMillis = millis("--warmup-seconds", v));
             options.put(
-                    "--steady-seconds",
-                    v ->
-                            settings.steadyMillis =
-                                    TimeUnit.SECONDS.toMillis(
-                                            positive("--steady-seconds", Long.parseLong(v))));
+                    "--steady-seconds", v -> settings.steadyMillis = millis("--steady-seconds", v));
             options.put(
                     "--parallelism",
                     v ->
@@ -349,6 +341,11 @@ public final class NexmarkCli {
             throw new IllegalArgumentException(option + " takes true or false, not " + value + ".");
         }
         return Boolean.parseBoolean(value);
+    }
+
+    /** A positive number of seconds, in milliseconds. */
+    private static long millis(String option, String seconds) {
+        return TimeUnit.SECONDS.toMillis(positive(option, Long.parseLong(seconds)));
     }
 
     private static long positive(String option, long value) {
