@@ -50,7 +50,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -285,12 +284,8 @@ public final class NexmarkOverhead {
                     SteadyStateProbes.Steady.read(
                             probes, settings.warmupMillis, settings.steadyMillis);
             ThreadCpuSampler.Window window = threads.between(steady.from(), steady.to());
-            // the sampler's window is the samples' around the steady state: scale the events to it
-            double events =
-                    steady.events() * (double) window.millis() / Math.max(1, steady.millis());
-            Map<String, Double> byThreads = new TreeMap<>();
-            window.cpuNanosByGroup()
-                    .forEach((group, nanos) -> byThreads.put(group, nanos / Math.max(1, events)));
+            Map<String, Double> byThreads =
+                    window.nanosPerElement(steady.events() * 1000.0 / Math.max(1, steady.millis()));
             return new Run(
                     query,
                     system,

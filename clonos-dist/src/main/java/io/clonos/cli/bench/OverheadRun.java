@@ -127,12 +127,7 @@ final class OverheadRun {
         FileUtils.deleteDirectory(probes.toFile());
         long[] logs = InFlightMemoryReporter.maxPerTask(timeline);
         ThreadCpuSampler.Window window = threads.between(steady.first(), steady.last());
-        double steadyRecords = steady.recordsPerSecond() * window.millis() / 1000.0;
-        Map<String, Double> cpuByThreads = new TreeMap<>();
-        window.cpuNanosByGroup()
-                .forEach(
-                        (group, nanos) ->
-                                cpuByThreads.put(group, nanos / Math.max(1, steadyRecords)));
+        Map<String, Double> cpuByThreads = window.nanosPerElement(steady.recordsPerSecond());
         OverheadBenchmark.Run run =
                 new OverheadBenchmark.Run(
                         steady.recordsPerSecond(),

@@ -146,7 +146,20 @@ public final class ThreadCpuSampler implements AutoCloseable {
     }
 
     /** What the threads used in a window of {@code millis} between two samples. */
-    public record Window(long millis, Map<String, Long> cpuNanosByGroup) {}
+    public record Window(long millis, Map<String, Long> cpuNanosByGroup) {
+
+        /**
+         * Each group's CPU per element, for elements that passed at {@code elementsPerSecond}: the
+         * window is the samples' around a benchmark's steady state, so its elements are scaled to
+         * the window's length.
+         */
+        public Map<String, Double> nanosPerElement(double elementsPerSecond) {
+            double elements = Math.max(1, elementsPerSecond * millis / 1000.0);
+            Map<String, Double> perElement = new TreeMap<>();
+            cpuNanosByGroup.forEach((group, nanos) -> perElement.put(group, nanos / elements));
+            return perElement;
+        }
+    }
 
     /**
      * CPU per group between the last sample at or before {@code fromMillis} and the first at or

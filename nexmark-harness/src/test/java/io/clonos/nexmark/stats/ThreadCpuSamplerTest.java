@@ -78,4 +78,15 @@ class ThreadCpuSamplerTest {
                         usedNanos + TimeUnit.MILLISECONDS.toNanos(20));
         assertThat(window.millis()).isPositive();
     }
+
+    @Test
+    void aGroupsCpuPerElementCountsTheElementsOfTheWindowsLength() {
+        ThreadCpuSampler.Window window =
+                new ThreadCpuSampler.Window(2_000, java.util.Map.of("task a", 4_000L));
+        // 1,000 elements per second over the 2 s window: 2,000 elements
+        assertThat(window.nanosPerElement(1_000)).containsEntry("task a", 2.0);
+        assertThat(window.nanosPerElement(0))
+                .as("no element: per one")
+                .containsEntry("task a", 4_000.0);
+    }
 }
