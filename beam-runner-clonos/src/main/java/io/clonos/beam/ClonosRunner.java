@@ -46,6 +46,9 @@ public final class ClonosRunner extends PipelineRunner<PipelineResult> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ClonosRunner.class);
 
+    /** Beam's own: a fifth of its default {@code --maxBundleTimeMills} of 1,000 ms. */
+    static final long DEFAULT_WATERMARK_INTERVAL_MS = 200;
+
     private final ClonosPipelineOptions options;
 
     private ClonosRunner(ClonosPipelineOptions options) {
@@ -67,6 +70,7 @@ public final class ClonosRunner extends PipelineRunner<PipelineResult> {
         ReplayableReshuffle.apply(pipeline);
         ReplayableCombine.apply(pipeline);
         finishBundlesBySizeAndCheckpoint();
+        emitSourceWatermarks();
         Map<String, String> settings = ClonosSettings.of(options);
         EmbeddedClonosCluster embedded = null;
         try {
@@ -127,6 +131,30 @@ public final class ClonosRunner extends PipelineRunner<PipelineResult> {
                     options.getMaxBundleTimeMills());
             options.setMaxBundleTimeMills(Long.MAX_VALUE);
             options.setFinishBundleBeforeCheckpointing(true);
+        }
+    }
+
+    /**
+     * Beam's unbounded readers hand on their watermarks every {@code --autoWatermarkInterval} ms
+     * or, without it, every fifth of {@code --maxBundleTimeMills}, which ClonosRunner sets to never
+     * (above): no watermark would leave a source before its input ends, and no event-time window
+     * behind KafkaIO or any unbounded source would fire while the pipeline runs. So ClonosRunner
+     * sets Beam's own default interval when none is given. When a reader's watermarks come out
+     * depends on a timer thread, which a recovered task does not reproduce; it need not: the
+     * watermarks a source task hands its operators are determinants like every input's, logged at
+     * their places and replayed there.
+     */
+    private void emitSourceWatermarks() {
+        Long interval = options.getAutoWatermarkInterval();
+        if (interval == null) {
+            options.setAutoWatermarkInterval(DEFAULT_WATERMARK_INTERVAL_MS);
+        } else if (interval <= 0) {
+            throw new IllegalArgumentException(
+                    "--autoWatermarkInterval="
+                            + interval
+                            + ": Beam's unbounded sources on ClonosRunner need a positive interval in milliseconds (default "
+                            + DEFAULT_WATERMARK_INTERVAL_MS
+                            + ")");
         }
     }
 

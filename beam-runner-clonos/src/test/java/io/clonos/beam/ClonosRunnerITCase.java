@@ -15,22 +15,34 @@ package io.clonos.beam;
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.runtime.client.JobStatusMessage;
 
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.io.GenerateSequence;
 import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.transforms.Combine;
 import org.apache.beam.sdk.transforms.Count;
 import org.apache.beam.sdk.transforms.Create;
 import org.apache.beam.sdk.transforms.DoFn;
 import org.apache.beam.sdk.transforms.FlatMapElements;
 import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.windowing.BoundedWindow;
+import org.apache.beam.sdk.transforms.windowing.FixedWindows;
+import org.apache.beam.sdk.transforms.windowing.IntervalWindow;
+import org.apache.beam.sdk.transforms.windowing.Window;
 import org.apache.beam.sdk.values.KV;
 import org.apache.beam.sdk.values.TypeDescriptors;
+import org.joda.time.Duration;
+import org.joda.time.Instant;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.net.URI;
 import java.util.ArrayList;
@@ -39,6 +51,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,9 +72,13 @@ class ClonosRunnerITCase {
     /** The determinant sharing depth of the Clonos tasks the last step ran in; -2 outside one. */
     static final Queue<Integer> SHARING_DEPTHS = new ConcurrentLinkedQueue<>();
 
+    /** What the windowed pipeline's last step saw while the pipeline ran: "window start=count". */
+    static final Queue<String> WINDOWS = new ConcurrentLinkedQueue<>();
+
     @BeforeEach
     void clear() {
         COUNTS.clear();
+        WINDOWS.clear();
         SHARING_DEPTHS.clear();
     }
 
@@ -127,6 +144,77 @@ class ClonosRunnerITCase {
                 .hasMessageContaining("local");
     }
 
+    /**
+     * An unbounded source's watermarks reach the windows while the pipeline runs: element n of an
+     * endless sequence has event time n ms, so every window of 500 ms fires once with 500 elements,
+     * and only if watermarks leave the source before its input ends (which it never does).
+     */
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void eventTimeWindowsBehindAnUnboundedSourceFireWhileThePipelineRuns() throws Exception {
+        Configuration config = new Configuration();
+        config.set(RestOptions.BIND_PORT, "0");
+        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 2, 2)) {
+            cluster.start();
+            URI rest = cluster.getRestAddress().get();
+            ClonosPipelineOptions options =
+                    PipelineOptionsFactory.fromArgs(
+                                    "--runner=ClonosRunner",
+                                    "--streaming=true",
+                                    "--parallelism=2",
+                                    "--clonosMaster=" + rest.getHost() + ":" + rest.getPort())
+                            .as(ClonosPipelineOptions.class);
+            // an endless pipeline: submitted, not waited for
+            options.setAttachedMode(false);
+            options.setFilesToStage(List.of(ClonosRunner.emptyJar().toString()));
+            Pipeline pipeline = Pipeline.create(options);
+            pipeline.apply(
+                            GenerateSequence.from(0)
+                                    .withRate(2_000, Duration.standardSeconds(1))
+                                    .withTimestampFn(Instant::new))
+                    .apply(Window.into(FixedWindows.of(Duration.millis(500))))
+                    .apply(Combine.globally(Count.<Long>combineFn()).withoutDefaults())
+                    .apply(ParDo.of(new RecordWindow()));
+
+            pipeline.run();
+            JobID job = runningJob(cluster);
+            while (WINDOWS.size() < 3) {
+                assertThat(cluster.getJobStatus(job).get()).isEqualTo(JobStatus.RUNNING);
+                Thread.sleep(50);
+            }
+            cluster.cancelJob(job).get();
+
+            assertThat(WINDOWS)
+                    .contains("0=500", "500=500", "1000=500")
+                    .allMatch(window -> window.endsWith("=500"));
+        }
+    }
+
+    private static JobID runningJob(ClonosMiniCluster cluster) throws Exception {
+        while (true) {
+            for (JobStatusMessage status : cluster.listJobs().get()) {
+                if (status.getJobState() == JobStatus.RUNNING) {
+                    return status.getJobId();
+                }
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    @Test
+    void aNonPositiveWatermarkIntervalFailsBeforeTheJobIsSubmitted() {
+        PipelineOptions options =
+                PipelineOptionsFactory.fromArgs(
+                                "--runner=ClonosRunner",
+                                "--streaming=true",
+                                "--autoWatermarkInterval=0")
+                        .create();
+
+        assertThatThrownBy(() -> wordCount(options).run())
+                .hasMessageContaining("--autoWatermarkInterval=0")
+                .hasMessageContaining("positive");
+    }
+
     /** Word count, as any Beam user writes it; only the last step records what it sees. */
     private static Pipeline wordCount(PipelineOptions options) {
         Pipeline pipeline = Pipeline.create(options);
@@ -158,6 +246,14 @@ class ClonosRunnerITCase {
             COUNTS.add(count.getKey() + "=" + count.getValue());
             CausalTask task = CausalTask.ofCurrentThread();
             SHARING_DEPTHS.add(task == null ? -2 : task.sharingDepth());
+        }
+    }
+
+    /** Records each window's count, by the window's start in event-time milliseconds. */
+    static final class RecordWindow extends DoFn<Long, Void> {
+        @ProcessElement
+        public void process(@Element Long count, BoundedWindow window) {
+            WINDOWS.add(((IntervalWindow) window).start().getMillis() + "=" + count);
         }
     }
 }
