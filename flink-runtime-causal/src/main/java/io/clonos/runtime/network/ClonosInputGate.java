@@ -100,6 +100,9 @@ public final class ClonosInputGate extends IndexedInputGate {
     /** Items the gate made itself, handed to the task before anything else. */
     private final GateInjections injected;
 
+    /** What {@link #getAvailableFuture} hands out while nothing is available. */
+    private final AvailabilityUnion availability = new AvailabilityUnion();
+
     /** Hears of broken connections to other TaskManagers; any thread. */
     private volatile Consumer<InetSocketAddress> lostPeerReporter = address -> {};
 
@@ -477,7 +480,7 @@ public final class ClonosInputGate extends IndexedInputGate {
                 return AVAILABLE;
             }
         }
-        return CompletableFuture.anyOf(futures.toArray(new CompletableFuture[0]));
+        return availability.of(futures);
     }
 
     /** With causal logging: whether the next poll hands out something the task may take now. */
