@@ -101,22 +101,8 @@ class ClonosRunnerITCase {
 
     @Test
     void theClonosOptionsReachAJobOnARunningCluster() throws Exception {
-        Configuration config = new Configuration();
-        config.set(RestOptions.BIND_PORT, "0");
-        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 2, 2)) {
-            cluster.start();
-            URI rest = cluster.getRestAddress().get();
-            ClonosPipelineOptions options =
-                    PipelineOptionsFactory.fromArgs(
-                                    "--runner=ClonosRunner",
-                                    "--streaming=true",
-                                    "--parallelism=2",
-                                    "--clonosMaster=" + rest.getHost() + ":" + rest.getPort(),
-                                    "--determinantSharingDepth=1")
-                            .as(ClonosPipelineOptions.class);
-            // the pipeline's classes are on this cluster's class path: an empty jar to upload (Beam
-            // uploads the whole class path when it is given nothing)
-            options.setFilesToStage(List.of(ClonosRunner.emptyJar().toString()));
+        try (ClonosMiniCluster cluster = runningCluster()) {
+            ClonosPipelineOptions options = optionsFor(cluster, "--determinantSharingDepth=1");
 
             PipelineResult result = wordCount(options).run();
 
@@ -152,21 +138,10 @@ class ClonosRunnerITCase {
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void eventTimeWindowsBehindAnUnboundedSourceFireWhileThePipelineRuns() throws Exception {
-        Configuration config = new Configuration();
-        config.set(RestOptions.BIND_PORT, "0");
-        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 2, 2)) {
-            cluster.start();
-            URI rest = cluster.getRestAddress().get();
-            ClonosPipelineOptions options =
-                    PipelineOptionsFactory.fromArgs(
-                                    "--runner=ClonosRunner",
-                                    "--streaming=true",
-                                    "--parallelism=2",
-                                    "--clonosMaster=" + rest.getHost() + ":" + rest.getPort())
-                            .as(ClonosPipelineOptions.class);
+        try (ClonosMiniCluster cluster = runningCluster()) {
+            ClonosPipelineOptions options = optionsFor(cluster);
             // an endless pipeline: submitted, not waited for
             options.setAttachedMode(false);
-            options.setFilesToStage(List.of(ClonosRunner.emptyJar().toString()));
             Pipeline pipeline = Pipeline.create(options);
             pipeline.apply(
                             GenerateSequence.from(0)
@@ -188,6 +163,38 @@ class ClonosRunnerITCase {
                     .contains("0=500", "500=500", "1000=500")
                     .allMatch(window -> window.endsWith("=500"));
         }
+    }
+
+    /** A Clonos cluster of 2 TaskManagers with 2 slots each, started, its REST port free. */
+    private static ClonosMiniCluster runningCluster() throws Exception {
+        Configuration config = new Configuration();
+        config.set(RestOptions.BIND_PORT, "0");
+        ClonosMiniCluster cluster = ClonosMiniCluster.create(config, 2, 2);
+        cluster.start();
+        return cluster;
+    }
+
+    /**
+     * Options of a pipeline on ClonosRunner for {@code cluster}, parallelism 2, and {@code more}.
+     */
+    private static ClonosPipelineOptions optionsFor(ClonosMiniCluster cluster, String... more)
+            throws Exception {
+        URI rest = cluster.getRestAddress().get();
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "--runner=ClonosRunner",
+                                "--streaming=true",
+                                "--parallelism=2",
+                                "--clonosMaster=" + rest.getHost() + ":" + rest.getPort()));
+        args.addAll(Arrays.asList(more));
+        ClonosPipelineOptions options =
+                PipelineOptionsFactory.fromArgs(args.toArray(new String[0]))
+                        .as(ClonosPipelineOptions.class);
+        // the pipeline's classes are on this cluster's class path: an empty jar to upload (Beam
+        // uploads the whole class path when it is given nothing)
+        options.setFilesToStage(List.of(ClonosRunner.emptyJar().toString()));
+        return options;
     }
 
     private static JobID runningJob(ClonosMiniCluster cluster) throws Exception {
