@@ -47,7 +47,7 @@ public final class ClonosRunner extends PipelineRunner<PipelineResult> {
     private static final Logger LOG = LoggerFactory.getLogger(ClonosRunner.class);
 
     /** Beam's own: a fifth of its default {@code --maxBundleTimeMills} of 1,000 ms. */
-    static final long DEFAULT_WATERMARK_INTERVAL_MS = 200;
+    private static final long DEFAULT_WATERMARK_INTERVAL_MS = 200;
 
     private final ClonosPipelineOptions options;
 
