@@ -15,10 +15,10 @@ package io.clonos.runtime.causal;
 import org.apache.flink.annotation.Internal;
 
 /**
- * What each input of a task hands its operators (watermarks, watermark statuses) as determinants:
- * the watermarks a recovered input computes depend on what it saw before the checkpoint, which
- * Flink does not restore, so a replay hands on the logged ones instead, at their places. Task
- * thread.
+ * What each input of a task hands its operators, and what each watermark assigner chained into it
+ * emits (watermarks, watermark statuses), as determinants: the watermarks a recovered input or
+ * assigner computes depend on what it saw before the checkpoint, which Flink does not restore, so a
+ * replay hands on the logged ones instead, at their places. Task thread.
  */
 @Internal
 public final class CausalWatermarks {
@@ -36,6 +36,35 @@ public final class CausalWatermarks {
      */
     public void setInputs(int count, InputWatermarkState.Emitter emitter) {
         inputs.setInputs(count, emitter);
+    }
+
+    /**
+     * Adds a watermark assigner chained into the task (Flink's {@code
+     * assignTimestampsAndWatermarks}, the SQL planner's watermark assigner): its watermark
+     * generator is in no checkpoint, so what it emits is logged and replayed as an input's is.
+     * Assigners are added in the same order in every attempt; returns the assigner's number.
+     */
+    public int addAssigner(InputWatermarkState.AssignerEmitter replay) {
+        return inputs.addAssigner(replay);
+    }
+
+    /**
+     * Assigner {@code assigner} is about to emit watermark {@code timestamp}: whether it may. As
+     * {@link #watermark} for an input: running normally it may if the watermark advances, and it is
+     * logged; recovering, only the replay emits the logged ones.
+     */
+    public boolean assignerWatermark(int assigner, long timestamp) {
+        return watermark(inputs.sourceOfAssigner(assigner), timestamp);
+    }
+
+    /** As {@link #watermarkStatus}, for assigner {@code assigner}. */
+    public boolean assignerStatus(int assigner, boolean idle) {
+        return watermarkStatus(inputs.sourceOfAssigner(assigner), idle);
+    }
+
+    /** As {@link #isInputIdle}, for assigner {@code assigner}. */
+    public boolean isAssignerIdle(int assigner) {
+        return isInputIdle(inputs.sourceOfAssigner(assigner));
     }
 
     /** Announces the outputs idle, unsent: a restored epoch began with every input idle. */

@@ -16,13 +16,20 @@ import org.apache.flink.annotation.Internal;
 
 import javax.annotation.Nullable;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
- * What each input of a task last handed its operators: watermark and idleness. Flink restores
- * neither a watermark generator, nor a valve, nor a two-input operator's combined watermark; the
- * task logs what its inputs hand on ({@link CausalWatermarks#watermark}) and, while it replays,
- * hands on the logged values through the task's {@link Emitter}. Task thread only.
+ * What each input of a task last handed its operators, and what each watermark assigner chained
+ * into the task last emitted: watermark and idleness. Flink restores neither a watermark generator,
+ * nor a valve, nor a two-input operator's combined watermark; the task logs what its inputs and
+ * assigners hand on ({@link CausalWatermarks#watermark}, {@link
+ * CausalWatermarks#assignerWatermark}) and, while it replays, hands on the logged values through
+ * the task's {@link Emitter} and the assigners' {@link AssignerEmitter}s. Task thread only.
+ *
+ * <p>The log numbers the watermark sources of a task: its inputs first, then its assigners in the
+ * order they were added, which is the order Flink creates a chain's operators in every attempt.
  */
 @Internal
 public final class InputWatermarkState {
@@ -38,6 +45,22 @@ public final class InputWatermarkState {
          * them.
          */
         void combined(long[] watermarks, boolean[] idle);
+    }
+
+    /**
+     * Hands on, during a replay, what the log says one watermark assigner chained into the task
+     * emitted.
+     */
+    public interface AssignerEmitter {
+        void watermark(long timestamp);
+
+        void status(boolean idle);
+
+        /**
+         * The restored epoch began with the assigner's last status {@code idle}: the outputs behind
+         * it are told that they announced it, and nothing is sent.
+         */
+        void restoreStatus(boolean idle);
     }
 
     /** A task without inputs of its own has nothing to hand on. */
@@ -65,18 +88,40 @@ public final class InputWatermarkState {
                 }
             };
 
+    /** Per watermark source: the inputs, then the assigners. */
     private long[] watermarks = new long[0];
+
     private boolean[] idle = new boolean[0];
+    private int inputs;
     private Emitter emitter = NO_INPUTS;
+    private final List<AssignerEmitter> assigners = new ArrayList<>();
 
     /** Announces the task's outputs idle without emitting anything; see {@link #replay}. */
     private Runnable idleOutputs = () -> {};
 
     void setInputs(int inputs, Emitter emitter) {
-        this.watermarks = new long[inputs];
-        Arrays.fill(watermarks, Long.MIN_VALUE);
-        this.idle = new boolean[inputs];
+        this.inputs = inputs;
         this.emitter = emitter;
+        resize();
+    }
+
+    /** Adds an assigner; returns its number among the assigners. */
+    int addAssigner(AssignerEmitter assigner) {
+        assigners.add(assigner);
+        resize();
+        return assigners.size() - 1;
+    }
+
+    /** The number of assigner {@code assigner} among the task's watermark sources. */
+    int sourceOfAssigner(int assigner) {
+        return inputs + assigner;
+    }
+
+    /** Before the task processes anything: every source starts with nothing handed on. */
+    private void resize() {
+        watermarks = new long[inputs + assigners.size()];
+        Arrays.fill(watermarks, Long.MIN_VALUE);
+        idle = new boolean[watermarks.length];
     }
 
     void setIdleOutputs(Runnable idleOutputs) {
@@ -121,13 +166,36 @@ public final class InputWatermarkState {
     }
 
     void replay(Determinant.Watermark watermark) {
-        watermarks[watermark.input()] = watermark.timestamp();
-        emitter.watermark(watermark.input(), watermark.timestamp());
+        int source = checkedSource(watermark.input(), watermark);
+        watermarks[source] = watermark.timestamp();
+        if (source < inputs) {
+            emitter.watermark(source, watermark.timestamp());
+        } else {
+            assigners.get(source - inputs).watermark(watermark.timestamp());
+        }
     }
 
     void replay(Determinant.WatermarkStatus status) {
-        idle[status.input()] = status.idle();
-        emitter.status(status.input(), status.idle());
+        int source = checkedSource(status.input(), status);
+        idle[source] = status.idle();
+        if (source < inputs) {
+            emitter.status(source, status.idle());
+        } else {
+            assigners.get(source - inputs).status(status.idle());
+        }
+    }
+
+    private int checkedSource(int source, Determinant logged) {
+        if (source >= watermarks.length) {
+            throw new LocalRecoveryImpossibleException(
+                    "The recovered task has "
+                            + inputs
+                            + " inputs and "
+                            + assigners.size()
+                            + " watermark assigners, and no source of "
+                            + logged);
+        }
+        return source;
     }
 
     /**
@@ -137,17 +205,28 @@ public final class InputWatermarkState {
      * ones are told, or they would drop the next active status instead of sending it.
      */
     void replay(Determinant.InputWatermarks restored) {
+        if (restored.watermarks().length != watermarks.length) {
+            throw new LocalRecoveryImpossibleException(
+                    "The recovered task has "
+                            + watermarks.length
+                            + " watermark sources where its predecessor had "
+                            + restored);
+        }
         watermarks = restored.watermarks();
         idle = restored.idle();
-        if (watermarks.length > 1) {
-            emitter.combined(restored.watermarks(), restored.idle());
+        if (inputs > 1) {
+            emitter.combined(Arrays.copyOf(watermarks, inputs), Arrays.copyOf(idle, inputs));
         }
-        boolean allIdle = idle.length > 0;
-        for (boolean inputIdle : idle) {
-            allIdle &= inputIdle;
+        boolean allIdle = inputs > 0;
+        for (int input = 0; input < inputs; input++) {
+            allIdle &= idle[input];
         }
         if (allIdle) {
             idleOutputs.run();
+        }
+        // an assigner ignores the status of its input: the outputs behind it announced its own
+        for (int assigner = 0; assigner < assigners.size(); assigner++) {
+            assigners.get(assigner).restoreStatus(idle[inputs + assigner]);
         }
     }
 }

@@ -46,6 +46,15 @@ public final class CausalProcessingTimeService implements ProcessingTimeService 
         return timers.task();
     }
 
+    /**
+     * Flink's service underneath: readings and timers neither logged nor replayed, for an operator
+     * whose choices reach the log by another way (a watermark assigner, whose watermarks are logged
+     * where they are emitted).
+     */
+    public ProcessingTimeService unlogged() {
+        return delegate;
+    }
+
     @Override
     public long getCurrentProcessingTime() {
         // a reading on another thread is neither logged nor replayed: CausalTask decides that

@@ -17,6 +17,7 @@ import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.jobgraph.JobGraphRewriter;
 import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.streaming.causal.CanonicalTimerOrder;
+import io.clonos.streaming.operators.CausalWatermarkAssignerFactory;
 import io.clonos.streaming.partitioner.CausalPartitioners;
 import io.clonos.streaming.tasks.CausalMultipleInputStreamTask;
 import io.clonos.streaming.tasks.CausalOneInputStreamTask;
@@ -33,6 +34,7 @@ import org.apache.flink.runtime.jobgraph.tasks.TaskInvokable;
 import org.apache.flink.streaming.api.checkpoint.ExternallyInducedSource;
 import org.apache.flink.streaming.api.graph.StreamConfig;
 import org.apache.flink.streaming.api.operators.SimpleOperatorFactory;
+import org.apache.flink.streaming.api.operators.StreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.StreamSource;
 import org.apache.flink.streaming.api.operators.async.AsyncWaitOperatorFactory;
 import org.apache.flink.streaming.api.operators.async.ClonosAsyncWaitPatch;
@@ -102,7 +104,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                 config.setVertexNonChainedOutputs(
                         CausalPartitioners.replace(
                                 config.getVertexNonChainedOutputs(userCodeClassLoader)));
-                replaceAsyncOperators(config, userCodeClassLoader);
+                replaceOperators(config, userCodeClassLoader);
                 config.serializeAllConfigs();
             }
             // the job's causal settings, for the tasks to read from their own configuration
@@ -178,6 +180,11 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                                     + operator.getOperatorName()
                                     + " is Flink's async I/O operator, whose results Clonos does not replay");
                 }
+                Optional<String> staggered =
+                        WindowStaggers.notReplayableBecause(operator, userCodeClassLoader);
+                if (staggered.isPresent()) {
+                    return staggered;
+                }
             }
         } catch (RuntimeException e) {
             LOG.warn(
@@ -190,22 +197,22 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
     }
 
     /**
-     * Puts Clonos's replayable async I/O operator in the place of Flink's, in the vertex's head and
-     * chained operators.
+     * Puts Clonos's replayable operators in the place of Flink's, in the vertex's head and chained
+     * operators: async I/O, and watermark assigners ({@link CausalWatermarkAssignerFactory}).
      */
-    static void replaceAsyncOperators(StreamConfig vertex, ClassLoader userCodeClassLoader) {
-        if (isAsyncWait(vertex, userCodeClassLoader)) {
-            replaceAsyncOperator(vertex, userCodeClassLoader);
-        }
+    static void replaceOperators(StreamConfig vertex, ClassLoader userCodeClassLoader) {
+        replacement(vertex, userCodeClassLoader).ifPresent(vertex::setStreamOperatorFactory);
         Map<Integer, StreamConfig> chained =
                 vertex.getTransitiveChainedTaskConfigs(userCodeClassLoader);
         boolean replaced = false;
         for (StreamConfig operator : chained.values()) {
-            if (isAsyncWait(operator, userCodeClassLoader)) {
+            Optional<StreamOperatorFactory<?>> replacement =
+                    replacement(operator, userCodeClassLoader);
+            if (replacement.isPresent()) {
                 // a deserialized StreamConfig cannot take objects; a new view of its configuration
                 // can
                 StreamConfig writable = new StreamConfig(operator.getConfiguration());
-                replaceAsyncOperator(writable, userCodeClassLoader);
+                writable.setStreamOperatorFactory(replacement.get());
                 writable.serializeAllConfigs();
                 replaced = true;
             }
@@ -215,16 +222,25 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
         }
     }
 
-    private static boolean isAsyncWait(StreamConfig operator, ClassLoader userCodeClassLoader) {
-        Class<?> factory = operator.getStreamOperatorFactoryClass(userCodeClassLoader);
-        return factory != null && AsyncWaitOperatorFactory.class.isAssignableFrom(factory);
-    }
-
-    private static void replaceAsyncOperator(
+    /** Clonos's factory for the operator, if Clonos replaces Flink's. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static Optional<StreamOperatorFactory<?>> replacement(
             StreamConfig operator, ClassLoader userCodeClassLoader) {
-        AsyncWaitOperatorFactory<?, ?> flink =
-                operator.getStreamOperatorFactory(userCodeClassLoader);
-        operator.setStreamOperatorFactory(ClonosAsyncWaitPatch.causalFactory(flink));
+        Class<?> factory = operator.getStreamOperatorFactoryClass(userCodeClassLoader);
+        if (factory == null) {
+            return Optional.empty();
+        }
+        if (AsyncWaitOperatorFactory.class.isAssignableFrom(factory)) {
+            AsyncWaitOperatorFactory<?, ?> flink =
+                    operator.getStreamOperatorFactory(userCodeClassLoader);
+            return Optional.of(ClonosAsyncWaitPatch.causalFactory(flink));
+        }
+        if (WatermarkAssigners.isAssigner(factory, operator, userCodeClassLoader)) {
+            return Optional.of(
+                    new CausalWatermarkAssignerFactory(
+                            operator.getStreamOperatorFactory(userCodeClassLoader)));
+        }
+        return WindowStaggers.aligned(operator, userCodeClassLoader);
     }
 
     private static boolean isCausalTask(String invokable) {
