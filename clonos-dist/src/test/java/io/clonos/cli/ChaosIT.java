@@ -61,6 +61,15 @@ class ChaosIT {
             "keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2";
 
     /**
+     * The event-time job of Flink's documentation in the generated job's terms: a timestamp
+     * assigner and watermark generator chained to the source's output, keyBy into tumbling
+     * event-time windows (late records through a side output), a rebalanced map, a keyed stateful
+     * stage.
+     */
+    private static final String EVENT_TIME_SLICE =
+            "forward:assign:2/keyby:window:2/rebalance:map:2/keyby:state:2";
+
+    /**
      * The same job at parallelism 4: on six TaskManagers, each that runs it holds one slice of six
      * tasks.
      */
@@ -96,6 +105,33 @@ class ChaosIT {
                         "--runs",
                         "1");
         assertEveryRunLocal(result, 1);
+    }
+
+    /**
+     * The event-time job loses a slice to SIGKILL at a seeded time, twice; {@code
+     * -Dclonos.chaos.event-time-runs=10 -Dclonos.test.timeout=20m} runs it ten times (as for the
+     * figures in the docs).
+     */
+    @Test
+    void aLostSliceOfAnEventTimeJobRecoversLocally() throws Exception {
+        int runs = Integer.getInteger("clonos.chaos.event-time-runs", 2);
+        Result result =
+                chaos(
+                        Duration.ofSeconds(90L * runs + 30),
+                        "event-time",
+                        "--shape",
+                        EVENT_TIME_SLICE,
+                        "--source-parallelism",
+                        "2",
+                        "--dsd",
+                        "full",
+                        "--kills",
+                        "1",
+                        "--seed",
+                        "46",
+                        "--runs",
+                        String.valueOf(runs));
+        assertEveryRunLocal(result, runs);
     }
 
     /**

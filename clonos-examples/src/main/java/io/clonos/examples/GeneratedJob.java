@@ -32,12 +32,18 @@ import org.apache.flink.api.java.utils.ParameterTool;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
+import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 import java.io.Serializable;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -48,10 +54,12 @@ import java.util.List;
  * rebalance, rescale, broadcast, union (two input gates), merge (two forward edges from one
  * producer into one task) or connect (a two-input operator) edges, each stage either stateful (a
  * keyed digest per key, optionally with processing-time or event-time timers that emit records of
- * their own) or stateless, and a last keyed stage that extends each key's hash chain ({@link
- * HashChains}) and commits it with {@link CommittedLinesSink}. Every stateful stage mixes the
- * processing time into its digest, so a recovered task that does not replay its predecessor's time,
- * input order or timer firings breaks the chain.
+ * their own, or event-time tumbling windows with a side output for late records) or stateless
+ * (optionally behind a timestamp assigner and watermark generator of its own), and a last keyed
+ * stage that extends each key's hash chain ({@link HashChains}) and commits it with {@link
+ * CommittedLinesSink}. Every stateful stage mixes the processing time into its digest, so a
+ * recovered task that does not replay its predecessor's time, input order or timer firings breaks
+ * the chain.
  *
  * <p>A shape is written as stages separated by {@code /}, each {@code edge:kind:parallelism}, e.g.
  * {@code keyby:timers:2/rebalance:map:2/keyby:state:2/keyby:state:2}; the source comes first
@@ -223,7 +231,7 @@ public final class GeneratedJob {
                 case REBALANCE:
                 case RESCALE:
                     stream =
-                            partitioned(stream, stage.edge)
+                            assigned(partitioned(stream, stage.edge), stage, name)
                                     .map(t -> Tuple3.of(t.f0, t.f1, HashChains.mix(t.f2, salt)))
                                     .returns(type)
                                     .name(name)
@@ -233,16 +241,23 @@ public final class GeneratedJob {
                     // every subtask reads every record and keeps its share: each still takes effect
                     // once
                     stream =
-                            stream.broadcast()
-                                    .filter(new Share())
-                                    .name(name + "-share")
-                                    .setParallelism(stage.parallelism)
+                            assigned(
+                                            stream.broadcast()
+                                                    .filter(new Share())
+                                                    .name(name + "-share")
+                                                    .setParallelism(stage.parallelism),
+                                            stage,
+                                            name)
                                     .map(t -> Tuple3.of(t.f0, t.f1, HashChains.mix(t.f2, salt)))
                                     .returns(type)
                                     .name(name)
                                     .setParallelism(stage.parallelism);
                     break;
                 case KEYBY:
+                    if (stage.kind == Kind.WINDOW) {
+                        stream = windowed(stream, stage, name, salt);
+                        break;
+                    }
                     stream =
                             stream.keyBy(t -> t.f0)
                                     .process(new Digest(name, stage.kind))
@@ -293,6 +308,68 @@ public final class GeneratedJob {
                 .addSink(new CommittedLinesSink(output))
                 .name("sink")
                 .setParallelism(shape.chainParallelism);
+    }
+
+    /**
+     * The stream through a timestamp assigner of its own, chained behind the edge, for an {@link
+     * Kind#ASSIGN} stage: each record keeps its event time, the watermarks are the assigner's.
+     */
+    private static DataStream<Tuple3<Long, String, Long>> assigned(
+            DataStream<Tuple3<Long, String, Long>> stream, Stage stage, String name) {
+        if (stage.kind != Kind.ASSIGN) {
+            return stream;
+        }
+        return stream.assignTimestampsAndWatermarks(
+                        WatermarkStrategy.<Tuple3<Long, String, Long>>forBoundedOutOfOrderness(
+                                        Duration.ofMillis(50))
+                                .withTimestampAssigner((t, previous) -> previous))
+                .name(name + "-assigner")
+                .setParallelism(stage.parallelism);
+    }
+
+    /**
+     * A {@link Kind#WINDOW} stage: tumbling event-time windows of 100 per key, each record emitted
+     * with its window's end mixed in when the window fires; a record that comes late for its window
+     * leaves through the late side output, mixed with the salt, so that it still takes effect.
+     */
+    private static DataStream<Tuple3<Long, String, Long>> windowed(
+            DataStream<Tuple3<Long, String, Long>> stream, Stage stage, String name, long salt) {
+        OutputTag<Tuple3<Long, String, Long>> late =
+                new OutputTag<>(name + "-late", stream.getType());
+        SingleOutputStreamOperator<Tuple3<Long, String, Long>> windows =
+                stream.keyBy(t -> t.f0)
+                        .window(TumblingEventTimeWindows.of(Duration.ofMillis(100)))
+                        .sideOutputLateData(late)
+                        .process(new WindowDigest())
+                        .returns(stream.getType())
+                        .name(name)
+                        .setParallelism(stage.parallelism);
+        return windows.union(
+                windows.getSideOutput(late)
+                        .map(t -> Tuple3.of(t.f0, t.f1, HashChains.mix(t.f2, salt)))
+                        .returns(stream.getType())
+                        .name(name + "-late")
+                        .setParallelism(stage.parallelism));
+    }
+
+    /** Emits each record of a window, in the order the window took them, with its end mixed in. */
+    static final class WindowDigest
+            extends ProcessWindowFunction<
+                    Tuple3<Long, String, Long>, Tuple3<Long, String, Long>, Long, TimeWindow> {
+        @Override
+        public void process(
+                Long key,
+                Context context,
+                Iterable<Tuple3<Long, String, Long>> records,
+                Collector<Tuple3<Long, String, Long>> out) {
+            for (Tuple3<Long, String, Long> record : records) {
+                out.collect(
+                        Tuple3.of(
+                                record.f0,
+                                record.f1,
+                                HashChains.mix(record.f2, context.window().getEnd())));
+            }
+        }
     }
 
     private static DataStream<Tuple3<Long, String, Long>> partitioned(

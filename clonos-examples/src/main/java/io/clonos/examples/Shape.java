@@ -45,7 +45,14 @@ public final class Shape implements Serializable {
         this.chainParallelism = chainParallelism;
         this.chainedSources = chainedSources;
         int upstream = sourceParallelism;
+        boolean processingTimeRecords = false;
         for (Stage stage : stages) {
+            if (stage.kind == Kind.WINDOW && processingTimeRecords) {
+                throw new IllegalArgumentException(
+                        "a window stage cannot follow a stage with processing-time timers, whose"
+                                + " records carry no event time");
+            }
+            processingTimeRecords |= stage.kind == Kind.TIMERS;
             if ((stage.edge == Edge.FORWARD || stage.edge == Edge.MERGE)
                     && stage.parallelism != upstream) {
                 throw new IllegalArgumentException(
@@ -92,11 +99,19 @@ public final class Shape implements Serializable {
         int stages = random.nextInt(Math.max(1, maxDepth - 1));
         List<Stage> list = new ArrayList<>();
         int upstream = sourceParallelism;
+        boolean processingTimeRecords = false;
         for (int i = 0; i < stages; i++) {
             Kind kind = Kind.values()[random.nextInt(Kind.values().length)];
+            if (kind == Kind.WINDOW && processingTimeRecords) {
+                // records a processing-time timer emitted carry no event time to window by
+                kind = Kind.EVENT_TIMERS;
+            }
+            processingTimeRecords |= kind == Kind.TIMERS;
             Edge edge;
             int parallelism = 1 + random.nextInt(maxParallelism);
-            if (kind != Kind.MAP) {
+            if (kind == Kind.WINDOW) {
+                edge = Edge.KEYBY;
+            } else if (kind.keyed()) {
                 edge =
                         new Edge[] {Edge.KEYBY, Edge.KEYBY, Edge.UNION, Edge.CONNECT}
                                 [random.nextInt(4)];
@@ -250,6 +265,18 @@ public final class Shape implements Serializable {
     public enum Kind {
         /** Stateless: mixes a constant into the record's value. */
         MAP,
+        /**
+         * Stateless: a timestamp assigner with a bounded-out-of-orderness watermark generator
+         * ({@code assignTimestampsAndWatermarks}) that keeps each record's event time and makes
+         * watermarks of its own, then as {@link #MAP}.
+         */
+        ASSIGN,
+        /**
+         * Event-time tumbling windows of 100 of event time per key (keyBy only), which emit each of
+         * their records with the window mixed in when they fire; late records go to a side output
+         * that joins the window's output.
+         */
+        WINDOW,
         /** Keyed state: a digest per key over the records and the processing time. */
         STATE,
         /**
@@ -260,7 +287,12 @@ public final class Shape implements Serializable {
          * As {@link #STATE}, and an event-time timer per key every 100 of event time that emits a
          * record.
          */
-        EVENT_TIMERS
+        EVENT_TIMERS;
+
+        /** Whether the stage reads a keyed stream. */
+        public boolean keyed() {
+            return this != MAP && this != ASSIGN;
+        }
     }
 
     /** One stage of a {@link Shape}. */
@@ -271,9 +303,13 @@ public final class Shape implements Serializable {
         public final int parallelism;
 
         public Stage(Edge edge, Kind kind, int parallelism) {
-            if (edge.keyed() != (kind != Kind.MAP)) {
+            if (edge.keyed() != kind.keyed()) {
                 throw new IllegalArgumentException(
                         "stateful stages are keyed, stateless ones are not: " + edge + ":" + kind);
+            }
+            if (kind == Kind.WINDOW && edge != Edge.KEYBY) {
+                throw new IllegalArgumentException(
+                        "a window stage reads a keyBy edge, not " + edge);
             }
             if (parallelism < 1) {
                 throw new IllegalArgumentException(

@@ -18,6 +18,8 @@ import io.clonos.runtime.shuffle.ClonosShuffleServiceFactory;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.SchedulerExecutionMode;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.shuffle.ShuffleServiceOptions;
 
@@ -39,12 +41,13 @@ public final class ClonosClusterConfiguration {
      * without buffer debloating, whose buffer sizes would be one more source of nondeterminism to
      * log for nothing.
      *
-     * @throws IllegalConfigurationException on a bad {@code clonos.} value or a shuffle service
-     *     that is not Clonos's
+     * @throws IllegalConfigurationException on a bad {@code clonos.} value, a shuffle service that
+     *     is not Clonos's, or a scheduler other than Flink's default (Clonos's extends it)
      */
     public static Configuration prepare(Configuration userConfiguration) {
         ClonosConfiguration.fromConfiguration(userConfiguration);
         Configuration config = new Configuration(userConfiguration);
+        refuseOtherSchedulers(config);
 
         String shuffle = ClonosShuffleServiceFactory.class.getName();
         config.getOptional(ShuffleServiceOptions.SHUFFLE_SERVICE_FACTORY_CLASS)
@@ -72,6 +75,31 @@ public final class ClonosClusterConfiguration {
         }
         config.set(TaskManagerOptions.BUFFER_DEBLOAT_ENABLED, false);
         return config;
+    }
+
+    /**
+     * Clonos's scheduler extends Flink's default one: the adaptive scheduler (and reactive mode,
+     * which runs on it) would be replaced by it without a word, so they are refused.
+     */
+    private static void refuseOtherSchedulers(Configuration config) {
+        config.getOptional(JobManagerOptions.SCHEDULER)
+                .filter(scheduler -> scheduler != JobManagerOptions.SchedulerType.Default)
+                .ifPresent(
+                        scheduler -> {
+                            throw new IllegalConfigurationException(
+                                    String.format(
+                                            "Invalid value '%s' for configuration key '%s': a Clonos cluster runs Clonos's scheduler, which extends Flink's '%s' one; the adaptive scheduler is not supported.",
+                                            scheduler,
+                                            JobManagerOptions.SCHEDULER.key(),
+                                            JobManagerOptions.SchedulerType.Default));
+                        });
+        if (config.get(JobManagerOptions.SCHEDULER_MODE) == SchedulerExecutionMode.REACTIVE) {
+            throw new IllegalConfigurationException(
+                    String.format(
+                            "Invalid value '%s' for configuration key '%s': reactive mode runs on Flink's adaptive scheduler, which a Clonos cluster does not support (leave the key unset).",
+                            SchedulerExecutionMode.REACTIVE,
+                            JobManagerOptions.SCHEDULER_MODE.key()));
+        }
     }
 
     private ClonosClusterConfiguration() {}

@@ -16,6 +16,7 @@ import io.clonos.runtime.shuffle.ClonosShuffleServiceFactory;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.shuffle.ShuffleServiceOptions;
 
@@ -62,5 +63,33 @@ class ClonosClusterConfigurationTest {
         assertThatThrownBy(() -> ClonosClusterConfiguration.prepare(user))
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageContaining("clonos.standby.placement");
+    }
+
+    @Test
+    void rejectsTheAdaptiveSchedulerNamingTheKey() {
+        Configuration user = Configuration.fromMap(Map.of("jobmanager.scheduler", "adaptive"));
+
+        assertThatThrownBy(() -> ClonosClusterConfiguration.prepare(user))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("jobmanager.scheduler")
+                .hasMessageContaining("Adaptive");
+    }
+
+    @Test
+    void rejectsReactiveModeNamingTheKey() {
+        Configuration user = Configuration.fromMap(Map.of("scheduler-mode", "reactive"));
+
+        assertThatThrownBy(() -> ClonosClusterConfiguration.prepare(user))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("scheduler-mode")
+                .hasMessageContaining("REACTIVE");
+    }
+
+    @Test
+    void acceptsFlinksDefaultSchedulerNamedExplicitly() {
+        Configuration user = Configuration.fromMap(Map.of("jobmanager.scheduler", "default"));
+
+        assertThat(ClonosClusterConfiguration.prepare(user).get(JobManagerOptions.SCHEDULER))
+                .isEqualTo(JobManagerOptions.SchedulerType.Default);
     }
 }

@@ -93,6 +93,21 @@ class ChaosITCase {
     }
 
     /**
+     * Event time: a timestamp assigner chained to the source's output, tumbling event-time windows,
+     * an assigner behind a rebalance (its input interleaves subtasks that run apart, so records
+     * come late for the windows behind it and leave through their late side output), windows again;
+     * one TaskManager lost, or two 2 s apart, at the seed's time.
+     */
+    @ParameterizedTest(name = "seed {0}, {1} lost {2} ms apart")
+    @CsvSource({"21, 1, 0", "22, 1, 0", "23, 2, 2000"})
+    void eventTimeAssignersAndWindowsOfALostSliceAreReplayed(long seed, int kills, long stagger)
+            throws Exception {
+        Shape shape =
+                Shape.parse(2, "forward:assign:2/keyby:window:2/rebalance:assign:2/keyby:window:2");
+        run(ChaosPlan.fixed(seed, shape, -1, kills, stagger));
+    }
+
+    /**
      * Two outputs of one producer merged into one task (Beam's Flatten), lost together with that
      * producer: the producer's regenerated buffers are cut elsewhere, so the merging task's replay
      * hands out one logged read in several parts, during which its other gate must wait. Seeds 10

@@ -21,6 +21,9 @@ import io.clonos.runtime.scheduler.FailTaskRequest;
 import io.clonos.streaming.jobgraph.StreamTaskRewriter;
 
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.common.eventtime.WatermarkGenerator;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapStateDescriptor;
@@ -35,16 +38,23 @@ import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.async.AsyncFunction;
 import org.apache.flink.streaming.api.functions.async.ResultFuture;
 import org.apache.flink.streaming.api.functions.co.BroadcastProcessFunction;
+import org.apache.flink.streaming.api.functions.co.KeyedBroadcastProcessFunction;
+import org.apache.flink.streaming.api.functions.co.ProcessJoinFunction;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
+import org.apache.flink.streaming.api.windowing.assigners.SlidingEventTimeWindows;
+import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
 import org.apache.flink.streaming.util.retryable.AsyncRetryStrategies;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.InstantiationUtil;
+import org.apache.flink.util.OutputTag;
 import org.apache.flink.util.SerializedValue;
 
 import org.junit.jupiter.api.AfterAll;
@@ -365,7 +375,199 @@ class CoverageITCase {
                                                                                 ::isEmpty)
                                                         .build())
                                         .name(UNDER_TEST)));
+        shapes.add(
+                new Shape(
+                        "Timestamp assigner chained to a FLIP-27 source (periodic, bounded out-of-orderness), event-time tumbling windows",
+                        env ->
+                                windowed(
+                                        numbers(env, UNDER_TEST)
+                                                .assignTimestampsAndWatermarks(
+                                                        outOfOrderness()
+                                                                .withIdleness(
+                                                                        Duration.ofSeconds(10)))
+                                                .name("assigner"))));
+        shapes.add(
+                new Shape(
+                        "Timestamp assigner behind a shuffle (its own task), event-time tumbling windows",
+                        env ->
+                                windowed(
+                                        numbers(env, "source")
+                                                .rebalance()
+                                                .assignTimestampsAndWatermarks(outOfOrderness())
+                                                .name(UNDER_TEST))));
+        shapes.add(
+                new Shape(
+                        "Punctuated watermark generator (a watermark every 100th number)",
+                        env ->
+                                windowed(
+                                        numbers(env, UNDER_TEST)
+                                                .assignTimestampsAndWatermarks(
+                                                        WatermarkStrategy.<Long>forGenerator(
+                                                                        context ->
+                                                                                new EveryHundredth())
+                                                                .withTimestampAssigner(
+                                                                        (n, previous) -> n))
+                                                .name("assigner"))));
+        shapes.add(
+                new Shape(
+                        "Assigner with idleness (withIdleness) over a stream with gaps",
+                        env ->
+                                windowed(
+                                        numbers(env, UNDER_TEST)
+                                                .filter(n -> n < 1_000 || n >= 2_000)
+                                                .name("gaps")
+                                                .assignTimestampsAndWatermarks(
+                                                        outOfOrderness()
+                                                                .withIdleness(
+                                                                        Duration.ofMillis(100)))
+                                                .name("assigner"))));
+        shapes.add(
+                new Shape(
+                        "Event-time sliding windows with allowed lateness and a side output for late data",
+                        env -> {
+                            OutputTag<Long> late = new OutputTag<>("late", Types.LONG);
+                            SingleOutputStreamOperator<Long> windows =
+                                    eventTime(numbers(env, "source"))
+                                            .keyBy(new Modulo8())
+                                            .window(
+                                                    SlidingEventTimeWindows.of(
+                                                            Duration.ofMillis(200),
+                                                            Duration.ofMillis(100)))
+                                            .allowedLateness(Duration.ofMillis(50))
+                                            .sideOutputLateData(late)
+                                            .reduce(new Sum())
+                                            .name(UNDER_TEST);
+                            return windows.union(windows.getSideOutput(late));
+                        }));
+        shapes.add(
+                new Shape(
+                        "Event-time session windows",
+                        env ->
+                                eventTime(numbers(env, "source"))
+                                        .keyBy(new Modulo8())
+                                        .window(
+                                                EventTimeSessionWindows.withGap(
+                                                        Duration.ofMillis(5)))
+                                        .reduce(new Sum())
+                                        .name(UNDER_TEST)));
+        shapes.add(
+                new Shape(
+                        "Side outputs of a process function",
+                        env -> {
+                            OutputTag<Long> odd = new OutputTag<>("odd", Types.LONG);
+                            SingleOutputStreamOperator<Long> even =
+                                    numbers(env, "source")
+                                            .keyBy(new Modulo8())
+                                            .process(new SplitOdd(odd))
+                                            .name(UNDER_TEST);
+                            return even.union(even.getSideOutput(odd));
+                        }));
+        shapes.add(
+                new Shape(
+                        "Keyed broadcast state (KeyedBroadcastProcessFunction)",
+                        env -> {
+                            MapStateDescriptor<Long, Long> rules =
+                                    new MapStateDescriptor<>("rules", Types.LONG, Types.LONG);
+                            return numbers(env, "source")
+                                    .keyBy(new Modulo8())
+                                    .connect(numbers(env, "rules").broadcast(rules))
+                                    .process(new KeyedLatestRule(rules))
+                                    .name(UNDER_TEST);
+                        }));
+        shapes.add(
+                new Shape(
+                        "Interval join of two event-time streams",
+                        env ->
+                                eventTime(numbers(env, "left"))
+                                        .keyBy(new Modulo8())
+                                        .intervalJoin(
+                                                eventTime(numbers(env, "right"))
+                                                        .keyBy(new Modulo8()))
+                                        .between(Duration.ofMillis(-20), Duration.ofMillis(20))
+                                        .process(new SumOfPair())
+                                        .name(UNDER_TEST)));
         return shapes;
+    }
+
+    /** Numbers as their own event time, out of order by up to 50 ms. */
+    private static WatermarkStrategy<Long> outOfOrderness() {
+        return WatermarkStrategy.<Long>forBoundedOutOfOrderness(Duration.ofMillis(50))
+                .withTimestampAssigner((n, previous) -> n);
+    }
+
+    /** Numbers as their own event time, by a chained assigner. */
+    private static DataStream<Long> eventTime(DataStream<Long> numbers) {
+        return numbers.assignTimestampsAndWatermarks(outOfOrderness()).name("assigner");
+    }
+
+    /** Event-time tumbling windows of 100 ms, summing per key. */
+    private static DataStream<Long> windowed(DataStream<Long> events) {
+        return events.keyBy(new Modulo8())
+                .window(TumblingEventTimeWindows.of(Duration.ofMillis(100)))
+                .reduce(new Sum())
+                .name("windows");
+    }
+
+    /** A punctuated generator: a watermark at every 100th number, none periodically. */
+    private static final class EveryHundredth implements WatermarkGenerator<Long> {
+        @Override
+        public void onEvent(Long n, long timestamp, WatermarkOutput output) {
+            if (n % 100 == 0) {
+                output.emitWatermark(new Watermark(timestamp - 1));
+            }
+        }
+
+        @Override
+        public void onPeriodicEmit(WatermarkOutput output) {}
+    }
+
+    /** Even numbers to the main output, odd ones to a side output. */
+    private static final class SplitOdd extends KeyedProcessFunction<Long, Long, Long> {
+        private final OutputTag<Long> odd;
+
+        SplitOdd(OutputTag<Long> odd) {
+            this.odd = odd;
+        }
+
+        @Override
+        public void processElement(Long n, Context context, Collector<Long> out) {
+            if (n % 2 == 0) {
+                out.collect(n);
+            } else {
+                context.output(odd, n);
+            }
+        }
+    }
+
+    /** Adds the latest broadcast number to each number, keyed. */
+    private static final class KeyedLatestRule
+            extends KeyedBroadcastProcessFunction<Long, Long, Long, Long> {
+        private final MapStateDescriptor<Long, Long> rules;
+
+        KeyedLatestRule(MapStateDescriptor<Long, Long> rules) {
+            this.rules = rules;
+        }
+
+        @Override
+        public void processElement(Long n, ReadOnlyContext context, Collector<Long> out)
+                throws Exception {
+            Long rule = context.getBroadcastState(rules).get(0L);
+            out.collect(n + (rule == null ? 0 : rule));
+        }
+
+        @Override
+        public void processBroadcastElement(Long rule, Context context, Collector<Long> out)
+                throws Exception {
+            context.getBroadcastState(rules).put(0L, rule);
+        }
+    }
+
+    /** The sum of a joined pair. */
+    private static final class SumOfPair extends ProcessJoinFunction<Long, Long, Long> {
+        @Override
+        public void processElement(Long left, Long right, Context context, Collector<Long> out) {
+            out.collect(left + right);
+        }
     }
 
     /** {@link #COUNT} (key, source name, number) tuples at 1,000 a second. */
