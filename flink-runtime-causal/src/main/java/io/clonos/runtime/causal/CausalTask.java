@@ -64,6 +64,10 @@ public final class CausalTask {
     private long clockMillis;
 
     private boolean ticked;
+
+    /** What user code's own random calls draw from; created at the first (task thread). */
+    @Nullable private EpochRandom userCodeRandom;
+
     private final AsyncResults asyncResults;
     private volatile java.util.function.BooleanSupplier regeneratesPredecessorStream = () -> false;
 
@@ -340,6 +344,36 @@ public final class CausalTask {
             ticked = true;
         }
         return clockMillis;
+    }
+
+    /**
+     * A reading of wall-clock time by code that may read it again and again within one element (a
+     * user function's own {@code System.currentTimeMillis()}, served by {@code CausalCalls}): the
+     * first reading at an element is its tick, as with {@link #timestamp}; every further one is a
+     * logged tick of its own at the same element, so that code waiting for the clock to move sees
+     * it move, in a replay as in the run it replays.
+     */
+    public long freshTimestamp(LongSupplier clock) {
+        if (!isProcessing()) {
+            return clock.getAsLong();
+        }
+        if (ticked) {
+            clockMillis = tick(clock).millis();
+            return clockMillis;
+        }
+        return timestamp(clock);
+    }
+
+    /**
+     * The random generator that user code draws from through calls it makes of its own ({@code
+     * Math.random()}, {@code ThreadLocalRandom}, {@code UUID.randomUUID()}), seeded afresh and
+     * logged once per epoch ({@link EpochRandom}). Task thread.
+     */
+    public java.util.Random userCodeRandom() {
+        if (userCodeRandom == null) {
+            userCodeRandom = new EpochRandom(this);
+        }
+        return userCodeRandom;
     }
 
     /** The tick at this element: the predecessor's while replaying, else a fresh one. */

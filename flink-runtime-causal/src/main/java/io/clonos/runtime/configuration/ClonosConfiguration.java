@@ -73,6 +73,7 @@ public final class ClonosConfiguration implements Serializable {
     private final Duration standbyTransferWait;
     private final Duration standbyRedeployDelay;
     private final boolean failOnRequest;
+    private final boolean userCodeCausalCalls;
 
     private ClonosConfiguration(Configuration config) {
         rejectUnknownKeys(config);
@@ -131,6 +132,8 @@ public final class ClonosConfiguration implements Serializable {
                         d -> !d.isNegative(),
                         "a duration of 0 ms or more such as 1 min");
         standbyEnabled = read(config, ClonosOptions.STANDBY_ENABLED, b -> true, "true or false");
+        userCodeCausalCalls =
+                read(config, ClonosOptions.USER_CODE_CAUSAL_CALLS, b -> true, "true or false");
         standbyCount =
                 read(config, ClonosOptions.STANDBY_COUNT, n -> n >= 1, "an integer of at least 1");
         standbyPlacement =
@@ -252,6 +255,14 @@ public final class ClonosConfiguration implements Serializable {
     /** -1 for full depth, 0 when causal logging is off. */
     public int getDeterminantSharingDepth() {
         return determinantSharingDepth;
+    }
+
+    /**
+     * Whether user code's clock and random calls are served from the causal log ({@code
+     * clonos.user-code.causal-calls}).
+     */
+    public boolean isUserCodeCausalCallsEnabled() {
+        return userCodeCausalCalls;
     }
 
     /** Whether a task may be failed on request ({@code clonos.fault-injection.enabled}). */

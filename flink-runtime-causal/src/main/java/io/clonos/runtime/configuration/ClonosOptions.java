@@ -67,6 +67,24 @@ public final class ClonosOptions {
                                     + " running, and a failure that would need that epoch's log rolls the job"
                                     + " back globally. Can be set per job.");
 
+    public static final ConfigOption<Boolean> USER_CODE_CAUSAL_CALLS =
+            ConfigOptions.key("clonos.user-code.causal-calls")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription(
+                            "Whether the classes of a job's own code (those Flink's user-code class"
+                                    + " loader loads from the job's jar) have their calls of the clock"
+                                    + " (System.currentTimeMillis, System.nanoTime, Instant.now,"
+                                    + " LocalDateTime.now and the other now() of java.time,"
+                                    + " Clock.systemUTC) and of random numbers (new Random(),"
+                                    + " Math.random, ThreadLocalRandom, UUID.randomUUID) served from"
+                                    + " the task's causal log, so that such a job recovers locally"
+                                    + " unchanged. The classes are rewritten as they load, by a class"
+                                    + " transformer attached to the TaskManager's JVM; the jar is not"
+                                    + " changed. Off: such calls are the JDK's, and a recovered task"
+                                    + " whose output depends on them rolls the job back globally."
+                                    + " A TaskManager setting.");
+
     public static final ConfigOption<Duration> TIME_SERVICE_GRANULARITY =
             ConfigOptions.key("clonos.time-service.granularity")
                     .durationType()
@@ -292,6 +310,7 @@ public final class ClonosOptions {
      */
     public static List<ConfigOption<?>> taskManagerOnly() {
         return List.of(
+                USER_CODE_CAUSAL_CALLS,
                 IN_FLIGHT_LOG_TYPE,
                 IN_FLIGHT_LOG_MEMORY,
                 IN_FLIGHT_LOG_SPILL_POLICY,
@@ -304,6 +323,7 @@ public final class ClonosOptions {
         return List.of(
                 DETERMINANT_SHARING_DEPTH,
                 DETERMINANT_MEMORY,
+                USER_CODE_CAUSAL_CALLS,
                 TIME_SERVICE_GRANULARITY,
                 IN_FLIGHT_LOG_TYPE,
                 IN_FLIGHT_LOG_MEMORY,

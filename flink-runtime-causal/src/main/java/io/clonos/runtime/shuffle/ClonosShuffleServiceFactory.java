@@ -18,6 +18,7 @@ import io.clonos.runtime.network.ClonosInputGate;
 import io.clonos.runtime.network.ClonosNetworkContext;
 import io.clonos.runtime.network.ClonosResultPartitionManager;
 import io.clonos.runtime.network.ClonosShuffleEnvironment;
+import io.clonos.runtime.usercode.UserCodeInstrumentation;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.execution.Environment;
@@ -75,6 +76,10 @@ public class ClonosShuffleServiceFactory
                 "Starting the Clonos shuffle environment of {} with {}.",
                 context.getTaskExecutorResourceId(),
                 clonos);
+        if (clonos.isUserCodeCausalCallsEnabled()) {
+            // the TaskManager's user code will load through its user-code class loaders
+            UserCodeInstrumentation.install();
+        }
 
         NettyShuffleEnvironmentConfiguration networkConfig =
                 NettyShuffleEnvironmentConfiguration.fromConfiguration(

@@ -26,7 +26,7 @@ public final class ReplayFixtures {
     private ReplayFixtures() {}
 
     /** A task that runs normally (recovers nothing) and has started processing. */
-    static CausalTask running(TaskCausalLog log, int inputChannels) {
+    public static CausalTask running(TaskCausalLog log, int inputChannels) {
         CausalTask task =
                 new CausalTask(
                         log, CausalRecovery.notRecovering("task", LOG), inputChannels, 1, -1);
@@ -35,7 +35,7 @@ public final class ReplayFixtures {
     }
 
     /** The determinants {@code task} logged in {@code epoch}. */
-    static List<Determinant> logged(CausalTask task, long epoch) {
+    public static List<Determinant> logged(CausalTask task, long epoch) {
         List<Determinant> determinants = new ArrayList<>();
         task.log()
                 .deltasSince(new TaskCausalLog.Position())

@@ -14,6 +14,7 @@ package io.clonos.streaming.recovery;
 
 import io.clonos.examples.InterleavingSplitsSource;
 import io.clonos.examples.LegacyNumbersSource;
+import io.clonos.examples.WallClockJob;
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
@@ -93,8 +94,19 @@ class CoverageITCase {
 
     private ClonosMiniCluster cluster;
 
-    /** A job shape: the row's name, and the job, whose operator under test is named so. */
-    private record Shape(String name, Function<StreamExecutionEnvironment, DataStream<?>> job) {}
+    /**
+     * A job shape: the row's name, the job, whose operator under test is named so, and the classes
+     * that go into the job's jar (Flink's user-code class loader loads them from there, as from a
+     * user's jar), if any.
+     */
+    private record Shape(
+            String name,
+            Function<StreamExecutionEnvironment, DataStream<?>> job,
+            List<Class<?>> jobJar) {
+        Shape(String name, Function<StreamExecutionEnvironment, DataStream<?>> job) {
+            this(name, job, List.of());
+        }
+    }
 
     @BeforeAll
     void startCluster() throws Exception {
@@ -179,6 +191,9 @@ class CoverageITCase {
         env.enableCheckpointing(200);
         shape.job().apply(env).sinkTo(new DiscardingSink<>()).name("sink");
         JobGraph jobGraph = env.getStreamGraph().getJobGraph();
+        if (!shape.jobJar().isEmpty()) {
+            jobGraph.addJar(new org.apache.flink.core.fs.Path(jarOf(shape.jobJar()).toUri()));
+        }
         String vertex = vertexUnderTest(jobGraph);
         Optional<String> whyNotReplayable = whyNotReplayable(jobGraph, vertex);
 
@@ -201,6 +216,24 @@ class CoverageITCase {
             subtasks++;
         }
         return new Row(vertex, local, whyNotReplayable, restarted.size(), subtasks);
+    }
+
+    /** A job jar of {@code classes}. */
+    private static Path jarOf(List<Class<?>> classes) throws Exception {
+        Path jar = Files.createTempFile("coverage-job", ".jar");
+        jar.toFile().deleteOnExit();
+        try (java.util.jar.JarOutputStream out =
+                new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
+            for (Class<?> type : classes) {
+                String entry = type.getName().replace('.', '/') + ".class";
+                out.putNextEntry(new java.util.jar.JarEntry(entry));
+                try (java.io.InputStream in = type.getClassLoader().getResourceAsStream(entry)) {
+                    in.transferTo(out);
+                }
+                out.closeEntry();
+            }
+        }
+        return jar;
     }
 
     private void awaitCheckpoint(JobID job) throws Exception {
@@ -486,6 +519,17 @@ class CoverageITCase {
                                         .between(Duration.ofMillis(-20), Duration.ofMillis(20))
                                         .process(new SumOfPair())
                                         .name(UNDER_TEST)));
+        shapes.add(
+                new Shape(
+                        "Unchanged user code that reads System.currentTimeMillis(), System.nanoTime() and Instant.now() and draws from new Random(), Math.random(), ThreadLocalRandom and UUID.randomUUID() (in the job's jar)",
+                        env ->
+                                numbers(env, "source")
+                                        .map(n -> Tuple3.of(n % 8, "s:" + n, n))
+                                        .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
+                                        .keyBy(t -> t.f0)
+                                        .process(new WallClockJob.Stamp())
+                                        .name(UNDER_TEST),
+                        List.of(WallClockJob.Stamp.class)));
         return shapes;
     }
 
