@@ -19,21 +19,41 @@ import org.apache.flink.streaming.runtime.operators.TimestampsAndWatermarksOpera
 /**
  * Which operators of a job are watermark assigners whose watermarks Clonos logs where they are
  * emitted ({@link io.clonos.streaming.operators.CausalWatermarkAssignerFactory}): operators that
- * ignore the watermarks of their input, generate their own from the records they see and a timer of
- * their own, and keep the generator's state in no checkpoint.
+ * generate watermarks of their own from the records they see, the clock and a timer of their own,
+ * and keep what they generate them from in no checkpoint: Flink's {@code
+ * assignTimestampsAndWatermarks}, the SQL planner's watermark assigner and its processing-time
+ * mini-batch assigner (named, since the table runtime is the job's, not Clonos's, dependency).
  */
 final class WatermarkAssigners {
 
     private WatermarkAssigners() {}
 
+    /** The factory of the SQL planner's watermark assigner (a {@code WATERMARK FOR} in a DDL). */
+    private static final String SQL_ASSIGNER_FACTORY =
+            "org.apache.flink.table.runtime.operators.wmassigners.WatermarkAssignerOperatorFactory";
+
+    /**
+     * The SQL planner's processing-time mini-batch assigner, whose watermarks mark the batches by
+     * the clock (table.exec.mini-batch.enabled without event time).
+     */
+    private static final String SQL_PROCTIME_MINI_BATCH_ASSIGNER =
+            "org.apache.flink.table.runtime.operators.wmassigners.ProcTimeMiniBatchAssignerOperator";
+
     /** Whether {@code operator}, whose factory is of class {@code factory}, is an assigner. */
     static boolean isAssigner(
             Class<?> factory, StreamConfig operator, ClassLoader userCodeClassLoader) {
+        if (factory.getName().equals(SQL_ASSIGNER_FACTORY)) {
+            return true;
+        }
         // assignTimestampsAndWatermarks: Flink's operator in a plain factory (only that class is
-        // read, which holds no user function but the strategy)
-        return factory == SimpleOperatorFactory.class
-                && operator.<SimpleOperatorFactory<?>>getStreamOperatorFactory(userCodeClassLoader)
-                                .getOperator()
-                        instanceof TimestampsAndWatermarksOperator;
+        // read, which holds no user function but the strategy); the SQL mini-batch assigner too
+        if (factory != SimpleOperatorFactory.class) {
+            return false;
+        }
+        Object assigner =
+                operator.<SimpleOperatorFactory<?>>getStreamOperatorFactory(userCodeClassLoader)
+                        .getOperator();
+        return assigner instanceof TimestampsAndWatermarksOperator
+                || assigner.getClass().getName().equals(SQL_PROCTIME_MINI_BATCH_ASSIGNER);
     }
 }
