@@ -57,6 +57,8 @@ public final class ClonosCli {
                     "  cluster status [--conf-dir DIR] [-D key=value ...]",
                     "  run [--detached] [--class CLASS] [--conf-dir DIR] [-D key=value ...] JAR [ARGS ...]",
                     "        Submit an unchanged Flink job jar to the cluster over Flink's REST API.",
+                    "  sql [-f FILE.sql] [-i INIT.sql] [-D key=value ...] [Flink SQL client options]",
+                    "        Flink's SQL client against the cluster of conf/config.yaml (rest.address, rest.port).",
                     "  fail --job ID --vertex NAME --subtask I [--conf-dir DIR] [-D key=value ...]",
                     "        Fail one running task through the JobManager (failure experiments).",
                     "  bench recovery [--records N] [--rate R] [--keys K] [--state-kb S] [--checkpoint-interval MS]",

@@ -57,6 +57,13 @@ public final class CausalTask {
     private final PendingCheckpoint pending;
 
     @Nullable private volatile Thread taskThread;
+
+    /**
+     * The thread of a legacy source's function, which emits the task's elements holding the
+     * checkpoint lock, as the task thread runs its mailbox actions: its choices are the task's too.
+     */
+    @Nullable private volatile Thread sourceThread;
+
     private volatile java.util.function.Consumer<Throwable> failure = t -> {};
     private long elementsInEpoch;
 
@@ -127,10 +134,14 @@ public final class CausalTask {
     /**
      * Whether the task thread may wait for memory now: it runs normally and took a checkpoint that
      * is still pending ({@link PendingCheckpoint}). Reads volatile fields only: it is asked while
-     * other threads release memory.
+     * other threads release memory. A legacy source's thread never waits: it holds the checkpoint
+     * lock, which the checkpoint's completion needs.
      */
     private boolean mayWaitForMemory() {
-        return isProcessing() && recovery.isRunning() && pending.isPending();
+        return isProcessing()
+                && Thread.currentThread() == taskThread
+                && recovery.isRunning()
+                && pending.isPending();
     }
 
     /** This attempt is not the task's first ({@link PendingCheckpoint}). */
@@ -268,6 +279,20 @@ public final class CausalTask {
     }
 
     /**
+     * The calling thread is a legacy source's, which emits the task's elements under the checkpoint
+     * lock (one at a time with the task thread's mailbox actions): from now on its choices (the
+     * time the chain reads, the watermarks it emits) are logged and replayed like the task
+     * thread's, in the order the lock gives them.
+     */
+    public void onSourceThread() {
+        Thread current = Thread.currentThread();
+        if (sourceThread != current) {
+            sourceThread = current;
+            ON_TASK_THREAD.set(this);
+        }
+    }
+
+    /**
      * The causal side of the task whose thread calls, once it processes; for code that Flink
      * creates without a way to reach its task (a record writer's partitioner).
      */
@@ -277,13 +302,15 @@ public final class CausalTask {
     }
 
     /**
-     * Whether choices made now are the task's: it processes, and the caller is the task thread. A
-     * choice made on another thread (a flusher, a checkpoint thread, a user's own thread) has no
-     * place in the main thread's order; logging it, or replaying a determinant for it, would put
-     * the replay out of step, so it is neither.
+     * Whether choices made now are the task's: it processes, and the caller is the task thread (or
+     * a legacy source's thread, {@link #onSourceThread}). A choice made on another thread (a
+     * flusher, a checkpoint thread, a user's own thread) has no place in the main thread's order;
+     * logging it, or replaying a determinant for it, would put the replay out of step, so it is
+     * neither.
      */
     public boolean isProcessing() {
-        return processing && !outsideTheLog && Thread.currentThread() == taskThread;
+        Thread current = Thread.currentThread();
+        return processing && !outsideTheLog && (current == taskThread || current == sourceThread);
     }
 
     /**

@@ -56,9 +56,19 @@ public final class UserCodeInstrumentation {
                     "io/clonos/streaming/",
                     "io/clonos/beam/");
 
+    /**
+     * The package of Janino's class loaders, which define the classes the SQL planner's operators
+     * generate and compile on the TaskManager (a query's projections and filters): code of the job.
+     */
+    private static final String GENERATED_CODE_LOADERS = "org.codehaus.";
+
     /** Whether a class of {@code loader} named {@code name} (internal form) is rewritten. */
     static boolean isUserCode(ClassLoader loader, String name) {
-        if (!(loader instanceof FlinkUserCodeClassLoader)) {
+        boolean jobCode =
+                loader instanceof FlinkUserCodeClassLoader
+                        || (loader != null
+                                && loader.getClass().getName().startsWith(GENERATED_CODE_LOADERS));
+        if (!jobCode) {
             return false;
         }
         for (String prefix : NOT_USER_CODE) {

@@ -92,6 +92,7 @@ final class LegacySourceOutput<T> implements Output<StreamRecord<T>> {
     }
 
     private void emit(ThrowingRunnable<Exception> element) {
+        task.onSourceThread();
         try {
             element.run();
         } catch (RuntimeException e) {

@@ -13,17 +13,15 @@
 package io.clonos.streaming.recovery;
 
 import io.clonos.examples.CommittedLinesSink;
+import io.clonos.examples.SqlWindowJob;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.scheduler.FailTaskRequest;
 
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.types.Row;
 import org.apache.flink.util.SerializedValue;
 
 import org.junit.jupiter.api.AfterEach;
@@ -33,23 +31,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Flink SQL on Clonos: a window TVF aggregate (TUMBLE over a datagen table whose event time and
- * watermark the DDL declares, so that the planner's watermark assigner runs chained to the source)
- * loses one task, the assigner's or the windows', and recovers it alone: every (key, window) row is
- * committed exactly once with the result its rows give.
+ * Flink SQL on Clonos: a window TVF aggregate ({@link SqlWindowJob}: TUMBLE over a datagen table
+ * whose event time and watermark the DDL declares, so that the planner's watermark assigner runs
+ * chained to the source) loses one task, the assigner's or the windows', and recovers it alone:
+ * every (key, window) row is committed exactly once with the result its rows give.
  */
 class SqlRecoveryITCase {
 
@@ -88,7 +79,7 @@ class SqlRecoveryITCase {
         assertThat(SliceRecoveryITCase.restartedSubtasks(finished))
                 .as(() -> "only the failed subtask restarts, once; " + Attempts.why(finished))
                 .isEqualTo(Set.of(vertex + "[0]"));
-        assertThat(violations(CommittedLinesSink.committedLines(output)))
+        assertThat(SqlWindowJob.violations(CommittedLinesSink.committedLines(output), COUNT, KEYS))
                 .as("windows lost, repeated or wrong")
                 .isEmpty();
     }
@@ -97,47 +88,8 @@ class SqlRecoveryITCase {
     private static JobGraph windowAggregate(Path output) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
-        env.enableCheckpointing(500);
-        StreamTableEnvironment tables = StreamTableEnvironment.create(env);
-        tables.getConfig().setLocalTimeZone(ZoneOffset.UTC);
-        tables.executeSql(
-                "CREATE TABLE events ("
-                        + " id BIGINT,"
-                        + " k AS id % "
-                        + KEYS
-                        + ","
-                        + " ts AS TO_TIMESTAMP_LTZ(id * 10, 3),"
-                        + " WATERMARK FOR ts AS ts - INTERVAL '0.1' SECOND"
-                        + ") WITH ("
-                        + " 'connector' = 'datagen',"
-                        + " 'rows-per-second' = '1000',"
-                        + " 'fields.id.kind' = 'sequence',"
-                        + " 'fields.id.start' = '1',"
-                        + " 'fields.id.end' = '"
-                        + COUNT
-                        + "')");
-        tables.toDataStream(
-                        tables.sqlQuery(
-                                "SELECT k, window_start, COUNT(*) AS c, SUM(id) AS s"
-                                        + " FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts),"
-                                        + " INTERVAL '1' SECOND))"
-                                        + " GROUP BY k, window_start, window_end"))
-                .map(SqlRecoveryITCase::line)
-                .returns(Types.STRING)
-                .name("format")
-                .addSink(new CommittedLinesSink(output.toString()))
-                .name("sink");
+        SqlWindowJob.build(env, COUNT, 1_000, KEYS, 500, output.toString());
         return env.getStreamGraph().getJobGraph();
-    }
-
-    private static String line(Row row) {
-        return row.getField(0)
-                + ","
-                + ((LocalDateTime) row.getField(1)).toInstant(ZoneOffset.UTC).toEpochMilli()
-                + ","
-                + row.getField(2)
-                + ","
-                + row.getField(3);
     }
 
     private static String vertexWith(JobGraph jobGraph, String operator) {
@@ -147,35 +99,5 @@ class SqlRecoveryITCase {
             }
         }
         throw new AssertionError("No vertex runs " + operator);
-    }
-
-    /** Windows lost, repeated or with another result than their rows give. */
-    private static List<String> violations(List<String> lines) {
-        Map<String, long[]> expected = new TreeMap<>();
-        for (long id = 1; id <= COUNT; id++) {
-            long start = id * 10 / 1_000 * 1_000;
-            long[] window = expected.computeIfAbsent((id % KEYS) + "," + start, w -> new long[2]);
-            window[0]++;
-            window[1] += id;
-        }
-        List<String> violations = new ArrayList<>();
-        Map<String, Integer> seen = new HashMap<>();
-        for (String line : lines) {
-            String[] f = line.split(",");
-            String window = f[0] + "," + f[1];
-            if (seen.merge(window, 1, Integer::sum) > 1) {
-                violations.add("repeated " + line);
-            }
-            long[] result = expected.get(window);
-            if (result == null
-                    || result[0] != Long.parseLong(f[2])
-                    || result[1] != Long.parseLong(f[3])) {
-                violations.add("wrong " + line);
-            }
-        }
-        expected.keySet().stream()
-                .filter(window -> !seen.containsKey(window))
-                .forEach(window -> violations.add("lost " + window));
-        return violations;
     }
 }
