@@ -126,11 +126,31 @@ class SqlOnClonosIT {
         return rows;
     }
 
+    /**
+     * Once by default; {@code -Dclonos.sql.sigkill-runs=10 -Dclonos.test.timeout=30m} runs it ten
+     * times, on a cluster started afresh for each run after the first (as for the figures in the
+     * docs).
+     */
     @Test
     void aSqlJobJarWithTheTableApiProvidedRecoversLocallyFromSigkill() throws Exception {
+        int runs = Integer.getInteger("clonos.sql.sigkill-runs", 1);
+        for (int run = 1; run <= runs; run++) {
+            if (run > 1) {
+                stopCluster();
+                startCluster();
+            }
+            long seconds = sqlJobLosesATaskManager("run-" + run);
+            System.out.printf(
+                    "SQL job jar, SIGKILL run %d of %d: local, exactly once, ended %d s after the kill%n",
+                    run, runs, seconds);
+        }
+    }
+
+    /** One run; returns the seconds from the kill to the job's end. */
+    private long sqlJobLosesATaskManager(String name) throws Exception {
         long count = 12_000;
         int keys = 8;
-        Path output = Files.createDirectories(work.resolve("sql-windows"));
+        Path output = Files.createDirectories(work.resolve(name));
         Result submitted =
                 clonos(
                         "run",
@@ -204,6 +224,7 @@ class SqlOnClonosIT {
         assertThat(seconds)
                 .as("seconds from the kill to the job's end")
                 .isLessThanOrEqualTo(count / 1_000 + 15);
+        return seconds;
     }
 
     private Result clonos(String... args) throws Exception {

@@ -34,7 +34,6 @@ import org.apache.flink.util.Collector;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -129,40 +128,16 @@ public final class EventTimeWindowJob {
      * to their number of windows; empty if nothing.
      */
     public static List<String> violations(List<String> lines, long count, int keys) {
-        Map<String, long[]> expected = new TreeMap<>();
+        WindowResults expected = new WindowResults();
         for (long n = 1; n <= count; n++) {
-            long start = Math.floorDiv(eventTime(n), WINDOW_MILLIS) * WINDOW_MILLIS;
-            long[] window = expected.computeIfAbsent((n % keys) + "," + start, w -> new long[2]);
-            window[0]++;
-            window[1] += n;
+            expected.add(n % keys, Math.floorDiv(eventTime(n), WINDOW_MILLIS) * WINDOW_MILLIS, n);
         }
-        List<String> violations = new ArrayList<>();
-        Map<String, Integer> seen = new HashMap<>();
+        List<String> violations = expected.violations(lines);
         Map<Long, List<Long>> numbers = new TreeMap<>();
         for (String line : lines) {
             String[] f = line.split(",");
-            String window = f[0] + "," + f[1];
-            if (seen.merge(window, 1, Integer::sum) > 1) {
-                violations.add("repeated window " + line);
-            }
-            long[] result = expected.get(window);
-            if (result == null
-                    || result[0] != Long.parseLong(f[2])
-                    || result[1] != Long.parseLong(f[3])) {
-                violations.add(
-                        "wrong window "
-                                + line
-                                + (result == null
-                                        ? " (none expected)"
-                                        : " (expected " + result[0] + "," + result[1] + ")"));
-            }
             numbers.computeIfAbsent(Long.parseLong(f[0]), k -> new ArrayList<>())
                     .add(Long.parseLong(f[4]));
-        }
-        for (String window : expected.keySet()) {
-            if (!seen.containsKey(window)) {
-                violations.add("lost window " + window);
-            }
         }
         numbers.forEach(
                 (key, got) -> {

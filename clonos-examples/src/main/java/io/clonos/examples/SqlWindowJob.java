@@ -20,11 +20,7 @@ import org.apache.flink.types.Row;
 
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * The event-time window job as Flink SQL, in a jar whose Table API dependency is provided (the
@@ -114,31 +110,10 @@ public final class SqlWindowJob {
      * nothing.
      */
     public static List<String> violations(List<String> lines, long count, int keys) {
-        Map<String, long[]> expected = new TreeMap<>();
+        WindowResults expected = new WindowResults();
         for (long id = 1; id <= count; id++) {
-            long start = id * 10 / 1_000 * 1_000;
-            long[] window = expected.computeIfAbsent((id % keys) + "," + start, w -> new long[2]);
-            window[0]++;
-            window[1] += id;
+            expected.add(id % keys, id * 10 / 1_000 * 1_000, id);
         }
-        List<String> violations = new ArrayList<>();
-        Map<String, Integer> seen = new HashMap<>();
-        for (String line : lines) {
-            String[] f = line.split(",");
-            String window = f[0] + "," + f[1];
-            if (seen.merge(window, 1, Integer::sum) > 1) {
-                violations.add("repeated " + line);
-            }
-            long[] result = expected.get(window);
-            if (result == null
-                    || result[0] != Long.parseLong(f[2])
-                    || result[1] != Long.parseLong(f[3])) {
-                violations.add("wrong " + line);
-            }
-        }
-        expected.keySet().stream()
-                .filter(window -> !seen.containsKey(window))
-                .forEach(window -> violations.add("lost " + window));
-        return violations;
+        return expected.violations(lines);
     }
 }

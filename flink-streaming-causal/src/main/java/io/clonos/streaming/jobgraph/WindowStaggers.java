@@ -34,13 +34,7 @@ final class WindowStaggers {
     static Optional<StreamOperatorFactory<?>> aligned(
             StreamConfig operator, ClassLoader userCodeClassLoader) {
         return windowOperator(operator, userCodeClassLoader)
-                .filter(
-                        factory ->
-                                ClonosWindowStaggerPatch.fixAlignedStagger(
-                                                ((WindowOperator<?, ?, ?, ?, ?>)
-                                                                factory.getOperator())
-                                                        .getWindowAssigner())
-                                        == Stagger.FIXED)
+                .filter(factory -> stagger(factory) == Stagger.FIXED)
                 .map(factory -> factory);
     }
 
@@ -48,18 +42,17 @@ final class WindowStaggers {
     static Optional<String> notReplayableBecause(
             StreamConfig operator, ClassLoader userCodeClassLoader) {
         return windowOperator(operator, userCodeClassLoader)
-                .filter(
-                        factory ->
-                                ClonosWindowStaggerPatch.fixAlignedStagger(
-                                                ((WindowOperator<?, ?, ?, ?, ?>)
-                                                                factory.getOperator())
-                                                        .getWindowAssigner())
-                                        == Stagger.CHOSEN_AT_FIRST_ELEMENT)
+                .filter(factory -> stagger(factory) == Stagger.CHOSEN_AT_FIRST_ELEMENT)
                 .map(
                         factory ->
                                 "its window operator "
                                         + operator.getOperatorName()
                                         + " staggers its windows by an offset its task chooses at its first element (WindowStagger.RANDOM or NATURAL), which no checkpoint holds");
+    }
+
+    private static Stagger stagger(SimpleUdfStreamOperatorFactory<?> factory) {
+        return ClonosWindowStaggerPatch.fixAlignedStagger(
+                ((WindowOperator<?, ?, ?, ?, ?>) factory.getOperator()).getWindowAssigner());
     }
 
     private static Optional<SimpleUdfStreamOperatorFactory<?>> windowOperator(

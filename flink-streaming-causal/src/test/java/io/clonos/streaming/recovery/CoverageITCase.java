@@ -31,6 +31,10 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.cep.CEP;
+import org.apache.flink.cep.functions.PatternProcessFunction;
+import org.apache.flink.cep.pattern.Pattern;
+import org.apache.flink.cep.pattern.conditions.SimpleCondition;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
@@ -139,8 +143,11 @@ class CoverageITCase {
                 .append("`./mvnw -pl flink-streaming-causal -am verify")
                 .append(" -Dtest=CoverageITCase -Dsurefire.failIfNoSpecifiedTests=false")
                 .append(" -Dclonos.coverage.write=true`.\n")
-                .append(
-                        "A global row's vertex is named in a warning when the job is submitted.\n\n")
+                .append("A global row's vertex is named in a warning when the job is submitted.\n")
+                .append("A SQL statement's operator under test is a map chained behind the")
+                .append(" planner's last operator, so the\nplanner's operators of that task")
+                .append(" fail with it; its tables are datagen tables with a watermark.\n")
+                .append("Unchanged user code runs from the job's jar, as a user submits it.\n\n")
                 .append("Local: Clonos restarted the failed subtask alone and it replayed.")
                 .append(" Flink's restart: the\nvertex cannot be recovered by determinants,")
                 .append(" and Flink's failover strategy restarted the failed\n")
@@ -194,7 +201,10 @@ class CoverageITCase {
         shape.job().apply(env).sinkTo(new DiscardingSink<>()).name("sink");
         JobGraph jobGraph = env.getStreamGraph().getJobGraph();
         if (!shape.jobJar().isEmpty()) {
-            jobGraph.addJar(new org.apache.flink.core.fs.Path(jarOf(shape.jobJar()).toUri()));
+            Path jar = Files.createTempFile("coverage-job", ".jar");
+            jar.toFile().deleteOnExit();
+            JobJars.write(jar, shape.jobJar());
+            jobGraph.addJar(new org.apache.flink.core.fs.Path(jar.toUri()));
         }
         String vertex = vertexUnderTest(jobGraph);
         Optional<String> whyNotReplayable = whyNotReplayable(jobGraph, vertex);
@@ -218,24 +228,6 @@ class CoverageITCase {
             subtasks++;
         }
         return new Row(vertex, local, whyNotReplayable, restarted.size(), subtasks);
-    }
-
-    /** A job jar of {@code classes}. */
-    private static Path jarOf(List<Class<?>> classes) throws Exception {
-        Path jar = Files.createTempFile("coverage-job", ".jar");
-        jar.toFile().deleteOnExit();
-        try (java.util.jar.JarOutputStream out =
-                new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
-            for (Class<?> type : classes) {
-                String entry = type.getName().replace('.', '/') + ".class";
-                out.putNextEntry(new java.util.jar.JarEntry(entry));
-                try (java.io.InputStream in = type.getClassLoader().getResourceAsStream(entry)) {
-                    in.transferTo(out);
-                }
-                out.closeEntry();
-            }
-        }
-        return jar;
     }
 
     private void awaitCheckpoint(JobID job) throws Exception {
@@ -523,6 +515,43 @@ class CoverageITCase {
                                         .name(UNDER_TEST)));
         shapes.add(
                 new Shape(
+                        "Two FLIP-27 sources in a watermark alignment group (withWatermarkAlignment), event-time windows",
+                        env ->
+                                windowed(
+                                        aligned(env, UNDER_TEST)
+                                                .union(aligned(env, "other"))
+                                                .map(new PlusOne())
+                                                .name("map"))));
+        shapes.add(
+                new Shape(
+                        "CEP pattern (CEP.pattern over a keyed event-time stream)",
+                        env ->
+                                CEP.pattern(
+                                                eventTime(numbers(env, "source"))
+                                                        .keyBy(new Modulo8()),
+                                                Pattern.<Long>begin("low")
+                                                        .where(SimpleCondition.of(n -> n % 16 < 8))
+                                                        .next("high")
+                                                        .where(
+                                                                SimpleCondition.of(
+                                                                        n -> n % 16 >= 8)))
+                                        .process(new PairSum())
+                                        .name(UNDER_TEST)));
+        shapes.add(
+                new Shape(
+                        "Checkpoints at least once (CheckpointingMode.AT_LEAST_ONCE), keyed timers",
+                        env -> {
+                            env.getCheckpointConfig()
+                                    .setCheckpointingConsistencyMode(
+                                            org.apache.flink.core.execution.CheckpointingMode
+                                                    .AT_LEAST_ONCE);
+                            return numbers(env, "source")
+                                    .keyBy(new Modulo8())
+                                    .process(new TimerPerRecord())
+                                    .name(UNDER_TEST);
+                        }));
+        shapes.add(
+                new Shape(
                         "Unchanged user code that reads System.currentTimeMillis(), System.nanoTime() and Instant.now() and draws from new Random(), Math.random(), ThreadLocalRandom and UUID.randomUUID() (in the job's jar)",
                         env ->
                                 numbers(env, "source")
@@ -643,6 +672,26 @@ class CoverageITCase {
                 });
     }
 
+    /** Numbers from a source of watermark alignment group "aligned". */
+    private static DataStream<Long> aligned(StreamExecutionEnvironment env, String name) {
+        return env.fromSource(
+                new DataGeneratorSource<>(
+                        new Identity(), COUNT, RateLimiterStrategy.perSecond(1_000), Types.LONG),
+                outOfOrderness()
+                        .withWatermarkAlignment(
+                                "aligned", Duration.ofMillis(200), Duration.ofMillis(100)),
+                name);
+    }
+
+    /** The sum of a matched pair. */
+    private static final class PairSum extends PatternProcessFunction<Long, Long> {
+        @Override
+        public void processMatch(
+                Map<String, List<Long>> match, Context context, Collector<Long> out) {
+            out.collect(match.get("low").get(0) + match.get("high").get(0));
+        }
+    }
+
     /** Numbers as their own event time, out of order by up to 50 ms. */
     private static WatermarkStrategy<Long> outOfOrderness() {
         return WatermarkStrategy.<Long>forBoundedOutOfOrderness(Duration.ofMillis(50))
@@ -693,6 +742,14 @@ class CoverageITCase {
         }
     }
 
+    /** {@code n} plus the latest broadcast number, if any. */
+    private static long plusRule(
+            org.apache.flink.api.common.state.ReadOnlyBroadcastState<Long, Long> rules, long n)
+            throws Exception {
+        Long rule = rules.get(0L);
+        return n + (rule == null ? 0 : rule);
+    }
+
     /** Adds the latest broadcast number to each number, keyed. */
     private static final class KeyedLatestRule
             extends KeyedBroadcastProcessFunction<Long, Long, Long, Long> {
@@ -705,8 +762,7 @@ class CoverageITCase {
         @Override
         public void processElement(Long n, ReadOnlyContext context, Collector<Long> out)
                 throws Exception {
-            Long rule = context.getBroadcastState(rules).get(0L);
-            out.collect(n + (rule == null ? 0 : rule));
+            out.collect(plusRule(context.getBroadcastState(rules), n));
         }
 
         @Override
@@ -807,8 +863,7 @@ class CoverageITCase {
         @Override
         public void processElement(Long n, ReadOnlyContext context, Collector<Long> out)
                 throws Exception {
-            Long rule = context.getBroadcastState(rules).get(0L);
-            out.collect(n + (rule == null ? 0 : rule));
+            out.collect(plusRule(context.getBroadcastState(rules), n));
         }
 
         @Override

@@ -30,13 +30,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.file.Files;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -74,7 +71,9 @@ class UnchangedUserCodeITCase {
         env.setParallelism(2);
         WallClockJob.build(env, COUNT, 500, 500, output.toString());
         JobGraph jobGraph = env.getStreamGraph().getJobGraph();
-        jobGraph.addJar(new Path(jarOf(WallClockJob.Stamp.class).toUri()));
+        java.nio.file.Path jar = work.resolve("job.jar");
+        JobJars.write(jar, List.of(WallClockJob.Stamp.class));
+        jobGraph.addJar(new Path(jar.toUri()));
         JobID job = cluster.submitJob(jobGraph).get().getJobID();
 
         SliceRecoveryITCase.awaitCommittedLinks(output, COUNT / 4);
@@ -96,19 +95,5 @@ class UnchangedUserCodeITCase {
                                 COUNT))
                 .as("broken, lossy or repeated hash chains")
                 .isEmpty();
-    }
-
-    /** A job jar of {@code type} alone: Flink's user-code class loader loads it from there. */
-    private java.nio.file.Path jarOf(Class<?> type) throws Exception {
-        java.nio.file.Path jar = work.resolve("job.jar");
-        String entry = type.getName().replace('.', '/') + ".class";
-        try (OutputStream file = Files.newOutputStream(jar);
-                JarOutputStream out = new JarOutputStream(file);
-                InputStream in = type.getClassLoader().getResourceAsStream(entry)) {
-            out.putNextEntry(new JarEntry(entry));
-            in.transferTo(out);
-            out.closeEntry();
-        }
-        return jar;
     }
 }
