@@ -47,7 +47,9 @@ public final class WallClockJob {
     /**
      * The source's records are inputs {@code s:1} to {@code s:count}, as for {@link GeneratedJob}.
      */
-    public static final String[] SOURCES = GeneratedJob.sources();
+    public static String[] sources() {
+        return GeneratedJob.sources();
+    }
 
     /** The name of the stamping operator. */
     public static final String STAMP = "stamp";

@@ -72,7 +72,7 @@ public final class CausalTask {
 
     private boolean ticked;
 
-    /** What user code's own random calls draw from; created at the first (task thread). */
+    /** What user code's own random calls draw from, from their first on (task thread). */
     @Nullable private EpochRandom userCodeRandom;
 
     private final AsyncResults asyncResults;
@@ -280,9 +280,8 @@ public final class CausalTask {
 
     /**
      * The calling thread is a legacy source's, which emits the task's elements under the checkpoint
-     * lock (one at a time with the task thread's mailbox actions): from now on its choices (the
-     * time the chain reads, the watermarks it emits) are logged and replayed like the task
-     * thread's, in the order the lock gives them.
+     * lock, as the task thread runs its mailbox actions: from now on its choices (the chain's time
+     * readings, its watermarks) are logged and replayed like the task thread's, in lock order.
      */
     public void onSourceThread() {
         Thread current = Thread.currentThread();
@@ -374,11 +373,9 @@ public final class CausalTask {
     }
 
     /**
-     * A reading of wall-clock time by code that may read it again and again within one element (a
-     * user function's own {@code System.currentTimeMillis()}, served by {@code CausalCalls}): the
-     * first reading at an element is its tick, as with {@link #timestamp}; every further one is a
-     * logged tick of its own at the same element, so that code waiting for the clock to move sees
-     * it move, in a replay as in the run it replays.
+     * A reading by user code's own clock calls ({@code CausalCalls}): the element's tick first, as
+     * {@link #timestamp}; each further one a logged tick of its own, so that a wait for the clock
+     * to move ends, in a replay as in the run it replays.
      */
     public long freshTimestamp(LongSupplier clock) {
         if (!isProcessing()) {
@@ -392,9 +389,8 @@ public final class CausalTask {
     }
 
     /**
-     * The random generator that user code draws from through calls it makes of its own ({@code
-     * Math.random()}, {@code ThreadLocalRandom}, {@code UUID.randomUUID()}), seeded afresh and
-     * logged once per epoch ({@link EpochRandom}). Task thread.
+     * What user code's own random calls ({@code Math.random()}, {@code ThreadLocalRandom}, {@code
+     * UUID.randomUUID()}) draw from: seeded and logged once per epoch ({@link EpochRandom}).
      */
     public java.util.Random userCodeRandom() {
         if (userCodeRandom == null) {

@@ -91,7 +91,7 @@ class UnchangedUserCodeITCase {
         assertThat(
                         HashChains.violations(
                                 CommittedLinesSink.committedLines(output),
-                                WallClockJob.SOURCES,
+                                WallClockJob.sources(),
                                 COUNT))
                 .as("broken, lossy or repeated hash chains")
                 .isEmpty();
