@@ -108,13 +108,13 @@ class ChaosIT {
     }
 
     /**
-     * The event-time job loses a slice to SIGKILL at a seeded time, twice; {@code
+     * The event-time job loses a slice to SIGKILL at a seeded time, once; {@code
      * -Dclonos.chaos.event-time-runs=10 -Dclonos.test.timeout=20m} runs it ten times (as for the
      * figures in the docs).
      */
     @Test
     void aLostSliceOfAnEventTimeJobRecoversLocally() throws Exception {
-        int runs = Integer.getInteger("clonos.chaos.event-time-runs", 2);
+        int runs = Integer.getInteger("clonos.chaos.event-time-runs", 1);
         Result result =
                 chaos(
                         Duration.ofSeconds(90L * runs + 30),

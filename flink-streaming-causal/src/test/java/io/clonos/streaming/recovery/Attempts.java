@@ -73,6 +73,31 @@ final class Attempts {
         return locations;
     }
 
+    /** The TaskManager that runs subtask 0 of a vertex, and the subtasks it runs: its slice. */
+    record Slice(String taskManager, Set<String> subtasks) {}
+
+    /** The slice of the TaskManager that runs subtask 0 of the vertex whose name starts so. */
+    static Slice sliceOf(AccessExecutionGraph graph, String vertexPrefix) {
+        Map<String, String> locations = locations(graph);
+        String taskManager =
+                locations.entrySet().stream()
+                        .filter(
+                                e ->
+                                        e.getKey().startsWith(vertexPrefix)
+                                                && e.getKey().endsWith("[0]"))
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError("No subtask 0 of " + vertexPrefix))
+                        .getValue();
+        Set<String> subtasks = new TreeSet<>();
+        locations.forEach(
+                (subtask, location) -> {
+                    if (location.equals(taskManager)) {
+                        subtasks.add(subtask);
+                    }
+                });
+        return new Slice(taskManager, subtasks);
+    }
+
     /**
      * The job's last global failure and every failed attempt's cause, one line each, for an
      * assertion's description.

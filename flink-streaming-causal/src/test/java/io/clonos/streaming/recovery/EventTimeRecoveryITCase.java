@@ -31,9 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -69,20 +67,10 @@ class EventTimeRecoveryITCase {
         cluster = SliceRecoveryITCase.spreadCluster("-1");
         Path output = Files.createDirectories(work.resolve("windows"));
         JobID job = submit(output);
-        Map<String, String> locations = Attempts.locations(cluster.getExecutionGraph(job).get());
-        String source =
-                locations.keySet().stream()
-                        .filter(s -> s.startsWith("Source: source") && s.endsWith("[0]"))
-                        .findFirst()
-                        .orElseThrow();
-        String lost = locations.get(source);
-        Set<String> onLost = new TreeSet<>();
-        locations.forEach(
-                (subtask, taskManager) -> {
-                    if (taskManager.equals(lost)) {
-                        onLost.add(subtask);
-                    }
-                });
+        Attempts.Slice slice =
+                Attempts.sliceOf(cluster.getExecutionGraph(job).get(), "Source: source");
+        String lost = slice.taskManager();
+        Set<String> onLost = slice.subtasks();
         assertThat(onLost).as("the lost TaskManager holds a slice of every stage").hasSize(4);
         long killed = System.nanoTime();
         cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();

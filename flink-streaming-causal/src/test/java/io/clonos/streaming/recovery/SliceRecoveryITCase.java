@@ -80,20 +80,10 @@ class SliceRecoveryITCase {
         JobID job = cluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
 
         awaitCommittedLinks(output, COUNT / 3);
-        Map<String, String> locations = Attempts.locations(cluster.getExecutionGraph(job).get());
-        String source =
-                locations.keySet().stream()
-                        .filter(s -> s.startsWith("Source: source") && s.endsWith("[0]"))
-                        .findFirst()
-                        .orElseThrow();
-        String lost = locations.get(source);
-        Set<String> onLost = new TreeSet<>();
-        locations.forEach(
-                (subtask, taskManager) -> {
-                    if (taskManager.equals(lost)) {
-                        onLost.add(subtask);
-                    }
-                });
+        Attempts.Slice slice =
+                Attempts.sliceOf(cluster.getExecutionGraph(job).get(), "Source: source");
+        String lost = slice.taskManager();
+        Set<String> onLost = slice.subtasks();
         assertThat(onLost)
                 .as("the lost TaskManager holds a slice: subtasks of every stage")
                 .hasSize(shape.depth());

@@ -25,6 +25,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.SerializedValue;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -40,8 +41,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Flink SQL on Clonos: a window TVF aggregate ({@link SqlWindowJob}: TUMBLE over a datagen table
  * whose event time and watermark the DDL declares, so that the planner's watermark assigner runs
  * chained to the source) loses one task, the assigner's or the windows', and recovers it alone:
- * every (key, window) row is committed exactly once with the result its rows give.
+ * every (key, window) row is committed exactly once with the result its rows give. Tagged slow: the
+ * default run has the same job under SIGKILL on separate processes ({@code SqlOnClonosIT}) and its
+ * statement among the coverage rows.
  */
+@Tag("slow")
 class SqlRecoveryITCase {
 
     private static final long COUNT = 6_000;
