@@ -17,6 +17,7 @@ import org.apache.flink.streaming.api.operators.SimpleUdfStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.StreamOperatorFactory;
 import org.apache.flink.streaming.api.windowing.assigners.ClonosWindowStaggerPatch;
 import org.apache.flink.streaming.api.windowing.assigners.ClonosWindowStaggerPatch.Stagger;
+import org.apache.flink.streaming.api.windowing.assigners.WindowAssigner;
 import org.apache.flink.streaming.runtime.operators.windowing.WindowOperator;
 
 import java.util.Optional;
@@ -34,15 +35,19 @@ final class WindowStaggers {
     static Optional<StreamOperatorFactory<?>> aligned(
             StreamConfig operator, ClassLoader userCodeClassLoader) {
         return windowOperator(operator, userCodeClassLoader)
-                .filter(factory -> stagger(factory) == Stagger.FIXED)
-                .map(factory -> factory);
+                .filter(factory -> staggerOf(factory) == Stagger.ALIGNED)
+                .map(
+                        factory -> {
+                            ClonosWindowStaggerPatch.fixAlignedStagger(assignerOf(factory));
+                            return factory;
+                        });
     }
 
     /** Why the operator cannot be replayed, if its windows are staggered at the first element. */
     static Optional<String> notReplayableBecause(
             StreamConfig operator, ClassLoader userCodeClassLoader) {
         return windowOperator(operator, userCodeClassLoader)
-                .filter(factory -> stagger(factory) == Stagger.CHOSEN_AT_FIRST_ELEMENT)
+                .filter(factory -> staggerOf(factory) == Stagger.CHOSEN_AT_FIRST_ELEMENT)
                 .map(
                         factory ->
                                 "its window operator "
@@ -50,9 +55,12 @@ final class WindowStaggers {
                                         + " staggers its windows by an offset its task chooses at its first element (WindowStagger.RANDOM or NATURAL), which no checkpoint holds");
     }
 
-    private static Stagger stagger(SimpleUdfStreamOperatorFactory<?> factory) {
-        return ClonosWindowStaggerPatch.fixAlignedStagger(
-                ((WindowOperator<?, ?, ?, ?, ?>) factory.getOperator()).getWindowAssigner());
+    private static Stagger staggerOf(SimpleUdfStreamOperatorFactory<?> factory) {
+        return ClonosWindowStaggerPatch.staggerOf(assignerOf(factory));
+    }
+
+    private static WindowAssigner<?, ?> assignerOf(SimpleUdfStreamOperatorFactory<?> factory) {
+        return ((WindowOperator<?, ?, ?, ?, ?>) factory.getOperator()).getWindowAssigner();
     }
 
     private static Optional<SimpleUdfStreamOperatorFactory<?>> windowOperator(

@@ -29,30 +29,46 @@ public final class ClonosWindowStaggerPatch {
 
     private ClonosWindowStaggerPatch() {}
 
-    /** What the patch made of an assigner. */
+    /** How an assigner staggers its windows. */
     public enum Stagger {
-        /** The assigner staggers nothing, or was set to the aligned offset. */
-        FIXED,
-        /** The assigner staggers by a time or random number of the task's first element. */
+        /** By a stagger offset chosen at the task's first element, 0 whatever the time. */
+        ALIGNED,
+        /** By a time or random number of the task's first element. */
         CHOSEN_AT_FIRST_ELEMENT,
-        /** The assigner reads no stagger: nothing to do. */
+        /** Not at all: the assigner reads no stagger offset. */
         NONE
     }
 
-    /** Sets the aligned stagger offset of {@code assigner} before it runs, where it has one. */
-    public static Stagger fixAlignedStagger(WindowAssigner<?, ?> assigner) {
-        Class<?> declaring;
-        if (assigner instanceof TumblingEventTimeWindows) {
-            declaring = TumblingEventTimeWindows.class;
-        } else if (assigner instanceof TumblingProcessingTimeWindows) {
-            declaring = TumblingProcessingTimeWindows.class;
-        } else {
+    /** How {@code assigner} staggers its windows. */
+    public static Stagger staggerOf(WindowAssigner<?, ?> assigner) {
+        Class<?> declaring = staggering(assigner);
+        if (declaring == null) {
             return Stagger.NONE;
         }
-        if (FlinkFields.get(assigner, declaring, "windowStagger") != WindowStagger.ALIGNED) {
-            return Stagger.CHOSEN_AT_FIRST_ELEMENT;
+        return FlinkFields.get(assigner, declaring, "windowStagger") == WindowStagger.ALIGNED
+                ? Stagger.ALIGNED
+                : Stagger.CHOSEN_AT_FIRST_ELEMENT;
+    }
+
+    /**
+     * Sets the stagger offset of {@code assigner}, whose stagger is {@link Stagger#ALIGNED}, to 0
+     * before it runs.
+     */
+    public static void fixAlignedStagger(WindowAssigner<?, ?> assigner) {
+        if (staggerOf(assigner) != Stagger.ALIGNED) {
+            throw new IllegalArgumentException(assigner + " has no aligned stagger to fix");
         }
-        FlinkFields.set(assigner, declaring, "staggerOffset", 0L);
-        return Stagger.FIXED;
+        FlinkFields.set(assigner, staggering(assigner), "staggerOffset", 0L);
+    }
+
+    /** The class of {@code assigner} that declares its stagger fields; null if none does. */
+    private static Class<?> staggering(WindowAssigner<?, ?> assigner) {
+        if (assigner instanceof TumblingEventTimeWindows) {
+            return TumblingEventTimeWindows.class;
+        }
+        if (assigner instanceof TumblingProcessingTimeWindows) {
+            return TumblingProcessingTimeWindows.class;
+        }
+        return null;
     }
 }
