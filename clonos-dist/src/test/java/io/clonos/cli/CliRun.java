@@ -20,6 +20,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Runs a command of a test ({@code bin/clonos}, a cluster process) within a time limit. Past the
@@ -33,6 +37,13 @@ final class CliRun {
 
     /** What a finished command printed (stdout and stderr) and its exit code. */
     record Result(int exitCode, String stdout) {
+        /** The id of the job a {@code clonos run} submitted, as it printed it. */
+        String jobId() {
+            Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(stdout);
+            assertThat(jobId.find()).as(toString()).isTrue();
+            return jobId.group(1);
+        }
+
         @Override
         public String toString() {
             return "exit " + exitCode + ":\n" + stdout;

@@ -219,11 +219,8 @@ final class ImageTree implements AutoCloseable {
                         output.toString()));
         CliRun.Result submitted =
                 CliRun.run(commandLine(run), environment(), Duration.ofMinutes(2));
-        String printed = submitted.stdout();
-        assertThat(submitted.exitCode()).as(printed).isZero();
-        Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(printed);
-        assertThat(jobId.find()).as(printed).isTrue();
-        return jobId.group(1);
+        assertThat(submitted.exitCode()).as(submitted.stdout()).isZero();
+        return submitted.jobId();
     }
 
     /** A container's log file, e.g. {@code taskmanager.log}. */

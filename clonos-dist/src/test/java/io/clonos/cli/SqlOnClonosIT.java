@@ -168,9 +168,7 @@ class SqlOnClonosIT {
                         String.valueOf(keys),
                         "--output",
                         output.toString());
-        Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(submitted.stdout());
-        assertThat(jobId.find()).as(submitted.toString()).isTrue();
-        String job = jobId.group(1);
+        String job = submitted.jobId();
         ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
 
         Instant deadline = Instant.now().plus(Duration.ofMinutes(1));

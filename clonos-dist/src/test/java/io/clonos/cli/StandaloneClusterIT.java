@@ -57,7 +57,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 import java.util.jar.JarFile;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -155,7 +154,7 @@ class StandaloneClusterIT {
                         "--output",
                         output.toString());
         assertThat(submitted.exitCode()).as(submitted.toString()).isZero();
-        String job = jobIdOf(submitted);
+        String job = submitted.jobId();
 
         RunningSumChecks.awaitEpochOnEverySubtask(rest, job, Duration.ofSeconds(90));
         assertThat(subtaskHosts(rest, job))
@@ -316,14 +315,7 @@ class StandaloneClusterIT {
                         "300",
                         "--output",
                         output.toString());
-        return jobIdOf(submitted);
-    }
-
-    /** The id of the job a {@code clonos run} submitted, as it printed it. */
-    private static String jobIdOf(Result submitted) {
-        Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(submitted.stdout());
-        assertThat(jobId.find()).as(submitted.toString()).isTrue();
-        return jobId.group(1);
+        return submitted.jobId();
     }
 
     private void awaitAttempt(
@@ -602,7 +594,7 @@ class StandaloneClusterIT {
                                 "--output",
                                 output.toString()));
         args.addAll(List.of(options));
-        return jobIdOf(clonos(args.toArray(new String[0])));
+        return clonos(args.toArray(new String[0])).jobId();
     }
 
     private boolean leftFinished(Map<String, String> states) {
@@ -653,7 +645,7 @@ class StandaloneClusterIT {
                             String.valueOf(discoveryIntervalMs),
                             "--output",
                             output.toString());
-            String job = jobIdOf(submitted);
+            String job = submitted.jobId();
             awaitCompletedCheckpoint(rest, job);
             Map<String, String> hosts = subtaskTaskManagers(rest, job);
             String victim = taskManagerOfFirstSubtask(hosts, "chain");

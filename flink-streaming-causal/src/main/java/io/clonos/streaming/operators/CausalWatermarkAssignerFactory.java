@@ -56,11 +56,6 @@ public final class CausalWatermarkAssignerFactory<T> extends AbstractStreamOpera
         this.chainingStrategy = assigner.getChainingStrategy();
     }
 
-    /** The factory of the assigner this one creates. */
-    public StreamOperatorFactory<T> assigner() {
-        return assigner;
-    }
-
     @Override
     public <O extends StreamOperator<T>> O createStreamOperator(
             StreamOperatorParameters<T> parameters) {
