@@ -45,8 +45,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Flink SQL on the distribution as a user ships it: a standalone Clonos cluster of separate JVMs
  * (slots spread), {@code bin/clonos sql} running a windowed aggregation over a datagen table and
  * printing its rows, and a SQL job jar whose Table API dependency is provided ({@link
- * SqlWindowJob}, {@code bin/clonos run}) losing the TaskManager of its source's subtask 0 to
- * SIGKILL: only that TaskManager's subtasks restart, every (key, window) row is committed exactly
+ * SqlWindowJob}, {@code bin/clonos run}: a window TVF aggregate, an interval join and a {@code
+ * MATCH_RECOGNIZE}) losing the TaskManager of its source's subtask 0 to SIGKILL: only that
+ * TaskManager's subtasks restart, every (key, window) row, joined id and match is committed exactly
  * once, and the job ends within 15 s of what it had left to do.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -166,6 +167,8 @@ class SqlOnClonosIT {
                         "1000",
                         "--keys",
                         String.valueOf(keys),
+                        "--join-and-match",
+                        "true",
                         "--output",
                         output.toString());
         String job = submitted.jobId();
@@ -216,8 +219,10 @@ class SqlOnClonosIT {
                         "restarted subtasks (attempts %s), the killed TaskManager's being %s",
                         attempts, onVictim)
                 .isEqualTo(onVictim);
-        assertThat(SqlWindowJob.violations(CommittedLinesSink.committedLines(output), count, keys))
-                .as("windows lost, repeated or wrong")
+        assertThat(
+                        SqlWindowJob.violations(
+                                CommittedLinesSink.committedLines(output), count, keys, true))
+                .as("windows, joined ids or matches lost, repeated or wrong")
                 .isEmpty();
         assertThat(seconds)
                 .as("seconds from the kill to the job's end")

@@ -16,7 +16,7 @@ import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
@@ -41,8 +41,8 @@ import java.util.stream.Stream;
  * Writes the lines it received before a checkpoint to {@code
  * <directory>/commit-<subtask>-<checkpoint>} once that checkpoint completed, like a transactional
  * sink: lines of a checkpoint that never completes are never published, and a checkpoint's file is
- * written once however often its commit is repeated after a restore. Read the files of a subtask in
- * checkpoint order ({@link #committedLines}).
+ * written once however often its commit is repeated after a restore, also by another subtask after
+ * a change of parallelism. Read the files in checkpoint order ({@link #committedLines}).
  *
  * <p>{@link #audited} also checks the hash chains of {@link HashChainJob} where they are written:
  * once the input ended and its last checkpoint committed, a sink of parallelism 1 audits all its
@@ -72,8 +72,8 @@ public final class CommittedLinesSink extends RichSinkFunction<String>
     private final long auditedCount;
 
     private transient boolean inputEnded;
-    private transient ListState<Tuple2<Long, String>> state;
-    private transient TreeMap<Long, List<String>> pending;
+    private transient ListState<Tuple3<Long, Integer, List<String>>> state;
+    private transient TreeMap<Long, Pending> pending;
     private transient List<String> current;
 
     public CommittedLinesSink(String directory) {
@@ -128,57 +128,66 @@ public final class CommittedLinesSink extends RichSinkFunction<String>
 
     @Override
     public void snapshotState(FunctionSnapshotContext context) throws Exception {
-        pending.put(context.getCheckpointId(), current);
+        pending.put(
+                context.getCheckpointId(),
+                new Pending(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(), current));
         current = new ArrayList<>();
-        List<Tuple2<Long, String>> all = new ArrayList<>();
+        List<Tuple3<Long, Integer, List<String>>> all = new ArrayList<>();
         pending.forEach(
-                (checkpoint, lines) -> lines.forEach(line -> all.add(Tuple2.of(checkpoint, line))));
+                (checkpoint, lines) ->
+                        all.add(Tuple3.of(checkpoint, lines.writer(), lines.lines())));
         state.update(all);
     }
 
     @Override
     public void initializeState(FunctionInitializationContext context) throws Exception {
+        // one element per checkpoint and writer: at another parallelism a checkpoint's lines move
+        // to one subtask whole, and keep their writer's file name
         state =
                 context.getOperatorStateStore()
                         .getListState(
                                 new ListStateDescriptor<>(
-                                        "pending", Types.TUPLE(Types.LONG, Types.STRING)));
+                                        "pending-by-writer",
+                                        Types.TUPLE(
+                                                Types.LONG, Types.INT, Types.LIST(Types.STRING))));
         pending = new TreeMap<>();
         current = new ArrayList<>();
-        for (Tuple2<Long, String> entry : state.get()) {
-            pending.computeIfAbsent(entry.f0, c -> new ArrayList<>()).add(entry.f1);
-        }
         // what was pending in the restored checkpoint completed with it
-        if (!pending.isEmpty()) {
-            notifyCheckpointComplete(pending.lastKey());
+        for (Tuple3<Long, Integer, List<String>> entry : state.get()) {
+            commit(entry.f0, new Pending(entry.f1, entry.f2));
         }
     }
 
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws IOException {
-        Map<Long, List<String>> done = pending.headMap(checkpointId, true);
-        int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-        Path dir = Paths.get(directory);
-        Files.createDirectories(dir);
-        for (Map.Entry<Long, List<String>> checkpoint : done.entrySet()) {
-            Path file = dir.resolve("commit-" + subtask + "-" + checkpoint.getKey());
-            if (!Files.exists(file)) {
-                Path temp =
-                        dir.resolve(
-                                ".tmp-"
-                                        + subtask
-                                        + "-"
-                                        + checkpoint.getKey()
-                                        + "-"
-                                        + System.nanoTime());
-                Files.write(temp, checkpoint.getValue(), StandardCharsets.UTF_8);
-                Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
-            }
+        Map<Long, Pending> done = pending.headMap(checkpointId, true);
+        for (Map.Entry<Long, Pending> checkpoint : done.entrySet()) {
+            commit(checkpoint.getKey(), checkpoint.getValue());
         }
         done.clear();
     }
 
-    /** The committed lines of all subtasks, each subtask's in checkpoint order. */
+    /** Writes {@code lines} of {@code checkpoint} once, as their writer's file of it. */
+    private void commit(long checkpoint, Pending lines) throws IOException {
+        Path dir = Paths.get(directory);
+        Files.createDirectories(dir);
+        Path file = dir.resolve("commit-" + lines.writer() + "-" + checkpoint);
+        if (!Files.exists(file)) {
+            Path temp =
+                    dir.resolve(
+                            ".tmp-" + lines.writer() + "-" + checkpoint + "-" + System.nanoTime());
+            Files.write(temp, lines.lines(), StandardCharsets.UTF_8);
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
+        }
+    }
+
+    /** The lines subtask {@code writer} received before a checkpoint, until it completes. */
+    private record Pending(int writer, List<String> lines) {}
+
+    /**
+     * The committed lines of all subtasks in checkpoint order (a key's lines, which one subtask
+     * writes per checkpoint, in their order also across a change of parallelism).
+     */
     public static List<String> committedLines(Path directory) throws IOException {
         List<String> lines = new ArrayList<>();
         try (Stream<Path> files = Files.list(directory)) {
@@ -189,11 +198,10 @@ public final class CommittedLinesSink extends RichSinkFunction<String>
                     (a, b) -> {
                         String[] x = a.getFileName().toString().split("-");
                         String[] y = b.getFileName().toString().split("-");
-                        int bySubtask =
-                                Integer.compare(Integer.parseInt(x[1]), Integer.parseInt(y[1]));
-                        return bySubtask != 0
-                                ? bySubtask
-                                : Long.compare(Long.parseLong(x[2]), Long.parseLong(y[2]));
+                        int byCheckpoint = Long.compare(Long.parseLong(x[2]), Long.parseLong(y[2]));
+                        return byCheckpoint != 0
+                                ? byCheckpoint
+                                : Integer.compare(Integer.parseInt(x[1]), Integer.parseInt(y[1]));
                     });
             for (Path commit : commits) {
                 lines.addAll(Files.readAllLines(commit, StandardCharsets.UTF_8));

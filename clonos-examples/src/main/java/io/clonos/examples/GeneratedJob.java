@@ -222,6 +222,7 @@ public final class GeneratedJob {
                                 .returns(type)
                                 .setParallelism(shape.sourceParallelism)
                                 .name("tag");
+        boolean eventTime = true;
         for (int i = 0; i < shape.stages.size(); i++) {
             Stage stage = shape.stages.get(i);
             String name = "stage" + (i + 1) + "-" + stage.kind.name().toLowerCase();
@@ -230,6 +231,16 @@ public final class GeneratedJob {
                 case FORWARD:
                 case REBALANCE:
                 case RESCALE:
+                    if (stage.kind == Kind.SQL) {
+                        stream =
+                                SqlStage.apply(
+                                        partitioned(stream, stage.edge),
+                                        stage,
+                                        name,
+                                        salt,
+                                        eventTime);
+                        break;
+                    }
                     stream =
                             assigned(partitioned(stream, stage.edge), stage, name)
                                     .map(t -> Tuple3.of(t.f0, t.f1, HashChains.mix(t.f2, salt)))
@@ -240,18 +251,24 @@ public final class GeneratedJob {
                 case BROADCAST:
                     // every subtask reads every record and keeps its share: each still takes effect
                     // once
-                    stream =
-                            assigned(
-                                            stream.broadcast()
-                                                    .filter(new Share())
-                                                    .name(name + "-share")
-                                                    .setParallelism(stage.parallelism),
-                                            stage,
-                                            name)
-                                    .map(t -> Tuple3.of(t.f0, t.f1, HashChains.mix(t.f2, salt)))
-                                    .returns(type)
-                                    .name(name)
+                    DataStream<Tuple3<Long, String, Long>> shared =
+                            stream.broadcast()
+                                    .filter(new Share())
+                                    .name(name + "-share")
                                     .setParallelism(stage.parallelism);
+                    stream =
+                            stage.kind == Kind.SQL
+                                    ? SqlStage.apply(shared, stage, name, salt, eventTime)
+                                    : assigned(shared, stage, name)
+                                            .map(
+                                                    t ->
+                                                            Tuple3.of(
+                                                                    t.f0,
+                                                                    t.f1,
+                                                                    HashChains.mix(t.f2, salt)))
+                                            .returns(type)
+                                            .name(name)
+                                            .setParallelism(stage.parallelism);
                     break;
                 case KEYBY:
                     if (stage.kind == Kind.WINDOW) {
@@ -300,6 +317,7 @@ public final class GeneratedJob {
                 default:
                     throw new IllegalArgumentException("No edge " + stage.edge);
             }
+            eventTime &= !stage.kind.dropsEventTime();
         }
         stream.keyBy(t -> t.f0)
                 .process(new Chain())

@@ -52,7 +52,7 @@ public final class Shape implements Serializable {
                         "a window stage cannot follow a stage with processing-time timers, whose"
                                 + " records carry no event time");
             }
-            processingTimeRecords |= stage.kind == Kind.TIMERS;
+            processingTimeRecords |= stage.kind.dropsEventTime();
             if ((stage.edge == Edge.FORWARD || stage.edge == Edge.MERGE)
                     && stage.parallelism != upstream) {
                 throw new IllegalArgumentException(
@@ -106,7 +106,7 @@ public final class Shape implements Serializable {
                 // records a processing-time timer emitted carry no event time to window by
                 kind = Kind.EVENT_TIMERS;
             }
-            processingTimeRecords |= kind == Kind.TIMERS;
+            processingTimeRecords |= kind.dropsEventTime();
             Edge edge;
             int parallelism = 1 + random.nextInt(maxParallelism);
             if (kind == Kind.WINDOW) {
@@ -134,6 +134,9 @@ public final class Shape implements Serializable {
         return new Shape(sourceParallelism, stages, chainParallelism, true);
     }
 
+    /** How the planner names its conversion of a stream into a table, the head of a SQL task. */
+    private static final String SQL_CONVERSION = "*anonymous_datastream_source$";
+
     /** How many operators deep the job is: the source, the stages and the chain. */
     public int depth() {
         return stages.size() + 2;
@@ -142,13 +145,16 @@ public final class Shape implements Serializable {
     /**
      * The job's tasks as Flink chains them: per vertex, its first and last stage (0 is the source,
      * {@code stages.size() + 1} the chain with its sink). A stage behind a forward edge runs in its
-     * predecessor's task.
+     * predecessor's task, but for a SQL stage: the planner's conversion of a stream into a table
+     * starts a task of its own.
      */
     public List<int[]> vertices() {
         List<int[]> vertices = new ArrayList<>();
         int first = 0;
         for (int stage = 1; stage <= stages.size() + 1; stage++) {
-            if (stage > stages.size() || stages.get(stage - 1).edge != Edge.FORWARD) {
+            if (stage > stages.size()
+                    || stages.get(stage - 1).edge != Edge.FORWARD
+                    || stages.get(stage - 1).kind == Kind.SQL) {
                 vertices.add(new int[] {first, stage - 1});
                 first = stage;
             }
@@ -174,6 +180,10 @@ public final class Shape implements Serializable {
             stage = stages.size() + 1;
         } else if (first.startsWith("stage")) {
             stage = Integer.parseInt(first.substring("stage".length(), first.indexOf('-')));
+        } else if (first.startsWith(SQL_CONVERSION) && name.contains(" -> stage")) {
+            // a SQL stage's task: the planner's operators, then the stage's own
+            String own = name.substring(name.indexOf(" -> stage") + " -> ".length());
+            stage = Integer.parseInt(own.substring("stage".length(), own.indexOf('-')));
         } else {
             throw new IllegalArgumentException(
                     "No stage of " + this + " starts vertex '" + name + "'");
@@ -287,11 +297,21 @@ public final class Shape implements Serializable {
          * As {@link #STATE}, and an event-time timer per key every 100 of event time that emits a
          * record.
          */
-        EVENT_TIMERS;
+        EVENT_TIMERS,
+        /**
+         * Stateless, as {@link #MAP}, in Flink SQL: the records as a table, a projection that mixes
+         * the constant in with a scalar function, and back to a stream ({@link SqlStage}).
+         */
+        SQL;
 
         /** Whether the stage reads a keyed stream. */
         public boolean keyed() {
-            return this != MAP && this != ASSIGN;
+            return this != MAP && this != ASSIGN && this != SQL;
+        }
+
+        /** Whether records the stage emits may carry no event time (processing-time timers'). */
+        public boolean dropsEventTime() {
+            return this == TIMERS;
         }
     }
 

@@ -17,7 +17,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The stage kinds of event time: where an assigner and a window stage may stand. */
+/**
+ * The stage kinds of event time and of SQL: where an assigner, a window and a SQL stage may stand,
+ * and that random shapes draw them.
+ */
 class ShapeTest {
 
     @Test
@@ -42,6 +45,40 @@ class ShapeTest {
     void aWindowStageCannotFollowProcessingTimeTimers() {
         assertThatThrownBy(() -> Shape.parse(2, "keyby:timers:2/keyby:window:2"))
                 .hasMessageContaining("processing-time timers");
+    }
+
+    @Test
+    void aSqlStageIsStatelessAndStandsBehindAnyUnkeyedEdge() {
+        Shape shape = Shape.parse(2, "forward:sql:2/broadcast:sql:3/rescale:sql:1");
+        assertThat(shape.stages).extracting(stage -> stage.kind).containsOnly(Shape.Kind.SQL);
+        assertThatThrownBy(() -> Shape.parse(2, "keyby:sql:2"))
+                .hasMessageContaining("stateful stages are keyed, stateless ones are not");
+    }
+
+    @Test
+    void aSqlStageStartsATaskOfItsOwnBehindAForwardEdgeToo() {
+        Shape shape = Shape.parse(2, "rebalance:sql:2/forward:sql:2/forward:map:2");
+        // source, stage 1, stages 2 and 3 (a map behind a forward edge chains), the chain
+        assertThat(shape.vertices()).hasSize(4);
+        assertThat(
+                        shape.vertexOf(
+                                "*anonymous_datastream_source$3*[4] -> Calc[5] -> TableToDataSteam"
+                                        + " -> stage2-sql -> stage3-map"))
+                .isEqualTo(2);
+        assertThat(
+                        shape.vertexOf(
+                                "*anonymous_datastream_source$1*[1] -> Calc[2] -> TableToDataSteam"
+                                        + " -> stage1-sql"))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void randomShapesDrawEveryKind() {
+        java.util.Set<Shape.Kind> drawn = java.util.EnumSet.noneOf(Shape.Kind.class);
+        for (long seed = 0; seed < 500; seed++) {
+            Shape.random(seed, 7, 4).stages.forEach(stage -> drawn.add(stage.kind));
+        }
+        assertThat(drawn).containsExactlyInAnyOrder(Shape.Kind.values());
     }
 
     @Test

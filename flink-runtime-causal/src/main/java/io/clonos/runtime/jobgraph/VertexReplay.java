@@ -36,10 +36,32 @@ public final class VertexReplay {
                     .withDescription(
                             "Internal: why the vertex's tasks cannot be recovered by determinants.");
 
+    static final ConfigOption<String> UNLOGGED_BECAUSE =
+            ConfigOptions.key("clonos.internal.unlogged-because")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription(
+                            "Internal: why Clonos logs nothing for the vertex's tasks, so that"
+                                    + " their failures are Flink's to handle.");
+
     private VertexReplay() {}
 
     public static void markNotReplayable(Configuration vertexConfiguration, String why) {
         vertexConfiguration.set(NOT_REPLAYABLE_BECAUSE, why);
+    }
+
+    /**
+     * Clonos logs nothing for the vertex's tasks (no determinants, no in-flight log), because of
+     * {@code why}: a failure of one of them is handled as Flink would, by the job's restart
+     * strategy.
+     */
+    public static void markUnlogged(Configuration vertexConfiguration, String why) {
+        vertexConfiguration.set(UNLOGGED_BECAUSE, why);
+    }
+
+    /** Why Clonos logs nothing for the vertex's tasks; empty when it logs. */
+    public static Optional<String> whyUnlogged(Configuration vertexConfiguration) {
+        return vertexConfiguration.getOptional(UNLOGGED_BECAUSE);
     }
 
     /** Why the vertex's tasks cannot be recovered by determinants; empty when they can. */

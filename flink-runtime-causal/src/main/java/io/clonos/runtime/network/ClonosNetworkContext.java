@@ -51,6 +51,9 @@ public final class ClonosNetworkContext {
     /** Partitions deployed here whose producing attempt starts afresh, until its task asks. */
     private final Set<ResultPartitionID> freshPartitions = ConcurrentHashMap.newKeySet();
 
+    /** Partitions deployed here whose job does not checkpoint: they have no in-flight log. */
+    private final Set<ResultPartitionID> unloggedPartitions = ConcurrentHashMap.newKeySet();
+
     /**
      * @param owner names the TaskManager, for the names of its threads
      */
@@ -93,9 +96,25 @@ public final class ClonosNetworkContext {
         return fresh;
     }
 
+    /** A partition deployed to this TaskManager belongs to a job that does not checkpoint. */
+    void partitionUnlogged(ResultPartitionID partition) {
+        unloggedPartitions.add(partition);
+    }
+
+    /** Whether {@code partition} has no in-flight log ({@link #partitionUnlogged}). */
+    boolean isUnlogged(ResultPartitionID partition) {
+        return unloggedPartitions.contains(partition);
+    }
+
+    /** The partition is released: it is forgotten. */
+    void partitionReleased(ResultPartitionID partition) {
+        unloggedPartitions.remove(partition);
+    }
+
     /** The TaskManager's network closes: what is left of its tasks is forgotten. */
     void close() {
         freshPartitions.clear();
+        unloggedPartitions.clear();
         causalTasks.clear();
         subpartitionLogs.clear();
         inputGates.clear();

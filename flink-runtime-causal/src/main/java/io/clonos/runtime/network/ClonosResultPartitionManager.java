@@ -12,6 +12,7 @@
 
 package io.clonos.runtime.network;
 
+import io.clonos.runtime.inflightlog.DisabledInFlightLog;
 import io.clonos.runtime.inflightlog.InFlightLogs;
 
 import org.apache.flink.annotation.Internal;
@@ -24,6 +25,7 @@ import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionManager;
 import org.apache.flink.runtime.io.network.partition.ResultSubpartitionIndexSet;
 import org.apache.flink.runtime.io.network.partition.ResultSubpartitionView;
+import org.apache.flink.util.concurrent.ScheduledExecutor;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,7 +55,20 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
     private final ClonosNetworkContext context;
     private final InFlightLogs inFlightLogs;
 
-    public ClonosResultPartitionManager(ClonosNetworkContext context, InFlightLogs inFlightLogs) {
+    /**
+     * @param partitionRequestListenerTimeout Flink's {@code
+     *     taskmanager.network.partition-request-timeout}: a request for a partition that does not
+     *     register within it is answered with {@code PartitionNotFoundException}, as by Flink's own
+     *     manager (without it, a request for the partition of a producer that finished would wait
+     *     for ever)
+     * @param scheduledExecutor checks the requests against that timeout
+     */
+    public ClonosResultPartitionManager(
+            ClonosNetworkContext context,
+            InFlightLogs inFlightLogs,
+            int partitionRequestListenerTimeout,
+            ScheduledExecutor scheduledExecutor) {
+        super(partitionRequestListenerTimeout, scheduledExecutor);
         this.context = context;
         this.inFlightLogs = inFlightLogs;
     }
@@ -154,9 +169,11 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
                         context,
                         partitionId,
                         subpartition,
-                        inFlightLogs.create(
-                                partitionId + "#" + subpartition,
-                                ReplayStartEvent.FROM_PRODUCER_START),
+                        context.isUnlogged(partitionId)
+                                ? new DisabledInFlightLog(ReplayStartEvent.FROM_PRODUCER_START)
+                                : inFlightLogs.create(
+                                        partitionId + "#" + subpartition,
+                                        ReplayStartEvent.FROM_PRODUCER_START),
                         context.subpartitionLogs().metrics(partitionId, subpartition),
                         // a consumer reading its replay: what fits the TaskManager's log memory
                         inFlightLogs.memory().capacity());
@@ -171,6 +188,7 @@ public class ClonosResultPartitionManager extends ResultPartitionManager {
     public void releasePartition(ResultPartitionID partitionId, Throwable cause) {
         super.releasePartition(partitionId, cause);
         context.causalTasks().partitionReleased(partitionId);
+        context.partitionReleased(partitionId);
         for (LoggingSubpartition log : context.subpartitionLogs().remove(partitionId)) {
             try {
                 log.close();

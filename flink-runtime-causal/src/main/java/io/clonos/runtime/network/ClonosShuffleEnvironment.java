@@ -13,6 +13,7 @@
 package io.clonos.runtime.network;
 
 import io.clonos.runtime.inflightlog.InFlightLogs;
+import io.clonos.runtime.network.MarkedShuffleDescriptor.Mark;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.MetricGroup;
@@ -89,9 +90,12 @@ public final class ClonosShuffleEnvironment
             ShuffleIOOwnerContext ownerContext,
             List<ResultPartitionDeploymentDescriptor> descriptors) {
         for (ResultPartitionDeploymentDescriptor descriptor : descriptors) {
-            if (FreshStartShuffleDescriptor.isMarked(descriptor.getShuffleDescriptor())) {
-                context.partitionStartsFresh(
-                        descriptor.getShuffleDescriptor().getResultPartitionID());
+            ShuffleDescriptor shuffle = descriptor.getShuffleDescriptor();
+            if (MarkedShuffleDescriptor.isMarked(shuffle, Mark.FRESH_START)) {
+                context.partitionStartsFresh(shuffle.getResultPartitionID());
+            }
+            if (MarkedShuffleDescriptor.isMarked(shuffle, Mark.UNLOGGED)) {
+                context.partitionUnlogged(shuffle.getResultPartitionID());
             }
         }
         return netty.createResultPartitionWriters(ownerContext, descriptors);

@@ -185,7 +185,7 @@ public class ClonosScheduler extends DefaultScheduler {
                 executionDeployerFactory);
         this.clonos = clonos;
         this.policy = new LocalFailoverPolicy<>(clonos);
-        this.freshStarts = ClonosShuffleMaster.freshStartsOf(shuffleMaster);
+        this.freshStarts = ClonosShuffleMaster.of(shuffleMaster).freshStarts();
         this.log = log;
         this.rpcTimeout = rpcTimeout;
         MetricGroup metrics = jobManagerJobMetricGroup.addGroup("clonos");

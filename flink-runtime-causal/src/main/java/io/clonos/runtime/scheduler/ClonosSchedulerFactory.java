@@ -13,6 +13,8 @@
 package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.jobgraph.VertexReplay;
+import io.clonos.runtime.shuffle.ClonosShuffleMaster;
 import io.clonos.runtime.standby.StandbyActivations;
 import io.clonos.runtime.standby.StandbyVertices;
 
@@ -38,6 +40,7 @@ import org.apache.flink.runtime.executiongraph.failover.RestartBackoffTimeStrate
 import org.apache.flink.runtime.io.network.partition.JobMasterPartitionTracker;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobType;
+import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.runtime.jobmaster.ExecutionDeploymentTracker;
 import org.apache.flink.runtime.jobmaster.slotpool.PhysicalSlotProviderImpl;
 import org.apache.flink.runtime.jobmaster.slotpool.PhysicalSlotRequestBulkCheckerImpl;
@@ -120,6 +123,9 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
             BlocklistOperations blocklistOperations)
             throws Exception {
 
+        if (isUnlogged(jobGraph)) {
+            ClonosShuffleMaster.of(shuffleMaster).logNothingOf(jobGraph.getJobID());
+        }
         SlotPool slotPool =
                 slotPoolService
                         .castInto(SlotPool.class)
@@ -226,5 +232,21 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
     @Override
     public JobManagerOptions.SchedulerType getSchedulerType() {
         return JobManagerOptions.SchedulerType.Default;
+    }
+
+    /**
+     * Whether the job's submission found that Clonos logs nothing of it ({@link
+     * VertexReplay#whyUnlogged}); a job that does not checkpoint always is, whoever built it.
+     */
+    private static boolean isUnlogged(JobGraph jobGraph) {
+        if (!jobGraph.isCheckpointingEnabled()) {
+            return true;
+        }
+        for (JobVertex vertex : jobGraph.getVertices()) {
+            if (VertexReplay.whyUnlogged(vertex.getConfiguration()).isPresent()) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -89,6 +89,12 @@ final class LocalFailoverPolicy<V> {
                                     + error.getMessage()
                                     + ")"));
         }
+        Optional<String> unlogged = VertexReplay.whyUnlogged(vertex.getConfiguration());
+        if (unlogged.isPresent()) {
+            // nothing was logged: no fallback, the job is Flink's to recover
+            return Optional.of(
+                    new NotLocal(null, "Clonos does not cover the job: " + unlogged.get()));
+        }
         if (!isClonosTask(vertex)) {
             return Optional.of(
                     new NotLocal(

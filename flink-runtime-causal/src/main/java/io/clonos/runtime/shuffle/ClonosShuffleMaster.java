@@ -11,7 +11,8 @@
  */
 package io.clonos.runtime.shuffle;
 
-import io.clonos.runtime.network.FreshStartShuffleDescriptor;
+import io.clonos.runtime.network.MarkedShuffleDescriptor;
+import io.clonos.runtime.network.MarkedShuffleDescriptor.Mark;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
@@ -30,19 +31,25 @@ import org.apache.flink.runtime.shuffle.TaskInputsOutputsDescriptor;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Flink's Netty shuffle master, with the partitions of attempts that start afresh ({@link
- * FreshStarts}) described by a {@link FreshStartShuffleDescriptor}.
+ * FreshStarts}) and those of jobs that do not checkpoint marked in their descriptors ({@link
+ * MarkedShuffleDescriptor}).
  */
 @Internal
 public final class ClonosShuffleMaster implements ShuffleMaster<NettyShuffleDescriptor> {
 
     private final ShuffleMaster<NettyShuffleDescriptor> netty;
     private final FreshStarts freshStarts = new FreshStarts();
+
+    /** The jobs whose partitions have no in-flight log. */
+    private final Set<JobID> unloggedJobs = ConcurrentHashMap.newKeySet();
 
     public ClonosShuffleMaster(ShuffleMaster<NettyShuffleDescriptor> netty) {
         this.netty = netty;
@@ -53,8 +60,16 @@ public final class ClonosShuffleMaster implements ShuffleMaster<NettyShuffleDesc
         return freshStarts;
     }
 
-    /** The fresh starts of a JobManager's shuffle master, which must be Clonos's. */
-    public static FreshStarts freshStartsOf(ShuffleMaster<?> shuffleMaster) {
+    /**
+     * The partitions of {@code job} have no in-flight log: the job does not checkpoint, so nothing
+     * would ever truncate one. Called before the job's tasks are deployed.
+     */
+    public void logNothingOf(JobID job) {
+        unloggedJobs.add(job);
+    }
+
+    /** A JobManager's shuffle master, which must be Clonos's. */
+    public static ClonosShuffleMaster of(ShuffleMaster<?> shuffleMaster) {
         if (!(shuffleMaster instanceof ClonosShuffleMaster)) {
             throw new IllegalStateException(
                     "Clonos's scheduler needs Clonos's shuffle service (shuffle-service-factory.class: "
@@ -62,7 +77,7 @@ public final class ClonosShuffleMaster implements ShuffleMaster<NettyShuffleDesc
                             + "); this JobManager runs "
                             + shuffleMaster.getClass().getName());
         }
-        return ((ClonosShuffleMaster) shuffleMaster).freshStarts();
+        return (ClonosShuffleMaster) shuffleMaster;
     }
 
     @Override
@@ -70,10 +85,18 @@ public final class ClonosShuffleMaster implements ShuffleMaster<NettyShuffleDesc
             JobID job, PartitionDescriptor partition, ProducerDescriptor producer) {
         return netty.registerPartitionWithProducer(job, partition, producer)
                 .thenApply(
-                        descriptor ->
-                                freshStarts.isMarked(job, producer.getProducerExecutionId())
-                                        ? FreshStartShuffleDescriptor.of(descriptor)
-                                        : descriptor);
+                        descriptor -> MarkedShuffleDescriptor.of(descriptor, marks(job, producer)));
+    }
+
+    private Set<Mark> marks(JobID job, ProducerDescriptor producer) {
+        Set<Mark> marks = EnumSet.noneOf(Mark.class);
+        if (freshStarts.isMarked(job, producer.getProducerExecutionId())) {
+            marks.add(Mark.FRESH_START);
+        }
+        if (unloggedJobs.contains(job)) {
+            marks.add(Mark.UNLOGGED);
+        }
+        return marks;
     }
 
     @Override
@@ -94,6 +117,7 @@ public final class ClonosShuffleMaster implements ShuffleMaster<NettyShuffleDesc
     @Override
     public void unregisterJob(JobID job) {
         freshStarts.forget(job);
+        unloggedJobs.remove(job);
         netty.unregisterJob(job);
     }
 

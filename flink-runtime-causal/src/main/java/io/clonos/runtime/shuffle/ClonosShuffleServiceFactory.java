@@ -106,7 +106,11 @@ public class ClonosShuffleServiceFactory
             clonosContext.subpartitionLogs().holdBackFullLogs();
         }
         ClonosResultPartitionManager partitionManager =
-                new ClonosResultPartitionManager(clonosContext, inFlightLogs);
+                new ClonosResultPartitionManager(
+                        clonosContext,
+                        inFlightLogs,
+                        networkConfig.getPartitionRequestListenerTimeout(),
+                        context.getScheduledExecutor());
         // consumers' answers to a recovering producer must not be lost before it subscribes
         TaskEventPublisher events =
                 clonosContext.causalTasks().routingAnswers(context.getEventPublisher());

@@ -11,7 +11,7 @@
  */
 package io.clonos.runtime.shuffle;
 
-import io.clonos.runtime.network.FreshStartShuffleDescriptor;
+import io.clonos.runtime.network.MarkedShuffleDescriptor;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
@@ -28,8 +28,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * determinant can help (a global rollback restarts every consumer too) or where the job chose
  * at-least-once ({@code clonos.recovery.orphan-fallback}). The scheduler marks an attempt before it
  * deploys it; the shuffle master describes the attempt's partitions with the mark ({@link
- * FreshStartShuffleDescriptor}), since Flink deploys a task with nothing else Clonos could use, and
- * the TaskManager's network context hands it to the task.
+ * MarkedShuffleDescriptor}), since Flink deploys a task with nothing else Clonos could use, and the
+ * TaskManager's network context hands it to the task.
  *
  * <p>One per JobManager, owned by its {@link ClonosShuffleMaster}; the scheduler reaches it through
  * the shuffle master Flink gives it.

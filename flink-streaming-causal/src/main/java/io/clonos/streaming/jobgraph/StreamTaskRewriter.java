@@ -42,6 +42,8 @@ import org.apache.flink.streaming.runtime.tasks.MultipleInputStreamTask;
 import org.apache.flink.streaming.runtime.tasks.OneInputStreamTask;
 import org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask;
 import org.apache.flink.streaming.runtime.tasks.SourceStreamTask;
+import org.apache.flink.streaming.runtime.tasks.StreamIterationHead;
+import org.apache.flink.streaming.runtime.tasks.StreamIterationTail;
 import org.apache.flink.streaming.runtime.tasks.TwoInputStreamTask;
 
 import org.slf4j.Logger;
@@ -58,8 +60,9 @@ import java.util.Optional;
  * vertex names through its {@code (Environment)} constructor, so the job itself stays as the client
  * built it.
  *
- * <p>A vertex whose task Clonos does not know (iteration heads and tails, a user's own task) is
- * left as it is and logged: it runs, but without Clonos's logs.
+ * <p>A vertex whose task Clonos does not know (a user's own task) is left as it is and logged: it
+ * runs, but without Clonos's logs. A job that does not checkpoint or has an iteration is not
+ * covered at all ({@link #whyUnlogged}): Clonos logs nothing of it.
  */
 @Internal
 public final class StreamTaskRewriter implements JobGraphRewriter {
@@ -77,12 +80,26 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
     @Override
     public void rewrite(
             JobGraph jobGraph, ClonosConfiguration clonos, ClassLoader userCodeClassLoader) {
+        Optional<String> unlogged = whyUnlogged(jobGraph);
+        unlogged.ifPresent(
+                why ->
+                        LOG.warn(
+                                "Job {} is not covered by Clonos: {}. Clonos logs nothing of it (no"
+                                        + " determinants, no in-flight log), and a failure is handled as"
+                                        + " Flink would, by the job's restart strategy.",
+                                jobGraph.getJobID(),
+                                why));
+        int depth = unlogged.isPresent() ? 0 : clonos.getDeterminantSharingDepth();
         for (JobVertex vertex : jobGraph.getVertices()) {
+            unlogged.ifPresent(why -> VertexReplay.markUnlogged(vertex.getConfiguration(), why));
             String invokable = vertex.getInvokableClassName();
             Class<? extends TaskInvokable> causalTask = CAUSAL_TASKS.get(invokable);
             if (causalTask != null) {
                 vertex.setInvokableClass(causalTask);
             } else if (!isCausalTask(invokable)) {
+                if (unlogged.isPresent()) {
+                    continue;
+                }
                 LOG.warn(
                         "Vertex '{}' of job {} runs {}, which Clonos does not cover; it runs without"
                                 + " Clonos's logs.",
@@ -95,7 +112,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             config.setUnalignedCheckpointsEnabled(false);
             ClonosChainedSourcesPatch.addChainedSources(
                     vertex, chainedSources(config, userCodeClassLoader));
-            if (clonos.getDeterminantSharingDepth() != 0) {
+            if (depth != 0) {
                 if (config.getTimerServiceProvider(userCodeClassLoader) == null) {
                     // timers due together fire in an order a recovered task reproduces
                     config.setTimerServiceProvider(new CanonicalTimerOrder());
@@ -108,10 +125,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                 config.serializeAllConfigs();
             }
             // the job's causal settings, for the tasks to read from their own configuration
-            vertex.getConfiguration()
-                    .set(
-                            ClonosOptions.DETERMINANT_SHARING_DEPTH,
-                            clonos.getDeterminantSharingDepth());
+            vertex.getConfiguration().set(ClonosOptions.DETERMINANT_SHARING_DEPTH, depth);
             vertex.getConfiguration()
                     .set(
                             ClonosOptions.TIME_SERVICE_GRANULARITY,
@@ -125,7 +139,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             notReplayableBecause(vertex.getInvokableClassName(), config, userCodeClassLoader)
                     .ifPresent(
                             why -> {
-                                if (clonos.getDeterminantSharingDepth() != 0) {
+                                if (depth != 0) {
                                     // said at submission, not first at a failure
                                     LOG.warn(
                                             "Vertex '{}' of job {} cannot be recovered locally: {}. A failure of one"
@@ -137,6 +151,27 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                                 VertexReplay.markNotReplayable(vertex.getConfiguration(), why);
                             });
         }
+    }
+
+    /**
+     * Why Clonos logs nothing of the job, if it does not: without checkpoints no in-flight log
+     * would ever be truncated and no standby has a state to start from; an iteration's feedback
+     * edge is an in-memory queue between two tasks, which no log sees.
+     */
+    static Optional<String> whyUnlogged(JobGraph jobGraph) {
+        if (!jobGraph.isCheckpointingEnabled()) {
+            return Optional.of("it does not checkpoint");
+        }
+        for (JobVertex vertex : jobGraph.getVertices()) {
+            String invokable = vertex.getInvokableClassName();
+            if (invokable.equals(StreamIterationHead.class.getName())
+                    || invokable.equals(StreamIterationTail.class.getName())) {
+                return Optional.of(
+                        "it has a DataStream iteration, whose feedback edge is an in-memory queue"
+                                + " between its tail and head that Clonos cannot replay");
+            }
+        }
+        return Optional.empty();
     }
 
     /** The operators of the sources chained to the vertex's operator of several inputs. */

@@ -110,6 +110,59 @@ class StreamTaskRewriterTest {
                 .isEmpty();
     }
 
+    @Test
+    void noVertexOfAJobWithoutCheckpointsLogsAndEveryFailureIsFlinks() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.fromSequence(1, 10)
+                .name("sequence")
+                .rebalance()
+                .map((MapFunction<Long, Long>) n -> n)
+                .name("tag")
+                .sinkTo(new org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink<>());
+        JobGraph jobGraph = env.getStreamGraph().getJobGraph();
+
+        new StreamTaskRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
+
+        for (JobVertex vertex : jobGraph.getVertices()) {
+            assertThat(VertexReplay.whyUnlogged(vertex.getConfiguration()))
+                    .as("%s", vertex.getName())
+                    .hasValue("it does not checkpoint");
+            assertThat(
+                            vertex.getConfiguration()
+                                    .get(
+                                            io.clonos.runtime.configuration.ClonosOptions
+                                                    .DETERMINANT_SHARING_DEPTH))
+                    .as("%s logs no determinants", vertex.getName())
+                    .isZero();
+        }
+    }
+
+    @Test
+    @SuppressWarnings("deprecation")
+    void aJobWithAnIterationIsNotCoveredAndTheReasonNamesTheIteration() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        // Flink runs an iterative job with checkpoints only when forced to
+        env.enableCheckpointing(1000, CheckpointingMode.EXACTLY_ONCE, true);
+        org.apache.flink.streaming.api.datastream.IterativeStream<Long> loop =
+                env.fromSequence(1, 10).name("sequence").iterate();
+        DataStream<Long> halved = loop.map((MapFunction<Long, Long>) n -> n / 2).name("halve");
+        loop.closeWith(halved.filter(n -> n > 0));
+        halved.sinkTo(new org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink<>());
+        JobGraph jobGraph = env.getStreamGraph().getJobGraph();
+
+        new StreamTaskRewriter().rewrite(jobGraph, CLONOS, getClass().getClassLoader());
+
+        assertThat(jobGraph.getVertices()).hasSizeGreaterThan(2);
+        for (JobVertex vertex : jobGraph.getVertices()) {
+            assertThat(VertexReplay.whyUnlogged(vertex.getConfiguration()))
+                    .as("%s", vertex.getName())
+                    .hasValueSatisfying(
+                            why ->
+                                    assertThat(why)
+                                            .contains("DataStream iteration", "feedback edge"));
+        }
+    }
+
     /**
      * A multiple-input task replays as a two-input task does, with network inputs only and with
      * sources chained to it alike.
@@ -184,6 +237,7 @@ class StreamTaskRewriterTest {
     @Test
     void aRetryingAsyncOperatorChainedToASourceIsReplacedAndReplayable() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.enableCheckpointing(1000);
         AsyncRetryStrategy<Long> retries =
                 new AsyncRetryStrategies.FixedDelayRetryStrategyBuilder<Long>(3, 10)
                         .ifResult(RetryPredicates.EMPTY_RESULT_PREDICATE)
@@ -210,6 +264,7 @@ class StreamTaskRewriterTest {
     @Test
     void chainedAsyncOperatorsAreReplacedToo() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.enableCheckpointing(1000);
         DataStream<Long> numbers =
                 env.fromSequence(1, 10)
                         .name("sequence")

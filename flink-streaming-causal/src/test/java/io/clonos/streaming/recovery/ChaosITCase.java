@@ -109,6 +109,18 @@ class ChaosITCase {
     }
 
     /**
+     * Flink SQL stages (the planner's conversions and generated projection) behind a rebalance and
+     * behind event-time windows, with the windows' event time carried through them; one TaskManager
+     * lost, a slice of every stage.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {29})
+    void sqlStagesOfALostSliceAreReplayed(long seed) throws Exception {
+        Shape shape = Shape.parse(2, "rebalance:sql:2/keyby:window:2/forward:sql:2/keyby:state:2");
+        run(ChaosPlan.fixed(seed, shape, -1, 1, 0));
+    }
+
+    /**
      * Two outputs of one producer merged into one task (Beam's Flatten), lost together with that
      * producer: the producer's regenerated buffers are cut elsewhere, so the merging task's replay
      * hands out one logged read in several parts, during which its other gate must wait. Seeds 10

@@ -37,12 +37,14 @@ import org.apache.flink.cep.pattern.Pattern;
 import org.apache.flink.cep.pattern.conditions.SimpleCondition;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.datastream.AsyncDataStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.IterativeStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
@@ -147,7 +149,11 @@ class CoverageITCase {
                 .append("A SQL statement's operator under test is a map chained behind the")
                 .append(" planner's last operator, so the\nplanner's operators of that task")
                 .append(" fail with it; its tables are datagen tables with a watermark.\n")
-                .append("Unchanged user code runs from the job's jar, as a user submits it.\n\n")
+                .append("Unchanged user code runs from the job's jar, as a user submits it.\n")
+                .append("Beyond this table: a SQL window aggregate, an interval join and a")
+                .append(" `MATCH_RECOGNIZE` in one job\nunder SIGKILL on the standalone cluster")
+                .append(" (`SqlOnClonosIT`); a job restored from a savepoint at another\n")
+                .append("parallelism (`RescaledRestoreITCase`).\n\n")
                 .append("Local: Clonos restarted the failed subtask alone and it replayed.")
                 .append(" Flink's restart: the\nvertex cannot be recovered by determinants,")
                 .append(" and Flink's failover strategy restarted the failed\n")
@@ -210,7 +216,11 @@ class CoverageITCase {
         Optional<String> whyNotReplayable = whyNotReplayable(jobGraph, vertex);
 
         JobID job = cluster.submitJob(jobGraph).get().getJobID();
-        awaitCheckpoint(job);
+        if (jobGraph.isCheckpointingEnabled()) {
+            awaitCheckpoint(job);
+        } else {
+            awaitRunning(job);
+        }
         cluster.deliverCoordinationRequestToCoordinator(
                         job,
                         FailTaskRequest.TARGET,
@@ -246,6 +256,22 @@ class CoverageITCase {
         throw new AssertionError("no checkpoint of job " + job + " completed within a minute");
     }
 
+    private void awaitRunning(JobID job) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (System.nanoTime() < deadline) {
+            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
+            boolean running = graph.getAllExecutionVertices().iterator().hasNext();
+            for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
+                running &= vertex.getExecutionState() == ExecutionState.RUNNING;
+            }
+            if (running) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("job " + job + " did not run within a minute");
+    }
+
     /** The vertex that holds the operator under test. */
     private static String vertexUnderTest(JobGraph jobGraph) {
         for (JobVertex vertex : jobGraph.getVertices()) {
@@ -267,7 +293,9 @@ class CoverageITCase {
                         getClass().getClassLoader());
         for (JobVertex vertex : rewritten.getVertices()) {
             if (vertex.getName().equals(vertexName)) {
-                return VertexReplay.whyNotReplayable(vertex.getConfiguration());
+                return VertexReplay.whyUnlogged(vertex.getConfiguration())
+                        .map(why -> "Clonos does not cover the job: " + why)
+                        .or(() -> VertexReplay.whyNotReplayable(vertex.getConfiguration()));
             }
         }
         return Optional.empty();
@@ -561,8 +589,36 @@ class CoverageITCase {
                                         .process(new WallClockJob.Stamp())
                                         .name(UNDER_TEST),
                         List.of(WallClockJob.Stamp.class)));
+        shapes.add(
+                new Shape(
+                        "A job without checkpointing (keyed timers)",
+                        env -> {
+                            env.getCheckpointConfig().disableCheckpointing();
+                            return numbers(env, "source")
+                                    .keyBy(new Modulo8())
+                                    .process(new TimerPerRecord())
+                                    .name(UNDER_TEST);
+                        }));
+        shapes.add(
+                new Shape(
+                        "DataStream iteration (iterate, checkpoints forced)",
+                        CoverageITCase::iteration));
         shapes.addAll(sqlShapes());
         return shapes;
+    }
+
+    /**
+     * Numbers halved in a loop until they reach 0: Flink runs an iteration with checkpoints only
+     * when forced to, and its head ends a second after the last feedback.
+     */
+    @SuppressWarnings("deprecation")
+    private static DataStream<Long> iteration(StreamExecutionEnvironment env) {
+        env.enableCheckpointing(
+                200, org.apache.flink.streaming.api.CheckpointingMode.EXACTLY_ONCE, true);
+        IterativeStream<Long> loop = numbers(env, "source").iterate(1_000);
+        DataStream<Long> halved = loop.map(n -> n / 2).name(UNDER_TEST);
+        loop.closeWith(halved.filter(n -> n > 0));
+        return halved;
     }
 
     /** The SQL statements people run, over datagen tables of event time. */

@@ -55,7 +55,7 @@ class HeldBackInFlightLogITCase {
     @BeforeEach
     void reset() {
         SUMS.clear();
-        HeldBackGauges.clear();
+        InFlightLogFigures.clear();
     }
 
     @AfterEach
@@ -74,7 +74,7 @@ class HeldBackInFlightLogITCase {
                                         "clonos.in-flight-log.type", "in-memory",
                                         "clonos.in-flight-log.memory", "16b",
                                         "metrics.reporter.heldback.factory.class",
-                                                HeldBackGauges.FACTORY)),
+                                                InFlightLogFigures.FACTORY)),
                         6,
                         1,
                         0);
@@ -86,7 +86,7 @@ class HeldBackInFlightLogITCase {
             expected.merge(n % KEYS, n, Long::sum);
         }
         assertThat(SUMS).isEqualTo(expected);
-        assertThat(HeldBackGauges.heldBackMillis())
+        assertThat(InFlightLogFigures.heldBackMillis())
                 .as("milliseconds the logs held their producers back")
                 .isPositive();
     }

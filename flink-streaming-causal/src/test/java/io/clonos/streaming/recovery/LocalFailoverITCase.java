@@ -284,7 +284,7 @@ class LocalFailoverITCase {
      */
     @Test
     void aFullInMemoryLogHoldsItsProducerBackAndTheFailedTaskRecoversLocally() throws Exception {
-        HeldBackGauges.clear();
+        InFlightLogFigures.clear();
         startCluster(
                 3,
                 2,
@@ -293,10 +293,10 @@ class LocalFailoverITCase {
                                 "clonos.in-flight-log.type", "in-memory",
                                 "clonos.in-flight-log.memory", "16b",
                                 "metrics.reporter.heldback.factory.class",
-                                        HeldBackGauges.FACTORY)));
+                                        InFlightLogFigures.FACTORY)));
         FailureSwitch.arm("running-sum", 0, NUMBERS / PARALLELISM / 6);
         runAndCheck(Set.of("running-sum[0]"));
-        assertThat(HeldBackGauges.heldBackMillis())
+        assertThat(InFlightLogFigures.heldBackMillis())
                 .as("milliseconds the logs held their producers back")
                 .isPositive();
     }
@@ -322,7 +322,7 @@ class LocalFailoverITCase {
 
     /** Recovers a failed middle task locally; how long checkpoints were held back meanwhile. */
     private long checkpointsHeldBackWithAPauseOf(String pause) throws Exception {
-        HeldBackGauges.clear();
+        InFlightLogFigures.clear();
         startCluster(
                 3,
                 2,
@@ -331,10 +331,10 @@ class LocalFailoverITCase {
                                 "clonos.recovery.checkpoint-pause",
                                 pause,
                                 "metrics.reporter.heldback.factory.class",
-                                HeldBackGauges.FACTORY)));
+                                InFlightLogFigures.FACTORY)));
         FailureSwitch.arm("running-sum", 1, NUMBERS / PARALLELISM / 3);
         runAndCheck(Set.of("running-sum[1]"));
-        return HeldBackGauges.checkpointsHeldBackMillis();
+        return InFlightLogFigures.checkpointsHeldBackMillis();
     }
 
     /**

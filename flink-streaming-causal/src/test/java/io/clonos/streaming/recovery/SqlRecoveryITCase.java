@@ -38,12 +38,13 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Flink SQL on Clonos: a window TVF aggregate ({@link SqlWindowJob}: TUMBLE over a datagen table
- * whose event time and watermark the DDL declares, so that the planner's watermark assigner runs
- * chained to the source) loses one task, the assigner's or the windows', and recovers it alone:
- * every (key, window) row is committed exactly once with the result its rows give. Tagged slow: the
- * default run has the same job under SIGKILL on separate processes ({@code SqlOnClonosIT}) and its
- * statement among the coverage rows.
+ * Flink SQL on Clonos: a window TVF aggregate, an interval join and a {@code MATCH_RECOGNIZE}
+ * ({@link SqlWindowJob}: over datagen tables whose event time and watermark the DDL declares, so
+ * that the planner's watermark assigner runs chained to the source) lose one task, the assigner's,
+ * the windows', the join's or the match's, and recover it alone: every (key, window) row, joined id
+ * and match is committed exactly once with the result its rows give. Tagged slow: the default run
+ * has the same job under SIGKILL on separate processes ({@code SqlOnClonosIT}) and its statement
+ * among the coverage rows.
  */
 @Tag("slow")
 class SqlRecoveryITCase {
@@ -63,8 +64,8 @@ class SqlRecoveryITCase {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"WatermarkAssigner", "GlobalWindowAggregate"})
-    void aWindowAggregateRecoversLocally(String operator) throws Exception {
+    @ValueSource(strings = {"WatermarkAssigner", "GlobalWindowAggregate", "IntervalJoin", "Match"})
+    void aFailedTaskOfTheSqlJobRecoversLocally(String operator) throws Exception {
         cluster = SliceRecoveryITCase.spreadCluster("-1");
         Path output = Files.createDirectories(work.resolve("rows"));
         JobGraph jobGraph = windowAggregate(output);
@@ -83,8 +84,10 @@ class SqlRecoveryITCase {
         assertThat(SliceRecoveryITCase.restartedSubtasks(finished))
                 .as(() -> "only the failed subtask restarts, once; " + Attempts.why(finished))
                 .isEqualTo(Set.of(vertex + "[0]"));
-        assertThat(SqlWindowJob.violations(CommittedLinesSink.committedLines(output), COUNT, KEYS))
-                .as("windows lost, repeated or wrong")
+        assertThat(
+                        SqlWindowJob.violations(
+                                CommittedLinesSink.committedLines(output), COUNT, KEYS, true))
+                .as("windows, joined ids or matches lost, repeated or wrong")
                 .isEmpty();
     }
 
@@ -92,7 +95,7 @@ class SqlRecoveryITCase {
     private static JobGraph windowAggregate(Path output) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
-        SqlWindowJob.build(env, COUNT, 1_000, KEYS, 500, output.toString());
+        SqlWindowJob.build(env, COUNT, 1_000, KEYS, 500, true, output.toString());
         return env.getStreamGraph().getJobGraph();
     }
 

@@ -11,6 +11,8 @@
  */
 package io.clonos.runtime.network;
 
+import io.clonos.runtime.network.MarkedShuffleDescriptor.Mark;
+
 import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor;
@@ -21,13 +23,15 @@ import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The mark of a partition whose producer starts afresh, as Flink sees it and as Clonos reads it.
+ * The marks of a partition (its producer starts afresh, it has no in-flight log), as Flink sees
+ * them and as Clonos reads them.
  */
-class FreshStartShuffleDescriptorTest {
+class MarkedShuffleDescriptorTest {
 
     private static NettyShuffleDescriptor flinks() {
         return new NettyShuffleDescriptor(
@@ -41,7 +45,8 @@ class FreshStartShuffleDescriptorTest {
     void aMarkedDescriptorIsFlinksOwnTypeWithTheSameConnectionAndSurvivesSerialization()
             throws Exception {
         NettyShuffleDescriptor flinks = flinks();
-        NettyShuffleDescriptor marked = FreshStartShuffleDescriptor.of(flinks);
+        NettyShuffleDescriptor marked =
+                MarkedShuffleDescriptor.of(flinks, Set.of(Mark.FRESH_START));
 
         assertThat(marked.getClass())
                 .as("Flink checks the exact class")
@@ -49,12 +54,24 @@ class FreshStartShuffleDescriptorTest {
         assertThat(marked.getConnectionId()).isEqualTo(flinks.getConnectionId());
         assertThat(marked.getResultPartitionID()).isEqualTo(flinks.getResultPartitionID());
         assertThat(marked.storesLocalResourcesOn()).isEqualTo(flinks.storesLocalResourcesOn());
-        assertThat(FreshStartShuffleDescriptor.isMarked(marked)).isTrue();
-        assertThat(FreshStartShuffleDescriptor.isMarked(flinks)).isFalse();
+        assertThat(MarkedShuffleDescriptor.isMarked(marked, Mark.FRESH_START)).isTrue();
+        assertThat(MarkedShuffleDescriptor.isMarked(marked, Mark.UNLOGGED)).isFalse();
+        assertThat(MarkedShuffleDescriptor.isMarked(flinks, Mark.FRESH_START)).isFalse();
 
         NettyShuffleDescriptor shipped =
                 InstantiationUtil.clone(marked, getClass().getClassLoader());
-        assertThat(FreshStartShuffleDescriptor.isMarked(shipped)).isTrue();
+        assertThat(MarkedShuffleDescriptor.isMarked(shipped, Mark.FRESH_START)).isTrue();
         assertThat(shipped.getConnectionId()).isEqualTo(flinks.getConnectionId());
+    }
+
+    @Test
+    void aDescriptorCarriesBothMarksAndNoMarkLeavesFlinksOwn() {
+        NettyShuffleDescriptor flinks = flinks();
+        NettyShuffleDescriptor both =
+                MarkedShuffleDescriptor.of(flinks, Set.of(Mark.FRESH_START, Mark.UNLOGGED));
+
+        assertThat(MarkedShuffleDescriptor.isMarked(both, Mark.FRESH_START)).isTrue();
+        assertThat(MarkedShuffleDescriptor.isMarked(both, Mark.UNLOGGED)).isTrue();
+        assertThat(MarkedShuffleDescriptor.of(flinks, Set.of())).isSameAs(flinks);
     }
 }

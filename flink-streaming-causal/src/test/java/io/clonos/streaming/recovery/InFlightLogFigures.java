@@ -13,6 +13,7 @@
 package io.clonos.streaming.recovery;
 
 import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Meter;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.MetricConfig;
 import org.apache.flink.metrics.MetricGroup;
@@ -25,15 +26,20 @@ import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Keeps every task's {@code clonos.inFlightLogHeldBackMillis} gauge and every job's {@code
+ * Keeps every task's {@code clonos.inFlightLogHeldBackMillis} gauge and {@code
+ * clonos.inFlightLogSpilledBytesPerSecond} meter and every job's {@code
  * clonos.checkpointsHeldBackMillis} gauge of an embedded cluster, also after the task or job ended
- * (the gauges read figures that outlive them), so that a test can tell whether full in-flight logs
- * held their producers back, and whether the JobManager held checkpoints back for a replay.
+ * (they read figures that outlive them), so that a test can tell whether full in-flight logs held
+ * their producers back, how much the logs wrote to disk, and whether the JobManager held
+ * checkpoints back for a replay.
  */
-public final class HeldBackGauges implements MetricReporterFactory {
+public final class InFlightLogFigures implements MetricReporterFactory {
 
     private static final String IN_FLIGHT_LOGS = "inFlightLogHeldBackMillis";
     private static final String CHECKPOINTS = "checkpointsHeldBackMillis";
+    private static final String SPILLED = "inFlightLogSpilledBytesPerSecond";
+
+    private static final List<Meter> SPILLED_METERS = new CopyOnWriteArrayList<>();
 
     private static final Map<String, List<Gauge<?>>> GAUGES =
             Map.of(
@@ -43,10 +49,16 @@ public final class HeldBackGauges implements MetricReporterFactory {
                     new CopyOnWriteArrayList<>());
 
     /** The reporter to configure, as {@code metrics.reporter.<name>.factory.class}. */
-    static final String FACTORY = HeldBackGauges.class.getName();
+    static final String FACTORY = InFlightLogFigures.class.getName();
 
     static void clear() {
         GAUGES.values().forEach(List::clear);
+        SPILLED_METERS.clear();
+    }
+
+    /** The bytes the in-flight logs wrote to disk, in all. */
+    static long spilledBytes() {
+        return SPILLED_METERS.stream().mapToLong(Meter::getCount).sum();
     }
 
     /** How long the logs held their producers back, in all, in milliseconds. */
@@ -79,6 +91,9 @@ public final class HeldBackGauges implements MetricReporterFactory {
                 List<Gauge<?>> gauges = GAUGES.get(name);
                 if (gauges != null && metric instanceof Gauge<?> gauge) {
                     gauges.add(gauge);
+                }
+                if (name.equals(SPILLED) && metric instanceof Meter meter) {
+                    SPILLED_METERS.add(meter);
                 }
             }
 

@@ -9,6 +9,7 @@
  * either express or implied. See the License for the specific language governing permissions
  * and limitations under the License.
  */
+
 package io.clonos.runtime.network;
 
 import io.clonos.runtime.reflect.FlinkFields;
@@ -18,35 +19,51 @@ import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor;
 import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor.PartitionConnectionInfo;
 
 import java.net.InetSocketAddress;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
- * Marks the Netty shuffle descriptor of a partition whose producing attempt starts afresh ({@link
- * FreshStarts}). Flink accepts no subclass of its descriptor (it checks the exact class), so the
- * mark is the descriptor's connection info: Flink's, wrapped, answering every question as Flink's
- * does.
+ * Marks the Netty shuffle descriptor of a partition with what the JobManager tells the TaskManager
+ * that writes it ({@link Mark}). Flink deploys a task with nothing else Clonos could use, and
+ * accepts no subclass of its descriptor (it checks the exact class), so the marks ride in the
+ * descriptor's connection info: Flink's, wrapped, answering every question as Flink's does.
  *
  * <p>PATCH of Flink's behaviour: the descriptor's connection info has no getter, so it is read
  * (and, on the TaskManager, looked at) through the private field by reflection.
  */
 @Internal
-public final class FreshStartShuffleDescriptor {
+public final class MarkedShuffleDescriptor {
 
-    private FreshStartShuffleDescriptor() {}
+    /** What the JobManager tells the TaskManager of a partition. */
+    public enum Mark {
+        /** The producing attempt starts afresh ({@code FreshStarts}): it replays nothing. */
+        FRESH_START,
+        /**
+         * The partition's job does not checkpoint: nothing would ever truncate an in-flight log of
+         * it, so it has none.
+         */
+        UNLOGGED
+    }
 
-    /** The same descriptor, marked. */
-    public static NettyShuffleDescriptor of(NettyShuffleDescriptor netty) {
+    private MarkedShuffleDescriptor() {}
+
+    /** The same descriptor with {@code marks}; Flink's own if there are none. */
+    public static NettyShuffleDescriptor of(NettyShuffleDescriptor netty, Set<Mark> marks) {
+        if (marks.isEmpty()) {
+            return netty;
+        }
         return new NettyShuffleDescriptor(
                 netty.storesLocalResourcesOn().orElseThrow(),
-                new FreshStartConnectionInfo(connectionInfo(netty)),
+                new MarkedConnectionInfo(connectionInfo(netty), EnumSet.copyOf(marks)),
                 netty.getResultPartitionID(),
                 netty.getTierShuffleDescriptors());
     }
 
-    /** Whether the descriptor was marked by {@link #of}. */
-    public static boolean isMarked(Object descriptor) {
-        return descriptor instanceof NettyShuffleDescriptor
-                && connectionInfo((NettyShuffleDescriptor) descriptor)
-                        instanceof FreshStartConnectionInfo;
+    /** Whether {@link #of} marked the descriptor with {@code mark}. */
+    public static boolean isMarked(Object descriptor, Mark mark) {
+        return descriptor instanceof NettyShuffleDescriptor netty
+                && connectionInfo(netty) instanceof MarkedConnectionInfo marked
+                && marked.marks.contains(mark);
     }
 
     private static PartitionConnectionInfo connectionInfo(NettyShuffleDescriptor netty) {
@@ -54,13 +71,15 @@ public final class FreshStartShuffleDescriptor {
                 FlinkFields.get(netty, NettyShuffleDescriptor.class, "partitionConnectionInfo");
     }
 
-    /** Flink's connection info of the partition, unchanged. */
-    private static final class FreshStartConnectionInfo implements PartitionConnectionInfo {
+    /** Flink's connection info of the partition, unchanged, and the marks. */
+    private static final class MarkedConnectionInfo implements PartitionConnectionInfo {
         private static final long serialVersionUID = 1L;
         private final PartitionConnectionInfo flink;
+        private final EnumSet<Mark> marks;
 
-        FreshStartConnectionInfo(PartitionConnectionInfo flink) {
+        MarkedConnectionInfo(PartitionConnectionInfo flink, EnumSet<Mark> marks) {
             this.flink = flink;
+            this.marks = marks;
         }
 
         @Override

@@ -1,0 +1,183 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.streaming.recovery;
+
+import io.clonos.examples.CommittedLinesSink;
+import io.clonos.examples.EventTimeWindowJob;
+import io.clonos.runtime.minicluster.ClonosMiniCluster;
+import io.clonos.runtime.scheduler.FailTaskRequest;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.SerializedValue;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.annotation.Nullable;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A job started from a savepoint at another parallelism is covered as any other: the event-time job
+ * ({@link EventTimeWindowJob}) runs at parallelism 2, stops with a savepoint half-way, goes on from
+ * it at parallelism 3, and there a task fails once the rescaled job checkpointed. Only that task
+ * restarts, and across the savepoint and the failure every (key, window) result is committed
+ * exactly once.
+ */
+class RescaledRestoreITCase {
+
+    private static final long COUNT = 9_000;
+    private static final int RATE = 500;
+    private static final int KEYS = 8;
+
+    @TempDir Path work;
+
+    private ClonosMiniCluster cluster;
+
+    @AfterEach
+    void stopCluster() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void aFailedTaskOfAJobRescaledFromASavepointRecoversLocally() throws Exception {
+        cluster = SliceRecoveryITCase.spreadCluster("-1");
+        Path output = Files.createDirectories(work.resolve("windows"));
+
+        JobID first = cluster.submitJob(jobGraph(3, output, null)).get().getJobID();
+        SliceRecoveryITCase.awaitCommittedLinks(output, KEYS * 2L);
+        String savepoint =
+                cluster.stopWithSavepoint(
+                                first,
+                                work.resolve("savepoints").toUri().toString(),
+                                false,
+                                SavepointFormatType.CANONICAL)
+                        .get(1, TimeUnit.MINUTES);
+        assertThat(cluster.requestJobResult(first).get(1, TimeUnit.MINUTES).isSuccess()).isTrue();
+        int beforeRescaling = CommittedLinesSink.committedLines(output).size();
+        assertThat(
+                        EventTimeWindowJob.violations(
+                                CommittedLinesSink.committedLines(output), COUNT, KEYS))
+                .as("the first run stopped before the last window")
+                .isNotEmpty();
+
+        JobID rescaled = cluster.submitJob(jobGraph(2, output, savepoint)).get().getJobID();
+        // the rescaled job completed a checkpoint of its own and committed with it
+        awaitCheckpoint(rescaled);
+        SliceRecoveryITCase.awaitCommittedLinks(output, beforeRescaling + 1);
+        cluster.deliverCoordinationRequestToCoordinator(
+                        rescaled,
+                        FailTaskRequest.TARGET,
+                        new SerializedValue<>(new FailTaskRequest("windows", 0)))
+                .get(1, TimeUnit.MINUTES);
+
+        assertThat(cluster.requestJobResult(rescaled).get(3, TimeUnit.MINUTES).isSuccess())
+                .isTrue();
+        AccessExecutionGraph finished = cluster.getArchivedExecutionGraph(rescaled).get();
+        assertThat(finished.getAllVertices().values())
+                .as("the rescaled job's windows")
+                .filteredOn(vertex -> vertex.getName().equals("windows"))
+                .singleElement()
+                .extracting(AccessExecutionJobVertex::getParallelism)
+                .isEqualTo(2);
+        assertThat(SliceRecoveryITCase.restartedSubtasks(finished))
+                .as(() -> "only the failed subtask restarts, once; " + Attempts.why(finished))
+                .isEqualTo(Set.of("windows[0]"));
+        assertThat(
+                        EventTimeWindowJob.violations(
+                                CommittedLinesSink.committedLines(output), COUNT, KEYS))
+                .as("windows lost, repeated or wrong, across the savepoint and the failure")
+                .isEmpty();
+    }
+
+    /**
+     * Rescaled up, the source has fewer splits than subtasks: its third subtask finishes at once,
+     * and a consumer of it fails once the job checkpointed. Whether that subtask finished before
+     * the checkpoint (a local recovery) or after (its partition is gone: a global rollback), the
+     * job ends, every window exactly once; it does not wait for the finished producer for ever.
+     */
+    @Test
+    void aConsumerOfASourceSubtaskWithoutSplitsThatFinishedStillRecovers() throws Exception {
+        cluster = SliceRecoveryITCase.spreadCluster("-1");
+        Path output = Files.createDirectories(work.resolve("windows"));
+
+        JobID first = cluster.submitJob(jobGraph(2, output, null)).get().getJobID();
+        SliceRecoveryITCase.awaitCommittedLinks(output, KEYS * 2L);
+        String savepoint =
+                cluster.stopWithSavepoint(
+                                first,
+                                work.resolve("savepoints").toUri().toString(),
+                                false,
+                                SavepointFormatType.CANONICAL)
+                        .get(1, TimeUnit.MINUTES);
+        assertThat(cluster.requestJobResult(first).get(1, TimeUnit.MINUTES).isSuccess()).isTrue();
+
+        JobID rescaled = cluster.submitJob(jobGraph(3, output, savepoint)).get().getJobID();
+        awaitCheckpoint(rescaled);
+        cluster.deliverCoordinationRequestToCoordinator(
+                        rescaled,
+                        FailTaskRequest.TARGET,
+                        new SerializedValue<>(new FailTaskRequest("windows", 0)))
+                .get(1, TimeUnit.MINUTES);
+
+        assertThat(cluster.requestJobResult(rescaled).get(3, TimeUnit.MINUTES).isSuccess())
+                .isTrue();
+        assertThat(
+                        EventTimeWindowJob.violations(
+                                CommittedLinesSink.committedLines(output), COUNT, KEYS))
+                .as("windows lost, repeated or wrong, across the savepoint and the failure")
+                .isEmpty();
+    }
+
+    private void awaitCheckpoint(JobID job) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (System.nanoTime() < deadline) {
+            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
+            if (graph.getCheckpointStatsSnapshot() != null
+                    && graph.getCheckpointStatsSnapshot()
+                                    .getCounts()
+                                    .getNumberOfCompletedCheckpoints()
+                            > 0) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no checkpoint of job " + job + " completed within a minute");
+    }
+
+    private static JobGraph jobGraph(int parallelism, Path output, @Nullable String savepoint) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(parallelism);
+        EventTimeWindowJob.build(env, COUNT, RATE, KEYS, 500, output.toString());
+        JobGraph jobGraph = env.getStreamGraph().getJobGraph();
+        if (savepoint != null) {
+            jobGraph.setSavepointRestoreSettings(
+                    SavepointRestoreSettings.forPath(savepoint, false));
+        }
+        return jobGraph;
+    }
+}
