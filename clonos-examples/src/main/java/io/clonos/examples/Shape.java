@@ -134,9 +134,6 @@ public final class Shape implements Serializable {
         return new Shape(sourceParallelism, stages, chainParallelism, true);
     }
 
-    /** How the planner names its conversion of a stream into a table, the head of a SQL task. */
-    private static final String SQL_CONVERSION = "*anonymous_datastream_source$";
-
     /** How many operators deep the job is: the source, the stages and the chain. */
     public int depth() {
         return stages.size() + 2;
@@ -145,8 +142,8 @@ public final class Shape implements Serializable {
     /**
      * The job's tasks as Flink chains them: per vertex, its first and last stage (0 is the source,
      * {@code stages.size() + 1} the chain with its sink). A stage behind a forward edge runs in its
-     * predecessor's task, but for a SQL stage: the planner's conversion of a stream into a table
-     * starts a task of its own.
+     * predecessor's task, but behind a window stage, whose output is a union (its windows' and its
+     * late records'), which Flink does not chain.
      */
     public List<int[]> vertices() {
         List<int[]> vertices = new ArrayList<>();
@@ -154,7 +151,7 @@ public final class Shape implements Serializable {
         for (int stage = 1; stage <= stages.size() + 1; stage++) {
             if (stage > stages.size()
                     || stages.get(stage - 1).edge != Edge.FORWARD
-                    || stages.get(stage - 1).kind == Kind.SQL) {
+                    || (stage > 1 && stages.get(stage - 2).kind == Kind.WINDOW)) {
                 vertices.add(new int[] {first, stage - 1});
                 first = stage;
             }
@@ -180,10 +177,6 @@ public final class Shape implements Serializable {
             stage = stages.size() + 1;
         } else if (first.startsWith("stage")) {
             stage = Integer.parseInt(first.substring("stage".length(), first.indexOf('-')));
-        } else if (first.startsWith(SQL_CONVERSION) && name.contains(" -> stage")) {
-            // a SQL stage's task: the planner's operators, then the stage's own
-            String own = name.substring(name.indexOf(" -> stage") + " -> ".length());
-            stage = Integer.parseInt(own.substring("stage".length(), own.indexOf('-')));
         } else {
             throw new IllegalArgumentException(
                     "No stage of " + this + " starts vertex '" + name + "'");

@@ -43,6 +43,13 @@ final class SqlStage {
             String name,
             long salt,
             boolean eventTime) {
+        // the stage's own operator at its parallelism first, so that the planner's conversion (at
+        // its input's parallelism), its Calc and everything after it chain to it
+        DataStream<Tuple3<Long, String, Long>> entered =
+                input.map(t -> t)
+                        .returns(input.getType())
+                        .name(name + "-in")
+                        .setParallelism(stage.parallelism);
         StreamTableEnvironment tables =
                 StreamTableEnvironment.create(input.getExecutionEnvironment());
         tables.getConfig()
@@ -53,12 +60,12 @@ final class SqlStage {
         Table records =
                 eventTime
                         ? tables.fromDataStream(
-                                input,
+                                entered,
                                 Schema.newBuilder()
                                         .columnByMetadata("rowtime", "TIMESTAMP_LTZ(3)")
                                         .watermark("rowtime", "SOURCE_WATERMARK()")
                                         .build())
-                        : tables.fromDataStream(input);
+                        : tables.fromDataStream(entered);
         String view = name.replace('-', '_');
         tables.createTemporaryView(view, records);
         Table mixed =

@@ -56,20 +56,17 @@ class ShapeTest {
     }
 
     @Test
-    void aSqlStageStartsATaskOfItsOwnBehindAForwardEdgeToo() {
-        Shape shape = Shape.parse(2, "rebalance:sql:2/forward:sql:2/forward:map:2");
-        // source, stage 1, stages 2 and 3 (a map behind a forward edge chains), the chain
-        assertThat(shape.vertices()).hasSize(4);
+    void aStageBehindAForwardEdgeChainsButBehindAWindowsUnion() {
+        Shape shape = Shape.parse(2, "rebalance:sql:2/forward:sql:2/keyby:window:2/forward:map:2");
+        // source, stages 1 and 2 (chained), stage 3 (windows), stage 4 (behind their union), chain
+        assertThat(shape.vertices()).hasSize(5);
         assertThat(
                         shape.vertexOf(
-                                "*anonymous_datastream_source$3*[4] -> Calc[5] -> TableToDataSteam"
-                                        + " -> stage2-sql -> stage3-map"))
-                .isEqualTo(2);
-        assertThat(
-                        shape.vertexOf(
-                                "*anonymous_datastream_source$1*[1] -> Calc[2] -> TableToDataSteam"
-                                        + " -> stage1-sql"))
+                                "stage1-sql-in -> *anonymous_datastream_source$1*[1] -> Calc[2]"
+                                        + " -> TableToDataSteam -> stage1-sql -> stage2-sql-in -> stage2-sql"))
                 .isEqualTo(1);
+        assertThat(shape.vertexOf("stage3-window -> stage3-window-late")).isEqualTo(2);
+        assertThat(shape.vertexOf("stage4-map")).isEqualTo(3);
     }
 
     @Test

@@ -72,7 +72,7 @@ class AtLeastOnceCheckpointsITCase {
     void aFailedTaskRecoversLocallyAndLosesNothing() throws Exception {
         cluster = RecoveryClusters.start(new Configuration(), 2, 4, 5);
         JobID job = cluster.submitJob(jobGraph()).get().getJobID();
-        awaitCheckpointAndOutput(job);
+        JobProgress.awaitCheckpoints(cluster, job, 2);
 
         cluster.deliverCoordinationRequestToCoordinator(
                         job,
@@ -89,23 +89,6 @@ class AtLeastOnceCheckpointsITCase {
             assertThat(SEEN.get(n)).as("number %d reached the sink", n).isNotNull();
         }
         assertThat(SEEN).hasSize((int) COUNT);
-    }
-
-    private void awaitCheckpointAndOutput(JobID job) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        while (System.nanoTime() < deadline) {
-            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-            if (graph.getCheckpointStatsSnapshot() != null
-                    && graph.getCheckpointStatsSnapshot()
-                                    .getCounts()
-                                    .getNumberOfCompletedCheckpoints()
-                            > 1
-                    && SEEN.size() > COUNT / 10) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("job " + job + " did not checkpoint within a minute");
     }
 
     /** Numbers from two source subtasks, by key to a stateful count per key and to the sink. */

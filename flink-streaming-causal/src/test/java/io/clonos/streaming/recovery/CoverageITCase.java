@@ -37,7 +37,6 @@ import org.apache.flink.cep.pattern.Pattern;
 import org.apache.flink.cep.pattern.conditions.SimpleCondition;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.jobgraph.JobGraph;
@@ -217,9 +216,9 @@ class CoverageITCase {
 
         JobID job = cluster.submitJob(jobGraph).get().getJobID();
         if (jobGraph.isCheckpointingEnabled()) {
-            awaitCheckpoint(job);
+            JobProgress.awaitCheckpoints(cluster, job, 1);
         } else {
-            awaitRunning(job);
+            JobProgress.awaitRunning(cluster, job);
         }
         cluster.deliverCoordinationRequestToCoordinator(
                         job,
@@ -238,38 +237,6 @@ class CoverageITCase {
             subtasks++;
         }
         return new Row(vertex, local, whyNotReplayable, restarted.size(), subtasks);
-    }
-
-    private void awaitCheckpoint(JobID job) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        while (System.nanoTime() < deadline) {
-            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-            if (graph.getCheckpointStatsSnapshot() != null
-                    && graph.getCheckpointStatsSnapshot()
-                                    .getCounts()
-                                    .getNumberOfCompletedCheckpoints()
-                            > 0) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("no checkpoint of job " + job + " completed within a minute");
-    }
-
-    private void awaitRunning(JobID job) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        while (System.nanoTime() < deadline) {
-            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-            boolean running = graph.getAllExecutionVertices().iterator().hasNext();
-            for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-                running &= vertex.getExecutionState() == ExecutionState.RUNNING;
-            }
-            if (running) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("job " + job + " did not run within a minute");
     }
 
     /** The vertex that holds the operator under test. */

@@ -27,6 +27,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.SerializedValue;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -68,16 +69,7 @@ class RescaledRestoreITCase {
         cluster = SliceRecoveryITCase.spreadCluster("-1");
         Path output = Files.createDirectories(work.resolve("windows"));
 
-        JobID first = cluster.submitJob(jobGraph(3, output, null)).get().getJobID();
-        SliceRecoveryITCase.awaitCommittedLinks(output, KEYS * 2L);
-        String savepoint =
-                cluster.stopWithSavepoint(
-                                first,
-                                work.resolve("savepoints").toUri().toString(),
-                                false,
-                                SavepointFormatType.CANONICAL)
-                        .get(1, TimeUnit.MINUTES);
-        assertThat(cluster.requestJobResult(first).get(1, TimeUnit.MINUTES).isSuccess()).isTrue();
+        String savepoint = runAndStopWithSavepoint(3, output);
         int beforeRescaling = CommittedLinesSink.committedLines(output).size();
         assertThat(
                         EventTimeWindowJob.violations(
@@ -87,7 +79,7 @@ class RescaledRestoreITCase {
 
         JobID rescaled = cluster.submitJob(jobGraph(2, output, savepoint)).get().getJobID();
         // the rescaled job completed a checkpoint of its own and committed with it
-        awaitCheckpoint(rescaled);
+        JobProgress.awaitCheckpoints(cluster, rescaled, 1);
         SliceRecoveryITCase.awaitCommittedLinks(output, beforeRescaling + 1);
         cluster.deliverCoordinationRequestToCoordinator(
                         rescaled,
@@ -119,25 +111,18 @@ class RescaledRestoreITCase {
      * and a consumer of it fails once the job checkpointed. Whether that subtask finished before
      * the checkpoint (a local recovery) or after (its partition is gone: a global rollback), the
      * job ends, every window exactly once; it does not wait for the finished producer for ever.
+     * Tagged slow: the consumer's requests for the released partition take some 30 s to fail.
      */
     @Test
+    @Tag("slow")
     void aConsumerOfASourceSubtaskWithoutSplitsThatFinishedStillRecovers() throws Exception {
         cluster = SliceRecoveryITCase.spreadCluster("-1");
         Path output = Files.createDirectories(work.resolve("windows"));
 
-        JobID first = cluster.submitJob(jobGraph(2, output, null)).get().getJobID();
-        SliceRecoveryITCase.awaitCommittedLinks(output, KEYS * 2L);
-        String savepoint =
-                cluster.stopWithSavepoint(
-                                first,
-                                work.resolve("savepoints").toUri().toString(),
-                                false,
-                                SavepointFormatType.CANONICAL)
-                        .get(1, TimeUnit.MINUTES);
-        assertThat(cluster.requestJobResult(first).get(1, TimeUnit.MINUTES).isSuccess()).isTrue();
+        String savepoint = runAndStopWithSavepoint(2, output);
 
         JobID rescaled = cluster.submitJob(jobGraph(3, output, savepoint)).get().getJobID();
-        awaitCheckpoint(rescaled);
+        JobProgress.awaitCheckpoints(cluster, rescaled, 1);
         cluster.deliverCoordinationRequestToCoordinator(
                         rescaled,
                         FailTaskRequest.TARGET,
@@ -153,20 +138,19 @@ class RescaledRestoreITCase {
                 .isEmpty();
     }
 
-    private void awaitCheckpoint(JobID job) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        while (System.nanoTime() < deadline) {
-            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-            if (graph.getCheckpointStatsSnapshot() != null
-                    && graph.getCheckpointStatsSnapshot()
-                                    .getCounts()
-                                    .getNumberOfCompletedCheckpoints()
-                            > 0) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("no checkpoint of job " + job + " completed within a minute");
+    /** Runs the job at {@code parallelism} until windows fired, then stops it with a savepoint. */
+    private String runAndStopWithSavepoint(int parallelism, Path output) throws Exception {
+        JobID first = cluster.submitJob(jobGraph(parallelism, output, null)).get().getJobID();
+        SliceRecoveryITCase.awaitCommittedLinks(output, KEYS * 2L);
+        String savepoint =
+                cluster.stopWithSavepoint(
+                                first,
+                                work.resolve("savepoints").toUri().toString(),
+                                false,
+                                SavepointFormatType.CANONICAL)
+                        .get(1, TimeUnit.MINUTES);
+        assertThat(cluster.requestJobResult(first).get(1, TimeUnit.MINUTES).isSuccess()).isTrue();
+        return savepoint;
     }
 
     private static JobGraph jobGraph(int parallelism, Path output, @Nullable String savepoint) {

@@ -22,7 +22,6 @@ import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
-import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.jobgraph.JobGraph;
@@ -111,7 +110,7 @@ class UncoveredJobsITCase {
     @Test
     void aFailureOfAJobWithoutCheckpointsRestartsItFromItsStartAsFlinkWould() throws Exception {
         JobID job = cluster.submitJob(jobGraph(100_000, null)).get().getJobID();
-        awaitAllRunning(job);
+        JobProgress.awaitRunning(cluster, job);
 
         cluster.deliverCoordinationRequestToCoordinator(
                         job,
@@ -129,22 +128,6 @@ class UncoveredJobsITCase {
                 .as("every subtask restarted (one pipelined region)")
                 .hasSize(subtasks);
         assertThat(SUMS).as("the restarted job counted from the start").isEqualTo(expectedSums());
-    }
-
-    private void awaitAllRunning(JobID job) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        while (System.nanoTime() < deadline) {
-            AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-            boolean running = graph.getAllExecutionVertices().iterator().hasNext();
-            for (AccessExecutionVertex vertex : graph.getAllExecutionVertices()) {
-                running &= vertex.getExecutionState() == ExecutionState.RUNNING;
-            }
-            if (running) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("job " + job + " did not run within a minute");
     }
 
     private static Map<Long, Long> expectedSums() {
