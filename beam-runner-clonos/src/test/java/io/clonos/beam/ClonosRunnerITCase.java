@@ -86,7 +86,11 @@ class ClonosRunnerITCase {
     void anUnchangedPipelineRunsOnAnEmbeddedClonosCluster() {
         PipelineOptions options =
                 PipelineOptionsFactory.fromArgs(
-                                "--runner=ClonosRunner", "--streaming=true", "--parallelism=2")
+                                "--runner=ClonosRunner",
+                                "--streaming=true",
+                                "--parallelism=2",
+                                // a pipeline that does not checkpoint is not covered
+                                "--checkpointingInterval=500")
                         .create();
 
         PipelineResult result = wordCount(options).run();
@@ -186,6 +190,7 @@ class ClonosRunnerITCase {
                                 "--runner=ClonosRunner",
                                 "--streaming=true",
                                 "--parallelism=2",
+                                "--checkpointingInterval=500",
                                 "--clonosMaster=" + rest.getHost() + ":" + rest.getPort()));
         args.addAll(Arrays.asList(more));
         ClonosPipelineOptions options =

@@ -79,6 +79,8 @@ class NexmarkEquivalenceITCase {
         List<String> args = new ArrayList<>(List.of(runner));
         args.add("--streaming=true");
         args.add("--parallelism=2");
+        // a pipeline that does not checkpoint is not covered by Clonos: both runners checkpoint
+        args.add("--checkpointingInterval=500");
         PipelineOptions options =
                 PipelineOptionsFactory.fromArgs(args.toArray(new String[0])).create();
         NexmarkConfiguration config = NexmarkQueries.configuration(EVENTS);
