@@ -89,8 +89,10 @@ class ClonosRunnerITCase {
                                 "--runner=ClonosRunner",
                                 "--streaming=true",
                                 "--parallelism=2",
-                                // a pipeline that does not checkpoint is not covered
-                                "--checkpointingInterval=500")
+                                // a pipeline that does not checkpoint is not covered; with
+                                // checkpoints, Beam keeps finished sources up unless told not to
+                                "--checkpointingInterval=500",
+                                "--shutdownSourcesAfterIdleMs=0")
                         .create();
 
         PipelineResult result = wordCount(options).run();
@@ -191,6 +193,7 @@ class ClonosRunnerITCase {
                                 "--streaming=true",
                                 "--parallelism=2",
                                 "--checkpointingInterval=500",
+                                "--shutdownSourcesAfterIdleMs=0",
                                 "--clonosMaster=" + rest.getHost() + ":" + rest.getPort()));
         args.addAll(Arrays.asList(more));
         ClonosPipelineOptions options =

@@ -80,7 +80,9 @@ class NexmarkEquivalenceITCase {
         args.add("--streaming=true");
         args.add("--parallelism=2");
         // a pipeline that does not checkpoint is not covered by Clonos: both runners checkpoint
+        // (and shut their sources down once they are done, which Beam does not by itself then)
         args.add("--checkpointingInterval=500");
+        args.add("--shutdownSourcesAfterIdleMs=0");
         PipelineOptions options =
                 PipelineOptionsFactory.fromArgs(args.toArray(new String[0])).create();
         NexmarkConfiguration config = NexmarkQueries.configuration(EVENTS);
