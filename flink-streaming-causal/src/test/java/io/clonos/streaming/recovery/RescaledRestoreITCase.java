@@ -81,14 +81,7 @@ class RescaledRestoreITCase {
         // the rescaled job completed a checkpoint of its own and committed with it
         JobProgress.awaitCheckpoints(cluster, rescaled, 1);
         SliceRecoveryITCase.awaitCommittedLinks(output, beforeRescaling + 1);
-        cluster.deliverCoordinationRequestToCoordinator(
-                        rescaled,
-                        FailTaskRequest.TARGET,
-                        new SerializedValue<>(new FailTaskRequest("windows", 0)))
-                .get(1, TimeUnit.MINUTES);
-
-        assertThat(cluster.requestJobResult(rescaled).get(3, TimeUnit.MINUTES).isSuccess())
-                .isTrue();
+        failWindowsAndAwaitTheEnd(rescaled);
         AccessExecutionGraph finished = cluster.getArchivedExecutionGraph(rescaled).get();
         assertThat(finished.getAllVertices().values())
                 .as("the rescaled job's windows")
@@ -123,19 +116,22 @@ class RescaledRestoreITCase {
 
         JobID rescaled = cluster.submitJob(jobGraph(3, output, savepoint)).get().getJobID();
         JobProgress.awaitCheckpoints(cluster, rescaled, 1);
-        cluster.deliverCoordinationRequestToCoordinator(
-                        rescaled,
-                        FailTaskRequest.TARGET,
-                        new SerializedValue<>(new FailTaskRequest("windows", 0)))
-                .get(1, TimeUnit.MINUTES);
-
-        assertThat(cluster.requestJobResult(rescaled).get(3, TimeUnit.MINUTES).isSuccess())
-                .isTrue();
+        failWindowsAndAwaitTheEnd(rescaled);
         assertThat(
                         EventTimeWindowJob.violations(
                                 CommittedLinesSink.committedLines(output), COUNT, KEYS))
                 .as("windows lost, repeated or wrong, across the savepoint and the failure")
                 .isEmpty();
+    }
+
+    /** Fails subtask 0 of the windows; returns once the job ended, successfully. */
+    private void failWindowsAndAwaitTheEnd(JobID job) throws Exception {
+        cluster.deliverCoordinationRequestToCoordinator(
+                        job,
+                        FailTaskRequest.TARGET,
+                        new SerializedValue<>(new FailTaskRequest("windows", 0)))
+                .get(1, TimeUnit.MINUTES);
+        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
     }
 
     /** Runs the job at {@code parallelism} until windows fired, then stops it with a savepoint. */
