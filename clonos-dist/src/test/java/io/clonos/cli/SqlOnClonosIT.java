@@ -14,9 +14,22 @@ package io.clonos.cli;
 
 import io.clonos.cli.CliRun.Result;
 import io.clonos.examples.CommittedLinesSink;
+import io.clonos.examples.SqlKafkaJob;
 import io.clonos.examples.SqlWindowJob;
+import io.clonos.nexmark.failure.EmbeddedKafka;
 import io.clonos.runtime.rest.ClusterRestClient;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,7 +61,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * SqlWindowJob}, {@code bin/clonos run}: a window TVF aggregate, an interval join and a {@code
  * MATCH_RECOGNIZE}) losing the TaskManager of its source's subtask 0 to SIGKILL: only that
  * TaskManager's subtasks restart, every (key, window) row, joined id and match is committed exactly
- * once, and the job ends within 15 s of what it had left to do.
+ * once, and the job ends within 15 s of what it had left to do. The same for SQL between Kafka
+ * topics ({@link SqlKafkaJob}: a {@code kafka} table, a {@code GROUP BY}, an {@code upsert-kafka}
+ * table written in transactions), the aggregate's TaskManager killed while a producer writes the
+ * input: every key's updates committed exactly once.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SqlOnClonosIT {
@@ -181,14 +197,206 @@ class SqlOnClonosIT {
         }
         assertThat(CommittedLinesSink.committedLines(output)).hasSizeGreaterThan(keys);
         Map<String, String> hosts = rest.subtaskField(job, "taskmanager-id");
+        Set<String> onVictim = killTaskManagerOf(hosts, "Source: events");
+        Instant killed = Instant.now();
+
+        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(2)))
+                .isEqualTo("FINISHED");
+        long seconds = Duration.between(killed, Instant.now()).toSeconds();
+        assertOnlyRestarted(rest, job, onVictim);
+        assertThat(
+                        SqlWindowJob.violations(
+                                CommittedLinesSink.committedLines(output), count, keys, true))
+                .as("windows, joined ids or matches lost, repeated or wrong")
+                .isEmpty();
+        assertThat(seconds)
+                .as("seconds from the kill to the job's end")
+                .isLessThanOrEqualTo(count / 1_000 + 15);
+        return seconds;
+    }
+
+    /**
+     * Once by default; {@code -Dclonos.sql.kafka-sigkill-runs=10 -Dclonos.test.timeout=30m} runs it
+     * ten times.
+     */
+    @Test
+    void aSqlJobBetweenKafkaAndUpsertKafkaTablesRecoversLocallyFromSigkill() throws Exception {
+        int runs = Integer.getInteger("clonos.sql.kafka-sigkill-runs", 1);
+        for (int run = 1; run <= runs; run++) {
+            if (run > 1) {
+                stopCluster();
+                startCluster();
+            }
+            long seconds = sqlKafkaJobLosesATaskManager("kafka-" + run);
+            System.out.printf(
+                    "SQL between Kafka topics, SIGKILL run %d of %d: local, exactly once, ended %d s"
+                            + " after the kill%n",
+                    run, runs, seconds);
+        }
+    }
+
+    /**
+     * One run: 8 keys in 4 partitions (a key in one partition, so its input order is the
+     * partition's), written at about 1,000 rows a second while the job runs; the aggregate's
+     * subtask 0's TaskManager is killed halfway. Returns the seconds from the kill to the job's
+     * end.
+     */
+    private long sqlKafkaJobLosesATaskManager(String name) throws Exception {
+        int partitions = 4;
+        int keys = 8;
+        long rowsPerPartition = 1_500;
+        long count = partitions * rowsPerPartition;
+        String input = name + "-in";
+        String output = name + "-out";
+        try (EmbeddedKafka kafka = EmbeddedKafka.start();
+                Admin admin =
+                        Admin.create(
+                                Map.of(
+                                        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                        kafka.bootstrapServers()))) {
+            admin.createTopics(
+                            List.of(
+                                    new NewTopic(input, partitions, (short) 1),
+                                    new NewTopic(output, 1, (short) 1)))
+                    .all()
+                    .get();
+            Result submitted =
+                    clonos(
+                            "run",
+                            "--detached",
+                            "-D",
+                            "rest.port=" + restPort,
+                            "-D",
+                            "pipeline.classpaths=" + KafkaConnectorJars.of(dist),
+                            "--class",
+                            SqlKafkaJob.class.getName(),
+                            dist.resolve("examples/clonos-examples.jar").toString(),
+                            "--bootstrap-servers",
+                            kafka.bootstrapServers(),
+                            "--input",
+                            input,
+                            "--output",
+                            output,
+                            "--partitions",
+                            String.valueOf(partitions),
+                            "--rows-per-partition",
+                            String.valueOf(rowsPerPartition));
+            String job = submitted.jobId();
+            ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
+            rest.awaitCompletedCheckpoint(job, Duration.ofMinutes(1));
+
+            Map<Long, List<Long>> ids = new TreeMap<>();
+            Set<String> onVictim = Set.of();
+            Instant killed = null;
+            try (KafkaProducer<String, String> producer =
+                    new KafkaProducer<>(
+                            Map.of(
+                                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                    kafka.bootstrapServers(),
+                                    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                                    true),
+                            new StringSerializer(),
+                            new StringSerializer())) {
+                for (long id = 1; id <= count; id++) {
+                    long key = id % keys;
+                    producer.send(
+                            new ProducerRecord<>(
+                                    input,
+                                    (int) (key % partitions),
+                                    null,
+                                    "{\"id\":" + id + ",\"k\":" + key + "}"));
+                    ids.computeIfAbsent(key, k -> new ArrayList<>()).add(id);
+                    if (id % 100 == 0) {
+                        producer.flush();
+                        // pacing the input, so that the job is still at work when it is killed
+                        Thread.sleep(100);
+                    }
+                    if (id == count / 2) {
+                        onVictim =
+                                killTaskManagerOf(
+                                        rest.subtaskField(job, "taskmanager-id"), "GroupAggregate");
+                        killed = Instant.now();
+                    }
+                }
+            }
+
+            assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(2)))
+                    .isEqualTo("FINISHED");
+            long seconds = Duration.between(killed, Instant.now()).toSeconds();
+            assertOnlyRestarted(rest, job, onVictim);
+            assertThat(SqlKafkaJob.violations(committedUpdates(kafka, output, count), ids))
+                    .as("updates lost, repeated or wrong in the upsert-kafka table")
+                    .isEmpty();
+            assertThat(seconds)
+                    .as("seconds from the kill to the job's end (%d s of input were left)", 3)
+                    .isLessThanOrEqualTo(3 + 15);
+            return seconds;
+        }
+    }
+
+    /**
+     * Every committed record of {@code topic} (transactions' records only once committed), as each
+     * key's (count, sum) in the topic's order; a tombstone is a count of -1.
+     */
+    private static Map<Long, List<long[]>> committedUpdates(
+            EmbeddedKafka kafka, String topic, long expected) {
+        Map<Long, List<long[]>> updates = new TreeMap<>();
+        Pattern field = Pattern.compile("\"(k|c|s)\":(-?\\d+)");
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(
+                        Map.of(
+                                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                kafka.bootstrapServers(),
+                                ConsumerConfig.GROUP_ID_CONFIG,
+                                "sql-on-clonos-check",
+                                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                                "earliest",
+                                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                                "read_committed"),
+                        new StringDeserializer(),
+                        new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            long read = 0;
+            int emptyPolls = 0;
+            // the job has finished: all it committed is there; stop after the last record
+            while (read < expected && emptyPolls < 20) {
+                var records = consumer.poll(Duration.ofMillis(500));
+                emptyPolls = records.isEmpty() ? emptyPolls + 1 : 0;
+                for (ConsumerRecord<String, String> record : records) {
+                    read++;
+                    if (record.value() == null) {
+                        Matcher key = field.matcher(record.key());
+                        updates.computeIfAbsent(
+                                        key.find() ? Long.parseLong(key.group(2)) : -1L,
+                                        k -> new ArrayList<>())
+                                .add(new long[] {-1, 0});
+                        continue;
+                    }
+                    Map<String, Long> value = new TreeMap<>();
+                    Matcher matcher = field.matcher(record.value());
+                    while (matcher.find()) {
+                        value.put(matcher.group(1), Long.parseLong(matcher.group(2)));
+                    }
+                    updates.computeIfAbsent(value.get("k"), k -> new ArrayList<>())
+                            .add(new long[] {value.get("c"), value.get("s")});
+                }
+            }
+        }
+        return updates;
+    }
+
+    /**
+     * Kills, with SIGKILL, the TaskManager of subtask 0 of the first vertex whose name starts with
+     * {@code vertex}; returns the subtasks it ran.
+     */
+    private Set<String> killTaskManagerOf(Map<String, String> hosts, String vertex)
+            throws Exception {
         String victim =
                 hosts.entrySet().stream()
-                        .filter(
-                                e ->
-                                        e.getKey().startsWith("Source: events")
-                                                && e.getKey().endsWith("[0]"))
+                        .filter(e -> e.getKey().startsWith(vertex) && e.getKey().endsWith("[0]"))
                         .findFirst()
-                        .orElseThrow(() -> new AssertionError("no source subtask 0 in " + hosts))
+                        .orElseThrow(
+                                () -> new AssertionError("no " + vertex + " subtask 0 in " + hosts))
                         .getValue();
         Set<String> onVictim = new TreeSet<>();
         hosts.forEach(
@@ -200,12 +408,15 @@ class SqlOnClonosIT {
         long pid =
                 Long.parseLong(
                         Files.readString(work.resolve("run").resolve(victim + ".pid")).trim());
-        Instant killed = Instant.now();
         ProcessHandle.of(pid).orElseThrow().destroyForcibly();
+        return onVictim;
+    }
 
-        assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(2)))
-                .isEqualTo("FINISHED");
-        long seconds = Duration.between(killed, Instant.now()).toSeconds();
+    /**
+     * Asserts that, the job ended, exactly the subtasks {@code restarted} have an attempt above 0.
+     */
+    private static void assertOnlyRestarted(
+            ClusterRestClient rest, String job, Set<String> expected) throws Exception {
         Map<String, String> attempts = new TreeMap<>(rest.subtaskField(job, "attempt"));
         Set<String> restarted = new TreeSet<>();
         attempts.forEach(
@@ -217,17 +428,8 @@ class SqlOnClonosIT {
         assertThat(restarted)
                 .as(
                         "restarted subtasks (attempts %s), the killed TaskManager's being %s",
-                        attempts, onVictim)
-                .isEqualTo(onVictim);
-        assertThat(
-                        SqlWindowJob.violations(
-                                CommittedLinesSink.committedLines(output), count, keys, true))
-                .as("windows, joined ids or matches lost, repeated or wrong")
-                .isEmpty();
-        assertThat(seconds)
-                .as("seconds from the kill to the job's end")
-                .isLessThanOrEqualTo(count / 1_000 + 15);
-        return seconds;
+                        attempts, expected)
+                .isEqualTo(expected);
     }
 
     private Result clonos(String... args) throws Exception {

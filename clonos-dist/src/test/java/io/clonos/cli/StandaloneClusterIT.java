@@ -629,7 +629,7 @@ class StandaloneClusterIT {
                             "-D",
                             "rest.port=" + restPort,
                             "-D",
-                            "pipeline.classpaths=" + kafkaConnectorJars(),
+                            "pipeline.classpaths=" + KafkaConnectorJars.of(dist),
                             "--class",
                             KafkaHashChainJob.class.getName(),
                             dist.resolve("examples/clonos-examples.jar").toString(),
@@ -787,23 +787,6 @@ class StandaloneClusterIT {
 
     private static List<String> committedLinks(Path output) throws IOException {
         return Files.isDirectory(output) ? CommittedLinesSink.committedLines(output) : List.of();
-    }
-
-    /** Kafka's connector and client, from the distribution's opt/nexmark, as class path URLs. */
-    private String kafkaConnectorJars() throws IOException {
-        try (Stream<Path> jars = Files.list(dist.resolve("opt/nexmark"))) {
-            List<String> urls =
-                    jars.filter(
-                                    jar -> {
-                                        String name = jar.getFileName().toString();
-                                        return name.startsWith("flink-connector-kafka-")
-                                                || name.startsWith("kafka-clients-");
-                                    })
-                            .map(jar -> jar.toUri().toString())
-                            .collect(Collectors.toList());
-            assertThat(urls).as("Kafka's connector and client in opt/nexmark").hasSize(2);
-            return String.join(";", urls);
-        }
     }
 
     /**

@@ -87,6 +87,26 @@ public final class EventTimeWindowJob {
             int keys,
             long checkpointInterval,
             String output) {
+        build(env, env.getParallelism(), count, ratePerSubtask, keys, checkpointInterval, output);
+    }
+
+    /**
+     * Adds the job to {@code env}, the source and its assigner at {@code sourceParallelism}, the
+     * rest at the environment's parallelism.
+     *
+     * <p>Keeping the source's parallelism when a job is restored at another one keeps each reader
+     * at one split: a reader that restores two splits reads one after the other, and the second
+     * one's events, behind the first one's watermark, are late and dropped (on Flink as on Clonos;
+     * see docs/architecture.md).
+     */
+    public static void build(
+            StreamExecutionEnvironment env,
+            int sourceParallelism,
+            long count,
+            int ratePerSubtask,
+            int keys,
+            long checkpointInterval,
+            String output) {
         env.enableCheckpointing(checkpointInterval);
         DataStream<Tuple3<Long, Long, Long>> events =
                 env.fromSource(
@@ -97,15 +117,17 @@ public final class EventTimeWindowJob {
                                         },
                                         count,
                                         RateLimiterStrategy.perSecond(
-                                                ratePerSubtask * env.getParallelism()),
+                                                ratePerSubtask * sourceParallelism),
                                         Types.TUPLE(Types.LONG, Types.LONG, Types.LONG)),
                                 WatermarkStrategy.noWatermarks(),
                                 "source")
+                        .setParallelism(sourceParallelism)
                         .assignTimestampsAndWatermarks(
                                 WatermarkStrategy
                                         .<Tuple3<Long, Long, Long>>forBoundedOutOfOrderness(
                                                 Duration.ofMillis(100))
                                         .withTimestampAssigner((event, previous) -> event.f2))
+                        .setParallelism(sourceParallelism)
                         .name("assigner");
         events.keyBy(event -> event.f0)
                 .window(TumblingEventTimeWindows.of(Duration.ofMillis(WINDOW_MILLIS)))

@@ -42,10 +42,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A job started from a savepoint at another parallelism is covered as any other: the event-time job
- * ({@link EventTimeWindowJob}) runs at parallelism 2, stops with a savepoint half-way, goes on from
- * it at parallelism 3, and there a task fails once the rescaled job checkpointed. Only that task
+ * ({@link EventTimeWindowJob}) runs at parallelism 3, stops with a savepoint half-way, goes on from
+ * it at parallelism 2, and there a task fails once the rescaled job checkpointed. Only that task
  * restarts, and across the savepoint and the failure every (key, window) result is committed
  * exactly once.
+ *
+ * <p>The source keeps parallelism 2 when the rest of the job goes from 3 to 2: a source reader that
+ * restored two splits reads them one after the other, and with the watermarks generated behind the
+ * source the second split's events can fall behind the first one's watermark and are dropped as
+ * late, on Flink itself (3 of 8 runs without Clonos and without a failure lost windows so), which
+ * no recovery can tell from the job's own result.
  */
 class RescaledRestoreITCase {
 
@@ -69,7 +75,7 @@ class RescaledRestoreITCase {
         cluster = SliceRecoveryITCase.spreadCluster("-1");
         Path output = Files.createDirectories(work.resolve("windows"));
 
-        String savepoint = runAndStopWithSavepoint(3, output);
+        String savepoint = runAndStopWithSavepoint(3, 2, output);
         int beforeRescaling = CommittedLinesSink.committedLines(output).size();
         assertThat(
                         EventTimeWindowJob.violations(
@@ -77,7 +83,7 @@ class RescaledRestoreITCase {
                 .as("the first run stopped before the last window")
                 .isNotEmpty();
 
-        JobID rescaled = cluster.submitJob(jobGraph(2, output, savepoint)).get().getJobID();
+        JobID rescaled = cluster.submitJob(jobGraph(2, 2, output, savepoint)).get().getJobID();
         // the rescaled job completed a checkpoint of its own and committed with it
         JobProgress.awaitCheckpoints(cluster, rescaled, 1);
         SliceRecoveryITCase.awaitCommittedLinks(output, beforeRescaling + 1);
@@ -112,9 +118,9 @@ class RescaledRestoreITCase {
         cluster = SliceRecoveryITCase.spreadCluster("-1");
         Path output = Files.createDirectories(work.resolve("windows"));
 
-        String savepoint = runAndStopWithSavepoint(2, output);
+        String savepoint = runAndStopWithSavepoint(2, 2, output);
 
-        JobID rescaled = cluster.submitJob(jobGraph(3, output, savepoint)).get().getJobID();
+        JobID rescaled = cluster.submitJob(jobGraph(3, 3, output, savepoint)).get().getJobID();
         JobProgress.awaitCheckpoints(cluster, rescaled, 1);
         failWindowsAndAwaitTheEnd(rescaled);
         assertThat(
@@ -134,9 +140,16 @@ class RescaledRestoreITCase {
         assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
     }
 
-    /** Runs the job at {@code parallelism} until windows fired, then stops it with a savepoint. */
-    private String runAndStopWithSavepoint(int parallelism, Path output) throws Exception {
-        JobID first = cluster.submitJob(jobGraph(parallelism, output, null)).get().getJobID();
+    /**
+     * Runs the job at {@code parallelism}, its source at {@code sourceParallelism}, until windows
+     * fired, then stops it with a savepoint.
+     */
+    private String runAndStopWithSavepoint(int parallelism, int sourceParallelism, Path output)
+            throws Exception {
+        JobID first =
+                cluster.submitJob(jobGraph(parallelism, sourceParallelism, output, null))
+                        .get()
+                        .getJobID();
         SliceRecoveryITCase.awaitCommittedLinks(output, KEYS * 2L);
         String savepoint =
                 cluster.stopWithSavepoint(
@@ -149,10 +162,11 @@ class RescaledRestoreITCase {
         return savepoint;
     }
 
-    private static JobGraph jobGraph(int parallelism, Path output, @Nullable String savepoint) {
+    private static JobGraph jobGraph(
+            int parallelism, int sourceParallelism, Path output, @Nullable String savepoint) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
-        EventTimeWindowJob.build(env, COUNT, RATE, KEYS, 500, output.toString());
+        EventTimeWindowJob.build(env, sourceParallelism, COUNT, RATE, KEYS, 500, output.toString());
         JobGraph jobGraph = env.getStreamGraph().getJobGraph();
         if (savepoint != null) {
             jobGraph.setSavepointRestoreSettings(
