@@ -118,7 +118,11 @@ final class SteadyStateSink extends RichSinkFunction<Tuple3<Long, Long, Long>> {
                 }
             }
             if (all.count() == 0) {
-                throw new IOException("No sink reached its steady state in " + probes);
+                throw new IOException(
+                        "No sink reached its steady state in "
+                                + probes
+                                + ": the run ended within its warm-up; give it more --records"
+                                + " or fewer --warmup-seconds");
             }
             return new Steady(all, first, last);
         }

@@ -1,0 +1,100 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.cli;
+
+import io.clonos.cli.CliRun.Result;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The benchmarks run from the assembled distribution as a user calls them, with small settings:
+ * {@code bin/clonos bench overhead} (each run in a JVM of its own, the default) and {@code
+ * bin/clonos bench inflight}. Their classes come from the distribution's class path alone; before,
+ * both failed at once there with a {@code NoClassDefFoundError} that no test saw.
+ */
+class BenchFromDistributionIT {
+
+    @TempDir Path work;
+
+    @Test
+    void theOverheadBenchmarkRunsEachSystemInAJvmOfItsOwn() throws Exception {
+        Path output = work.resolve("overhead");
+        Result result =
+                clonos(
+                        "bench",
+                        "overhead",
+                        "--records",
+                        "50000",
+                        "--repetitions",
+                        "1",
+                        "--warmup-seconds",
+                        "0",
+                        "--output",
+                        output.toString());
+
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        for (String system : List.of("Flink", "DSD 0", "DSD 1", "DSD full")) {
+            assertThat(result.stdout()).as(result.toString()).contains("[" + system + "] ");
+        }
+        assertThat(Files.readString(output.resolve("summary.json")))
+                .contains("\"benchmark\":\"overhead\"", "\"system\":\"DSD full\"");
+    }
+
+    @Test
+    void theInFlightLogBenchmarkRunsFlinkAndALog() throws Exception {
+        Path output = work.resolve("inflight");
+        Result result =
+                clonos(
+                        "bench",
+                        "inflight",
+                        "--records",
+                        "300000",
+                        "--repetitions",
+                        "1",
+                        "--warmup-seconds",
+                        "0",
+                        "--checkpoint-intervals",
+                        "500",
+                        "--logs",
+                        "epoch",
+                        "--one-jvm",
+                        "--output",
+                        output.toString());
+
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        assertThat(result.stdout()).as(result.toString()).contains("[Flink] ", "[epoch] ");
+    }
+
+    private Result clonos(String... args) throws Exception {
+        Path dist = Paths.get(System.getProperty("clonos.dist", "target/clonos")).toAbsolutePath();
+        List<String> command = new ArrayList<>();
+        command.add(dist.resolve("bin/clonos").toString());
+        command.addAll(Arrays.asList(args));
+        return CliRun.run(
+                command,
+                Map.of("CLONOS_LOG_DIR", work.resolve("log").toString()),
+                Duration.ofMinutes(3));
+    }
+}
