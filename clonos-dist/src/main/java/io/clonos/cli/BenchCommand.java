@@ -215,11 +215,14 @@ final class BenchCommand {
                                 "--warmup-seconds",
                                 "--warmup-rate",
                                 "--output"),
-                        List.of("--one-jvm"));
+                        List.of("--one-jvm", "--user-code"));
         options.requireNoPositional();
         OverheadBenchmark.Settings settings = new OverheadBenchmark.Settings();
         settings.warmupRate = options.intValue("--warmup-rate", settings.warmupRate, 0);
         settings.freshJvmPerRun = !options.flags.contains("--one-jvm");
+        if (options.flags.contains("--user-code")) {
+            settings.variants = OverheadBenchmark.Variant.withUserCode();
+        }
         settings.checkpointIntervalMs =
                 options.intValue("--checkpoint-interval", (int) settings.checkpointIntervalMs, 10);
         settings.clonosProperties = options.dynamicProperties;

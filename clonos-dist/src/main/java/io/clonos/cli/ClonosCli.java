@@ -76,9 +76,10 @@ public final class ClonosCli {
                     "  bench in-flight-log [--megabytes M] [--memory-mb M] [--epoch-mb M] [--prefetch P] [--repetitions R]",
                     "        Append and replay throughput of the in-flight log, in memory and under each spill policy.",
                     "  bench overhead [--records N] [--keys K] [--state-bytes B] [--repetitions R] [--checkpoint-interval MS]",
-                    "        [--warmup-seconds S] [--warmup-rate R] [--one-jvm] [--output DIR] [-D key=value ...]",
+                    "        [--warmup-seconds S] [--warmup-rate R] [--user-code] [--one-jvm] [--output DIR] [-D key=value ...]",
                     "        (-D: settings of the Clonos clusters; --warmup-rate: the sources held to R records/s for the",
-                    "        warm-up but its last 2 s, so that the JIT compilers get CPU)",
+                    "        warm-up but its last 2 s, so that the JIT compilers get CPU; --user-code: also DSD full with the",
+                    "        job's classes in a job jar, their clock reads rewritten into causal calls and not)",
                     "        Throughput, latency and CPU per record (also by thread group) of the synthetic job without failures,",
                     "        Clonos against Flink, over each run's steady state (defaults: 40000000 records, 5 s warm-up,",
                     "        checkpoints every 5 s),",
@@ -305,7 +306,9 @@ public final class ClonosCli {
         ClonosHome home = ClonosHome.fromEnvironment(System.getenv(), options.value("--conf-dir"));
         List<String> jobArgs = options.positional.subList(1, options.positional.size());
         ProgramRunner.run(
-                home.loadConfiguration(options.dynamicProperties),
+                ProgramRunner.jobConfiguration(
+                        home.loadConfiguration(options.dynamicProperties),
+                        options.dynamicProperties.keySet()),
                 options.flags.contains("--detached"),
                 new File(options.positional.get(0)),
                 options.value("--class"),

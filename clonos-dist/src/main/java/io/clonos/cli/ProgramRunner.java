@@ -12,6 +12,8 @@
 
 package io.clonos.cli;
 
+import io.clonos.runtime.configuration.ClonosOptions;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.client.ClientUtils;
 import org.apache.flink.client.deployment.executors.RemoteExecutor;
@@ -27,6 +29,7 @@ import java.io.File;
 import java.net.URL;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Runs an unchanged Flink job jar against a Clonos cluster the way {@code flink run} does: the
@@ -39,6 +42,24 @@ import java.util.List;
 final class ProgramRunner {
 
     private ProgramRunner() {}
+
+    /**
+     * The configuration a job is submitted with: the client's, without the {@code clonos.} keys
+     * that only its configuration file holds. The file's Clonos settings are the cluster's (the
+     * cluster reads its own copy, and a cluster started with {@code -D} overrides differs from it),
+     * so a job carries a Clonos setting only where it set one: a {@code -D} of the run command
+     * ({@code setOnCommandLine}) or its own code. Flink's keys stay, as {@code flink run} passes
+     * them.
+     */
+    static Configuration jobConfiguration(Configuration client, Set<String> setOnCommandLine) {
+        Configuration job = new Configuration(client);
+        for (String key : client.keySet()) {
+            if (key.startsWith(ClonosOptions.PREFIX) && !setOnCommandLine.contains(key)) {
+                job.removeKey(key);
+            }
+        }
+        return job;
+    }
 
     /** Runs the jar's program: its manifest's main class, or {@code entryClass} when given. */
     static void run(

@@ -94,7 +94,11 @@ class SqlOnClonosIT {
                         "-D",
                         "cluster.evenly-spread-out-slots=true",
                         "-D",
-                        "heartbeat.timeout=6000");
+                        "heartbeat.timeout=6000",
+                        // not the shipped configuration's value, which bin/clonos run reads too:
+                        // the jobs run with the cluster's (a job carries only what it set)
+                        "-D",
+                        "clonos.in-flight-log.memory=16mb");
         assertThat(started.exitCode()).as(started.toString()).isZero();
     }
 

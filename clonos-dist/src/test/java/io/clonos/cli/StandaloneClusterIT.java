@@ -498,7 +498,10 @@ class StandaloneClusterIT {
     void killedTaskManagerWithChainedSourcesIsRecoveredExactlyOnce() throws Exception {
         ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
         replaceKilledTaskManagers(rest, 4);
-        long count = 10_000;
+        // input for some 13 s: the merge still reads its sources when it is lost, also when the
+        // job's first checkpoints are slow (a producer that finished before the loss is a global
+        // rollback by design)
+        long count = 20_000;
         Path output = work.resolve("output-chained-sources");
         String job = submitHashChains(count, output, "--chained-sources");
         awaitCheckpointsBeyond(rest, job, rest.completedCheckpoints(job) + 1);

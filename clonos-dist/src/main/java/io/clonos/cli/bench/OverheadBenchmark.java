@@ -88,18 +88,47 @@ public final class OverheadBenchmark {
      * One system the benchmark measures: vanilla Flink, or Clonos with some settings of its own (on
      * top of {@link Settings#clonosProperties}).
      */
-    public record Variant(String label, boolean clonos, Map<String, String> properties) {
+    public record Variant(
+            String label, boolean clonos, Map<String, String> properties, boolean fromJobJar) {
 
-        public static final Variant FLINK = new Variant("Flink", false, Map.of());
+        public static final Variant FLINK = new Variant("Flink", false, Map.of(), false);
 
         /** Flink and Clonos at determinant sharing depth 0, 1 and full. */
         public static List<Variant> sharingDepths() {
             return List.of(FLINK, dsd("DSD 0", "0"), dsd("DSD 1", "1"), dsd("DSD full", "-1"));
         }
 
+        /**
+         * {@link #sharingDepths}, and the job at DSD full with its classes in a job jar, as a user
+         * submits them: Flink's user-code class loader loads them, so Clonos rewrites their clock
+         * reads into causal calls ({@code clonos.user-code.causal-calls}, whose cost this shows),
+         * and once more with the rewriting off, which tells the cost of the rewriting from that of
+         * loading the job from a jar.
+         */
+        public static List<Variant> withUserCode() {
+            List<Variant> variants = new ArrayList<>(sharingDepths());
+            variants.add(
+                    new Variant(
+                            "DSD full, job jar",
+                            true,
+                            Map.of("clonos.determinant-sharing-depth", "-1"),
+                            true));
+            variants.add(
+                    new Variant(
+                            "DSD full, job jar, calls not rewritten",
+                            true,
+                            Map.of(
+                                    "clonos.determinant-sharing-depth",
+                                    "-1",
+                                    "clonos.user-code.causal-calls",
+                                    "false"),
+                            true));
+            return variants;
+        }
+
         /** Flink and Clonos with {@code properties}. */
         public static Variant clonos(String label, Map<String, String> properties) {
-            return new Variant(label, true, properties);
+            return new Variant(label, true, properties, false);
         }
 
         private static Variant dsd(String label, String depth) {
@@ -385,6 +414,7 @@ public final class OverheadBenchmark {
                         variant.label(),
                         variant.clonos(),
                         clonos,
+                        variant.fromJobJar(),
                         repetition);
         return settings.freshJvmPerRun
                 ? OverheadRun.inFreshJvm(request, out)

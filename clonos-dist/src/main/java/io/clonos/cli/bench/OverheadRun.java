@@ -19,6 +19,7 @@ import io.clonos.streaming.tasks.DeterminantBytesReporter;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.util.FileUtils;
 
@@ -65,6 +66,7 @@ final class OverheadRun {
             String label,
             boolean clonos,
             Map<String, String> clonosProperties,
+            boolean fromJobJar,
             String repetition)
             implements Serializable {}
 
@@ -93,20 +95,23 @@ final class OverheadRun {
         try {
             try (MiniCluster cluster =
                     EmbeddedClusters.start(request.clonos(), config, 2, request.parallelism())) {
+                JobGraph jobGraph =
+                        SyntheticJob.buildSteadyState(
+                                request.records(),
+                                request.keys(),
+                                request.parallelism(),
+                                request.stateBytesPerKey(),
+                                request.checkpointIntervalMs(),
+                                request.warmupMillis(),
+                                request.warmupRate(),
+                                probes);
+                if (request.fromJobJar()) {
+                    jobGraph.addJar(
+                            new org.apache.flink.core.fs.Path(
+                                    BenchmarkJobJar.write(probes).toUri()));
+                }
                 cpuBefore = os.getProcessCpuTime();
-                JobID job =
-                        cluster.submitJob(
-                                        SyntheticJob.buildSteadyState(
-                                                request.records(),
-                                                request.keys(),
-                                                request.parallelism(),
-                                                request.stateBytesPerKey(),
-                                                request.checkpointIntervalMs(),
-                                                request.warmupMillis(),
-                                                request.warmupRate(),
-                                                probes))
-                                .get()
-                                .getJobID();
+                JobID job = cluster.submitJob(jobGraph).get().getJobID();
                 if (!cluster.requestJobResult(job).get(30, TimeUnit.MINUTES).isSuccess()) {
                     throw new IllegalStateException("The " + request.label() + " run failed");
                 }

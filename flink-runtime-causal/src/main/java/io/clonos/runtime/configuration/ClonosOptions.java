@@ -219,7 +219,8 @@ public final class ClonosOptions {
                                     + " consumers' determinants or lets its replay make no progress"
                                     + " before the job rolls back globally. It must exceed the time the"
                                     + " JobManager takes to notice a lost TaskManager (heartbeat.timeout)"
-                                    + " and redeploy its tasks.");
+                                    + " and redeploy its tasks. A TaskManager setting: a job cannot"
+                                    + " change it.");
 
     public static final ConfigOption<Duration> RECOVERY_CHECKPOINT_PAUSE =
             ConfigOptions.key("clonos.recovery.checkpoint-pause")
@@ -315,7 +316,8 @@ public final class ClonosOptions {
                 IN_FLIGHT_LOG_MEMORY,
                 IN_FLIGHT_LOG_SPILL_POLICY,
                 IN_FLIGHT_LOG_SPILL_TRIGGER,
-                IN_FLIGHT_LOG_PREFETCH_BUFFERS);
+                IN_FLIGHT_LOG_PREFETCH_BUFFERS,
+                RECOVERY_RECONNECT_TIMEOUT);
     }
 
     /** Every option above, for validation and for the generated configuration reference. */

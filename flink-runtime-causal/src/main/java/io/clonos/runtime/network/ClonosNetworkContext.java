@@ -13,6 +13,7 @@
 package io.clonos.runtime.network;
 
 import io.clonos.runtime.causal.RecoveryDeadlines;
+import io.clonos.runtime.configuration.ClonosOptions;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
@@ -22,6 +23,7 @@ import org.apache.flink.runtime.io.network.partition.ResultPartitionManager;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
 import org.apache.flink.runtime.taskmanager.ClonosTaskGatesPatch;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -54,11 +56,29 @@ public final class ClonosNetworkContext {
     /** Partitions deployed here whose job does not checkpoint: they have no in-flight log. */
     private final Set<ResultPartitionID> unloggedPartitions = ConcurrentHashMap.newKeySet();
 
+    /** How long this TaskManager's channels and recovering tasks wait for a silent peer. */
+    private final Duration reconnectTimeout;
+
+    /** A context with the default reconnect timeout. */
+    public ClonosNetworkContext(String owner) {
+        this(owner, ClonosOptions.RECOVERY_RECONNECT_TIMEOUT.defaultValue());
+    }
+
     /**
      * @param owner names the TaskManager, for the names of its threads
+     * @param reconnectTimeout the TaskManager's {@code clonos.recovery.reconnect-timeout}
      */
-    public ClonosNetworkContext(String owner) {
+    public ClonosNetworkContext(String owner, Duration reconnectTimeout) {
         this.deadlines = new RecoveryDeadlines(owner);
+        this.reconnectTimeout = reconnectTimeout;
+    }
+
+    /**
+     * The TaskManager's {@code clonos.recovery.reconnect-timeout}, the one deadline of its channels
+     * and of its recovering tasks for a peer that never answers.
+     */
+    public Duration reconnectTimeout() {
+        return reconnectTimeout;
     }
 
     /** What wakes this TaskManager's recovering tasks when a deadline passes. */

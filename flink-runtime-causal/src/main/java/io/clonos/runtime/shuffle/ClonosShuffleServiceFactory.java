@@ -13,6 +13,7 @@
 package io.clonos.runtime.shuffle;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.inflightlog.InFlightLogs;
 import io.clonos.runtime.network.ClonosInputGate;
 import io.clonos.runtime.network.ClonosNetworkContext;
@@ -88,7 +89,9 @@ public class ClonosShuffleServiceFactory
                         context.isLocalCommunicationOnly(),
                         context.getHostAddress());
         ClonosNetworkContext clonosContext =
-                new ClonosNetworkContext("TaskManager " + context.getTaskExecutorResourceId());
+                new ClonosNetworkContext(
+                        "TaskManager " + context.getTaskExecutorResourceId(),
+                        clonos.getReconnectTimeout());
         InFlightLogs inFlightLogs;
         try {
             inFlightLogs =
@@ -146,7 +149,7 @@ public class ClonosShuffleServiceFactory
                         null,
                         null);
         return new ClonosShuffleEnvironment(
-                clonosContext, netty, gateFactory, clonos.getReconnectTimeout(), inFlightLogs);
+                clonosContext, netty, gateFactory, clonosContext.reconnectTimeout(), inFlightLogs);
     }
 
     /**
@@ -158,7 +161,12 @@ public class ClonosShuffleServiceFactory
     public static ClonosNetworkContext networkOf(Environment environment) {
         String taskName = environment.getTaskInfo().getTaskNameWithSubtasks();
         if (environment.getAllInputGates().length == 0 && environment.getAllWriters().length == 0) {
-            return new ClonosNetworkContext(taskName);
+            return new ClonosNetworkContext(
+                    taskName,
+                    environment
+                            .getTaskManagerInfo()
+                            .getConfiguration()
+                            .get(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT));
         }
         return ClonosNetworkContext.of(environment.getAllInputGates(), environment.getAllWriters())
                 .orElseThrow(

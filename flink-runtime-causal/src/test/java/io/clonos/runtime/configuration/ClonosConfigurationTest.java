@@ -162,6 +162,18 @@ class ClonosConfigurationTest {
                                         Configuration.fromMap(
                                                 Map.of("clonos.in-flight-log.memory", "1 gb"))))
                 .hasMessageContaining("clonos.in-flight-log.memory");
+        // the reconnect timeout is the TaskManager's: its channels and its recovering tasks wait
+        // the same time
+        assertThatThrownBy(
+                        () ->
+                                ClonosConfiguration.forJob(
+                                        new Configuration(),
+                                        Configuration.fromMap(
+                                                Map.of(
+                                                        "clonos.recovery.reconnect-timeout",
+                                                        "5 s"))))
+                .hasMessageContaining("clonos.recovery.reconnect-timeout")
+                .hasMessageContaining("TaskManager setting");
         // the cluster's own value, or the default, restated by the job is fine
         assertThat(
                         ClonosConfiguration.forJob(

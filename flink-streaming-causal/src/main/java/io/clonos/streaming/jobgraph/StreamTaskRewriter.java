@@ -133,8 +133,6 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             vertex.getConfiguration()
                     .set(ClonosOptions.DETERMINANT_MEMORY, clonos.getDeterminantMemory());
             vertex.getConfiguration()
-                    .set(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT, clonos.getReconnectTimeout());
-            vertex.getConfiguration()
                     .set(ClonosOptions.RECOVERY_CHECKPOINT_PAUSE, clonos.getCheckpointPause());
             notReplayableBecause(vertex.getInvokableClassName(), config, userCodeClassLoader)
                     .ifPresent(

@@ -196,8 +196,7 @@ public final class CausalTaskContext {
         for (ResultPartitionWriter writer : writers) {
             consumers += writer.getNumberOfSubpartitions();
         }
-        Duration timeout =
-                environment.getTaskConfiguration().get(ClonosOptions.RECOVERY_RECONNECT_TIMEOUT);
+        Duration timeout = network.reconnectTimeout();
         boolean recovering =
                 replaysWithDeterminants && environment.getTaskInfo().getAttemptNumber() > 0;
         CausalRecovery recovery =

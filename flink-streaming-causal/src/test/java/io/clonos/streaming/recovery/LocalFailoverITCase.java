@@ -34,6 +34,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.SinkFunction;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.util.Collector;
 
 import org.junit.jupiter.api.AfterEach;
@@ -269,6 +270,22 @@ class LocalFailoverITCase {
         runAndCheck(Set.of("running-sum[0]"));
     }
 
+    /**
+     * As above, with a task of the job finished before the failure (a pipeline of its own, here):
+     * then Flink's calculator takes its path for finished tasks, which also counts the failed
+     * attempt as finished, and triggers the failed task's consumers in its place, so that such a
+     * checkpoint completes. Found by a lost TaskManager whose source had finished: the global
+     * rollback restored a checkpoint that recorded the lost sink as finished, and the sink failed
+     * on every record after it.
+     */
+    @Test
+    void checkpointsWhileAFailedTaskWaitsBesideAFinishedTaskDoNotCountItFinished()
+            throws Exception {
+        startCluster(3, 2, Configuration.fromMap(Map.of("clonos.recovery.restart-delay", "2 s")));
+        FailureSwitch.arm("running-sum", 0, NUMBERS / PARALLELISM / 6);
+        runAndCheck(jobGraph(true), Set.of("running-sum[0]"));
+    }
+
     @Test
     void globalModeRestartsEveryTask() throws Exception {
         startCluster(3, 2, Configuration.fromMap(Map.of("clonos.recovery.mode", "global")));
@@ -377,7 +394,11 @@ class LocalFailoverITCase {
     }
 
     private void runAndCheck(Set<String> expectedRestarts) throws Exception {
-        JobID job = cluster.submitJob(jobGraph()).get().getJobID();
+        runAndCheck(jobGraph(), expectedRestarts);
+    }
+
+    private void runAndCheck(JobGraph jobGraph, Set<String> expectedRestarts) throws Exception {
+        JobID job = cluster.submitJob(jobGraph).get().getJobID();
         assertThat(cluster.requestJobResult(job).get(90, TimeUnit.SECONDS).isSuccess()).isTrue();
         AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
         assertThat(restartedSubtasks(graph))
@@ -419,9 +440,17 @@ class LocalFailoverITCase {
     // ------------------------------------------------------------------------------------------
 
     private static JobGraph jobGraph() {
+        return jobGraph(false);
+    }
+
+    /** The running sums; with {@code finishedPipeline} also a pipeline that ends at once. */
+    private static JobGraph jobGraph(boolean finishedPipeline) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
         env.enableCheckpointing(200);
+        if (finishedPipeline) {
+            env.fromData(1L).name("finished").sinkTo(new DiscardingSink<>()).name("finished-sink");
+        }
         DataStream<Tuple2<Long, Long>> tagged =
                 env.fromSource(
                                 new DataGeneratorSource<>(

@@ -50,7 +50,9 @@ import java.util.stream.StreamSupport;
  *       keeps the job RUNNING: a checkpoint triggered before the failed tasks' new attempts exist
  *       would record them as finished, without state, and their restart from it would deploy them
  *       finished. When all the subtasks of a vertex fail together nothing waits for their barriers,
- *       so such a checkpoint would complete.
+ *       so such a checkpoint would complete; and once any task of the job has finished, Flink's
+ *       calculator triggers the consumers of a task it counts as finished in that task's place, so
+ *       it would complete too.
  * </ul>
  */
 @Internal
@@ -119,8 +121,10 @@ public final class ClonosCheckpointPlanPatch {
     }
 
     /**
-     * Puts this calculator in place of Flink's if the job needs it: with standbys (then {@code
-     * excluded} are left out), or with a task that chains sources and has network inputs.
+     * Puts this calculator in place of Flink's for every job that checkpoints: a local recovery
+     * keeps any job running while its failed tasks wait, and once a task of the job finished,
+     * Flink's calculator counts those failed attempts as finished. With standbys, {@code excluded}
+     * are left out.
      */
     public static void install(
             ExecutionGraph graph,
@@ -135,7 +139,7 @@ public final class ClonosCheckpointPlanPatch {
                 chainingSources.add(vertex);
             }
         }
-        if (coordinator == null || (!standbys && chainingSources.isEmpty())) {
+        if (coordinator == null) {
             return;
         }
         Predicate<ExecutionJobVertex> left = standbys ? excluded : vertex -> false;
