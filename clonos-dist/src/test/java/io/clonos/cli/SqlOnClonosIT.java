@@ -154,17 +154,7 @@ class SqlOnClonosIT {
      */
     @Test
     void aSqlJobJarWithTheTableApiProvidedRecoversLocallyFromSigkill() throws Exception {
-        int runs = Integer.getInteger("clonos.sql.sigkill-runs", 1);
-        for (int run = 1; run <= runs; run++) {
-            if (run > 1) {
-                stopCluster();
-                startCluster();
-            }
-            long seconds = sqlJobLosesATaskManager("run-" + run);
-            System.out.printf(
-                    "SQL job jar, SIGKILL run %d of %d: local, exactly once, ended %d s after the kill%n",
-                    run, runs, seconds);
-        }
+        runs("clonos.sql.sigkill-runs", "SQL job jar", "run-", this::sqlJobLosesATaskManager);
     }
 
     /** One run; returns the seconds from the kill to the job's end. */
@@ -225,17 +215,34 @@ class SqlOnClonosIT {
      */
     @Test
     void aSqlJobBetweenKafkaAndUpsertKafkaTablesRecoversLocallyFromSigkill() throws Exception {
-        int runs = Integer.getInteger("clonos.sql.kafka-sigkill-runs", 1);
-        for (int run = 1; run <= runs; run++) {
-            if (run > 1) {
+        runs(
+                "clonos.sql.kafka-sigkill-runs",
+                "SQL between Kafka topics",
+                "kafka-",
+                this::sqlKafkaJobLosesATaskManager);
+    }
+
+    /** One run of a test, returning its seconds from the kill to the job's end. */
+    private interface SigkillRun {
+        long run(String name) throws Exception;
+    }
+
+    /**
+     * {@code run} as often as the system property {@code runs} says (once by default), on a cluster
+     * started afresh for each run after the first, each named {@code prefix} and its number; prints
+     * a line per run.
+     */
+    private void runs(String runs, String what, String prefix, SigkillRun run) throws Exception {
+        int count = Integer.getInteger(runs, 1);
+        for (int i = 1; i <= count; i++) {
+            if (i > 1) {
                 stopCluster();
                 startCluster();
             }
-            long seconds = sqlKafkaJobLosesATaskManager("kafka-" + run);
+            long seconds = run.run(prefix + i);
             System.out.printf(
-                    "SQL between Kafka topics, SIGKILL run %d of %d: local, exactly once, ended %d s"
-                            + " after the kill%n",
-                    run, runs, seconds);
+                    "%s, SIGKILL run %d of %d: local, exactly once, ended %d s after the kill%n",
+                    what, i, count, seconds);
         }
     }
 
