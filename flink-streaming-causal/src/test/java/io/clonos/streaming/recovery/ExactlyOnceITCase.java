@@ -37,6 +37,8 @@ import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
@@ -333,8 +335,11 @@ class ExactlyOnceITCase {
         failing = null;
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(PARALLELISM);
-        // no checkpoint completes before the failure: the replay starts at the producers' start
+        // no checkpoint completes before the failure: the replay starts at the producers' start.
+        // Flink triggers its first checkpoint at a random delay between the minimum pause and the
+        // interval; with both at 10 s it comes 10 s after the start, not at once by chance
         env.enableCheckpointing(10_000);
+        env.getCheckpointConfig().setMinPauseBetweenCheckpoints(10_000);
         source(env, "left")
                 .keyBy(t -> t.f0)
                 .process(new HashChain("chain"))
@@ -360,6 +365,7 @@ class ExactlyOnceITCase {
                 channel.write(head, 0);
             }
         }
+        long failedAt = System.currentTimeMillis();
         cluster.deliverCoordinationRequestToCoordinator(
                         job,
                         FailTaskRequest.TARGET,
@@ -368,6 +374,9 @@ class ExactlyOnceITCase {
 
         assertThat(cluster.requestJobResult(job).get(120, TimeUnit.SECONDS).isSuccess()).isTrue();
         AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
+        assertThat(firstCheckpointTriggered(graph))
+                .as("the test's premise: no checkpoint was triggered before the failure")
+                .isGreaterThan(failedAt);
         assertThat(Attempts.restarted(graph))
                 .as(() -> "the job rolled back" + "; " + Attempts.why(graph))
                 .contains("Source: left -> left-tag[0]", "Source: left -> left-tag[1]");
@@ -381,6 +390,18 @@ class ExactlyOnceITCase {
         assertThat(violations(new String[] {"left"}, NUMBERS))
                 .as("broken, lossy or repeated hash chains")
                 .isEmpty();
+    }
+
+    /** When the job's first checkpoint was triggered (ms since the epoch), or MAX_VALUE. */
+    private static long firstCheckpointTriggered(AccessExecutionGraph graph) {
+        CheckpointStatsSnapshot stats = graph.getCheckpointStatsSnapshot();
+        long first = Long.MAX_VALUE;
+        if (stats != null) {
+            for (AbstractCheckpointStats checkpoint : stats.getHistory().getCheckpoints()) {
+                first = Math.min(first, checkpoint.getTriggerTimestamp());
+            }
+        }
+        return first;
     }
 
     /** The in-flight log files under {@code spill}, once they hold {@code bytes} in all. */
