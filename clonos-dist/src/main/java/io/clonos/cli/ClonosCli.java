@@ -167,6 +167,13 @@ public final class ClonosCli {
                     return process(rest);
                 case "hdfs":
                     return hdfs(rest, out);
+                case "sql-conf":
+                    // bin/clonos sql's first step: the SQL client's configuration directory
+                    if (rest.size() != 2) {
+                        throw new UsageException("sql-conf takes a conf dir and a target dir.");
+                    }
+                    SqlClientConfiguration.write(Paths.get(rest.poll()), Paths.get(rest.poll()));
+                    return 0;
                 case "help":
                 case "--help":
                 case "-h":

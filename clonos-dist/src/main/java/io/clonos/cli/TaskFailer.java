@@ -12,7 +12,8 @@
 
 package io.clonos.cli;
 
-import io.clonos.runtime.scheduler.FailTaskRequest;
+import io.clonos.runtime.protocol.FailTaskRequest;
+import io.clonos.runtime.protocol.SchedulerEndpoint;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;
@@ -39,7 +40,7 @@ final class TaskFailer {
                     (FailTaskRequest.Response)
                             client.sendCoordinationRequest(
                                             JobID.fromHexString(jobId),
-                                            FailTaskRequest.TARGET,
+                                            SchedulerEndpoint.OPERATOR_ID,
                                             new FailTaskRequest(vertex, subtask))
                                     .get(1, TimeUnit.MINUTES);
             return response.getMessage();

@@ -13,6 +13,10 @@
 package io.clonos.cli;
 
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
+import io.clonos.runtime.protocol.LostTaskManagerReport;
+import io.clonos.runtime.protocol.ReplayEndReport;
+import io.clonos.runtime.protocol.SchedulerEndpoint;
+import io.clonos.runtime.protocol.TaskReport;
 import io.clonos.runtime.rest.ClusterRestClient;
 import io.clonos.runtime.standby.LocalCopies;
 import io.clonos.runtime.standby.LocalStateFile;
@@ -33,16 +37,21 @@ import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
 import org.apache.flink.runtime.state.PhysicalStateHandleID;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.util.SerializedValue;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -99,13 +108,7 @@ class EmbeddedClusterTest {
                                     .getCounts()
                                     .getNumberOfCompletedCheckpoints())
                     .isPositive();
-            assertThat(graph.getAllExecutionVertices())
-                    .allSatisfy(
-                            vertex ->
-                                    assertThat(
-                                                    vertex.getCurrentExecutionAttempt()
-                                                            .getAttemptNumber())
-                                            .isZero());
+            assertEveryTaskInItsFirstAttempt(graph);
             RunningSumChecks.assertComplete(output, COUNT, KEYS);
         }
     }
@@ -151,16 +154,8 @@ class EmbeddedClusterTest {
                     .contains("clonos.fault-injection.enabled");
             assertThat(cluster.requestJobResult(JobID.fromHexString(jobId)).get().isSuccess())
                     .isTrue();
-            assertThat(
-                            cluster.getArchivedExecutionGraph(JobID.fromHexString(jobId))
-                                    .get()
-                                    .getAllExecutionVertices())
-                    .allSatisfy(
-                            vertex ->
-                                    assertThat(
-                                                    vertex.getCurrentExecutionAttempt()
-                                                            .getAttemptNumber())
-                                            .isZero());
+            assertEveryTaskInItsFirstAttempt(
+                    cluster.getArchivedExecutionGraph(JobID.fromHexString(jobId)).get());
         }
     }
 
@@ -258,7 +253,6 @@ class EmbeddedClusterTest {
         }
     }
 
-    /** Submits the example job detached, as bin/clonos run does; returns its id. */
     /**
      * Standby requests sent over REST, as any REST client can send them, are refused: a state
      * request would hand out a task's checkpointed state, a forged list of copies would make a
@@ -316,6 +310,90 @@ class EmbeddedClusterTest {
         }
     }
 
+    /**
+     * A task's reports are operator events, which only tasks send and which Flink gives with the
+     * sending attempt. Sent over REST, as any REST client can send a coordination request, a
+     * lost-peer report that names a TaskManager of the job and a replay's end are refused, and so
+     * is any other coordination request to Clonos's scheduler but a failure request. The job runs
+     * on, every task in its first attempt.
+     */
+    @Test
+    void taskReportsSentOverRestAreRefused(@TempDir Path output) throws Exception {
+        try (ClonosMiniCluster cluster = ClonosMiniCluster.create(clusterConfiguration(), 2, 2)) {
+            cluster.start();
+            URI address = cluster.getRestAddress().get();
+            ClusterRestClient rest = new ClusterRestClient(address);
+            String jobId = submitExample(address, output);
+            rest.awaitCompletedCheckpoint(jobId, Duration.ofSeconds(60));
+            int dataPort =
+                    rest.get("/taskmanagers").path("taskmanagers").get(0).path("dataPort").asInt();
+            assertThat(dataPort).as("a TaskManager's data port").isPositive();
+            List<TaskReport> forged =
+                    List.of(
+                            new LostTaskManagerReport("127.0.0.1", dataPort),
+                            LostTaskManagerReport.ofConsumerHost("127.0.0.1"),
+                            new ReplayEndReport());
+            HttpClient http = HttpClient.newHttpClient();
+            for (TaskReport report : forged) {
+                String body =
+                        "{\"serializedCoordinationRequest\":\""
+                                + Base64.getEncoder()
+                                        .encodeToString(
+                                                new SerializedValue<>(report).getByteArray())
+                                + "\"}";
+                HttpResponse<String> answer =
+                        http.send(
+                                HttpRequest.newBuilder(
+                                                address.resolve(
+                                                        "/jobs/"
+                                                                + jobId
+                                                                + "/coordinators/"
+                                                                + SchedulerEndpoint.OPERATOR_ID))
+                                        .header("Content-Type", "application/json")
+                                        .POST(HttpRequest.BodyPublishers.ofString(body))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+                assertThat(answer.statusCode()).as("%s over REST", report).isEqualTo(500);
+                assertThat(answer.body())
+                        .as("%s over REST", report)
+                        .contains(report.getClass().getName())
+                        .contains("cannot be cast")
+                        .contains(CoordinationRequest.class.getName());
+            }
+            try (RestClusterClient<StandaloneClusterId> client =
+                    new RestClusterClient<>(
+                            clientConfiguration(address, Map.of()),
+                            StandaloneClusterId.getInstance())) {
+                assertThatThrownBy(
+                                () ->
+                                        client.sendCoordinationRequest(
+                                                        JobID.fromHexString(jobId),
+                                                        SchedulerEndpoint.OPERATOR_ID,
+                                                        new NotAFailureRequest())
+                                                .get(1, TimeUnit.MINUTES))
+                        .hasStackTraceContaining(
+                                "Refused a coordination request to Clonos's scheduler");
+            }
+            JobID job = JobID.fromHexString(jobId);
+            assertThat(cluster.requestJobResult(job).get().isSuccess()).isTrue();
+            assertEveryTaskInItsFirstAttempt(cluster.getArchivedExecutionGraph(job).get());
+            RunningSumChecks.assertComplete(output, COUNT, KEYS);
+        }
+    }
+
+    private static void assertEveryTaskInItsFirstAttempt(AccessExecutionGraph graph) {
+        assertThat(graph.getAllExecutionVertices())
+                .allSatisfy(
+                        vertex ->
+                                assertThat(vertex.getCurrentExecutionAttempt().getAttemptNumber())
+                                        .as(vertex.getTaskNameWithSubtaskIndex())
+                                        .isZero());
+    }
+
+    /** A coordination request of a kind Clonos's scheduler does not take. */
+    private record NotAFailureRequest() implements CoordinationRequest {}
+
+    /** Submits the example job detached, as bin/clonos run does; returns its id. */
     private static String submitExample(URI address, Path output) throws Exception {
         ProgramRunner.run(
                 clientConfiguration(address, Map.of()),

@@ -555,8 +555,8 @@ class StandaloneClusterIT {
 
     /**
      * The tasks whose connections to the killed TaskManager broke ({@code reporters}) found it dead
-     * (LostTaskManagers), not its heartbeats (every 1 s, two missed: 1 to 2 s), within issue 18's
-     * bound of 2 s of the kill at {@code killedAt}; prints the time.
+     * (LostTaskManagerDetector), not its heartbeats (every 1 s, two missed: 1 to 2 s), within issue
+     * 18's bound of 2 s of the kill at {@code killedAt}; prints the time.
      */
     private static void assertDeclaredLostOnReports(
             ClusterRestClient rest, String job, long killedAt, String reporters) throws Exception {

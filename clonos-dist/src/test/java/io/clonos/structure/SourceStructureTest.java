@@ -40,6 +40,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SourceStructureTest {
 
     private static final int MAX_LINES = 600;
+    private static final String PROTOCOL = "io.clonos.runtime.protocol";
+    private static final String SCHEDULER = "io.clonos.runtime.scheduler";
+
+    /** The runtime's packages that run in tasks and TaskManagers. */
+    private static final Set<String> TASK_SIDE_RUNTIME =
+            Set.of(
+                    "io.clonos.runtime.causal",
+                    "io.clonos.runtime.inflightlog",
+                    "io.clonos.runtime.network",
+                    "io.clonos.runtime.shuffle",
+                    "io.clonos.runtime.usercode");
+
     private static final Pattern PACKAGE =
             Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE);
     private static final Pattern CLONOS_REFERENCE =
@@ -78,6 +90,24 @@ class SourceStructureTest {
     @Test
     void theProjectsPackagesFormNoCycle() throws IOException {
         assertThat(cycles(packageDependencies(mainSources()))).isEmpty();
+    }
+
+    /**
+     * The task-to-JobManager protocol is a package of messages both sides import: it depends on no
+     * other package of the project, and the task side never reaches into the scheduler.
+     */
+    @Test
+    void tasksAndTheSchedulerMeetOnlyInTheProtocol() throws IOException {
+        Map<String, Set<String>> dependencies = packageDependencies(mainSources());
+        assertThat(dependencies).containsKey(PROTOCOL);
+        assertThat(dependencies.get(PROTOCOL)).as("what the protocol depends on").isEmpty();
+        dependencies.forEach(
+                (from, to) -> {
+                    if (from.startsWith("io.clonos.streaming")
+                            || TASK_SIDE_RUNTIME.contains(from)) {
+                        assertThat(to).as("what %s depends on", from).doesNotContain(SCHEDULER);
+                    }
+                });
     }
 
     @Test

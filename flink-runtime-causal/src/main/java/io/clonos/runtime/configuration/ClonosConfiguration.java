@@ -270,10 +270,6 @@ public final class ClonosConfiguration implements Serializable {
         return failOnRequest;
     }
 
-    public boolean isCausalLoggingEnabled() {
-        return determinantSharingDepth != 0;
-    }
-
     public MemorySize getDeterminantMemory() {
         return determinantMemory;
     }

@@ -238,7 +238,7 @@ public final class ClonosOptions {
                                     + " grow meanwhile. Off by default: it did not shorten the survivors'"
                                     + " stalls in the measured staggered failures, and held until the"
                                     + " restarted tasks had also caught up with their input it made Q3's"
-                                    + " recovery longer (docs/experiments.md).");
+                                    + " recovery longer (docs/experiments-archive.md).");
 
     // ------------------------------------------------------------------------------------------
     //  Standby tasks

@@ -45,8 +45,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ClonosNetworkContext {
 
     private final SubpartitionLogs subpartitionLogs = new SubpartitionLogs();
-    private final CausalTasks causalTasks = new CausalTasks(subpartitionLogs);
-    private final ClonosInputGates inputGates = new ClonosInputGates();
+    private final CausalTaskRegistry causalTasks = new CausalTaskRegistry(subpartitionLogs);
+    private final ClonosInputGateRegistry inputGates = new ClonosInputGateRegistry();
     private final ConsumerConnections consumerConnections = new ConsumerConnections();
     private final RecoveryDeadlines deadlines;
 
@@ -86,7 +86,7 @@ public final class ClonosNetworkContext {
         return deadlines;
     }
 
-    public CausalTasks causalTasks() {
+    public CausalTaskRegistry causalTasks() {
         return causalTasks;
     }
 
@@ -98,7 +98,7 @@ public final class ClonosNetworkContext {
         return consumerConnections;
     }
 
-    ClonosInputGates inputGates() {
+    ClonosInputGateRegistry inputGates() {
         return inputGates;
     }
 

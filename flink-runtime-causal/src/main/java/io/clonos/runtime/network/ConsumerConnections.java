@@ -31,9 +31,9 @@ import java.util.function.Consumer;
 /**
  * The connections of one TaskManager's remote consumers, watched for the producers: when one closes
  * while its producer runs, the producer reports the consumer's host to the JobManager, which probes
- * the TaskManagers there ({@code LostTaskManagers}). A TaskManager that runs only consumers (a
- * sink's slot) feeds nobody, so no consumer's report would name it, and without the producers' the
- * JobManager would find it dead only by its heartbeats.
+ * the TaskManagers there ({@code LostTaskManagerDetector}). A TaskManager that runs only consumers
+ * (a sink's slot) feeds nobody, so no consumer's report would name it, and without the producers'
+ * the JobManager would find it dead only by its heartbeats.
  *
  * <p>A connection also closes when its consumer's TaskManager lets it go (no channel of it reads
  * from this TaskManager any more); the report then costs the JobManager a probe that the

@@ -12,7 +12,7 @@
 
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.reflect.FlinkFields;
+import io.clonos.runtime.reflect.ReflectedField;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.shuffle.NettyShuffleDescriptor;
@@ -45,6 +45,9 @@ public final class MarkedShuffleDescriptor {
         UNLOGGED
     }
 
+    private static final ReflectedField CONNECTION_INFO =
+            ReflectedField.of(NettyShuffleDescriptor.class, "partitionConnectionInfo");
+
     private MarkedShuffleDescriptor() {}
 
     /** The same descriptor with {@code marks}; Flink's own if there are none. */
@@ -67,8 +70,7 @@ public final class MarkedShuffleDescriptor {
     }
 
     private static PartitionConnectionInfo connectionInfo(NettyShuffleDescriptor netty) {
-        return (PartitionConnectionInfo)
-                FlinkFields.get(netty, NettyShuffleDescriptor.class, "partitionConnectionInfo");
+        return (PartitionConnectionInfo) CONNECTION_INFO.get(netty);
     }
 
     /** Flink's connection info of the partition, unchanged, and the marks. */

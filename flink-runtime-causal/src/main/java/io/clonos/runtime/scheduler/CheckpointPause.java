@@ -41,16 +41,14 @@ import java.util.function.Predicate;
  * once, but the replaying producers' barriers only after their replay; the consumer holds the
  * inputs whose barriers it has until then, so the part of the job that did not fail stalls on the
  * part that did. A replaying source declines such a checkpoint outright, and the alignment its
- * consumers opened stays open until a later barrier comes through. Off by default: in the measured
- * staggered failures the stalls that remained came from alignments opened before the loss, which a
- * pause does not release; and held until the restarted tasks had also caught up with their input,
- * it made Q3's recovery longer (docs/experiments.md).
+ * consumers opened stays open until a later barrier comes through. Off by default: a pause does not
+ * release alignments opened before the loss (docs/experiments-archive.md has the measurements).
  *
  * <p>The pause starts when a batch of restarted attempts is deployed and ends when each of them
- * reported its replay's end ({@link ReplayEndReport}) or ended, at the latest after the configured
- * limit: a lost report only delays checkpoints, never stops them. Only a pause this class started
- * is ended by it: where Flink stopped the scheduler (the job left RUNNING, stop-with-savepoint),
- * Flink starts it again.
+ * reported its replay's end ({@link io.clonos.runtime.protocol.ReplayEndReport}) or ended, at the
+ * latest after the configured limit: a lost report only delays checkpoints, never stops them. Only
+ * a pause this class started is ended by it: where Flink stopped the scheduler (the job left
+ * RUNNING, stop-with-savepoint), Flink starts it again.
  *
  * <p>The price: the restarted tasks count as still recovering ({@link LocalFailoverPolicy}) until
  * the first checkpoint after the pause completes, so a second loss in that longer window is judged

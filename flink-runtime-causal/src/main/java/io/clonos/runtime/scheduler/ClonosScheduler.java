@@ -24,14 +24,16 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.time.Time;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.failure.FailureEnricher;
-import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.checkpoint.CheckpointRecoveryFactory;
 import org.apache.flink.runtime.checkpoint.CheckpointsCleaner;
+import org.apache.flink.runtime.checkpoint.ClonosCheckpointPlanPatch;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
 import org.apache.flink.runtime.concurrent.ComponentMainThreadExecutor;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.Execution;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
+import org.apache.flink.runtime.executiongraph.ExecutionGraph;
 import org.apache.flink.runtime.executiongraph.ExecutionVertex;
 import org.apache.flink.runtime.executiongraph.JobStatusListener;
 import org.apache.flink.runtime.executiongraph.TaskExecutionStateTransition;
@@ -39,12 +41,14 @@ import org.apache.flink.runtime.executiongraph.failover.FailoverStrategy;
 import org.apache.flink.runtime.executiongraph.failover.FailureHandlingResult;
 import org.apache.flink.runtime.executiongraph.failover.RestartBackoffTimeStrategy;
 import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.metrics.groups.JobManagerJobMetricGroup;
 import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
 import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
-import org.apache.flink.runtime.operators.coordination.OperatorCoordinatorHolder;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
+import org.apache.flink.runtime.scheduler.ClonosEndOfDataPatch;
 import org.apache.flink.runtime.scheduler.DefaultScheduler;
 import org.apache.flink.runtime.scheduler.ExecutionDeployer;
 import org.apache.flink.runtime.scheduler.ExecutionGraphFactory;
@@ -81,6 +85,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
+import static org.apache.flink.configuration.CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH;
+
 /**
  * The JobManager's scheduler for a job on Clonos: Flink's default scheduler whose failover restarts
  * only the failed tasks.
@@ -88,29 +94,29 @@ import java.util.stream.Collectors;
  * <p>A failed task is recovered locally: every other task keeps running with the same attempt.
  * Failures that arrive together (a lost TaskManager fails one subtask of every vertex it hosted)
  * are restarted as one batch, after Flink's restart delay and counted once against Flink's restart
- * strategy, once the probes its first failure started have ended ({@link LostTaskManagers#sweep}).
- * For the batch, the scheduler aborts the pending checkpoints, waits until the old attempts are
- * gone, restores the latest completed checkpoint to the new attempts only, resets the operator
- * coordinators of the restarted subtasks (so that sources get their splits back), deploys the new
- * attempts in topological order, and tells the running consumers of each restarted producer where
- * it runs now. The network replays the producers' in-flight logs to restarted consumers.
+ * strategy, once the probes its first failure started have ended ({@link
+ * LostTaskManagerDetector#sweep}). For the batch, the scheduler aborts the pending checkpoints,
+ * waits until the old attempts are gone, restores the latest completed checkpoint to the new
+ * attempts only, resets the operator coordinators of the restarted subtasks (so that sources get
+ * their splits back), deploys the new attempts in topological order, and tells the running
+ * consumers of each restarted producer where it runs now. The network replays the producers'
+ * in-flight logs to restarted consumers.
  *
  * <p>Falls back to Flink's restart of the whole job where {@link LocalFailoverPolicy} finds that no
  * local recovery covers the failure, or where the restart strategy refuses; logged and counted in
- * {@code clonos.globalFallbacks}, in all and per reason ({@link GlobalFallbacks}).
+ * {@code clonos.globalFallbacks}, in all and per reason ({@link GlobalFallbackCounter}).
  */
 @Internal
 public class ClonosScheduler extends DefaultScheduler {
 
     private final ClonosConfiguration clonos;
     private final Logger log;
-    private final Time rpcTimeout;
-    private final Counter localRecoveries;
-    private final GlobalFallbacks globalFallbacks;
+    private final SchedulerAccess access = new Access();
+    private final GlobalFallbackCounter globalFallbacks;
     private final StandbyManager standbys;
-    private final StandbyActivations activations;
-    private final LostTaskManagers lost;
+    private final LostTaskManagerDetector lost;
     private final ClonosRequests requests;
+    private final LocalRestart localRestart;
 
     /** Where replacements find their standbys, and where standbys go. */
     private final StandbyCoordination standbyCoordination;
@@ -130,7 +136,7 @@ public class ClonosScheduler extends DefaultScheduler {
     ClonosScheduler(
             ClonosConfiguration clonos,
             StandbyActivations standbyActivations,
-            LostTaskManagers lost,
+            LostTaskManagerDetector lost,
             Logger log,
             JobGraph jobGraph,
             Executor ioExecutor,
@@ -187,22 +193,12 @@ public class ClonosScheduler extends DefaultScheduler {
         this.policy = new LocalFailoverPolicy<>(clonos);
         this.freshStarts = ClonosShuffleMaster.of(shuffleMaster).freshStarts();
         this.log = log;
-        this.rpcTimeout = rpcTimeout;
         MetricGroup metrics = jobManagerJobMetricGroup.addGroup("clonos");
-        this.localRecoveries = metrics.counter("localRecoveries");
-        this.globalFallbacks = new GlobalFallbacks(metrics);
+        this.globalFallbacks = new GlobalFallbackCounter(metrics);
         this.standbys = new StandbyManager(this::getExecutionGraph, metrics, log);
-        this.activations = standbyActivations;
         this.lost = lost;
         this.standbyCoordination =
-                new StandbyCoordination(
-                        clonos, standbys, standbyActivations, new StandbyScheduling(), log);
-        standbys.onFetched(
-                () -> {
-                    if (standbyCoordination.isWaitingForTransfers()) {
-                        getMainThreadExecutor().execute(this::restartPendingBatch);
-                    }
-                });
+                new StandbyCoordination(clonos, standbys, standbyActivations, access, log);
         standbyActivations.registerMetrics(metrics);
         this.checkpointPause =
                 CheckpointPause.of(
@@ -210,14 +206,21 @@ public class ClonosScheduler extends DefaultScheduler {
         this.requests =
                 new ClonosRequests(
                         clonos, standbys, lost, checkpointPause, this::getExecutionGraph, log);
+        this.localRestart =
+                new LocalRestart(
+                        access,
+                        policy,
+                        checkpointPause,
+                        standbyActivations,
+                        metrics.counter("localRecoveries"),
+                        rpcTimeout,
+                        log);
         // standbys have no state: one that does not run must not hold up the job's checkpoints
-        org.apache.flink.runtime.checkpoint.ClonosCheckpointPlanPatch.install(
+        ClonosCheckpointPlanPatch.install(
                 getExecutionGraph(),
                 clonos.isStandbyEnabled(),
                 vertex -> StandbyVertices.primaryOf(vertex.getJobVertex()).isPresent(),
-                jobMasterConfiguration.get(
-                        org.apache.flink.configuration.CheckpointingOptions
-                                .ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH));
+                jobMasterConfiguration.get(ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH));
         log.info(
                 "Scheduling {} ({}) on Clonos with {}.",
                 jobGraph.getName(),
@@ -235,8 +238,7 @@ public class ClonosScheduler extends DefaultScheduler {
             return;
         }
         JobStatus job = getExecutionGraph().getState();
-        org.apache.flink.runtime.jobgraph.JobVertex failedVertex =
-                failedExecution.getVertex().getJobVertex().getJobVertex();
+        JobVertex failedVertex = failedExecution.getVertex().getJobVertex().getJobVertex();
         LocalFailoverPolicy.NotLocal fallbackReason =
                 policy.whyNotLocal(job, failedVertex, error).orElse(null);
         if (fallbackReason != null && policy.restartsAfresh(job, failedVertex, error)) {
@@ -267,7 +269,7 @@ public class ClonosScheduler extends DefaultScheduler {
 
         FailureHandlingResult result = recordTaskFailure(failedExecution, error);
         if (!result.canRestart() || result.isGlobalFailure()) {
-            globalFallbacks.count(GlobalFallbacks.Reason.RESTART_STRATEGY);
+            globalFallbacks.count(GlobalFallbackCounter.Reason.RESTART_STRATEGY);
             log.warn(
                     "Restart strategy refuses to restart {}; Flink handles the failure.",
                     failedExecution.getVertex().getTaskNameWithSubtaskIndex());
@@ -393,6 +395,16 @@ public class ClonosScheduler extends DefaultScheduler {
                 : super.deliverCoordinationRequestToCoordinator(operator, request);
     }
 
+    /** Tasks' reports go to {@link ClonosRequests}; the other events to the coordinators. */
+    @Override
+    public void deliverOperatorEventToCoordinator(
+            ExecutionAttemptID sender, OperatorID operator, OperatorEvent event)
+            throws FlinkException {
+        if (!requests.received(sender, operator, event)) {
+            super.deliverOperatorEventToCoordinator(sender, operator, event);
+        }
+    }
+
     /** Restarts the failed subtasks of the pending batch locally, or falls back. */
     private void restartPendingBatch() {
         Set<ExecutionVertexVersion> versions = new HashSet<>(pendingRestart.values());
@@ -431,7 +443,7 @@ public class ClonosScheduler extends DefaultScheduler {
         pendingRestart.clear();
         if (!verdict.isLocal()) {
             globalFallbacks.count(verdict.fallback());
-            String why = names(batch) + " locally: " + verdict.notLocal();
+            String why = access.names(batch) + " locally: " + verdict.notLocal();
             log.warn(
                     "Cannot recover {}. Falling back to Flink's restart from the last checkpoint.",
                     why);
@@ -448,7 +460,7 @@ public class ClonosScheduler extends DefaultScheduler {
         if (!finishedProducers.isEmpty()) {
             log.info(
                     "{} finished before the checkpoint the batch restores and restart with it, finished on restore.",
-                    names(finishedProducers));
+                    access.names(finishedProducers));
             restartAfreshWith(finishedProducers, batch, versions);
         }
         // standbys to activate, and the standbys whose slot their replacements take
@@ -470,13 +482,13 @@ public class ClonosScheduler extends DefaultScheduler {
                 .whenCompleteAsync(
                         (ignored, failure) -> {
                             try {
-                                redeploy(versions);
+                                localRestart.deploy(versions);
                                 standbyCoordination.provisionAfterStart(batch, displacedVersions);
                             } catch (Throwable t) {
                                 log.error(
                                         "Local recovery failed; falling back to Flink's restart.",
                                         t);
-                                globalFallbacks.count(GlobalFallbacks.Reason.RESTART_FAILED);
+                                globalFallbacks.count(GlobalFallbackCounter.Reason.RESTART_FAILED);
                                 handleGlobalFailure(t);
                             }
                         },
@@ -504,65 +516,14 @@ public class ClonosScheduler extends DefaultScheduler {
         batch.addAll(joining);
     }
 
-    /** The subtasks' names, in the order given, for the log. */
-    private List<String> names(Collection<ExecutionVertexID> ids) {
-        return ids.stream()
-                .map(id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex())
-                .collect(Collectors.toList());
+    /** The scheduler as its collaborators see it; usable once the constructor returned. */
+    SchedulerAccess access() {
+        return access;
     }
 
-    private void redeploy(Set<ExecutionVertexVersion> versions) throws Exception {
-        Set<ExecutionVertexID> batch =
-                executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
-        if (batch.isEmpty() || getExecutionGraph().getState() != JobStatus.RUNNING) {
-            return;
-        }
-        // A checkpoint triggered as the tasks failed may have registered after the abort at failure
-        // time; it would wait for the dead attempts and block every later one until it times out.
-        RestartScope.abortPendingCheckpoints(getExecutionGraph());
-        resetForNewExecutions(batch);
-        org.apache.flink.runtime.scheduler.ClonosEndOfDataPatch.restoreVertices(this, batch);
-        long checkpointId = RestartScope.restoreLatestCheckpoint(getExecutionGraph(), batch);
-        for (ExecutionVertexID id : batch) {
-            for (OperatorCoordinatorHolder coordinator :
-                    getExecutionJobVertex(id.getJobVertexId()).getOperatorCoordinators()) {
-                org.apache.flink.runtime.operators.coordination.ClonosCoordinatorGatewayPatch
-                        .subtaskReset(coordinator, id.getSubtaskIndex(), checkpointId);
-            }
-        }
-        List<ExecutionVertexID> ordered =
-                IterableUtils.toStream(getSchedulingTopology().getVertices())
-                        .map(SchedulingExecutionVertex::getId)
-                        .filter(batch::contains)
-                        .collect(Collectors.toList());
-        allocateSlotsAndDeploy(ordered);
-        checkpointPause.replaying(ordered);
-        activations.deployed();
-        RestartedProducers.announceOnceStarted(
-                ordered,
-                batch,
-                executionVertexVersioner,
-                this::getExecutionVertex,
-                getMainThreadExecutor(),
-                rpcTimeout);
-        policy.restarted(ordered, checkpointId);
-        localRecoveries.inc();
-        log.info(
-                "Restarted {} locally from checkpoint {}.",
-                names(ordered),
-                checkpointId == OperatorCoordinator.NO_CHECKPOINT
-                        ? "none (no checkpoint completed yet)"
-                        : checkpointId);
-    }
-
-    /** The scheduler as the standby coordination sees it; usable once the constructor returned. */
-    StandbyCoordination.Scheduling standbyScheduling() {
-        return new StandbyScheduling();
-    }
-
-    private final class StandbyScheduling implements StandbyCoordination.Scheduling {
+    private final class Access implements SchedulerAccess {
         @Override
-        public org.apache.flink.runtime.executiongraph.ExecutionGraph graph() {
+        public ExecutionGraph graph() {
             return getExecutionGraph();
         }
 
@@ -586,15 +547,27 @@ public class ClonosScheduler extends DefaultScheduler {
             return cancelExecution(execution);
         }
 
-        /** Deploys new standbys for the ones whose slots activated standbys' replacements took. */
         @Override
-        public void redeployStandbys(Set<ExecutionVertexVersion> versions) {
-            Set<ExecutionVertexID> standbyIds =
-                    executionVertexVersioner.getUnmodifiedExecutionVertices(versions);
-            if (!standbyIds.isEmpty() && getExecutionGraph().getState() == JobStatus.RUNNING) {
-                resetForNewExecutions(standbyIds);
-                allocateSlotsAndDeploy(new ArrayList<>(standbyIds));
-            }
+        public void resetForNewExecutions(Set<ExecutionVertexID> vertices) {
+            ClonosScheduler.this.resetForNewExecutions(vertices);
+        }
+
+        @Override
+        public void deploy(List<ExecutionVertexID> vertices) {
+            allocateSlotsAndDeploy(vertices);
+        }
+
+        @Override
+        public List<ExecutionVertexID> topologicalOrder(Set<ExecutionVertexID> ids) {
+            return IterableUtils.toStream(getSchedulingTopology().getVertices())
+                    .map(SchedulingExecutionVertex::getId)
+                    .filter(ids::contains)
+                    .collect(Collectors.toList());
+        }
+
+        @Override
+        public void restoreEndOfData(Set<ExecutionVertexID> vertices) {
+            ClonosEndOfDataPatch.restoreVertices(ClonosScheduler.this, vertices);
         }
     }
 }

@@ -12,6 +12,7 @@
 
 package io.clonos.runtime.scheduler;
 
+import io.clonos.runtime.compatibility.FlinkCompatibility;
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.runtime.shuffle.ClonosShuffleMaster;
@@ -122,7 +123,7 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
             Collection<FailureEnricher> failureEnrichers,
             BlocklistOperations blocklistOperations)
             throws Exception {
-
+        FlinkCompatibility.check(ClonosSchedulerFactory.class.getClassLoader());
         if (isUnlogged(jobGraph)) {
             ClonosShuffleMaster.of(shuffleMaster).logNothingOf(jobGraph.getJobID());
         }
@@ -161,14 +162,14 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
                         .create();
 
         Optional<ClonosSlotPool> clonosSlotPool = slotPoolService.castInto(ClonosSlotPool.class);
-        LostTaskManagers lostTaskManagers =
-                new LostTaskManagers(
+        LostTaskManagerDetector lostTaskManagers =
+                new LostTaskManagerDetector(
                         ioExecutor,
                         mainThreadExecutor,
                         task ->
                                 mainThreadExecutor.schedule(
                                         task,
-                                        LostTaskManagers.PROBE_AGAIN_AFTER.toMillis(),
+                                        LostTaskManagerDetector.PROBE_AGAIN_AFTER.toMillis(),
                                         java.util.concurrent.TimeUnit.MILLISECONDS),
                         clonosSlotPool
                                 .<java.util.function.BiConsumer<ResourceID, Exception>>map(
@@ -198,7 +199,7 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
                 new StandbysAfterPrimaries(
                         new PipelinedRegionSchedulingStrategy.Factory(),
                         StandbyVertices.standbyVertices(jobGraph),
-                        scheduler -> ((ClonosScheduler) scheduler).standbyScheduling()),
+                        scheduler -> ((ClonosScheduler) scheduler).access()),
                 FailoverStrategyFactoryLoader.loadFailoverStrategyFactory(jobMasterConfiguration),
                 restartBackoffTimeStrategy,
                 new StandbyExecutionOperations(

@@ -32,9 +32,9 @@ import java.util.Set;
 
 /**
  * Flink's slot pool of a streaming job, which can declare a TaskManager lost before the heartbeats
- * do ({@link LostTaskManagers}): it releases the TaskManager's slots, as the JobMaster does when it
- * disconnects a TaskManager, and tells the ResourceManager, which would otherwise count the dead
- * TaskManager's slots as the job's until its own heartbeats time out, and not offer new ones.
+ * do ({@link LostTaskManagerDetector}): it releases the TaskManager's slots, as the JobMaster does
+ * when it disconnects a TaskManager, and tells the ResourceManager, which would otherwise count the
+ * dead TaskManager's slots as the job's until its own heartbeats time out, and not offer new ones.
  */
 @Internal
 final class ClonosSlotPool extends DeclarativeSlotPoolBridge {

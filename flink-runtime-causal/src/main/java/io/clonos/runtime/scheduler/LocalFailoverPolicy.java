@@ -14,10 +14,10 @@ package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 import io.clonos.runtime.configuration.ClonosConfiguration;
-import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.configuration.ClonosOptions.InFlightLogType;
 import io.clonos.runtime.configuration.ClonosOptions.OrphanFallback;
 import io.clonos.runtime.configuration.ClonosOptions.RecoveryMode;
+import io.clonos.runtime.configuration.TaskSettings;
 import io.clonos.runtime.jobgraph.VertexReplay;
 
 import org.apache.flink.annotation.Internal;
@@ -84,7 +84,7 @@ final class LocalFailoverPolicy<V> {
         if (error != null && LocalRecoveryImpossibleException.isCauseOf(error)) {
             return Optional.of(
                     new NotLocal(
-                            GlobalFallbacks.Reason.REPLAY_IMPOSSIBLE,
+                            GlobalFallbackCounter.Reason.REPLAY_IMPOSSIBLE,
                             "an upstream task cannot replay what the task needs ("
                                     + error.getMessage()
                                     + ")"));
@@ -98,20 +98,20 @@ final class LocalFailoverPolicy<V> {
         if (!isClonosTask(vertex)) {
             return Optional.of(
                     new NotLocal(
-                            GlobalFallbacks.Reason.NOT_REPLAYABLE,
+                            GlobalFallbackCounter.Reason.NOT_REPLAYABLE,
                             "its task "
                                     + vertex.getInvokableClassName()
                                     + " is not a Clonos task"));
         }
         Configuration configuration = vertex.getConfiguration();
-        if (configuration.get(ClonosOptions.DETERMINANT_SHARING_DEPTH) != 0) {
+        if (TaskSettings.readFrom(configuration).causalLogging()) {
             // with causal logging off (DSD 0) the job asked for at-least-once: such a task restarts
             // alone
             Optional<String> notReplayable = VertexReplay.whyNotReplayable(configuration);
             if (notReplayable.isPresent()) {
                 return Optional.of(
                         new NotLocal(
-                                GlobalFallbacks.Reason.NOT_REPLAYABLE,
+                                GlobalFallbackCounter.Reason.NOT_REPLAYABLE,
                                 "it cannot be recovered by determinants: " + notReplayable.get()));
             }
         }
@@ -123,7 +123,7 @@ final class LocalFailoverPolicy<V> {
      * metric (null where the rollback is no fallback: the job chose global recovery, or it was not
      * running), and the reason in words, for the log.
      */
-    record NotLocal(@Nullable GlobalFallbacks.Reason reason, String why) {}
+    record NotLocal(@Nullable GlobalFallbackCounter.Reason reason, String why) {}
 
     /**
      * Whether a task that cannot be recovered by determinants restarts alone and afresh (at least
@@ -173,7 +173,7 @@ final class LocalFailoverPolicy<V> {
             if (producer.isPresent()) {
                 // Flink does not run a finished task again, and its output is gone with it
                 return BatchVerdict.global(
-                        GlobalFallbacks.Reason.INPUT_LOST,
+                        GlobalFallbackCounter.Reason.INPUT_LOST,
                         "the producer finished on a TaskManager that is lost: "
                                 + names.apply(producer.get())
                                 + " finished, and its in-flight log, from which "
@@ -186,7 +186,7 @@ final class LocalFailoverPolicy<V> {
         ConnectedFailures<V> failures = new ConnectedFailures<>(consumersOf, down);
         Optional<String> noSurvivor = failures.noSurvivor(primaries);
         if (noSurvivor.isPresent()) {
-            return BatchVerdict.global(GlobalFallbacks.Reason.NO_SURVIVOR, noSurvivor.get());
+            return BatchVerdict.global(GlobalFallbackCounter.Reason.NO_SURVIVOR, noSurvivor.get());
         }
         int depth = clonos.getDeterminantSharingDepth();
         Map<V, ConnectedFailures.Orphan<V>> orphans = failures.orphans(depth);
@@ -211,7 +211,8 @@ final class LocalFailoverPolicy<V> {
         if (clonos.getOrphanFallback() == OrphanFallback.AT_LEAST_ONCE) {
             return new BatchVerdict<>(null, null, new LinkedHashSet<>(orphans.keySet()), reasons);
         }
-        return new BatchVerdict<>(GlobalFallbacks.Reason.BEYOND_DSD, reasons, Set.of(), reasons);
+        return new BatchVerdict<>(
+                GlobalFallbackCounter.Reason.BEYOND_DSD, reasons, Set.of(), reasons);
     }
 
     /** The tasks of a batch were restarted locally from {@code checkpoint}. */
@@ -237,7 +238,7 @@ final class LocalFailoverPolicy<V> {
      * {@code orphans} names the orphans, if the verdict found any, and why they are.
      */
     record BatchVerdict<V>(
-            @Nullable GlobalFallbacks.Reason fallback,
+            @Nullable GlobalFallbackCounter.Reason fallback,
             @Nullable String notLocal,
             Set<V> restartAfresh,
             @Nullable String orphans) {
@@ -246,7 +247,7 @@ final class LocalFailoverPolicy<V> {
             return new BatchVerdict<>(null, null, restartAfresh, null);
         }
 
-        static <V> BatchVerdict<V> global(GlobalFallbacks.Reason fallback, String reason) {
+        static <V> BatchVerdict<V> global(GlobalFallbackCounter.Reason fallback, String reason) {
             return new BatchVerdict<>(fallback, reason, Set.of(), null);
         }
 

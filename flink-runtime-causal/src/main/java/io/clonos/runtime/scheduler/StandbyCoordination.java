@@ -22,14 +22,12 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
 import org.apache.flink.runtime.clusterframework.types.AllocationID;
 import org.apache.flink.runtime.clusterframework.types.ResourceID;
-import org.apache.flink.runtime.concurrent.ComponentMainThreadExecutor;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.Execution;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.executiongraph.ExecutionGraph;
 import org.apache.flink.runtime.executiongraph.ExecutionVertex;
 import org.apache.flink.runtime.scheduler.ExecutionVertexVersion;
-import org.apache.flink.runtime.scheduler.ExecutionVertexVersioner;
 import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
 import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
 import org.apache.flink.util.IterableUtils;
@@ -41,7 +39,6 @@ import javax.annotation.Nullable;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -82,26 +79,10 @@ final class StandbyCoordination {
     /** A standby that did not get off its primary's TaskManager in this many tries stays. */
     private static final int MOVE_TRIES = 2;
 
-    /** What the coordination asks of the scheduler. */
-    interface Scheduling {
-        ExecutionGraph graph();
-
-        ExecutionVertex vertex(ExecutionVertexID id);
-
-        ComponentMainThreadExecutor mainThread();
-
-        ExecutionVertexVersioner versioner();
-
-        CompletableFuture<?> cancel(Execution execution);
-
-        /** Deploys new attempts of the standbys whose versions are still current. */
-        void redeployStandbys(Set<ExecutionVertexVersion> versions);
-    }
-
     private final ClonosConfiguration clonos;
     private final StandbyManager standbys;
     private final StandbyActivations activations;
-    private final Scheduling scheduling;
+    private final SchedulerAccess scheduling;
     private final Logger log;
 
     private final Map<ExecutionVertexID, Integer> moves = new HashMap<>();
@@ -116,17 +97,30 @@ final class StandbyCoordination {
      */
     private long transferWaitDeadline = -1;
 
+    /** What runs the waiting batch again, when a standby reports its copies or the wait ends. */
+    @Nullable private Runnable retry;
+
     StandbyCoordination(
             ClonosConfiguration clonos,
             StandbyManager standbys,
             StandbyActivations activations,
-            Scheduling scheduling,
+            SchedulerAccess scheduling,
             Logger log) {
         this.clonos = clonos;
         this.standbys = standbys;
         this.activations = activations;
         this.scheduling = scheduling;
         this.log = log;
+        standbys.onFetched(
+                () ->
+                        scheduling
+                                .mainThread()
+                                .execute(
+                                        () -> {
+                                            if (transferWaitDeadline >= 0 && retry != null) {
+                                                retry.run();
+                                            }
+                                        }));
     }
 
     /**
@@ -147,7 +141,7 @@ final class StandbyCoordination {
         scheduling
                 .mainThread()
                 .schedule(
-                        () -> scheduling.redeployStandbys(versions),
+                        () -> redeployStandbys(versions),
                         STANDBY_RETRY.toMillis(),
                         TimeUnit.MILLISECONDS);
     }
@@ -156,8 +150,7 @@ final class StandbyCoordination {
      * Whether the batch waits for standbys that are fetching the checkpoint it restores, up to
      * {@code clonos.standby.transfer-wait} from its first call: a standby that finishes its
      * transfer saves its replacement reading those files from checkpoint storage. {@code retry} is
-     * run when the wait is over; the scheduler also calls again when a standby reports its copies
-     * ({@link #isWaitingForTransfers}).
+     * run when a standby of the batch reports its copies and when the wait is over.
      */
     boolean awaitingTransfers(Set<ExecutionVertexID> batch, Runnable retry) {
         long latest =
@@ -175,11 +168,12 @@ final class StandbyCoordination {
             return false;
         }
         long now = System.nanoTime();
+        this.retry = retry;
         if (transferWaitDeadline < 0) {
             transferWaitDeadline = now + TimeUnit.MILLISECONDS.toNanos(wait);
             log.info(
                     "The replacements of {} wait up to {} ms for their standbys to finish fetching checkpoint {} (clonos.standby.transfer-wait).",
-                    names(fetching),
+                    scheduling.names(fetching),
                     wait,
                     latest);
             long deadline = transferWaitDeadline;
@@ -201,7 +195,7 @@ final class StandbyCoordination {
         transferWaitDeadline = -1;
         log.warn(
                 "The standbys of {} did not finish fetching checkpoint {} within {} ms (clonos.standby.transfer-wait): their replacements read the rest from checkpoint storage.",
-                names(fetching),
+                scheduling.names(fetching),
                 latest,
                 wait);
         return false;
@@ -213,8 +207,7 @@ final class StandbyCoordination {
      * clonos.standby.redeploy-delay} after that, deploys new standbys for the ones whose slots they
      * took. Not as soon as the replacements are deployed: a new standby fetches its primary's whole
      * state from checkpoint storage, and on the TaskManager of a replacement that restores its own
-     * (its standby's copy) that fetch competes with the restore for the CPU and the disk (in issue
-     * 18's runs with 220 MB of state it ran during the replacements' 4.5-5.5 s restore).
+     * (its standby's copy) that fetch competes with the restore for the CPU and the disk.
      */
     void provisionAfterStart(Set<ExecutionVertexID> batch, Set<ExecutionVertexVersion> displaced) {
         if (displaced.isEmpty()) {
@@ -240,16 +233,11 @@ final class StandbyCoordination {
                             scheduling
                                     .mainThread()
                                     .schedule(
-                                            () -> scheduling.redeployStandbys(displaced),
+                                            () -> redeployStandbys(displaced),
                                             clonos.getStandbyRedeployDelay().toMillis(),
                                             TimeUnit.MILLISECONDS);
                         },
                         scheduling.mainThread());
-    }
-
-    /** Whether a batch waits for standbys' transfers now. */
-    boolean isWaitingForTransfers() {
-        return transferWaitDeadline >= 0;
     }
 
     /** Runs {@code provision} (moving standbys) {@link #STANDBY_PROVISION_DELAY} from now. */
@@ -353,7 +341,7 @@ final class StandbyCoordination {
                                             : others;
                             log.info(
                                     "Moving {} off the TaskManagers of their primaries (clonos.standby.placement: spread), to {}.",
-                                    names(stillThere),
+                                    scheduling.names(stillThere),
                                     spare != null && spare.isPresent()
                                             ? "a new slot on " + spare.get()
                                             : "a free slot of the job's elsewhere, if there is one (the ResourceManager offered none elsewhere)");
@@ -371,7 +359,7 @@ final class StandbyCoordination {
                                                 movingSlots.remove(slot);
                                                 activations.steer(slot, targets);
                                                 try {
-                                                    scheduling.redeployStandbys(versions);
+                                                    redeployStandbys(versions);
                                                 } finally {
                                                     activations.unsteer(slot);
                                                 }
@@ -447,9 +435,13 @@ final class StandbyCoordination {
         return slots;
     }
 
-    private List<String> names(Collection<ExecutionVertexID> ids) {
-        return ids.stream()
-                .map(id -> scheduling.vertex(id).getTaskNameWithSubtaskIndex())
-                .collect(Collectors.toList());
+    /** Deploys new attempts of the standbys whose versions are still current. */
+    private void redeployStandbys(Set<ExecutionVertexVersion> versions) {
+        Set<ExecutionVertexID> ids =
+                scheduling.versioner().getUnmodifiedExecutionVertices(versions);
+        if (!ids.isEmpty() && scheduling.graph().getState() == JobStatus.RUNNING) {
+            scheduling.resetForNewExecutions(ids);
+            scheduling.deploy(new ArrayList<>(ids));
+        }
     }
 }

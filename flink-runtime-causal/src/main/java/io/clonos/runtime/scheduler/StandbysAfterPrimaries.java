@@ -51,12 +51,12 @@ final class StandbysAfterPrimaries implements SchedulingStrategyFactory {
      * The scheduler the strategy is created for, as the standby coordination sees it: asked for
      * once the scheduler's constructor has returned, when the first standbys wait.
      */
-    private final Function<SchedulerOperations, StandbyCoordination.Scheduling> scheduling;
+    private final Function<SchedulerOperations, SchedulerAccess> scheduling;
 
     StandbysAfterPrimaries(
             SchedulingStrategyFactory flink,
             Set<JobVertexID> standbyVertices,
-            Function<SchedulerOperations, StandbyCoordination.Scheduling> scheduling) {
+            Function<SchedulerOperations, SchedulerAccess> scheduling) {
         this.flink = flink;
         this.standbyVertices = standbyVertices;
         this.scheduling = scheduling;
@@ -108,7 +108,7 @@ final class StandbysAfterPrimaries implements SchedulingStrategyFactory {
          * were held back come back through the strategy and are waited with again.
          */
         private void deployOncePrimariesPlaced() {
-            StandbyCoordination.Scheduling graph = scheduling.apply(scheduler);
+            SchedulerAccess graph = scheduling.apply(scheduler);
             List<CompletableFuture<?>> placing = new ArrayList<>();
             for (ExecutionVertex vertex : graph.graph().getAllExecutionVertices()) {
                 Execution attempt = vertex.getCurrentExecutionAttempt();

@@ -14,6 +14,7 @@ package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.configuration.ClonosOptions;
+import io.clonos.runtime.protocol.FailTaskRequest;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.execution.ExecutionState;

@@ -12,6 +12,7 @@
 
 package io.clonos.runtime.shuffle;
 
+import io.clonos.runtime.compatibility.FlinkCompatibility;
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.inflightlog.InFlightLogs;
@@ -51,8 +52,9 @@ import java.io.IOException;
  * shuffle-service-factory.class}. It is where the network side of Clonos (in-flight log,
  * piggybacked determinants, reconnection of a recovered task) enters the TaskManager. It keeps
  * Flink's Netty shuffle descriptors, because Flink's input gate factory and partition updates
- * insist on them, and it validates the Clonos settings when a TaskManager starts so that a bad
- * value stops the TaskManager rather than its first task.
+ * insist on them, and it validates the Clonos settings, and that the Flink on the class path is one
+ * Clonos's patches fit ({@link FlinkCompatibility}), when a JobManager or a TaskManager starts, so
+ * that a bad value or a moved Flink member stops it rather than its first task.
  */
 @Internal
 public class ClonosShuffleServiceFactory
@@ -64,6 +66,7 @@ public class ClonosShuffleServiceFactory
 
     @Override
     public ShuffleMaster<NettyShuffleDescriptor> createShuffleMaster(ShuffleMasterContext context) {
+        FlinkCompatibility.check(ClonosShuffleServiceFactory.class.getClassLoader());
         ClonosConfiguration.fromConfiguration(context.getConfiguration());
         return new ClonosShuffleMaster(netty.createShuffleMaster(context));
     }
@@ -71,6 +74,7 @@ public class ClonosShuffleServiceFactory
     @Override
     public ShuffleEnvironment<ResultPartition, ClonosInputGate> createShuffleEnvironment(
             ShuffleEnvironmentContext context) {
+        FlinkCompatibility.check(ClonosShuffleServiceFactory.class.getClassLoader());
         ClonosConfiguration clonos =
                 ClonosConfiguration.fromConfiguration(context.getConfiguration());
         LOG.info(

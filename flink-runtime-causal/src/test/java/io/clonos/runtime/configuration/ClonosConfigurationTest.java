@@ -35,11 +35,36 @@ class ClonosConfigurationTest {
         ClonosConfiguration clonos = ClonosConfiguration.fromConfiguration(new Configuration());
 
         assertThat(clonos.getDeterminantSharingDepth()).isEqualTo(-1);
-        assertThat(clonos.isCausalLoggingEnabled()).isTrue();
+        assertThat(TaskSettings.of(clonos, true).causalLogging()).isTrue();
+        assertThat(TaskSettings.of(clonos, false).causalLogging())
+                .as("a job Clonos does not cover")
+                .isFalse();
         assertThat(clonos.getRecoveryMode()).isEqualTo(RecoveryMode.LOCAL);
         assertThat(clonos.getOrphanFallback()).isEqualTo(OrphanFallback.GLOBAL_ROLLBACK);
         assertThat(clonos.isStandbyEnabled()).isFalse();
         assertThat(clonos.getRestartDelay()).as("the restart strategy's delay").isEmpty();
+    }
+
+    /** What the rewriter writes into a vertex is what its tasks read back, and nothing else. */
+    @Test
+    void taskSettingsTravelThroughAVertexConfiguration() {
+        ClonosConfiguration clonos =
+                ClonosConfiguration.fromConfiguration(
+                        Configuration.fromMap(
+                                Map.of(
+                                        "clonos.determinant-sharing-depth", "1",
+                                        "clonos.time-service.granularity", "7 ms",
+                                        "clonos.determinant.memory", "3mb",
+                                        "clonos.recovery.checkpoint-pause", "0 ms")));
+        Configuration vertex = new Configuration();
+        TaskSettings.of(clonos, true).writeTo(vertex);
+
+        TaskSettings read = TaskSettings.readFrom(vertex);
+        assertThat(read.determinantSharingDepth()).isEqualTo(1);
+        assertThat(read.timeServiceGranularity()).hasMillis(7);
+        assertThat(read.determinantMemory().getMebiBytes()).isEqualTo(3);
+        assertThat(read.checkpointsWaitForReplays()).isFalse();
+        assertThat(vertex.keySet()).allSatisfy(key -> assertThat(key).startsWith("clonos."));
     }
 
     @Test
@@ -57,7 +82,7 @@ class ClonosConfigurationTest {
                                         "clonos.recovery.restart-delay", "0 ms")));
 
         assertThat(clonos.getDeterminantSharingDepth()).isZero();
-        assertThat(clonos.isCausalLoggingEnabled()).isFalse();
+        assertThat(TaskSettings.of(clonos, true).causalLogging()).isFalse();
         assertThat(clonos.getRecoveryMode()).isEqualTo(RecoveryMode.GLOBAL);
         assertThat(clonos.getOrphanFallback()).isEqualTo(OrphanFallback.AT_LEAST_ONCE);
         assertThat(clonos.getSpillPolicy()).isEqualTo(SpillPolicy.EAGER);

@@ -87,7 +87,7 @@ class LocalFailoverPolicyTest {
                 .hasValueSatisfying(
                         notLocal -> {
                             assertThat(notLocal.reason())
-                                    .isEqualTo(GlobalFallbacks.Reason.REPLAY_IMPOSSIBLE);
+                                    .isEqualTo(GlobalFallbackCounter.Reason.REPLAY_IMPOSSIBLE);
                             assertThat(notLocal.why())
                                     .startsWith("an upstream task cannot replay")
                                     .contains("epoch 3");
@@ -98,7 +98,7 @@ class LocalFailoverPolicyTest {
         assertThat(policy().whyNotLocal(JobStatus.RUNNING, flinkTask, CRASH))
                 .hasValue(
                         new LocalFailoverPolicy.NotLocal(
-                                GlobalFallbacks.Reason.NOT_REPLAYABLE,
+                                GlobalFallbackCounter.Reason.NOT_REPLAYABLE,
                                 "its task org.apache.flink.runtime.operators.BatchTask is not a Clonos task"));
 
         JobVertex notReplayable = clonosVertex();
@@ -107,7 +107,7 @@ class LocalFailoverPolicyTest {
         assertThat(policy().whyNotLocal(JobStatus.RUNNING, notReplayable, CRASH))
                 .hasValue(
                         new LocalFailoverPolicy.NotLocal(
-                                GlobalFallbacks.Reason.NOT_REPLAYABLE,
+                                GlobalFallbackCounter.Reason.NOT_REPLAYABLE,
                                 "it cannot be recovered by determinants: its source reads splits in an unlogged order"));
     }
 
@@ -189,7 +189,7 @@ class LocalFailoverPolicyTest {
                                 task -> task.equals("c1") ? Optional.of("b1") : Optional.empty(),
                                 NAME);
         assertThat(verdict.isLocal()).isFalse();
-        assertThat(verdict.fallback()).isEqualTo(GlobalFallbacks.Reason.INPUT_LOST);
+        assertThat(verdict.fallback()).isEqualTo(GlobalFallbackCounter.Reason.INPUT_LOST);
         assertThat(verdict.notLocal())
                 .startsWith("the producer finished on a TaskManager that is lost: task b1 finished")
                 .contains("task c1 would replay its input");
@@ -207,7 +207,7 @@ class LocalFailoverPolicyTest {
                 policy("clonos.determinant-sharing-depth", "1")
                         .judge(Set.of("a0", "b0", "c0"), 5, ALL, PIPELINE::get, NONE_LOST, NAME);
         assertThat(dsd1.isLocal()).isFalse();
-        assertThat(dsd1.fallback()).isEqualTo(GlobalFallbacks.Reason.BEYOND_DSD);
+        assertThat(dsd1.fallback()).isEqualTo(GlobalFallbackCounter.Reason.BEYOND_DSD);
         assertThat(dsd1.notLocal())
                 .isEqualTo(
                         "task a0 is an orphan: its output reached task c1, which kept running, 2 hops downstream through failed tasks, "
@@ -236,7 +236,7 @@ class LocalFailoverPolicyTest {
         LocalFailoverPolicy.BatchVerdict<String> verdict =
                 policy().judge(ALL, 5, ALL, PIPELINE::get, NONE_LOST, NAME);
         assertThat(verdict.isLocal()).isFalse();
-        assertThat(verdict.fallback()).isEqualTo(GlobalFallbacks.Reason.NO_SURVIVOR);
+        assertThat(verdict.fallback()).isEqualTo(GlobalFallbackCounter.Reason.NO_SURVIVOR);
         assertThat(verdict.notLocal()).contains("every task of the job");
         assertThat(verdict.orphans()).isNull();
     }

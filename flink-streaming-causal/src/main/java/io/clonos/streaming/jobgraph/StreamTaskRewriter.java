@@ -13,7 +13,7 @@
 package io.clonos.streaming.jobgraph;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
-import io.clonos.runtime.configuration.ClonosOptions;
+import io.clonos.runtime.configuration.TaskSettings;
 import io.clonos.runtime.jobgraph.JobGraphRewriter;
 import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.streaming.causal.CanonicalTimerOrder;
@@ -89,7 +89,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                                         + " Flink would, by the job's restart strategy.",
                                 jobGraph.getJobID(),
                                 why));
-        int depth = unlogged.isPresent() ? 0 : clonos.getDeterminantSharingDepth();
+        TaskSettings settings = TaskSettings.of(clonos, unlogged.isEmpty());
         for (JobVertex vertex : jobGraph.getVertices()) {
             unlogged.ifPresent(why -> VertexReplay.markUnlogged(vertex.getConfiguration(), why));
             String invokable = vertex.getInvokableClassName();
@@ -112,7 +112,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             config.setUnalignedCheckpointsEnabled(false);
             ClonosChainedSourcesPatch.addChainedSources(
                     vertex, chainedSources(config, userCodeClassLoader));
-            if (depth != 0) {
+            if (settings.causalLogging()) {
                 if (config.getTimerServiceProvider(userCodeClassLoader) == null) {
                     // timers due together fire in an order a recovered task reproduces
                     config.setTimerServiceProvider(new CanonicalTimerOrder());
@@ -124,20 +124,11 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                 replaceOperators(config, userCodeClassLoader);
                 config.serializeAllConfigs();
             }
-            // the job's causal settings, for the tasks to read from their own configuration
-            vertex.getConfiguration().set(ClonosOptions.DETERMINANT_SHARING_DEPTH, depth);
-            vertex.getConfiguration()
-                    .set(
-                            ClonosOptions.TIME_SERVICE_GRANULARITY,
-                            clonos.getTimeServiceGranularity());
-            vertex.getConfiguration()
-                    .set(ClonosOptions.DETERMINANT_MEMORY, clonos.getDeterminantMemory());
-            vertex.getConfiguration()
-                    .set(ClonosOptions.RECOVERY_CHECKPOINT_PAUSE, clonos.getCheckpointPause());
+            settings.writeTo(vertex.getConfiguration());
             notReplayableBecause(vertex.getInvokableClassName(), config, userCodeClassLoader)
                     .ifPresent(
                             why -> {
-                                if (depth != 0) {
+                                if (settings.causalLogging()) {
                                     // said at submission, not first at a failure
                                     LOG.warn(
                                             "Vertex '{}' of job {} cannot be recovered locally: {}. A failure of one"

@@ -45,13 +45,14 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
     public void init() throws Exception {
         super.init();
         orderedReader =
-                causal.orderSourceReader(
-                        mainOperator,
-                        configuration.getTypeSerializerOut(getUserCodeClassLoader()),
-                        0,
-                        false);
-        inputProcessor = causal.sourceInputCreated(inputProcessor);
-        causal.sourceChainCreated(operatorChain);
+                causal.sources()
+                        .orderSourceReader(
+                                mainOperator,
+                                configuration.getTypeSerializerOut(getUserCodeClassLoader()),
+                                0,
+                                false);
+        inputProcessor = causal.sources().sourceInputCreated(inputProcessor);
+        causal.sources().sourceChainCreated(operatorChain);
     }
 
     @Override
@@ -67,20 +68,22 @@ public class CausalSourceOperatorStreamTask<T> extends SourceOperatorStreamTask<
         if (!causal.isCausal()) {
             return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
         }
-        return causal.triggerSourceCheckpoint(
-                getMailboxExecutorFactory().createExecutor(TaskMailbox.MIN_PRIORITY),
-                this::isRunning,
-                checkpointMetaData,
-                () -> {
-                    if (orderedReader != null) {
-                        // the reader's positions must match what left the task
-                        orderedReader.emitHeld();
-                    }
-                },
-                metrics -> {
-                    triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, metrics);
-                    causal.startEpoch(checkpointMetaData.getCheckpointId());
-                });
+        return causal.sources()
+                .triggerSourceCheckpoint(
+                        getMailboxExecutorFactory().createExecutor(TaskMailbox.MIN_PRIORITY),
+                        this::isRunning,
+                        checkpointMetaData,
+                        () -> {
+                            if (orderedReader != null) {
+                                // the reader's positions must match what left the task
+                                orderedReader.emitHeld();
+                            }
+                        },
+                        metrics -> {
+                            triggerCheckpointOnBarrier(
+                                    checkpointMetaData, checkpointOptions, metrics);
+                            causal.startEpoch(checkpointMetaData.getCheckpointId());
+                        });
     }
 
     @Override

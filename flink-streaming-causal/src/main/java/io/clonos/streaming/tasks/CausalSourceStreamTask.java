@@ -50,12 +50,12 @@ public class CausalSourceStreamTask<
     @Override
     protected void init() {
         super.init();
-        causal.legacySourceCreated(mainOperator, operatorChain);
+        causal.sources().legacySourceCreated(mainOperator, operatorChain);
     }
 
     @Override
     protected void processInput(MailboxDefaultAction.Controller controller) throws Exception {
-        if (causal.holdsBackLegacySource(controller, mailbox())) {
+        if (causal.sources().holdsBackLegacySource(controller, mailbox())) {
             return;
         }
         super.processInput(controller);
@@ -76,15 +76,17 @@ public class CausalSourceStreamTask<
             causal.startEpoch(checkpointMetaData.getCheckpointId());
             return super.triggerCheckpointAsync(checkpointMetaData, checkpointOptions);
         }
-        return causal.triggerSourceCheckpoint(
-                mailbox(),
-                this::isRunning,
-                checkpointMetaData,
-                () -> {},
-                metrics -> {
-                    triggerCheckpointOnBarrier(checkpointMetaData, checkpointOptions, metrics);
-                    causal.startEpoch(checkpointMetaData.getCheckpointId());
-                });
+        return causal.sources()
+                .triggerSourceCheckpoint(
+                        mailbox(),
+                        this::isRunning,
+                        checkpointMetaData,
+                        () -> {},
+                        metrics -> {
+                            triggerCheckpointOnBarrier(
+                                    checkpointMetaData, checkpointOptions, metrics);
+                            causal.startEpoch(checkpointMetaData.getCheckpointId());
+                        });
     }
 
     /** The mailbox's executor; its mails run under the checkpoint lock, as every mailbox action. */

@@ -18,55 +18,37 @@ import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.DeterminantMemory;
 import io.clonos.runtime.causal.HeldCausalLogs;
 import io.clonos.runtime.causal.TaskCausalLog;
-import io.clonos.runtime.configuration.ClonosOptions;
+import io.clonos.runtime.configuration.TaskSettings;
 import io.clonos.runtime.network.ClonosInputGate;
 import io.clonos.runtime.network.ClonosNetworkContext;
 import io.clonos.runtime.network.OrderInProgress;
 import io.clonos.runtime.network.PendingBarriers;
 import io.clonos.runtime.network.SubpartitionLogMetrics;
-import io.clonos.runtime.scheduler.LostTaskManagerReport;
-import io.clonos.runtime.scheduler.ReplayEndReport;
 import io.clonos.runtime.shuffle.ClonosShuffleServiceFactory;
 import io.clonos.streaming.causal.CausalTimers;
 import io.clonos.streaming.partitioner.CausalPartitioners;
-import io.clonos.streaming.source.CausalSourceReader;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.common.operators.MailboxExecutor;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.connector.source.ExternallyInducedSourceReader;
-import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
-import org.apache.flink.runtime.checkpoint.CheckpointMetricsBuilder;
-import org.apache.flink.runtime.checkpoint.CheckpointOptions;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.execution.Environment;
-import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
 import org.apache.flink.runtime.io.network.api.writer.RecordWriterDelegate;
 import org.apache.flink.runtime.io.network.api.writer.ResultPartitionWriter;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
 import org.apache.flink.streaming.api.graph.StreamConfig;
-import org.apache.flink.streaming.api.operators.ClonosLegacySourcePatch;
-import org.apache.flink.streaming.api.operators.ClonosSourceReaderPatch;
-import org.apache.flink.streaming.api.operators.SourceOperator;
-import org.apache.flink.streaming.api.operators.StreamSource;
 import org.apache.flink.streaming.runtime.io.ClonosNetworkInputPatch;
 import org.apache.flink.streaming.runtime.io.StreamInputProcessor;
 import org.apache.flink.streaming.runtime.tasks.ClonosOutputStatusPatch;
 import org.apache.flink.streaming.runtime.tasks.OperatorChain;
 import org.apache.flink.streaming.runtime.tasks.ProcessingTimeServiceFactory;
-import org.apache.flink.streaming.runtime.tasks.mailbox.MailboxDefaultAction;
-import org.apache.flink.util.FlinkRuntimeException;
-import org.apache.flink.util.function.ThrowingConsumer;
-import org.apache.flink.util.function.ThrowingRunnable;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -74,7 +56,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
-import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -102,6 +84,9 @@ public final class CausalTaskContext {
 
     private final EpochTracker epochs;
     private final HeldAborts aborts;
+    private final JobManagerReports reports;
+    private final CausalSourceContext sources;
+    private final TaskSettings settings;
 
     /** The Clonos context of the TaskManager that runs the task. */
     private final ClonosNetworkContext network;
@@ -111,10 +96,10 @@ public final class CausalTaskContext {
 
     private final List<ClonosInputGate> gates;
     private final List<ResultPartitionID> partitions = new ArrayList<>();
-    private final Map<String, SubpartitionLogMetrics> logMetrics = new LinkedHashMap<>();
 
     private CausalTaskContext(Environment environment) {
         this.environment = environment;
+        this.settings = TaskSettings.readFrom(environment.getTaskConfiguration());
         long restored =
                 environment
                         .getTaskStateManager()
@@ -124,26 +109,26 @@ public final class CausalTaskContext {
         this.aborts = new HeldAborts(epochs);
         this.network = ClonosShuffleServiceFactory.networkOf(environment);
         this.gates = ClonosNetworkContext.clonosGates(environment.getAllInputGates());
-        String taskName = environment.getTaskInfo().getTaskNameWithSubtasks();
-        java.util.function.Consumer<java.net.InetSocketAddress> lostPeers =
-                LostTaskManagerReport.reporter(
-                        environment.getOperatorCoordinatorEventGateway(), taskName);
+        this.reports =
+                new JobManagerReports(
+                        environment.getOperatorCoordinatorEventGateway(),
+                        environment.getTaskInfo().getTaskNameWithSubtasks());
+        Consumer<InetSocketAddress> lostPeers = reports.lostProducers();
         for (ClonosInputGate gate : gates) {
             gate.setRestoredCheckpointId(restored);
             gate.setLostPeerReporter(lostPeers);
         }
         MetricGroup group = environment.getMetricGroup().addGroup(EpochTracker.METRIC_GROUP);
         ResultPartitionWriter[] writers = environment.getAllWriters();
-        java.util.function.Consumer<java.net.InetSocketAddress> lostConsumers =
-                LostTaskManagerReport.consumerReporter(
-                        environment.getOperatorCoordinatorEventGateway(), taskName);
+        Consumer<InetSocketAddress> lostConsumers = reports.lostConsumers();
+        Map<String, SubpartitionLogMetrics> logMetrics = new LinkedHashMap<>();
         for (int w = 0; w < writers.length; w++) {
             partitions.add(writers[w].getPartitionId());
             network.consumerConnections().register(writers[w].getPartitionId(), lostConsumers);
             for (int i = 0; i < writers[w].getNumberOfSubpartitions(); i++) {
-                SubpartitionLogMetrics metrics =
-                        network.subpartitionLogs().metrics(writers[w].getPartitionId(), i);
-                logMetrics.put(w + "_" + i, metrics);
+                logMetrics.put(
+                        w + "_" + i,
+                        network.subpartitionLogs().metrics(writers[w].getPartitionId(), i));
             }
         }
         InFlightLogMetrics.register(group, epochs, logMetrics);
@@ -165,6 +150,9 @@ public final class CausalTaskContext {
         if (causal != null) {
             CausalTaskMetrics.register(group, causal);
         }
+        this.sources =
+                new CausalSourceContext(
+                        causal, this::regeneratesPredecessorStream, this::startEpoch);
     }
 
     /** The context of a task that replays its input by determinants when it recovers. */
@@ -182,8 +170,7 @@ public final class CausalTaskContext {
     @Nullable
     private CausalTask createCausalTask(
             Environment environment, long restored, boolean replaysWithDeterminants) {
-        int dsd = environment.getTaskConfiguration().get(ClonosOptions.DETERMINANT_SHARING_DEPTH);
-        if (dsd == 0) {
+        if (!settings.causalLogging()) {
             return null;
         }
         String taskName = environment.getTaskInfo().getTaskNameWithSubtasks();
@@ -205,17 +192,8 @@ public final class CausalTaskContext {
                                 taskName, id, restored, consumers, timeout, network.deadlines())
                         : CausalRecovery.notRecovering(taskName, id);
         int channels = gates.stream().mapToInt(IndexedInputGate::getNumberOfInputChannels).sum();
-        long granularity =
-                environment
-                        .getTaskConfiguration()
-                        .get(ClonosOptions.TIME_SERVICE_GRANULARITY)
-                        .toMillis();
-        DeterminantMemory memory =
-                new DeterminantMemory(
-                        environment
-                                .getTaskConfiguration()
-                                .get(ClonosOptions.DETERMINANT_MEMORY)
-                                .getBytes());
+        long granularity = settings.timeServiceGranularity().toMillis();
+        DeterminantMemory memory = new DeterminantMemory(settings.determinantMemory().getBytes());
         CausalTask task =
                 new CausalTask(
                         new TaskCausalLog(id, restored, memory),
@@ -223,7 +201,7 @@ public final class CausalTaskContext {
                         recovery,
                         channels,
                         granularity,
-                        dsd);
+                        settings.determinantSharingDepth());
         task.setFailureHandler(environment::failExternally);
         if (environment.getTaskInfo().getAttemptNumber() > 0) {
             task.replacedAFailedAttempt();
@@ -243,7 +221,11 @@ public final class CausalTaskContext {
             network.causalTasks().register(partition, task, first, restored);
             firstConsumer += writer.getNumberOfSubpartitions();
         }
-        LOG.info("{}: causal logging on (DSD {}), recovery {}.", taskName, dsd, recovery.state());
+        LOG.info(
+                "{}: causal logging on (DSD {}), recovery {}.",
+                taskName,
+                settings.determinantSharingDepth(),
+                recovery.state());
         return task;
     }
 
@@ -263,7 +245,10 @@ public final class CausalTaskContext {
         if (causal != null) {
             causal.processingStarted();
         }
-        ReplayEndReport.sendOnceRunning(environment, causal == null ? null : causal.recovery());
+        if (environment.getTaskInfo().getAttemptNumber() > 0
+                && settings.checkpointsWaitForReplays()) {
+            reports.replayEndOnceRunning(causal == null ? null : causal.recovery());
+        }
     }
 
     /** The task ends: its partitions no longer need it. */
@@ -308,18 +293,6 @@ public final class CausalTaskContext {
     }
 
     /**
-     * A source task's input processor exists: under causal logging it holds back a recovering
-     * source and replays its timers and checkpoints. Returns the processor the task is to use.
-     */
-    public StreamInputProcessor sourceInputCreated(StreamInputProcessor processor) {
-        if (causal == null || processor == null) {
-            return processor;
-        }
-        ClonosNetworkInputPatch.countSourceElements(processor, causal);
-        return new CausalSourceInput(processor, causal);
-    }
-
-    /**
      * Whether a replay is partway through a logged network read (a producer that recovered too cut
      * its buffers elsewhere): until its last bytes are handed out, no source chained to the task
      * may emit, although the next determinant is the source's.
@@ -328,93 +301,9 @@ public final class CausalTaskContext {
         return networkRead != null && networkRead.isOpen();
     }
 
-    /**
-     * A FLIP-27 source's reader exists: under causal logging the order in which it emits its
-     * splits' records is logged and replayed. Returns the reader that does so, or null when the
-     * source keeps Flink's (no causal logging; a reader whose checkpoints its source triggers). The
-     * source is the task's input {@code input}, chained to an operator of several inputs if {@code
-     * chained}.
-     */
-    @Nullable
-    public <T> CausalSourceReader<T, ?> orderSourceReader(
-            SourceOperator<T, ?> operator,
-            TypeSerializer<T> serializer,
-            int input,
-            boolean chained) {
-        if (causal == null
-                || operator.getSourceReader() == null
-                || operator.getSourceReader() instanceof ExternallyInducedSourceReader) {
-            return null;
-        }
-        return orderSplits(operator, serializer, input, chained);
-    }
-
-    private <T, SplitT extends SourceSplit> CausalSourceReader<T, SplitT> orderSplits(
-            SourceOperator<T, SplitT> operator,
-            TypeSerializer<T> serializer,
-            int input,
-            boolean chained) {
-        CausalSourceReader<T, SplitT> ordered =
-                new CausalSourceReader<>(
-                        operator.getSourceReader(), causal, serializer, input, chained);
-        ClonosSourceReaderPatch.replaceReader(operator, ordered);
-        return ordered;
-    }
-
-    /**
-     * A legacy source's operator chain exists: under causal logging, what its function emits is
-     * counted and its watermarks gated ({@link LegacySourceOutput}), and a recovering source passes
-     * its predecessor's checkpoints at their places.
-     */
-    public <T> void legacySourceCreated(StreamSource<T, ?> operator, OperatorChain<?, ?> chain) {
-        if (causal == null) {
-            return;
-        }
-        ClonosLegacySourcePatch.wrapOutput(
-                operator, output -> new LegacySourceOutput<>(output, causal));
-        sourceChainCreated(chain);
-    }
-
-    /**
-     * Whether a legacy source must not start its function yet: while its recovery waits for its
-     * consumers, the task's default action is suspended until the recovery moves on ({@code
-     * mailbox} resumes it). Once it may start, it passes what its predecessor had before the first
-     * element, and a watch fails the task if its replay stalls (its function, on a thread of its
-     * own, may never emit the element a logged action waits for).
-     */
-    public boolean holdsBackLegacySource(
-            MailboxDefaultAction.Controller controller, MailboxExecutor mailbox) {
-        if (causal == null) {
-            return false;
-        }
-        causal.processingStarted();
-        CausalRecovery recovery = causal.recovery();
-        recovery.checkDeadline();
-        CompletableFuture<Void> changed = recovery.changed();
-        if (recovery.isWaiting()) {
-            MailboxDefaultAction.Suspension suspension = controller.suspendDefaultAction();
-            changed.thenRun(() -> mailbox.execute(suspension::resume, "recovery moved on"));
-            return true;
-        }
-        causal.fireDueTimers();
-        watchReplay(mailbox);
-        return false;
-    }
-
-    private void watchReplay(MailboxExecutor mailbox) {
-        CausalRecovery recovery = causal.recovery();
-        if (!recovery.isReplaying()) {
-            return;
-        }
-        recovery.changed()
-                .thenRun(
-                        () ->
-                                mailbox.execute(
-                                        () -> {
-                                            recovery.checkDeadline();
-                                            watchReplay(mailbox);
-                                        },
-                                        "watch the replay"));
+    /** What the task adds to its sources': the task's own, or those chained to it. */
+    public CausalSourceContext sources() {
+        return sources;
     }
 
     /** Whether causal logging is on for this task. */
@@ -428,64 +317,10 @@ public final class CausalTaskContext {
         return causal;
     }
 
-    /**
-     * Whether a source may take a checkpoint now. Not while it recovers, nor while an output still
-     * regenerates its predecessor's stream: the barrier would land among records its consumers
-     * already have, or that a recovering consumer's replay reads before any new barrier, and their
-     * checkpoint would not match its own. The checkpoint is declined; a later one is taken.
-     */
-    public boolean sourceAcceptsCheckpoint() {
-        if (causal == null) {
-            return true;
-        }
-        return causal.recovery().isRunning() && !regeneratesPredecessorStream();
-    }
-
     /** Whether an output of the task still regenerates its predecessor's stream for a consumer. */
     private boolean regeneratesPredecessorStream() {
         return partitions.stream()
                 .anyMatch(network.subpartitionLogs()::regeneratesPredecessorStream);
-    }
-
-    /**
-     * A source's chain exists: a replay can announce its outputs idle, and a recovering source
-     * passes the checkpoints its predecessor took at the logged places again, each as what its
-     * chain did before the barrier and the barrier (on whichever thread emits the source's
-     * records): the checkpoint was aborted with the failure, so no snapshot, and no acknowledgement
-     * to a source coordinator, which never heard of the checkpoint for this attempt and fails the
-     * job on one.
-     */
-    public void sourceChainCreated(OperatorChain<?, ?> chain) {
-        if (causal == null) {
-            return;
-        }
-        restoresOutputStatus(chain);
-        causal.setCheckpointReplayer(
-                checkpoint ->
-                        passReplayedCheckpoint(
-                                chain, checkpoint.checkpointId(), checkpoint.timestamp()));
-    }
-
-    /**
-     * Passes a checkpoint its predecessor took, while the task replays: what the chain's operators
-     * did before the barrier (a Beam operator finishes its bundle), reading what they read then,
-     * and the barrier; then the epoch starts.
-     */
-    void passReplayedCheckpoint(OperatorChain<?, ?> chain, long checkpointId, long timestamp) {
-        try {
-            chain.prepareSnapshotPreBarrier(checkpointId);
-            chain.broadcastEvent(
-                    new CheckpointBarrier(
-                            checkpointId,
-                            timestamp,
-                            CheckpointOptions.forCheckpointWithDefaultLocation()));
-            startEpoch(checkpointId);
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new FlinkRuntimeException(
-                    "The replay of checkpoint " + checkpointId + " failed", e);
-        }
     }
 
     /**
@@ -498,50 +333,6 @@ public final class CausalTaskContext {
         return pendingBarriers == null
                 ? trigger.get()
                 : pendingBarriers.triggering(checkpointId, trigger);
-    }
-
-    /**
-     * A source task takes a checkpoint under causal logging: the barrier's place among the records
-     * is a determinant, so it is logged and the checkpoint taken in one mail ({@code mailbox}),
-     * with no record slipping in between. Declined while the source may not take one ({@link
-     * #sourceAcceptsCheckpoint}); {@code beforeBarrier} runs first (a reader emits what it holds).
-     * {@code takeCheckpoint} gets metrics of no alignment: a source has no input to align. It
-     * starts the epoch once the checkpoint is taken ({@link #startEpoch}): a source task at once, a
-     * task with chained sources once its network inputs are aligned too.
-     */
-    public CompletableFuture<Boolean> triggerSourceCheckpoint(
-            MailboxExecutor mailbox,
-            BooleanSupplier taskRunning,
-            CheckpointMetaData checkpoint,
-            ThrowingRunnable<Exception> beforeBarrier,
-            ThrowingConsumer<CheckpointMetricsBuilder, Exception> takeCheckpoint) {
-        CompletableFuture<Boolean> triggered = new CompletableFuture<>();
-        mailbox.execute(
-                () -> {
-                    if (!taskRunning.getAsBoolean() || !sourceAcceptsCheckpoint()) {
-                        triggered.complete(false);
-                        return;
-                    }
-                    try {
-                        beforeBarrier.run();
-                        if (causal != null) {
-                            causal.sourceCheckpoint(
-                                    checkpoint.getCheckpointId(), checkpoint.getTimestamp());
-                        }
-                        takeCheckpoint.accept(
-                                new CheckpointMetricsBuilder()
-                                        .setAlignmentDurationNanos(0L)
-                                        .setBytesProcessedDuringAlignment(0L)
-                                        .setCheckpointStartDelayNanos(0L));
-                        triggered.complete(true);
-                    } catch (Exception e) {
-                        triggered.completeExceptionally(e);
-                        throw e;
-                    }
-                },
-                "checkpoint %s (Clonos)",
-                checkpoint);
-        return triggered;
     }
 
     /**

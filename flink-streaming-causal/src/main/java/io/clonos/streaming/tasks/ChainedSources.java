@@ -115,11 +115,12 @@ final class ChainedSources {
             StreamTaskSourceInput<T> input, ClassLoader userCodeClassLoader) throws Exception {
         SourceOperator<T, ?> operator = input.getOperator();
         operator.initReader();
-        return context.orderSourceReader(
-                operator,
-                operator.getOperatorConfig().getTypeSerializerOut(userCodeClassLoader),
-                input.getInputIndex(),
-                true);
+        return context.sources()
+                .orderSourceReader(
+                        operator,
+                        operator.getOperatorConfig().getTypeSerializerOut(userCodeClassLoader),
+                        input.getInputIndex(),
+                        true);
     }
 
     /**
@@ -131,21 +132,22 @@ final class ChainedSources {
             BooleanSupplier taskRunning,
             CheckpointMetaData checkpoint,
             CheckpointOptions options) {
-        return context.triggerSourceCheckpoint(
-                mailbox,
-                taskRunning,
-                checkpoint,
-                () -> {
-                    for (CausalSourceReader<?, ?> reader : readers) {
-                        reader.emitHeld();
-                    }
-                },
-                metrics ->
-                        emitBarriers(
-                                new CheckpointBarrier(
-                                        checkpoint.getCheckpointId(),
-                                        checkpoint.getTimestamp(),
-                                        options)));
+        return context.sources()
+                .triggerSourceCheckpoint(
+                        mailbox,
+                        taskRunning,
+                        checkpoint,
+                        () -> {
+                            for (CausalSourceReader<?, ?> reader : readers) {
+                                reader.emitHeld();
+                            }
+                        },
+                        metrics ->
+                                emitBarriers(
+                                        new CheckpointBarrier(
+                                                checkpoint.getCheckpointId(),
+                                                checkpoint.getTimestamp(),
+                                                options)));
     }
 
     /** The replay reached a checkpoint its predecessor's sources were triggered for. */
@@ -180,7 +182,7 @@ final class ChainedSources {
         if (!replayedTriggers.remove(checkpointId)) {
             return false;
         }
-        context.passReplayedCheckpoint(chain, checkpointId, timestamp);
+        context.sources().passReplayedCheckpoint(chain, checkpointId, timestamp);
         return true;
     }
 }

@@ -13,7 +13,8 @@
 package io.clonos.streaming.recovery;
 
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
-import io.clonos.runtime.scheduler.FailTaskRequest;
+import io.clonos.runtime.protocol.FailTaskRequest;
+import io.clonos.runtime.protocol.SchedulerEndpoint;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -76,7 +77,7 @@ class AtLeastOnceCheckpointsITCase {
 
         cluster.deliverCoordinationRequestToCoordinator(
                         job,
-                        FailTaskRequest.TARGET,
+                        SchedulerEndpoint.OPERATOR_ID,
                         new SerializedValue<>(new FailTaskRequest("counted", 0)))
                 .get(1, TimeUnit.MINUTES);
 

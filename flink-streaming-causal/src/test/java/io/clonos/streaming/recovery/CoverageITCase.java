@@ -18,7 +18,8 @@ import io.clonos.examples.WallClockJob;
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
-import io.clonos.runtime.scheduler.FailTaskRequest;
+import io.clonos.runtime.protocol.FailTaskRequest;
+import io.clonos.runtime.protocol.SchedulerEndpoint;
 import io.clonos.streaming.jobgraph.StreamTaskRewriter;
 
 import org.apache.flink.api.common.JobID;
@@ -223,7 +224,7 @@ class CoverageITCase {
         }
         cluster.deliverCoordinationRequestToCoordinator(
                         job,
-                        FailTaskRequest.TARGET,
+                        SchedulerEndpoint.OPERATOR_ID,
                         new SerializedValue<>(new FailTaskRequest(UNDER_TEST, 0)))
                 .get(1, TimeUnit.MINUTES);
         assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess())

@@ -16,7 +16,8 @@ import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.EventTimeWindowJob;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
-import io.clonos.runtime.scheduler.FailTaskRequest;
+import io.clonos.runtime.protocol.FailTaskRequest;
+import io.clonos.runtime.protocol.SchedulerEndpoint;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
@@ -97,7 +98,7 @@ class EventTimeRecoveryITCase {
         JobID job = submit(output);
         cluster.deliverCoordinationRequestToCoordinator(
                         job,
-                        FailTaskRequest.TARGET,
+                        SchedulerEndpoint.OPERATOR_ID,
                         new SerializedValue<>(new FailTaskRequest(vertex, 0)))
                 .get(1, TimeUnit.MINUTES);
         assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();

@@ -19,8 +19,9 @@ import io.clonos.examples.InterleavingSplitsSource;
 import io.clonos.examples.LegacyNumbersSource;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
+import io.clonos.runtime.protocol.FailTaskRequest;
+import io.clonos.runtime.protocol.SchedulerEndpoint;
 import io.clonos.runtime.rest.ClusterRestClient;
-import io.clonos.runtime.scheduler.FailTaskRequest;
 import io.clonos.runtime.standby.StandbyVertices;
 import io.clonos.streaming.causal.CausalServices;
 import io.clonos.streaming.standby.StandbyPlacement;
@@ -300,7 +301,7 @@ class ExactlyOnceITCase {
         assertThat(inputEnded.await(2, TimeUnit.MINUTES)).as("the consumer's input ended").isTrue();
         cluster.deliverCoordinationRequestToCoordinator(
                         job,
-                        FailTaskRequest.TARGET,
+                        SchedulerEndpoint.OPERATOR_ID,
                         new SerializedValue<>(new FailTaskRequest("chain", 0)))
                 .get(1, TimeUnit.MINUTES);
         released.countDown();
@@ -368,7 +369,7 @@ class ExactlyOnceITCase {
         long failedAt = System.currentTimeMillis();
         cluster.deliverCoordinationRequestToCoordinator(
                         job,
-                        FailTaskRequest.TARGET,
+                        SchedulerEndpoint.OPERATOR_ID,
                         new SerializedValue<>(new FailTaskRequest("chain", 0)))
                 .get(1, TimeUnit.MINUTES);
 

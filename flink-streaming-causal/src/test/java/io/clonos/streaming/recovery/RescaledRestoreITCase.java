@@ -15,7 +15,8 @@ package io.clonos.streaming.recovery;
 import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.EventTimeWindowJob;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
-import io.clonos.runtime.scheduler.FailTaskRequest;
+import io.clonos.runtime.protocol.FailTaskRequest;
+import io.clonos.runtime.protocol.SchedulerEndpoint;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -134,7 +135,7 @@ class RescaledRestoreITCase {
     private void failWindowsAndAwaitTheEnd(JobID job) throws Exception {
         cluster.deliverCoordinationRequestToCoordinator(
                         job,
-                        FailTaskRequest.TARGET,
+                        SchedulerEndpoint.OPERATOR_ID,
                         new SerializedValue<>(new FailTaskRequest("windows", 0)))
                 .get(1, TimeUnit.MINUTES);
         assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();

@@ -15,7 +15,8 @@ package io.clonos.streaming.recovery;
 import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.SqlWindowJob;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
-import io.clonos.runtime.scheduler.FailTaskRequest;
+import io.clonos.runtime.protocol.FailTaskRequest;
+import io.clonos.runtime.protocol.SchedulerEndpoint;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
@@ -75,7 +76,7 @@ class SqlRecoveryITCase {
         SliceRecoveryITCase.awaitCommittedLinks(output, KEYS);
         cluster.deliverCoordinationRequestToCoordinator(
                         job,
-                        FailTaskRequest.TARGET,
+                        SchedulerEndpoint.OPERATOR_ID,
                         new SerializedValue<>(new FailTaskRequest(vertex, 0)))
                 .get(1, TimeUnit.MINUTES);
         assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();

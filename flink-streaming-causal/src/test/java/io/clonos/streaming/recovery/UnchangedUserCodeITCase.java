@@ -16,7 +16,8 @@ import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.HashChains;
 import io.clonos.examples.WallClockJob;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
-import io.clonos.runtime.scheduler.FailTaskRequest;
+import io.clonos.runtime.protocol.FailTaskRequest;
+import io.clonos.runtime.protocol.SchedulerEndpoint;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.fs.Path;
@@ -79,7 +80,7 @@ class UnchangedUserCodeITCase {
         SliceRecoveryITCase.awaitCommittedLinks(output, COUNT / 4);
         cluster.deliverCoordinationRequestToCoordinator(
                         job,
-                        FailTaskRequest.TARGET,
+                        SchedulerEndpoint.OPERATOR_ID,
                         new SerializedValue<>(new FailTaskRequest(WallClockJob.STAMP, 0)))
                 .get(1, TimeUnit.MINUTES);
         assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();

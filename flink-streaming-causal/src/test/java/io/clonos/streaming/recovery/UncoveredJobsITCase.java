@@ -13,7 +13,8 @@
 package io.clonos.streaming.recovery;
 
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
-import io.clonos.runtime.scheduler.FailTaskRequest;
+import io.clonos.runtime.protocol.FailTaskRequest;
+import io.clonos.runtime.protocol.SchedulerEndpoint;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -114,7 +115,7 @@ class UncoveredJobsITCase {
 
         cluster.deliverCoordinationRequestToCoordinator(
                         job,
-                        FailTaskRequest.TARGET,
+                        SchedulerEndpoint.OPERATOR_ID,
                         new SerializedValue<>(new FailTaskRequest("sum", 0)))
                 .get(1, TimeUnit.MINUTES);
 

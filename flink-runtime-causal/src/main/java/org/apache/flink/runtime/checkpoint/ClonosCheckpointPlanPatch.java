@@ -12,7 +12,7 @@
 
 package org.apache.flink.runtime.checkpoint;
 
-import io.clonos.runtime.reflect.FlinkFields;
+import io.clonos.runtime.reflect.ReflectedField;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.execution.ExecutionState;
@@ -57,6 +57,9 @@ import java.util.stream.StreamSupport;
  */
 @Internal
 public final class ClonosCheckpointPlanPatch {
+
+    private static final ReflectedField PLAN_CALCULATOR =
+            ReflectedField.of(CheckpointCoordinator.class, "checkpointPlanCalculator");
 
     private ClonosCheckpointPlanPatch() {}
 
@@ -159,7 +162,6 @@ public final class ClonosCheckpointPlanPatch {
                         flinks.calculateCheckpointPlan()
                                 .thenApply(ClonosCheckpointPlanPatch::noneFailed)
                                 .thenApply(plan -> triggering(plan, chainingSources));
-        FlinkFields.set(
-                coordinator, CheckpointCoordinator.class, "checkpointPlanCalculator", calculator);
+        PLAN_CALCULATOR.set(coordinator, calculator);
     }
 }

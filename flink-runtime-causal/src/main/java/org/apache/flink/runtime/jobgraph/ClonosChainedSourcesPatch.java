@@ -11,7 +11,7 @@
  */
 package org.apache.flink.runtime.jobgraph;
 
-import io.clonos.runtime.reflect.FlinkFields;
+import io.clonos.runtime.reflect.ReflectedField;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ConfigOption;
@@ -38,6 +38,9 @@ import java.util.List;
  */
 @Internal
 public final class ClonosChainedSourcesPatch {
+
+    private static final ReflectedField OPERATOR_IDS =
+            ReflectedField.of(JobVertex.class, "operatorIDs");
 
     private ClonosChainedSourcesPatch() {}
 
@@ -73,7 +76,6 @@ public final class ClonosChainedSourcesPatch {
         }
         List<OperatorIDPair> chain = new ArrayList<>(vertex.getOperatorIDs());
         chain.addAll(Math.max(1, chain.size() - 1), operators);
-        FlinkFields.set(
-                vertex, JobVertex.class, "operatorIDs", Collections.unmodifiableList(chain));
+        OPERATOR_IDS.set(vertex, Collections.unmodifiableList(chain));
     }
 }

@@ -12,10 +12,10 @@
 
 package org.apache.flink.runtime.taskmanager;
 
+import io.clonos.runtime.reflect.ReflectedField;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
-
-import java.lang.reflect.Field;
 
 /**
  * PATCH of Flink's behaviour, kept to this one class in Flink's package.
@@ -28,32 +28,15 @@ import java.lang.reflect.Field;
 @Internal
 public final class ClonosTaskGatesPatch {
 
-    private static final Field INPUT_GATE = field();
+    private static final ReflectedField INPUT_GATE =
+            ReflectedField.of(InputGateWithMetrics.class, "inputGate");
 
     private ClonosTaskGatesPatch() {}
 
     /** The gate a task's gate wraps; the gate itself if it wraps nothing. */
     public static IndexedInputGate unwrap(IndexedInputGate gate) {
-        if (!(gate instanceof InputGateWithMetrics)) {
-            return gate;
-        }
-        try {
-            return (IndexedInputGate) INPUT_GATE.get(gate);
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(
-                    "Cannot read the gate wrapped in Flink's InputGateWithMetrics", e);
-        }
-    }
-
-    private static Field field() {
-        try {
-            Field field = InputGateWithMetrics.class.getDeclaredField("inputGate");
-            field.setAccessible(true);
-            return field;
-        } catch (NoSuchFieldException e) {
-            throw new IllegalStateException(
-                    "Flink's InputGateWithMetrics has no field inputGate: this Flink version is not the one Clonos patches",
-                    e);
-        }
+        return gate instanceof InputGateWithMetrics
+                ? (IndexedInputGate) INPUT_GATE.get(gate)
+                : gate;
     }
 }

@@ -21,11 +21,11 @@ import org.slf4j.LoggerFactory;
  * <b>Patch.</b> Loads RocksDB's native library in a standby's TaskManager before the standby's
  * activation needs it. Flink loads it when a process builds its first RocksDB backend; for the
  * replacement of an activated standby, usually the first on its TaskManager, that load (extracting
- * and linking the library, 0.3 s on a loaded 2-core machine) lay on the recovery's critical path,
- * between the chain's other operators and the opening of the standby's copy of the state. Flink's
- * loader is package-private, hence this class in Flink's package; it keeps the flag that makes a
- * second load a no-op, so the replacement finds the library loaded. A failure here changes nothing:
- * the replacement loads the library as Flink always does, and reports what goes wrong.
+ * and linking the library) lies on the recovery's critical path, between the chain's other
+ * operators and the opening of the standby's copy of the state. Flink's loader is package-private,
+ * hence this class in Flink's package; it keeps the flag that makes a second load a no-op, so the
+ * replacement finds the library loaded. A failure here changes nothing: the replacement loads the
+ * library as Flink always does, and reports what goes wrong.
  */
 @Internal
 public final class ClonosRocksDBLoadPatch {

@@ -12,7 +12,7 @@
 
 package org.apache.flink.runtime.operators.coordination;
 
-import io.clonos.runtime.reflect.FlinkFields;
+import io.clonos.runtime.reflect.ReflectedField;
 
 import org.apache.flink.annotation.Internal;
 
@@ -35,10 +35,17 @@ import java.util.TreeSet;
  * killed the JobManager. With the marks carried over, the new gateway is closed and opened for that
  * checkpoint with the others. Events the old gateway held back were for the old attempt and are
  * dropped with it, as Flink drops them on a reset. The fields are private, hence reflection ({@link
- * FlinkFields}).
+ * ReflectedField}).
  */
 @Internal
 public final class ClonosCoordinatorGatewayPatch {
+
+    private static final ReflectedField GATEWAYS =
+            ReflectedField.of(OperatorCoordinatorHolder.class, "subtaskGatewayMap");
+    private static final ReflectedField MARKS =
+            ReflectedField.of(SubtaskGatewayImpl.class, "currentMarkedCheckpointIds");
+    private static final ReflectedField LATEST_ATTEMPTED =
+            ReflectedField.of(SubtaskGatewayImpl.class, "latestAttemptedCheckpointId");
 
     private ClonosCoordinatorGatewayPatch() {}
 
@@ -51,24 +58,17 @@ public final class ClonosCoordinatorGatewayPatch {
         SubtaskGatewayImpl replacement = gateways.get(subtask);
         if (old != null && replacement != null && replacement != old) {
             marks(replacement).addAll(marks(old));
-            String latest = "latestAttemptedCheckpointId";
-            FlinkFields.set(
-                    replacement,
-                    SubtaskGatewayImpl.class,
-                    latest,
-                    FlinkFields.get(old, SubtaskGatewayImpl.class, latest));
+            LATEST_ATTEMPTED.set(replacement, LATEST_ATTEMPTED.get(old));
         }
     }
 
     @SuppressWarnings("unchecked")
     private static Map<Integer, SubtaskGatewayImpl> gateways(OperatorCoordinatorHolder holder) {
-        return (Map<Integer, SubtaskGatewayImpl>)
-                FlinkFields.get(holder, OperatorCoordinatorHolder.class, "subtaskGatewayMap");
+        return (Map<Integer, SubtaskGatewayImpl>) GATEWAYS.get(holder);
     }
 
     @SuppressWarnings("unchecked")
     private static TreeSet<Long> marks(SubtaskGatewayImpl gateway) {
-        return (TreeSet<Long>)
-                FlinkFields.get(gateway, SubtaskGatewayImpl.class, "currentMarkedCheckpointIds");
+        return (TreeSet<Long>) MARKS.get(gateway);
     }
 }

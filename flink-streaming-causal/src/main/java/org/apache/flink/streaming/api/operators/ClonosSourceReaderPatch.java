@@ -12,7 +12,7 @@
 
 package org.apache.flink.streaming.api.operators;
 
-import io.clonos.runtime.reflect.FlinkFields;
+import io.clonos.runtime.reflect.ReflectedField;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SourceReader;
@@ -28,6 +28,9 @@ import org.apache.flink.api.connector.source.SourceSplit;
 @Internal
 public final class ClonosSourceReaderPatch {
 
+    private static final ReflectedField SOURCE_READER =
+            ReflectedField.of(SourceOperator.class, "sourceReader");
+
     private ClonosSourceReaderPatch() {}
 
     /** Replaces the operator's reader, which must exist, by {@code wrapper}, which wraps it. */
@@ -36,6 +39,6 @@ public final class ClonosSourceReaderPatch {
         if (operator.getSourceReader() == null) {
             throw new IllegalStateException("The source operator has no reader yet");
         }
-        FlinkFields.set(operator, SourceOperator.class, "sourceReader", wrapper);
+        SOURCE_READER.set(operator, wrapper);
     }
 }

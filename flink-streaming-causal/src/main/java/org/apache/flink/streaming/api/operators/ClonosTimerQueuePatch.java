@@ -12,7 +12,7 @@
 
 package org.apache.flink.streaming.api.operators;
 
-import io.clonos.runtime.reflect.FlinkFields;
+import io.clonos.runtime.reflect.ReflectedField;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.metrics.groups.TaskIOMetricGroup;
@@ -37,6 +37,9 @@ import java.util.function.UnaryOperator;
  */
 @Internal
 public final class ClonosTimerQueuePatch {
+
+    private static final ReflectedField QUEUE_FACTORY =
+            ReflectedField.of(InternalTimeServiceManagerImpl.class, "priorityQueueSetFactory");
 
     private ClonosTimerQueuePatch() {}
 
@@ -63,11 +66,7 @@ public final class ClonosTimerQueuePatch {
                         processingTimeService,
                         List.of(),
                         cancellationContext);
-        FlinkFields.set(
-                manager,
-                InternalTimeServiceManagerImpl.class,
-                "priorityQueueSetFactory",
-                queues.apply(backend));
+        QUEUE_FACTORY.set(manager, queues.apply(backend));
         KeyGroupRange keyGroups = backend.getKeyGroupRange();
         for (KeyGroupStatePartitionStreamProvider state : rawKeyedStates) {
             int keyGroup = state.getKeyGroupId();

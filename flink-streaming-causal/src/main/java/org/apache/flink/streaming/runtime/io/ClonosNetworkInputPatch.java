@@ -14,13 +14,15 @@ package org.apache.flink.streaming.runtime.io;
 
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.InputWatermarkState;
-import io.clonos.runtime.reflect.FlinkFields;
+import io.clonos.runtime.reflect.ReflectedField;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.io.network.api.serialization.RecordDeserializer;
 import org.apache.flink.runtime.io.network.api.serialization.SpillingAdaptiveSpanningRecordDeserializer;
 import org.apache.flink.runtime.plugable.DeserializationDelegate;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2;
 import org.apache.flink.streaming.api.operators.InputSelectable;
 import org.apache.flink.streaming.runtime.streamrecord.StreamElement;
 
@@ -55,6 +57,21 @@ import java.util.Map;
  */
 @Internal
 public final class ClonosNetworkInputPatch {
+
+    private static final ReflectedField SELECTION_HANDLER =
+            ReflectedField.of(StreamMultipleInputProcessor.class, "inputSelectionHandler");
+    private static final ReflectedField SELECTABLE =
+            ReflectedField.of(MultipleInputSelectionHandler.class, "inputSelectable");
+    private static final ReflectedField INPUT_PROCESSORS =
+            ReflectedField.of(StreamMultipleInputProcessor.class, "inputProcessors");
+    private static final ReflectedField ONE_INPUT_OUTPUT =
+            ReflectedField.of(StreamOneInputProcessor.class, "output");
+    private static final ReflectedField ONE_INPUT_INPUT =
+            ReflectedField.of(StreamOneInputProcessor.class, "input");
+    private static final ReflectedField COMBINED_WATERMARK =
+            ReflectedField.of(AbstractStreamOperator.class, "combinedWatermark");
+    private static final ReflectedField COMBINED_WATERMARK_V2 =
+            ReflectedField.of(AbstractStreamOperatorV2.class, "combinedWatermark");
 
     private ClonosNetworkInputPatch() {}
 
@@ -104,19 +121,10 @@ public final class ClonosNetworkInputPatch {
         gateWatermarks(processor, task, headOperator, sources);
         if (processor instanceof StreamMultipleInputProcessor) {
             MultipleInputSelectionHandler flink =
-                    (MultipleInputSelectionHandler)
-                            FlinkFields.get(
-                                    processor,
-                                    StreamMultipleInputProcessor.class,
-                                    "inputSelectionHandler");
-            InputSelectable selectable =
-                    (InputSelectable)
-                            FlinkFields.get(
-                                    flink, MultipleInputSelectionHandler.class, "inputSelectable");
-            FlinkFields.set(
+                    (MultipleInputSelectionHandler) SELECTION_HANDLER.get(processor);
+            InputSelectable selectable = (InputSelectable) SELECTABLE.get(flink);
+            SELECTION_HANDLER.set(
                     processor,
-                    StreamMultipleInputProcessor.class,
-                    "inputSelectionHandler",
                     new BufferAtATimeSelection(selectable, inputs.size(), bufferInProgress));
         }
     }
@@ -159,13 +167,8 @@ public final class ClonosNetworkInputPatch {
                     "A source task's input is " + processor.getClass().getName());
         }
         PushingAsyncDataInput.DataOutput output =
-                (PushingAsyncDataInput.DataOutput)
-                        FlinkFields.get(processor, StreamOneInputProcessor.class, "output");
-        FlinkFields.set(
-                processor,
-                StreamOneInputProcessor.class,
-                "output",
-                countingSourceOutput(output, task));
+                (PushingAsyncDataInput.DataOutput) ONE_INPUT_OUTPUT.get(processor);
+        ONE_INPUT_OUTPUT.set(processor, countingSourceOutput(output, task));
     }
 
     /**
@@ -204,13 +207,9 @@ public final class ClonosNetworkInputPatch {
             StreamInputProcessor processor,
             java.util.function.Function<StreamTaskSourceInput<?>, StreamTaskInput<?>> wrap) {
         for (StreamOneInputProcessor<?> one : oneInputProcessorsOf(processor)) {
-            Object input = FlinkFields.get(one, StreamOneInputProcessor.class, "input");
+            Object input = ONE_INPUT_INPUT.get(one);
             if (input instanceof StreamTaskSourceInput) {
-                FlinkFields.set(
-                        one,
-                        StreamOneInputProcessor.class,
-                        "input",
-                        wrap.apply((StreamTaskSourceInput<?>) input));
+                ONE_INPUT_INPUT.set(one, wrap.apply((StreamTaskSourceInput<?>) input));
             }
         }
     }
@@ -233,14 +232,13 @@ public final class ClonosNetworkInputPatch {
         List<GatedOutput> outputs = new ArrayList<>();
         for (StreamOneInputProcessor<?> one : oneInputProcessorsOf(processor)) {
             PushingAsyncDataInput.DataOutput output =
-                    (PushingAsyncDataInput.DataOutput)
-                            FlinkFields.get(one, StreamOneInputProcessor.class, "output");
+                    (PushingAsyncDataInput.DataOutput) ONE_INPUT_OUTPUT.get(one);
             int input = outputs.size();
             GatedOutput gated =
                     sources[input]
                             ? sourceOutput(output, task, input)
                             : new GatedOutput(output, output, task, input);
-            FlinkFields.set(one, StreamOneInputProcessor.class, "output", gated);
+            ONE_INPUT_OUTPUT.set(one, gated);
             outputs.add(gated);
         }
         task.watermarks().setInputs(outputs.size(), new WatermarkReplay(outputs, headOperator));
@@ -358,22 +356,10 @@ public final class ClonosNetworkInputPatch {
         @Override
         public void combined(long[] watermarks, boolean[] idle) {
             Object combined = null;
-            if (headOperator
-                    instanceof org.apache.flink.streaming.api.operators.AbstractStreamOperator) {
-                combined =
-                        FlinkFields.get(
-                                headOperator,
-                                org.apache.flink.streaming.api.operators.AbstractStreamOperator
-                                        .class,
-                                "combinedWatermark");
-            } else if (headOperator
-                    instanceof org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2) {
-                combined =
-                        FlinkFields.get(
-                                headOperator,
-                                org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2
-                                        .class,
-                                "combinedWatermark");
+            if (headOperator instanceof AbstractStreamOperator) {
+                combined = COMBINED_WATERMARK.get(headOperator);
+            } else if (headOperator instanceof AbstractStreamOperatorV2) {
+                combined = COMBINED_WATERMARK_V2.get(headOperator);
             }
             if (!(combined
                     instanceof
@@ -486,9 +472,7 @@ public final class ClonosNetworkInputPatch {
     private static List<StreamTaskInput<?>> inputsOf(StreamInputProcessor processor) {
         List<StreamTaskInput<?>> inputs = new ArrayList<>();
         for (StreamOneInputProcessor<?> one : oneInputProcessorsOf(processor)) {
-            inputs.add(
-                    (StreamTaskInput<?>)
-                            FlinkFields.get(one, StreamOneInputProcessor.class, "input"));
+            inputs.add((StreamTaskInput<?>) ONE_INPUT_INPUT.get(one));
         }
         return inputs;
     }
@@ -500,12 +484,7 @@ public final class ClonosNetworkInputPatch {
             return List.of((StreamOneInputProcessor<?>) processor);
         }
         if (processor instanceof StreamMultipleInputProcessor) {
-            return Arrays.asList(
-                    (StreamOneInputProcessor<?>[])
-                            FlinkFields.get(
-                                    processor,
-                                    StreamMultipleInputProcessor.class,
-                                    "inputProcessors"));
+            return Arrays.asList((StreamOneInputProcessor<?>[]) INPUT_PROCESSORS.get(processor));
         }
         return List.of();
     }

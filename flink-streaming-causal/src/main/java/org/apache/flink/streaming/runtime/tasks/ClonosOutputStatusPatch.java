@@ -12,7 +12,7 @@
 
 package org.apache.flink.streaming.runtime.tasks;
 
-import io.clonos.runtime.reflect.FlinkFields;
+import io.clonos.runtime.reflect.ReflectedField;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -42,6 +42,15 @@ import java.util.Set;
  */
 @Internal
 public final class ClonosOutputStatusPatch {
+
+    private static final ReflectedField ANNOUNCED_STATUS =
+            ReflectedField.of(RecordWriterOutput.class, "announcedStatus");
+    private static final ReflectedField COUNTING_OUTPUT =
+            ReflectedField.of(CountingOutput.class, "output");
+    private static final ReflectedField OPERATOR_OUTPUT =
+            ReflectedField.of(AbstractStreamOperator.class, "output");
+    private static final ReflectedField OPERATOR_V2_OUTPUT =
+            ReflectedField.of(AbstractStreamOperatorV2.class, "output");
 
     private ClonosOutputStatusPatch() {}
 
@@ -85,26 +94,22 @@ public final class ClonosOutputStatusPatch {
                         seen);
             }
         } else if (output instanceof RecordWriterOutput) {
-            FlinkFields.set(output, RecordWriterOutput.class, "announcedStatus", status);
+            ANNOUNCED_STATUS.set(output, status);
         } else if (output instanceof BroadcastingOutputCollector) {
             for (Object each : ((BroadcastingOutputCollector<?>) output).outputs) {
                 announce(each, status, followOperators, seen);
             }
         } else if (output instanceof CountingOutput) {
-            announce(
-                    FlinkFields.get(output, CountingOutput.class, "output"),
-                    status,
-                    followOperators,
-                    seen);
+            announce(COUNTING_OUTPUT.get(output), status, followOperators, seen);
         }
     }
 
     private static Object outputOf(StreamOperator<?> operator) {
         if (operator instanceof AbstractStreamOperator) {
-            return FlinkFields.get(operator, AbstractStreamOperator.class, "output");
+            return OPERATOR_OUTPUT.get(operator);
         }
         if (operator instanceof AbstractStreamOperatorV2) {
-            return FlinkFields.get(operator, AbstractStreamOperatorV2.class, "output");
+            return OPERATOR_V2_OUTPUT.get(operator);
         }
         return null;
     }

@@ -12,7 +12,7 @@
 
 package org.apache.flink.runtime.io.network.netty;
 
-import io.clonos.runtime.reflect.FlinkFields;
+import io.clonos.runtime.reflect.ReflectedField;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
@@ -33,6 +33,11 @@ import javax.annotation.Nullable;
 @Internal
 public final class ClonosConsumerConnectionPatch {
 
+    private static final ReflectedField REQUEST_QUEUE =
+            ReflectedField.of(CreditBasedSequenceNumberingViewReader.class, "requestQueue");
+    private static final ReflectedField CONTEXT =
+            ReflectedField.of(PartitionRequestQueue.class, "ctx");
+
     private ClonosConsumerConnectionPatch() {}
 
     /**
@@ -44,10 +49,7 @@ public final class ClonosConsumerConnectionPatch {
         if (!(reader instanceof CreditBasedSequenceNumberingViewReader)) {
             return null;
         }
-        Object queue =
-                FlinkFields.get(
-                        reader, CreditBasedSequenceNumberingViewReader.class, "requestQueue");
-        Object context = FlinkFields.get(queue, PartitionRequestQueue.class, "ctx");
+        Object context = CONTEXT.get(REQUEST_QUEUE.get(reader));
         return context == null ? null : ((ChannelHandlerContext) context).channel();
     }
 }

@@ -12,7 +12,7 @@
 
 package org.apache.flink.streaming.api.operators.async;
 
-import io.clonos.runtime.reflect.FlinkFields;
+import io.clonos.runtime.reflect.ReflectedField;
 import io.clonos.streaming.operators.CausalAsyncWaitOperatorFactory;
 
 import org.apache.flink.annotation.Internal;
@@ -29,21 +29,27 @@ import org.apache.flink.streaming.api.functions.async.AsyncRetryStrategy;
 @Internal
 public final class ClonosAsyncWaitPatch {
 
+    private static final ReflectedField RETRY_STRATEGY = factoryField("asyncRetryStrategy");
+    private static final ReflectedField FUNCTION = factoryField("asyncFunction");
+    private static final ReflectedField TIMEOUT = factoryField("timeout");
+    private static final ReflectedField CAPACITY = factoryField("capacity");
+    private static final ReflectedField OUTPUT_MODE = factoryField("outputMode");
+
     private ClonosAsyncWaitPatch() {}
 
     /** Clonos's factory for what {@code flink} builds. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static CausalAsyncWaitOperatorFactory<?, ?> causalFactory(
             AsyncWaitOperatorFactory<?, ?> flink) {
-        AsyncRetryStrategy retry = (AsyncRetryStrategy) read(flink, "asyncRetryStrategy");
+        AsyncRetryStrategy retry = (AsyncRetryStrategy) RETRY_STRATEGY.get(flink);
         boolean retries =
                 retry != null
                         && (retry.getRetryPredicate().resultPredicate().isPresent()
                                 || retry.getRetryPredicate().exceptionPredicate().isPresent());
-        AsyncFunction function = (AsyncFunction) read(flink, "asyncFunction");
-        long timeout = (Long) read(flink, "timeout");
-        int capacity = (Integer) read(flink, "capacity");
-        AsyncDataStream.OutputMode mode = (AsyncDataStream.OutputMode) read(flink, "outputMode");
+        AsyncFunction function = (AsyncFunction) FUNCTION.get(flink);
+        long timeout = (Long) TIMEOUT.get(flink);
+        int capacity = (Integer) CAPACITY.get(flink);
+        AsyncDataStream.OutputMode mode = (AsyncDataStream.OutputMode) OUTPUT_MODE.get(flink);
         return new CausalAsyncWaitOperatorFactory<>(
                 function,
                 timeout,
@@ -52,7 +58,7 @@ public final class ClonosAsyncWaitPatch {
                 retries ? retry : null);
     }
 
-    private static Object read(AsyncWaitOperatorFactory<?, ?> factory, String name) {
-        return FlinkFields.get(factory, AsyncWaitOperatorFactory.class, name);
+    private static ReflectedField factoryField(String name) {
+        return ReflectedField.of(AsyncWaitOperatorFactory.class, name);
     }
 }

@@ -12,7 +12,7 @@
 
 package org.apache.flink.streaming.api.windowing.assigners;
 
-import io.clonos.runtime.reflect.FlinkFields;
+import io.clonos.runtime.reflect.ReflectedField;
 
 import org.apache.flink.annotation.Internal;
 
@@ -26,6 +26,11 @@ import org.apache.flink.annotation.Internal;
  */
 @Internal
 public final class ClonosWindowStaggerPatch {
+
+    private static final StaggerFields EVENT_TIME =
+            StaggerFields.of(TumblingEventTimeWindows.class);
+    private static final StaggerFields PROCESSING_TIME =
+            StaggerFields.of(TumblingProcessingTimeWindows.class);
 
     private ClonosWindowStaggerPatch() {}
 
@@ -41,11 +46,11 @@ public final class ClonosWindowStaggerPatch {
 
     /** How {@code assigner} staggers its windows. */
     public static Stagger staggerOf(WindowAssigner<?, ?> assigner) {
-        Class<?> declaring = staggering(assigner);
-        if (declaring == null) {
+        StaggerFields fields = staggering(assigner);
+        if (fields == null) {
             return Stagger.NONE;
         }
-        return FlinkFields.get(assigner, declaring, "windowStagger") == WindowStagger.ALIGNED
+        return fields.stagger().get(assigner) == WindowStagger.ALIGNED
                 ? Stagger.ALIGNED
                 : Stagger.CHOSEN_AT_FIRST_ELEMENT;
     }
@@ -58,17 +63,26 @@ public final class ClonosWindowStaggerPatch {
         if (staggerOf(assigner) != Stagger.ALIGNED) {
             throw new IllegalArgumentException(assigner + " has no aligned stagger to fix");
         }
-        FlinkFields.set(assigner, staggering(assigner), "staggerOffset", 0L);
+        staggering(assigner).offset().set(assigner, 0L);
     }
 
-    /** The class of {@code assigner} that declares its stagger fields; null if none does. */
-    private static Class<?> staggering(WindowAssigner<?, ?> assigner) {
+    /** The stagger fields of {@code assigner}; null if it has none. */
+    private static StaggerFields staggering(WindowAssigner<?, ?> assigner) {
         if (assigner instanceof TumblingEventTimeWindows) {
-            return TumblingEventTimeWindows.class;
+            return EVENT_TIME;
         }
         if (assigner instanceof TumblingProcessingTimeWindows) {
-            return TumblingProcessingTimeWindows.class;
+            return PROCESSING_TIME;
         }
         return null;
+    }
+
+    /** An assigner class's stagger and the offset it chose. */
+    private record StaggerFields(ReflectedField stagger, ReflectedField offset) {
+        static StaggerFields of(Class<?> declaring) {
+            return new StaggerFields(
+                    ReflectedField.of(declaring, "windowStagger"),
+                    ReflectedField.of(declaring, "staggerOffset"));
+        }
     }
 }

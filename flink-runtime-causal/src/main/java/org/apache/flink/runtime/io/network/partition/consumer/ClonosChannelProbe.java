@@ -12,7 +12,7 @@
 
 package org.apache.flink.runtime.io.network.partition.consumer;
 
-import io.clonos.runtime.reflect.FlinkFields;
+import io.clonos.runtime.reflect.ReflectedField;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.event.TaskEvent;
@@ -20,7 +20,6 @@ import org.apache.flink.runtime.event.TaskEvent;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
-import java.lang.reflect.Field;
 
 /**
  * PATCH of Flink's behaviour, kept to this one class in Flink's package (Clonos's jar sits on the
@@ -41,8 +40,8 @@ import java.lang.reflect.Field;
 public final class ClonosChannelProbe {
 
     /** {@code RemoteInputChannel.lastBarrierId}: set when a barrier arrives, before it is read. */
-    private static final Field LAST_BARRIER_ID =
-            FlinkFields.field(RemoteInputChannel.class, "lastBarrierId");
+    private static final ReflectedField LAST_BARRIER_ID =
+            ReflectedField.of(RemoteInputChannel.class, "lastBarrierId");
 
     private ClonosChannelProbe() {}
 
@@ -55,13 +54,8 @@ public final class ClonosChannelProbe {
         if (!(channel instanceof RemoteInputChannel)) {
             return Long.MIN_VALUE;
         }
-        try {
-            long id = LAST_BARRIER_ID.getLong(channel);
-            return id < 0 ? Long.MIN_VALUE : id;
-        } catch (IllegalAccessException e) {
-            throw new IllegalStateException(
-                    "Flink's RemoteInputChannel.lastBarrierId cannot be read", e);
-        }
+        long id = (Long) LAST_BARRIER_ID.get(channel);
+        return id < 0 ? Long.MIN_VALUE : id;
     }
 
     /** Why the channel's producer can no longer be read, or null while it can. */

@@ -23,26 +23,26 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class GlobalFallbacksTest {
+class GlobalFallbackCounterTest {
 
     @Test
     void eachFallbackCountsInAllAndForItsReason() {
-        GlobalFallbacks fallbacks = new GlobalFallbacks(new UnregisteredMetricsGroup());
-        fallbacks.count(GlobalFallbacks.Reason.BEYOND_DSD);
-        fallbacks.count(GlobalFallbacks.Reason.BEYOND_DSD);
-        fallbacks.count(GlobalFallbacks.Reason.NOT_REPLAYABLE);
+        GlobalFallbackCounter fallbacks = new GlobalFallbackCounter(new UnregisteredMetricsGroup());
+        fallbacks.count(GlobalFallbackCounter.Reason.BEYOND_DSD);
+        fallbacks.count(GlobalFallbackCounter.Reason.BEYOND_DSD);
+        fallbacks.count(GlobalFallbackCounter.Reason.NOT_REPLAYABLE);
 
         assertThat(fallbacks.total()).isEqualTo(3);
-        assertThat(fallbacks.countOf(GlobalFallbacks.Reason.BEYOND_DSD)).isEqualTo(2);
-        assertThat(fallbacks.countOf(GlobalFallbacks.Reason.NOT_REPLAYABLE)).isEqualTo(1);
-        assertThat(fallbacks.countOf(GlobalFallbacks.Reason.NO_SURVIVOR)).isZero();
+        assertThat(fallbacks.countOf(GlobalFallbackCounter.Reason.BEYOND_DSD)).isEqualTo(2);
+        assertThat(fallbacks.countOf(GlobalFallbackCounter.Reason.NOT_REPLAYABLE)).isEqualTo(1);
+        assertThat(fallbacks.countOf(GlobalFallbackCounter.Reason.NO_SURVIVOR)).isZero();
     }
 
     /** The counters are registered under the names the documentation gives. */
     @Test
     void theReasonIsAKeyValueGroupOfTheClonosGroup() {
         List<String> registered = new ArrayList<>();
-        new GlobalFallbacks(new NamingGroup("clonos", registered));
+        new GlobalFallbackCounter(new NamingGroup("clonos", registered));
         assertThat(registered)
                 .contains(
                         "clonos.globalFallbacks",
@@ -52,7 +52,7 @@ class GlobalFallbacksTest {
                         "clonos.reason.noSurvivor.globalFallbacks",
                         "clonos.reason.restartStrategy.globalFallbacks",
                         "clonos.reason.restartFailed.globalFallbacks")
-                .hasSize(GlobalFallbacks.Reason.values().length + 1);
+                .hasSize(GlobalFallbackCounter.Reason.values().length + 1);
     }
 
     /** Records the identifier of each metric registered under it. */

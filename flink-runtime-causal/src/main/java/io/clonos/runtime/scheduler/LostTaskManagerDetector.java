@@ -12,6 +12,8 @@
 
 package io.clonos.runtime.scheduler;
 
+import io.clonos.runtime.protocol.LostTaskManagerReport;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.execution.ExecutionState;
@@ -63,7 +65,7 @@ import java.util.function.Supplier;
  * JobManager main thread, but the probe.
  */
 @Internal
-final class LostTaskManagers {
+final class LostTaskManagerDetector {
 
     /** How long the probe of a reported TaskManager's data port waits for an answer. */
     static final Duration PROBE_TIMEOUT = Duration.ofMillis(500);
@@ -99,7 +101,7 @@ final class LostTaskManagers {
     /** TaskManagers declared lost, and the data port that refused. */
     private final Map<ResourceID, TaskManagerLocation> declared = new HashMap<>();
 
-    LostTaskManagers(
+    LostTaskManagerDetector(
             Executor io,
             Executor mainThread,
             Executor probeAgainLater,
@@ -150,13 +152,15 @@ final class LostTaskManagers {
      * port of its own) probes every TaskManager of the job on the host: the dead one refuses, the
      * others answer and are left alone.
      */
-    LostTaskManagerReport.Response reported(LostTaskManagerReport report, ExecutionGraph graph) {
-        return reported(report, locationsOf(graph));
+    String reported(LostTaskManagerReport report, String reporter, ExecutionGraph graph) {
+        return reported(report, reporter, locationsOf(graph));
     }
 
     /** The same, among the TaskManagers where current attempts of the job run. */
-    LostTaskManagerReport.Response reported(
-            LostTaskManagerReport report, Collection<TaskManagerLocation> running) {
+    String reported(
+            LostTaskManagerReport report,
+            String reporter,
+            Collection<TaskManagerLocation> running) {
         List<TaskManagerLocation> suspects = new ArrayList<>();
         for (TaskManagerLocation location : running) {
             if (isOn(location, report.host())
@@ -165,19 +169,17 @@ final class LostTaskManagers {
             }
         }
         if (suspects.isEmpty()) {
-            return new LostTaskManagerReport.Response("no task of the job runs there");
+            return "no task of the job runs there";
         }
         List<String> verdicts = new ArrayList<>();
         for (TaskManagerLocation suspect : suspects) {
-            verdicts.add(
-                    probe(suspect, reportedBy(report.reporter()), report.knowsDataPort())
-                            .verdict());
+            verdicts.add(probe(suspect, reportedBy(reporter), report.knowsDataPort()));
         }
-        return new LostTaskManagerReport.Response(String.join("; ", verdicts));
+        return String.join("; ", verdicts);
     }
 
     /** Probes a reported TaskManager's data port, unless it is probed or lost already. */
-    LostTaskManagerReport.Response probe(TaskManagerLocation location, String reporter) {
+    String probe(TaskManagerLocation location, String reporter) {
         return probe(location, reportedBy(reporter), true);
     }
 
@@ -283,16 +285,15 @@ final class LostTaskManagers {
      * The same; {@code named}: a report named this TaskManager, rather than its host only or none
      * (a TaskManager that answers is then not worth a line in the log).
      */
-    private LostTaskManagerReport.Response probe(
-            TaskManagerLocation location, String cause, boolean named) {
+    private String probe(TaskManagerLocation location, String cause, boolean named) {
         ResourceID taskManager = location.getResourceID();
         TaskManagerLocation lost = declared.get(taskManager);
         if (lost != null && (isGone(taskManager) || sameDataPort(lost, location))) {
-            return new LostTaskManagerReport.Response("declared lost already");
+            return "declared lost already";
         }
         declared.remove(taskManager);
         if (!probing.add(taskManager)) {
-            return new LostTaskManagerReport.Response("being probed");
+            return "being probed";
         }
         long reportedAt = System.nanoTime();
         CompletableFuture.supplyAsync(() -> refuses(location), io)
@@ -334,7 +335,7 @@ final class LostTaskManagers {
                             retryIfProbesEnded();
                         },
                         mainThread);
-        return new LostTaskManagerReport.Response("probing " + location.getResourceID());
+        return "probing " + location.getResourceID();
     }
 
     /** The TaskManagers where current attempts of the job run, once each. */

@@ -26,7 +26,7 @@ import java.util.Map;
  * operator sees which kind of job or failure costs the rollbacks.
  */
 @Internal
-final class GlobalFallbacks {
+final class GlobalFallbackCounter {
 
     /** Why a failure was not recovered locally. */
     enum Reason {
@@ -57,7 +57,7 @@ final class GlobalFallbacks {
     private final Counter total;
     private final Map<Reason, Counter> byReason = new EnumMap<>(Reason.class);
 
-    GlobalFallbacks(MetricGroup clonos) {
+    GlobalFallbackCounter(MetricGroup clonos) {
         this.total = clonos.counter("globalFallbacks");
         for (Reason reason : Reason.values()) {
             byReason.put(

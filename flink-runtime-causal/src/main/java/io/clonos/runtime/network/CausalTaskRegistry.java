@@ -44,14 +44,14 @@ import java.util.function.Consumer;
  * too early.
  */
 @Internal
-public final class CausalTasks {
+public final class CausalTaskRegistry {
 
-    private static final Logger LOG = LoggerFactory.getLogger(CausalTasks.class);
+    private static final Logger LOG = LoggerFactory.getLogger(CausalTaskRegistry.class);
 
     private final Map<ResultPartitionID, Slot> partitions = new ConcurrentHashMap<>();
     private final SubpartitionLogs subpartitionLogs;
 
-    CausalTasks(SubpartitionLogs subpartitionLogs) {
+    CausalTaskRegistry(SubpartitionLogs subpartitionLogs) {
         this.subpartitionLogs = subpartitionLogs;
     }
 

@@ -10,25 +10,22 @@
  * and limitations under the License.
  */
 
-package io.clonos.runtime.scheduler;
+package io.clonos.runtime.protocol;
 
 import org.apache.flink.annotation.PublicEvolving;
-import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
 import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
 
 /**
  * Asks the JobManager to fail one running task, for failure experiments ({@code bin/clonos fail}).
- * It travels over Flink's REST API for coordination requests, addressed to {@link #TARGET}, an
- * operator id no job has, which the Clonos scheduler answers itself.
+ * It travels over Flink's REST API for coordination requests, addressed to {@link
+ * SchedulerEndpoint#OPERATOR_ID}, and is refused unless the cluster allows failure injection
+ * ({@code clonos.fault-injection.enabled}).
  */
 @PublicEvolving
 public final class FailTaskRequest implements CoordinationRequest {
 
     private static final long serialVersionUID = 1L;
-
-    /** The address Clonos's scheduler takes requests at. */
-    public static final OperatorID TARGET = new OperatorID(0xC1050_5L, 0xFA11_7A5L);
 
     private final String vertex;
     private final int subtask;

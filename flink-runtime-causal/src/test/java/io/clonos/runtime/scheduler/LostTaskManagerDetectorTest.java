@@ -12,6 +12,8 @@
 
 package io.clonos.runtime.scheduler;
 
+import io.clonos.runtime.protocol.LostTaskManagerReport;
+
 import org.apache.flink.runtime.clusterframework.types.ResourceID;
 import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
 
@@ -29,7 +31,7 @@ import java.util.concurrent.Executor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The probe that confirms a reported TaskManager's death. */
-class LostTaskManagersTest {
+class LostTaskManagerDetectorTest {
 
     @Test
     void aListeningDataPortIsNoProofOfDeathAClosedOneIs() throws Exception {
@@ -37,11 +39,11 @@ class LostTaskManagersTest {
         int port;
         try (ServerSocket dataPort = new ServerSocket(0, 50, loopback)) {
             port = dataPort.getLocalPort();
-            assertThat(LostTaskManagers.refuses(location(loopback, port)))
+            assertThat(LostTaskManagerDetector.refuses(location(loopback, port)))
                     .as("a process listens on the data port")
                     .isFalse();
         }
-        assertThat(LostTaskManagers.refuses(location(loopback, port)))
+        assertThat(LostTaskManagerDetector.refuses(location(loopback, port)))
                 .as("nothing listens on the data port any more")
                 .isTrue();
     }
@@ -59,15 +61,14 @@ class LostTaskManagersTest {
         TaskManagerLocation first = new TaskManagerLocation(id, loopback, closedPort(loopback));
         Set<ResourceID> registered = new HashSet<>(Set.of(id));
         List<ResourceID> declaredLost = new ArrayList<>();
-        LostTaskManagers lost = lostTaskManagers(declaredLost, registered);
+        LostTaskManagerDetector lost = lostTaskManagers(declaredLost, registered);
 
         lost.probe(first, "a consumer");
         assertThat(declaredLost).containsExactly(id);
-        assertThat(lost.probe(first, "another consumer").verdict())
-                .contains("declared lost already");
+        assertThat(lost.probe(first, "another consumer")).contains("declared lost already");
 
         registered.add(id);
-        assertThat(lost.probe(first, "a consumer's late report").verdict())
+        assertThat(lost.probe(first, "a consumer's late report"))
                 .as("the old address, after the TaskManager came back")
                 .contains("declared lost already");
         assertThat(declaredLost).hasSize(1);
@@ -92,7 +93,7 @@ class LostTaskManagersTest {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         List<ResourceID> declaredLost = new ArrayList<>();
         Set<ResourceID> registered = new HashSet<>();
-        LostTaskManagers lost = lostTaskManagers(declaredLost, registered);
+        LostTaskManagerDetector lost = lostTaskManagers(declaredLost, registered);
         try (ServerSocket alive = new ServerSocket(0, 50, loopback)) {
             TaskManagerLocation living = location(loopback, alive.getLocalPort());
             TaskManagerLocation dead = location(loopback, closedPort(loopback));
@@ -101,14 +102,14 @@ class LostTaskManagersTest {
             List<TaskManagerLocation> running = List.of(living, dead, elsewhere);
             running.forEach(location -> registered.add(location.getResourceID()));
 
-            LostTaskManagerReport.Response verdict =
+            String verdict =
                     lost.reported(
-                            LostTaskManagerReport.ofConsumerHost(
-                                    loopback.getHostAddress(), "a producer"),
+                            LostTaskManagerReport.ofConsumerHost(loopback.getHostAddress()),
+                            "a producer",
                             running);
 
             assertThat(declaredLost).containsExactly(dead.getResourceID());
-            assertThat(verdict.verdict())
+            assertThat(verdict)
                     .contains(living.getResourceID().toString())
                     .contains(dead.getResourceID().toString())
                     .doesNotContain(elsewhere.getResourceID().toString());
@@ -116,8 +117,8 @@ class LostTaskManagersTest {
             TaskManagerLocation nextDead = location(loopback, closedPort(loopback));
             registered.add(nextDead.getResourceID());
             lost.reported(
-                    new LostTaskManagerReport(
-                            loopback.getHostAddress(), living.dataPort(), "a consumer"),
+                    new LostTaskManagerReport(loopback.getHostAddress(), living.dataPort()),
+                    "a consumer",
                     List.of(living, nextDead));
             assertThat(declaredLost)
                     .as("a report that names a data port probes that TaskManager only")
@@ -136,8 +137,8 @@ class LostTaskManagersTest {
         List<Runnable> probes = new ArrayList<>();
         List<String> events = new ArrayList<>();
         Set<ResourceID> registered = new HashSet<>();
-        LostTaskManagers lost =
-                new LostTaskManagers(
+        LostTaskManagerDetector lost =
+                new LostTaskManagerDetector(
                         probes::add,
                         Runnable::run,
                         Runnable::run,
@@ -146,7 +147,7 @@ class LostTaskManagersTest {
                             registered.remove(taskManager);
                         },
                         registered::contains,
-                        LoggerFactory.getLogger(LostTaskManagersTest.class));
+                        LoggerFactory.getLogger(LostTaskManagerDetectorTest.class));
         try (ServerSocket alive = new ServerSocket(0, 50, loopback)) {
             TaskManagerLocation living = location(loopback, alive.getLocalPort());
             TaskManagerLocation unreported = location(loopback, closedPort(loopback));
@@ -182,7 +183,7 @@ class LostTaskManagersTest {
         Set<ResourceID> registered = new HashSet<>();
         List<ResourceID> declaredLost = new ArrayList<>();
         List<Runnable> later = new ArrayList<>();
-        LostTaskManagers lost = lostTaskManagers(declaredLost, registered, later::add);
+        LostTaskManagerDetector lost = lostTaskManagers(declaredLost, registered, later::add);
         List<String> judged = new ArrayList<>();
         try (ServerSocket alive = new ServerSocket(0, 50, loopback)) {
             TaskManagerLocation living = location(loopback, alive.getLocalPort());
@@ -232,15 +233,15 @@ class LostTaskManagersTest {
      * Probes on the calling thread; a TaskManager declared lost is added to {@code declaredLost}
      * and leaves {@code registered}.
      */
-    private static LostTaskManagers lostTaskManagers(
+    private static LostTaskManagerDetector lostTaskManagers(
             List<ResourceID> declaredLost, Set<ResourceID> registered) {
         return lostTaskManagers(declaredLost, registered, Runnable::run);
     }
 
     /** The same; {@code later} runs the probes again of a batch with an orphan. */
-    private static LostTaskManagers lostTaskManagers(
+    private static LostTaskManagerDetector lostTaskManagers(
             List<ResourceID> declaredLost, Set<ResourceID> registered, Executor later) {
-        return new LostTaskManagers(
+        return new LostTaskManagerDetector(
                 Runnable::run,
                 Runnable::run,
                 later,
@@ -249,7 +250,7 @@ class LostTaskManagersTest {
                     registered.remove(taskManager);
                 },
                 registered::contains,
-                LoggerFactory.getLogger(LostTaskManagersTest.class));
+                LoggerFactory.getLogger(LostTaskManagerDetectorTest.class));
     }
 
     /** A port that nothing listens on any more. */

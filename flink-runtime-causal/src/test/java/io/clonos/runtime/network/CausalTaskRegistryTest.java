@@ -35,7 +35,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** How connections and answers reach a producing task, whenever they arrive. */
-class CausalTasksTest {
+class CausalTaskRegistryTest {
 
     /** One TaskManager's. */
     private final ClonosNetworkContext network = new ClonosNetworkContext("test");

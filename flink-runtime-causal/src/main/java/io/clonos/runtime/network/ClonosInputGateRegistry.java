@@ -25,12 +25,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * update from the JobManager reaches the gate that must reconnect.
  */
 @Internal
-public final class ClonosInputGates {
+public final class ClonosInputGateRegistry {
 
     private final Map<ExecutionAttemptID, List<ClonosInputGate>> gates = new ConcurrentHashMap<>();
     private final Map<ClonosInputGate, ExecutionAttemptID> owners = new ConcurrentHashMap<>();
 
-    ClonosInputGates() {}
+    ClonosInputGateRegistry() {}
 
     void register(ExecutionAttemptID task, ClonosInputGate gate) {
         gates.computeIfAbsent(task, t -> new CopyOnWriteArrayList<>()).add(gate);
