@@ -12,7 +12,6 @@
 
 package io.clonos.runtime.scheduler;
 
-import io.clonos.runtime.compatibility.FlinkCompatibility;
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.runtime.shuffle.ClonosShuffleMaster;
@@ -123,7 +122,6 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
             Collection<FailureEnricher> failureEnrichers,
             BlocklistOperations blocklistOperations)
             throws Exception {
-        FlinkCompatibility.check(ClonosSchedulerFactory.class.getClassLoader());
         if (isUnlogged(jobGraph)) {
             ClonosShuffleMaster.of(shuffleMaster).logNothingOf(jobGraph.getJobID());
         }

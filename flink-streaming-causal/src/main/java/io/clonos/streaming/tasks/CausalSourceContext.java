@@ -31,7 +31,6 @@ import org.apache.flink.streaming.api.operators.SourceOperator;
 import org.apache.flink.streaming.api.operators.StreamSource;
 import org.apache.flink.streaming.runtime.io.ClonosNetworkInputPatch;
 import org.apache.flink.streaming.runtime.io.StreamInputProcessor;
-import org.apache.flink.streaming.runtime.tasks.ClonosOutputStatusPatch;
 import org.apache.flink.streaming.runtime.tasks.OperatorChain;
 import org.apache.flink.streaming.runtime.tasks.mailbox.MailboxDefaultAction;
 import org.apache.flink.util.FlinkRuntimeException;
@@ -198,7 +197,7 @@ public final class CausalSourceContext {
         if (causal == null) {
             return;
         }
-        causal.watermarks().setIdleOutputs(() -> ClonosOutputStatusPatch.announceIdle(chain));
+        CausalTaskContext.restoresOutputStatus(causal, chain);
         causal.setCheckpointReplayer(
                 checkpoint ->
                         passReplayedCheckpoint(

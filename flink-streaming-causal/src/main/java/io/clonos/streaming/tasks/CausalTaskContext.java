@@ -283,12 +283,12 @@ public final class CausalTaskContext {
                     environment.getIOManager().getSpillingDirectoriesPaths(),
                     causal,
                     headOperator);
-            restoresOutputStatus(chain);
+            restoresOutputStatus(causal, chain);
         }
     }
 
     /** A replay can tell the chain's outputs that its predecessor's had announced idleness. */
-    private void restoresOutputStatus(OperatorChain<?, ?> chain) {
+    static void restoresOutputStatus(CausalTask causal, OperatorChain<?, ?> chain) {
         causal.watermarks().setIdleOutputs(() -> ClonosOutputStatusPatch.announceIdle(chain));
     }
 
