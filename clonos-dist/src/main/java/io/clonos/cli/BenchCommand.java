@@ -12,6 +12,7 @@
 
 package io.clonos.cli;
 
+import io.clonos.bench.report.FailurePlan;
 import io.clonos.cli.bench.InFlightBenchmark;
 import io.clonos.cli.bench.InFlightLogBenchmark;
 import io.clonos.cli.bench.KillSettings;
@@ -20,7 +21,6 @@ import io.clonos.cli.bench.RecoveryBenchmark;
 import io.clonos.cli.bench.StandbyBenchmark;
 import io.clonos.cli.bench.SyntheticJob;
 import io.clonos.cli.kubernetes.KubernetesApi;
-import io.clonos.runtime.report.FailurePlan;
 
 import java.io.PrintStream;
 import java.net.URI;

@@ -12,12 +12,12 @@
 
 package io.clonos.cli;
 
+import io.clonos.bench.report.FailurePlan;
+import io.clonos.bench.report.RecoveryBreakdown;
 import io.clonos.cli.bench.KillSettings;
 import io.clonos.cli.bench.RecoveryFigures;
 import io.clonos.cli.bench.RecoveryPage;
 import io.clonos.cli.bench.SyntheticJob;
-import io.clonos.runtime.report.FailurePlan;
-import io.clonos.runtime.report.RecoveryBreakdown;
 import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.apache.flink.annotation.Internal;

@@ -55,6 +55,7 @@ class MutableStaticStateTest {
                     "flink-streaming-causal",
                     "beam-runner-clonos",
                     "clonos-examples",
+                    "clonos-bench",
                     "nexmark-harness",
                     "clonos-dist");
 

@@ -12,12 +12,12 @@
 
 package io.clonos.nexmark;
 
+import io.clonos.bench.report.FailurePlan;
 import io.clonos.nexmark.failure.EventPublisher;
 import io.clonos.nexmark.failure.FailureQuery;
 import io.clonos.nexmark.failure.FailureSettings;
 import io.clonos.nexmark.failure.NexmarkFailure;
 import io.clonos.nexmark.failure.RecomputedFigures;
-import io.clonos.runtime.report.FailurePlan;
 
 import java.nio.file.Path;
 import java.util.ArrayDeque;

@@ -14,9 +14,9 @@ package io.clonos.nexmark;
 
 import io.clonos.beam.ClonosPipelineOptions;
 import io.clonos.beam.ClonosRunner;
-import io.clonos.nexmark.stats.ThreadCpuSampler;
+import io.clonos.bench.probe.DeterminantBytesReporter;
+import io.clonos.bench.stats.ThreadCpuSampler;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
-import io.clonos.streaming.tasks.DeterminantBytesReporter;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;

@@ -12,8 +12,8 @@
 
 package io.clonos.nexmark;
 
-import io.clonos.nexmark.stats.LatencyHistogram;
-import io.clonos.runtime.minicluster.ProbeRecords;
+import io.clonos.bench.probe.ProbeRecords;
+import io.clonos.bench.stats.LatencyHistogram;
 
 import org.apache.beam.sdk.nexmark.model.Event;
 import org.apache.beam.sdk.transforms.DoFn;

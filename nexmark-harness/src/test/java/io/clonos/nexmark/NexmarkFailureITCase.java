@@ -12,10 +12,10 @@
 
 package io.clonos.nexmark;
 
+import io.clonos.bench.report.FailurePlan;
 import io.clonos.nexmark.failure.FailureQuery;
 import io.clonos.nexmark.failure.FailureSettings;
 import io.clonos.nexmark.failure.NexmarkFailure;
-import io.clonos.runtime.report.FailurePlan;
 
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;

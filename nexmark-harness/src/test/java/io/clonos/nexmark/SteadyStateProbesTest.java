@@ -12,7 +12,7 @@
 
 package io.clonos.nexmark;
 
-import io.clonos.runtime.minicluster.ProbeRecords;
+import io.clonos.bench.probe.ProbeRecords;
 
 import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;

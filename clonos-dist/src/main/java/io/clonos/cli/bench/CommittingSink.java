@@ -12,7 +12,7 @@
 
 package io.clonos.cli.bench;
 
-import io.clonos.runtime.minicluster.ProbeRecords;
+import io.clonos.bench.probe.ProbeRecords;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;

@@ -12,7 +12,7 @@
 
 package io.clonos.cli.bench;
 
-import io.clonos.nexmark.stats.ThreadCpuSampler;
+import io.clonos.bench.stats.ThreadCpuSampler;
 
 import org.apache.flink.annotation.Internal;
 

@@ -12,9 +12,9 @@
 
 package io.clonos.cli.bench;
 
-import io.clonos.nexmark.stats.ThreadCpuSampler;
+import io.clonos.bench.probe.DeterminantBytesReporter;
+import io.clonos.bench.stats.ThreadCpuSampler;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
-import io.clonos.streaming.tasks.DeterminantBytesReporter;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;

@@ -12,7 +12,7 @@
 
 package io.clonos.cli.bench;
 
-import io.clonos.runtime.report.TimelineChart;
+import io.clonos.bench.report.TimelineChart;
 
 import org.apache.flink.annotation.Internal;
 

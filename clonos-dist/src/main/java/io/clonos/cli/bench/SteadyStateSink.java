@@ -11,7 +11,7 @@
  */
 package io.clonos.cli.bench;
 
-import io.clonos.nexmark.stats.LatencyHistogram;
+import io.clonos.bench.stats.LatencyHistogram;
 
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.java.tuple.Tuple3;

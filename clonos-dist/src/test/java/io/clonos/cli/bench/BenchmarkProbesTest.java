@@ -12,8 +12,8 @@
 
 package io.clonos.cli.bench;
 
+import io.clonos.bench.probe.DeterminantBytesReporter;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
-import io.clonos.streaming.tasks.DeterminantBytesReporter;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;

@@ -15,24 +15,28 @@ package io.clonos.streaming.tasks;
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.DeterminantEncoding;
 
-import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 
 /**
  * The causal log's metrics of a task, in its {@code clonos} group: what an operator watches to see
- * the determinants' cost (bytes, memory, waits) and where a recovery stands.
+ * the determinants' cost (bytes, memory, waits) and where a recovery stands. The names are what
+ * dashboards and metric reporters select by (docs/operations.md lists them).
  */
-@Internal
-final class CausalTaskMetrics {
+@PublicEvolving
+public final class CausalTaskMetrics {
+
+    /** The gauge of the bytes of determinants the task has logged. */
+    public static final String DETERMINANT_BYTES = "determinantBytes";
 
     /** The group of {@code determinantBytes} per kind of determinant, one gauge per kind. */
-    static final String DETERMINANT_BYTES_BY_KIND = "determinantBytesByKind";
+    public static final String DETERMINANT_BYTES_BY_KIND = "determinantBytesByKind";
 
     private CausalTaskMetrics() {}
 
     static void register(MetricGroup group, CausalTask causal) {
-        group.gauge("determinantBytes", (Gauge<Long>) () -> causal.log().totalBytes());
+        group.gauge(DETERMINANT_BYTES, (Gauge<Long>) () -> causal.log().totalBytes());
         MetricGroup byKind = group.addGroup(DETERMINANT_BYTES_BY_KIND);
         for (String kind : DeterminantEncoding.KINDS) {
             byKind.gauge(kind, (Gauge<Long>) () -> causal.log().totalBytes(kind));

@@ -12,9 +12,9 @@
 
 package io.clonos.nexmark.failure;
 
-import io.clonos.nexmark.stats.Percentiles;
-import io.clonos.runtime.report.RecoveryBreakdown;
-import io.clonos.runtime.report.TimelineChart;
+import io.clonos.bench.report.RecoveryBreakdown;
+import io.clonos.bench.report.TimelineChart;
+import io.clonos.bench.stats.Percentiles;
 
 import org.apache.flink.annotation.Internal;
 

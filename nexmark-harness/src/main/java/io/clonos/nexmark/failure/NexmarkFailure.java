@@ -12,9 +12,9 @@
 
 package io.clonos.nexmark.failure;
 
+import io.clonos.bench.report.RecoveryBreakdown;
 import io.clonos.runtime.configuration.ClonosOptions;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
-import io.clonos.runtime.report.RecoveryBreakdown;
 import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.apache.flink.annotation.Internal;

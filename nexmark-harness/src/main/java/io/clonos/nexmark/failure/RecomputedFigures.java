@@ -12,7 +12,7 @@
 
 package io.clonos.nexmark.failure;
 
-import io.clonos.nexmark.stats.Percentiles;
+import io.clonos.bench.stats.Percentiles;
 
 import org.apache.flink.annotation.Internal;
 

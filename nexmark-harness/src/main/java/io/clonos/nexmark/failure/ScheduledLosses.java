@@ -12,7 +12,7 @@
 
 package io.clonos.nexmark.failure;
 
-import io.clonos.runtime.report.FailurePlan;
+import io.clonos.bench.report.FailurePlan;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.JobID;

@@ -10,10 +10,10 @@
  * and limitations under the License.
  */
 
-package io.clonos.streaming.tasks;
+package io.clonos.bench.probe;
 
 import io.clonos.runtime.causal.DeterminantEncoding;
-import io.clonos.runtime.minicluster.ProbeRecords;
+import io.clonos.streaming.tasks.CausalTaskMetrics;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;
@@ -122,7 +122,7 @@ public final class DeterminantBytesReporter implements MetricReporter {
         int kind = DeterminantEncoding.KINDS.indexOf(metricName);
         try {
             // one row per ended task: written through, whenever Flink closes the reporter
-            if ("determinantBytes".equals(metricName)) {
+            if (CausalTaskMetrics.DETERMINANT_BYTES.equals(metricName)) {
                 figures.write(value);
                 figures.flush();
             } else if (kind >= 0

@@ -10,7 +10,7 @@
  * and limitations under the License.
  */
 
-package io.clonos.runtime.minicluster;
+package io.clonos.bench.probe;
 
 import org.apache.flink.annotation.Internal;
 

@@ -10,7 +10,7 @@
  * and limitations under the License.
  */
 
-package io.clonos.runtime.report;
+package io.clonos.bench.report;
 
 import org.apache.flink.annotation.Internal;
 

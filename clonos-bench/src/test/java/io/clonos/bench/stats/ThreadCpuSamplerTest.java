@@ -10,7 +10,7 @@
  * and limitations under the License.
  */
 
-package io.clonos.nexmark.stats;
+package io.clonos.bench.stats;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;

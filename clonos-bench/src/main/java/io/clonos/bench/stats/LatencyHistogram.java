@@ -9,7 +9,7 @@
  * either express or implied. See the License for the specific language governing permissions
  * and limitations under the License.
  */
-package io.clonos.nexmark.stats;
+package io.clonos.bench.stats;
 
 import org.apache.flink.annotation.Internal;
 
