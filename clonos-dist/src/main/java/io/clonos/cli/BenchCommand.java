@@ -271,7 +271,7 @@ final class BenchCommand {
         settings.warmupMillis = warmupMillis(options, settings.warmupMillis);
         String intervals = options.value("--checkpoint-intervals");
         if (intervals != null) {
-            settings.checkpointIntervalsMs = new java.util.ArrayList<>();
+            settings.checkpointIntervalsMs = new ArrayList<>();
             for (String interval : intervals.split(",")) {
                 long ms = -1;
                 try {

@@ -30,11 +30,13 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.LongFunction;
+import java.util.stream.Stream;
 
 /**
  * {@code bin/clonos chaos}: generated jobs on a standalone cluster of its own (separate TaskManager
@@ -222,7 +224,7 @@ final class ChaosCommand {
         return rest.stateTimestamps(job).entrySet().stream()
                 .filter(subtask -> subtask.getKey().startsWith("Source: "))
                 .map(subtask -> subtask.getValue().get("RUNNING"))
-                .filter(java.util.Objects::nonNull)
+                .filter(Objects::nonNull)
                 .mapToLong(Long::longValue)
                 .min()
                 .orElse(System.currentTimeMillis());
@@ -300,7 +302,7 @@ final class ChaosCommand {
                         verdict.fallbackReasons.stream()
                                 .map(
                                         r ->
-                                                java.util.stream.Stream.concat(
+                                                Stream.concat(
                                                                 ChaosVerdict.DOCUMENTED_FALLBACKS
                                                                         .stream(),
                                                                 ChaosVerdict.DOCUMENTED_GAPS

@@ -21,6 +21,7 @@ import org.apache.flink.configuration.IllegalConfigurationException;
 
 import java.io.File;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayDeque;
@@ -288,7 +289,7 @@ public final class ClonosCli {
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
-        java.nio.file.Files.createDirectories(home.logDir());
+        Files.createDirectories(home.logDir());
         Process process = new ProcessBuilder(command).inheritIO().start();
         Runtime.getRuntime()
                 .addShutdownHook(

@@ -22,9 +22,11 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
+import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,8 +35,8 @@ import java.util.Map;
  * The failure experiment's clusters as separate processes ({@code bin/clonos nexmark failure
  * --processes separate}): a standalone Clonos or vanilla Flink 1.20.5 cluster started from this
  * distribution, the job submitted through Flink's REST client with the jars it needs, and the lost
- * TaskManager's JVM killed with SIGKILL, so that each system finds out as in production. Found by
- * the harness through {@link java.util.ServiceLoader}.
+ * TaskManager's JVM killed with SIGKILL, so that each system finds out as in production. Handed to
+ * the harness by {@link NexmarkCommand}.
  */
 @Internal
 public final class SeparateFailureClusters implements FailureClusters {
@@ -145,7 +147,7 @@ public final class SeparateFailureClusters implements FailureClusters {
                 return primaries(job).size();
             }
 
-            private java.util.Collection<JsonNode> primaries(JobID job) throws Exception {
+            private Collection<JsonNode> primaries(JobID job) throws Exception {
                 return rest.primarySubtasks(job.toHexString()).values();
             }
 
@@ -167,7 +169,7 @@ public final class SeparateFailureClusters implements FailureClusters {
         };
     }
 
-    private static java.net.URI jarOf(Class<?> type) throws URISyntaxException {
+    private static URI jarOf(Class<?> type) throws URISyntaxException {
         return type.getProtectionDomain().getCodeSource().getLocation().toURI();
     }
 }

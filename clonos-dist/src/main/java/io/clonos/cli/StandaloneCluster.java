@@ -51,6 +51,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -244,8 +246,7 @@ final class StandaloneCluster {
         if (extra == 0) {
             return jvmParameters;
         }
-        java.util.regex.Matcher heap =
-                java.util.regex.Pattern.compile("-Xm([xs])(\\d+)").matcher(jvmParameters);
+        Matcher heap = Pattern.compile("-Xm([xs])(\\d+)").matcher(jvmParameters);
         StringBuilder grown = new StringBuilder();
         while (heap.find()) {
             heap.appendReplacement(
@@ -287,7 +288,7 @@ final class StandaloneCluster {
     private boolean applicationCompleted() throws IOException {
         Path log = home.logDir().resolve(JOBMANAGER + ".log");
         return Files.exists(log)
-                && Files.readString(log, java.nio.charset.StandardCharsets.UTF_8)
+                && Files.readString(log, StandardCharsets.UTF_8)
                         .contains("Application completed SUCCESSFULLY");
     }
 

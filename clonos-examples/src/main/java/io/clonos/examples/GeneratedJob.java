@@ -20,6 +20,7 @@ import org.apache.flink.api.common.TaskInfo;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichFilterFunction;
+import org.apache.flink.api.common.functions.RuntimeContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -509,7 +510,7 @@ public final class GeneratedJob {
             this.kind = kind;
         }
 
-        void open(org.apache.flink.api.common.functions.RuntimeContext context) {
+        void open(RuntimeContext context) {
             digest = context.getState(new ValueStateDescriptor<>("digest", Types.LONG));
         }
 

@@ -36,6 +36,8 @@ import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * An ordinary Flink job, with no Clonos code in it, whose output depends on every nondeterministic
@@ -84,8 +86,7 @@ public final class HashChainJob {
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.enableCheckpointing(checkpointInterval);
-        java.util.Map<String, DataStream<Tuple3<Long, String, Long>>> numbers =
-                new java.util.LinkedHashMap<>();
+        Map<String, DataStream<Tuple3<Long, String, Long>>> numbers = new LinkedHashMap<>();
         TypeInformation<Tuple3<Long, String, Long>> tuples =
                 Types.TUPLE(Types.LONG, Types.STRING, Types.LONG);
         for (String source : sources()) {

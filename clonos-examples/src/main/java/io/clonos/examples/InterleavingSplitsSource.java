@@ -43,6 +43,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * The numbers 1 to {@code count} in {@code splits} splits (split {@code i} holds the numbers {@code
@@ -244,9 +245,7 @@ public final class InterleavingSplitsSource
     private static final class Reader
             extends SingleThreadMultiplexSourceReaderBase<long[], Long, NumberSplit, long[]> {
 
-        Reader(
-                java.util.function.Supplier<SplitReader<long[], NumberSplit>> fetcher,
-                SourceReaderContext context) {
+        Reader(Supplier<SplitReader<long[], NumberSplit>> fetcher, SourceReaderContext context) {
             super(
                     fetcher,
                     (element, output, state) -> {

@@ -20,6 +20,7 @@ import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.source.RichParallelSourceFunction;
 
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -63,7 +64,7 @@ public final class LegacyNumbersSource extends RichParallelSourceFunction<Long>
 
     @Override
     public void snapshotState(FunctionSnapshotContext context) throws Exception {
-        position.update(java.util.List.of(next));
+        position.update(List.of(next));
     }
 
     @Override

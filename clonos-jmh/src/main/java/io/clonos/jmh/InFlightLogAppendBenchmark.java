@@ -29,6 +29,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.stream.Stream;
 
 /**
@@ -64,7 +65,7 @@ public class InFlightLogAppendBenchmark extends PerRecordBenchmark {
                             "benchmark",
                             epoch,
                             memory,
-                            SpillPolicy.valueOf(log.toUpperCase(java.util.Locale.ROOT)),
+                            SpillPolicy.valueOf(log.toUpperCase(Locale.ROOT)),
                             0.3,
                             4,
                             directory);

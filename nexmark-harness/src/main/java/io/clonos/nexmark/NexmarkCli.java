@@ -14,6 +14,7 @@ package io.clonos.nexmark;
 
 import io.clonos.bench.report.FailurePlan;
 import io.clonos.nexmark.failure.EventPublisher;
+import io.clonos.nexmark.failure.FailureClusters;
 import io.clonos.nexmark.failure.FailureQuery;
 import io.clonos.nexmark.failure.FailureSettings;
 import io.clonos.nexmark.failure.NexmarkFailure;
@@ -98,6 +99,15 @@ public final class NexmarkCli {
     }
 
     static int run(String[] args) throws Exception {
+        return run(args, List.of());
+    }
+
+    /**
+     * Runs the experiment that {@code args} name; {@code clusters} are the caller's kinds of
+     * cluster beside the embedded one ({@code --processes}), as the distribution's launcher gives
+     * its separate processes. Returns the exit code.
+     */
+    public static int run(String[] args, List<FailureClusters> clusters) throws Exception {
         if (Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h")) {
             System.out.println(USAGE);
             return 0;
@@ -274,7 +284,7 @@ public final class NexmarkCli {
                                     "--capacity-events sizes the capacity run of --load; with"
                                             + " --rate there is none.");
                         }
-                        return new NexmarkFailure(settings, System.out).run();
+                        return new NexmarkFailure(settings, System.out, clusters).run();
                     };
         } else if ("figures".equals(experiment)) {
             Path[] outputs = new Path[1];

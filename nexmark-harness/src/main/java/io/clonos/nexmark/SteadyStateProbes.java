@@ -21,8 +21,13 @@ import org.joda.time.Instant;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The overhead experiment's probes: a step after the events' source notes when events enter the
@@ -113,11 +118,11 @@ final class SteadyStateProbes {
                     events += row[2];
                 }
             }
-            java.util.Map<Long, List<long[]>> byProbe = new java.util.HashMap<>();
+            Map<Long, List<long[]>> byProbe = new HashMap<>();
             for (long[] row : entered) {
-                byProbe.computeIfAbsent(row[3], probe -> new java.util.ArrayList<>()).add(row);
+                byProbe.computeIfAbsent(row[3], probe -> new ArrayList<>()).add(row);
             }
-            List<Entries> entries = new java.util.ArrayList<>();
+            List<Entries> entries = new ArrayList<>();
             byProbe.values().forEach(rows -> entries.add(new Entries(rows)));
             LatencyHistogram latencies = new LatencyHistogram();
             long results = 0;
@@ -148,7 +153,7 @@ final class SteadyStateProbes {
 
         Entries(List<long[]> rows) {
             long[][] sorted = rows.toArray(new long[0][]);
-            java.util.Arrays.sort(
+            Arrays.sort(
                     sorted,
                     Comparator.<long[]>comparingLong(row -> row[0])
                             .thenComparingLong(row -> row[1]));
@@ -181,7 +186,7 @@ final class SteadyStateProbes {
          * now}; {@link Long#MIN_VALUE} if none had.
          */
         long entryBefore(long eventTime, long now) {
-            int i = java.util.Arrays.binarySearch(eventTimes, eventTime);
+            int i = Arrays.binarySearch(eventTimes, eventTime);
             for (i = i < 0 ? -i - 1 : i; i < eventTimes.length; i++) {
                 if (earliestFromHere[i] > now) {
                     return Long.MIN_VALUE;
@@ -221,7 +226,7 @@ final class SteadyStateProbes {
         public void setup() throws IOException {
             rows = ProbeRecords.create(probes, kind, WIDTH);
             flushed = System.currentTimeMillis();
-            id = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+            id = ThreadLocalRandom.current().nextLong();
         }
 
         void note(Instant timestamp) throws IOException {

@@ -65,7 +65,7 @@ class NexmarkFailureITCase {
         PrintStream both =
                 new PrintStream(
                         new TeeOutputStream(printed, System.out), true, StandardCharsets.UTF_8);
-        List<NexmarkFailure.Run> runs = new NexmarkFailure(settings, both).run();
+        List<NexmarkFailure.Run> runs = new NexmarkFailure(settings, both, List.of()).run();
 
         NexmarkFailure.Run clonos = runs.get(0);
         NexmarkFailure.Run flink = runs.get(1);
@@ -167,7 +167,7 @@ class NexmarkFailureITCase {
         settings.killAfterSeconds = 8;
         settings.output = output;
 
-        List<NexmarkFailure.Run> runs = new NexmarkFailure(settings, System.out).run();
+        List<NexmarkFailure.Run> runs = new NexmarkFailure(settings, System.out, List.of()).run();
 
         NexmarkFailure.Run clonos = runs.get(0);
         NexmarkFailure.Run flink = runs.get(1);

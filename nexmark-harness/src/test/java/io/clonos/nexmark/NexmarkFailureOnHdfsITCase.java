@@ -57,7 +57,8 @@ class NexmarkFailureOnHdfsITCase {
             settings.checkpointDir = checkpoints;
             settings.output = work.resolve("results");
 
-            List<NexmarkFailure.Run> runs = new NexmarkFailure(settings, System.out).run();
+            List<NexmarkFailure.Run> runs =
+                    new NexmarkFailure(settings, System.out, List.of()).run();
 
             NexmarkFailure.Run clonos = runs.get(0);
             assertThat(clonos.system()).isEqualTo("clonos");

@@ -14,6 +14,7 @@ package io.clonos.bench.probe;
 
 import org.apache.flink.annotation.Internal;
 
+import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.Closeable;
 import java.io.DataInputStream;
@@ -105,8 +106,7 @@ public final class ProbeRecords {
                 Files.newDirectoryStream(directory, kind + "-" + uuid + ".bin")) {
             for (Path file : files) {
                 try (InputStream stream = Files.newInputStream(file);
-                        DataInputStream in =
-                                new DataInputStream(new java.io.BufferedInputStream(stream))) {
+                        DataInputStream in = new DataInputStream(new BufferedInputStream(stream))) {
                     readRows(in, width, rows);
                 }
             }

@@ -29,6 +29,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
 import java.util.TreeSet;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * {@code bin/clonos bench overhead}: the synthetic job with an unthrottled source, on vanilla Flink
@@ -384,11 +386,11 @@ public final class OverheadBenchmark {
         }
     }
 
-    private static long maxOf(Run[] runs, java.util.function.ToLongFunction<Run> figure) {
+    private static long maxOf(Run[] runs, ToLongFunction<Run> figure) {
         return Arrays.stream(runs).mapToLong(figure).max().orElse(0);
     }
 
-    private static double[] sorted(Run[] runs, java.util.function.ToDoubleFunction<Run> figure) {
+    private static double[] sorted(Run[] runs, ToDoubleFunction<Run> figure) {
         return Arrays.stream(runs).mapToDouble(figure).sorted().toArray();
     }
 

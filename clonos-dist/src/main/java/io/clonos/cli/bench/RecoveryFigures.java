@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.function.LongPredicate;
+import java.util.stream.LongStream;
 
 /**
  * The figures of one run of the recovery benchmark, computed from what the sinks received: for
@@ -101,7 +102,7 @@ public final class RecoveryFigures {
             distinct.add(r[1]);
         }
         this.duplicated = received.size() - distinct.size();
-        long expected = java.util.stream.LongStream.range(0, records).filter(mustArrive).count();
+        long expected = LongStream.range(0, records).filter(mustArrive).count();
         this.lost = expected - distinct.stream().filter(mustArrive::test).count();
 
         this.baselineLatencyMs =

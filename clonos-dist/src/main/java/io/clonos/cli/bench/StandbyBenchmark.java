@@ -24,6 +24,7 @@ import org.apache.flink.runtime.executiongraph.AccessExecution;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -255,19 +256,15 @@ public final class StandbyBenchmark {
         // failure
         int subtask = recovered.getParallelSubtaskIndex();
         int maxParallelism =
-                org.apache.flink.runtime.state.KeyGroupRangeAssignment.computeDefaultMaxParallelism(
-                        settings.parallelism);
+                KeyGroupRangeAssignment.computeDefaultMaxParallelism(settings.parallelism);
         long since = detected;
         long firstOutput =
                 SyntheticJob.received(probes).stream()
                         .filter(r -> r[3] > since)
                         .filter(
                                 r ->
-                                        org.apache.flink.runtime.state.KeyGroupRangeAssignment
-                                                        .assignKeyToParallelOperator(
-                                                                r[0],
-                                                                maxParallelism,
-                                                                settings.parallelism)
+                                        KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                                                        r[0], maxParallelism, settings.parallelism)
                                                 == subtask)
                         .mapToLong(r -> r[3])
                         .min()

@@ -27,6 +27,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.datagen.source.GeneratorFunction;
 import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingProcessingTimeWindows;
@@ -39,6 +40,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 
 /**
  * The benchmarks' job: a source (rate-limited unless the rate is 0) of (key, sequence number,
@@ -159,17 +161,16 @@ public final class SyntheticJob {
         return env.getStreamGraph().getJobGraph();
     }
 
-    private static org.apache.flink.streaming.api.datastream.DataStream<Tuple3<Long, Long, Long>>
-            stages(
-                    StreamExecutionEnvironment env,
-                    long records,
-                    RateLimiterStrategy rate,
-                    int keys,
-                    int parallelism,
-                    int stateBytesPerKey,
-                    long checkpointIntervalMs,
-                    boolean reproducibleClock,
-                    Path probes) {
+    private static DataStream<Tuple3<Long, Long, Long>> stages(
+            StreamExecutionEnvironment env,
+            long records,
+            RateLimiterStrategy rate,
+            int keys,
+            int parallelism,
+            int stateBytesPerKey,
+            long checkpointIntervalMs,
+            boolean reproducibleClock,
+            Path probes) {
         env.setParallelism(parallelism);
         env.enableCheckpointing(checkpointIntervalMs);
         env.disableOperatorChaining();
@@ -261,7 +262,7 @@ public final class SyntheticJob {
             if (state == null) {
                 // incompressible, like real state: a backend that compresses does not shrink it
                 state = new byte[bytes];
-                new java.util.Random(event.f0).nextBytes(state);
+                new Random(event.f0).nextBytes(state);
             }
             state[(int) (event.f1 % state.length)]++;
             payload.update(state);

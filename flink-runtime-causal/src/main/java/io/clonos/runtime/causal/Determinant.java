@@ -15,6 +15,7 @@ package io.clonos.runtime.causal;
 import org.apache.flink.annotation.Internal;
 
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * The outcome of one nondeterministic event of a task, as the causal log keeps it so that a
@@ -279,7 +280,7 @@ public sealed interface Determinant
 
         public SourceSplit {
             requireNonNegative(input, "input");
-            java.util.Objects.requireNonNull(splitId, "splitId");
+            Objects.requireNonNull(splitId, "splitId");
             if (records < 1) {
                 throw new IllegalArgumentException("records must be positive, was " + records);
             }

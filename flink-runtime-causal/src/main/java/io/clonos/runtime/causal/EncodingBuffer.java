@@ -15,6 +15,7 @@ package io.clonos.runtime.causal;
 import org.apache.flink.annotation.Internal;
 
 import java.io.ByteArrayOutputStream;
+import java.util.Arrays;
 
 /**
  * The buffer a task's causal log encodes each determinant into before appending it, once per record
@@ -32,7 +33,7 @@ final class EncodingBuffer extends ByteArrayOutputStream {
     @Override
     public void write(int b) {
         if (count == buf.length) {
-            buf = java.util.Arrays.copyOf(buf, buf.length * 2);
+            buf = Arrays.copyOf(buf, buf.length * 2);
         }
         buf[count++] = (byte) b;
     }
@@ -40,7 +41,7 @@ final class EncodingBuffer extends ByteArrayOutputStream {
     @Override
     public void write(byte[] source, int offset, int length) {
         if (count + length > buf.length) {
-            buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, count + length));
+            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, count + length));
         }
         System.arraycopy(source, offset, buf, count, length);
         count += length;

@@ -18,9 +18,11 @@ import javax.annotation.concurrent.GuardedBy;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The causal logs of upstream tasks that a task holds (paper section 4.3): received piggybacked on
@@ -45,7 +47,7 @@ public final class HeldCausalLogs {
 
     /** Per log, the epochs whose held copy ran out of memory and ends in an overflow marker. */
     @GuardedBy("this")
-    private final Map<CausalLogId, java.util.Set<Long>> overflowed = new HashMap<>();
+    private final Map<CausalLogId, Set<Long>> overflowed = new HashMap<>();
 
     public HeldCausalLogs() {
         this(DeterminantMemory.unbounded());
@@ -123,7 +125,7 @@ public final class HeldCausalLogs {
             return -1;
         }
         distances.merge(delta.log(), shared.distance(), Math::min);
-        java.util.Set<Long> full = overflowed.get(delta.log());
+        Set<Long> full = overflowed.get(delta.log());
         if (full != null && full.contains(delta.epoch())) {
             return -1;
         }
@@ -157,7 +159,7 @@ public final class HeldCausalLogs {
         byte[] marker = DeterminantEncoding.overflowMarker();
         memory.forceReserve(marker.length);
         logs.merge(new CausalLogDelta(log, epoch, held, marker));
-        overflowed.computeIfAbsent(log, l -> new java.util.HashSet<>()).add(epoch);
+        overflowed.computeIfAbsent(log, l -> new HashSet<>()).add(epoch);
         version++;
     }
 

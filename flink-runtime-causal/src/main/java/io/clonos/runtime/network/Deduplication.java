@@ -19,6 +19,7 @@ import org.apache.flink.runtime.io.network.buffer.Buffer;
 
 import javax.annotation.Nullable;
 
+import java.nio.ByteBuffer;
 import java.util.TreeMap;
 import java.util.zip.CRC32C;
 
@@ -70,7 +71,7 @@ final class Deduplication {
         while (!isDone() && offset < bytes) {
             long left = segments[segment][0] - skippedInSegment;
             int take = (int) Math.min(left, bytes - offset);
-            java.nio.ByteBuffer part = buffer.getNioBufferReadable();
+            ByteBuffer part = buffer.getNioBufferReadable();
             part.position(part.position() + offset);
             part.limit(part.position() + take);
             checksum.update(part);

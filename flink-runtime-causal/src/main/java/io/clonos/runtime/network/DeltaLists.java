@@ -20,7 +20,9 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -68,14 +70,13 @@ final class DeltaLists {
                 throw new CorruptCausalLogException(
                         "A shared delta of " + entry.length + " bytes is too short");
             }
-            int distance = java.nio.ByteBuffer.wrap(entry, 0, 4).getInt();
+            int distance = ByteBuffer.wrap(entry, 0, 4).getInt();
             if (distance < 1) {
                 throw new CorruptCausalLogException("A shared delta with distance " + distance);
             }
             deltas.add(
                     new SharedDelta(
-                            CausalLogDelta.deserialize(
-                                    java.util.Arrays.copyOfRange(entry, 4, entry.length)),
+                            CausalLogDelta.deserialize(Arrays.copyOfRange(entry, 4, entry.length)),
                             distance));
         }
         return deltas;
@@ -86,7 +87,7 @@ final class DeltaLists {
         for (SharedDelta shared : deltas) {
             byte[] delta = shared.delta().serialize();
             serialized.add(
-                    java.nio.ByteBuffer.allocate(4 + delta.length)
+                    ByteBuffer.allocate(4 + delta.length)
                             .putInt(shared.distance())
                             .put(delta)
                             .array());

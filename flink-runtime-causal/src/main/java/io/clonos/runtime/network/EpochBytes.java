@@ -15,6 +15,7 @@ package io.clonos.runtime.network;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.io.network.buffer.Buffer;
 
+import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
@@ -39,7 +40,7 @@ public final class EpochBytes {
     /** Adds the first {@code length} readable bytes of {@code buffer}. */
     void add(Buffer buffer, int length) {
         bytes += length;
-        java.nio.ByteBuffer readable = buffer.getNioBufferReadable();
+        ByteBuffer readable = buffer.getNioBufferReadable();
         readable.limit(readable.position() + length);
         checksum.update(readable);
     }

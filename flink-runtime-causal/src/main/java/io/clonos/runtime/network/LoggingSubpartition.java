@@ -34,6 +34,7 @@ import javax.annotation.Nullable;
 import javax.annotation.concurrent.GuardedBy;
 
 import java.io.IOException;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -232,7 +233,7 @@ final class LoggingSubpartition implements BufferAvailabilityListener {
      * regenerate from epoch {@code restoredEpoch} on, which is logged but not sent again.
      */
     synchronized void continueAfter(
-            long restoredEpoch, java.util.TreeMap<Long, long[]> received, boolean consumerReplays) {
+            long restoredEpoch, TreeMap<Long, long[]> received, boolean consumerReplays) {
         if (reader != null) {
             reader.continueAfter(restoredEpoch, received, consumerReplays);
             if (consumerReplays) {

@@ -36,6 +36,7 @@ import javax.annotation.concurrent.GuardedBy;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeMap;
 
 /**
  * What one consumer connection reads from a {@link LoggingSubpartition}: a {@link
@@ -296,7 +297,7 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
      * replays} has nothing yet and reads the regenerated stream until its replay ends.
      */
     synchronized void continueAfter(
-            long restoredEpoch, java.util.TreeMap<Long, long[]> received, boolean replays) {
+            long restoredEpoch, TreeMap<Long, long[]> received, boolean replays) {
         Deduplication plan = new Deduplication(subpartition.toString(), received);
         continued = new ContinuedStreamEvent(plan.total());
         deduplication = plan.isDone() ? null : plan;

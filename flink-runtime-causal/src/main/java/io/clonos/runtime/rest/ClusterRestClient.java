@@ -31,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -271,7 +272,7 @@ public final class ClusterRestClient {
     }
 
     /** Waits until a job completed a checkpoint; fails after {@code timeout}. */
-    public void awaitCompletedCheckpoint(String jobId, java.time.Duration timeout)
+    public void awaitCompletedCheckpoint(String jobId, Duration timeout)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (completedCheckpoints(jobId) < 1) {
@@ -312,9 +313,9 @@ public final class ClusterRestClient {
      * When the oldest exception in a job's history whose stack trace contains {@code text} was
      * recorded (milliseconds since the epoch), if there is one.
      */
-    public java.util.OptionalLong firstExceptionAt(String jobId, String text)
+    public OptionalLong firstExceptionAt(String jobId, String text)
             throws IOException, InterruptedException {
-        java.util.OptionalLong first = java.util.OptionalLong.empty();
+        OptionalLong first = OptionalLong.empty();
         for (JsonNode entry :
                 get("/jobs/" + jobId + "/exceptions?maxExceptions=1000")
                         .path("exceptionHistory")
@@ -327,7 +328,7 @@ public final class ClusterRestClient {
                 if (at >= 0
                         && exception.path("stacktrace").asText("").contains(text)
                         && (first.isEmpty() || at < first.getAsLong())) {
-                    first = java.util.OptionalLong.of(at);
+                    first = OptionalLong.of(at);
                 }
             }
         }

@@ -71,6 +71,9 @@ import java.util.Collection;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 
 /**
  * Builds a {@link ClonosScheduler} for a streaming job. Flink assembles its default scheduler from
@@ -168,15 +171,13 @@ public class ClonosSchedulerFactory implements SchedulerNGFactory {
                                 mainThreadExecutor.schedule(
                                         task,
                                         LostTaskManagerDetector.PROBE_AGAIN_AFTER.toMillis(),
-                                        java.util.concurrent.TimeUnit.MILLISECONDS),
+                                        TimeUnit.MILLISECONDS),
                         clonosSlotPool
-                                .<java.util.function.BiConsumer<ResourceID, Exception>>map(
-                                        pool -> pool::declareLost)
+                                .<BiConsumer<ResourceID, Exception>>map(pool -> pool::declareLost)
                                 .orElse(slotPool::releaseTaskManager),
                         // without Clonos's slot pool (a test's) no TaskManager counts as gone
                         clonosSlotPool
-                                .<java.util.function.Predicate<ResourceID>>map(
-                                        pool -> pool::isRegistered)
+                                .<Predicate<ResourceID>>map(pool -> pool::isRegistered)
                                 .orElse(taskManager -> true),
                         log);
         return new ClonosScheduler(

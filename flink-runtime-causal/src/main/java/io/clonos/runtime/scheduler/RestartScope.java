@@ -24,8 +24,12 @@ import org.apache.flink.runtime.executiongraph.Execution;
 import org.apache.flink.runtime.executiongraph.ExecutionGraph;
 import org.apache.flink.runtime.executiongraph.ExecutionJobVertex;
 import org.apache.flink.runtime.executiongraph.ExecutionVertex;
+import org.apache.flink.runtime.jobgraph.IntermediateResultPartitionID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
+import org.apache.flink.runtime.scheduler.strategy.ConsumedPartitionGroup;
+import org.apache.flink.runtime.scheduler.strategy.ConsumerVertexGroup;
 import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
+import org.apache.flink.runtime.scheduler.strategy.SchedulingResultPartition;
 import org.apache.flink.runtime.scheduler.strategy.SchedulingTopology;
 
 import java.util.ArrayList;
@@ -51,10 +55,8 @@ final class RestartScope {
     static Collection<ExecutionVertexID> consumersOf(
             SchedulingTopology topology, ExecutionVertexID id) {
         List<ExecutionVertexID> consumers = new ArrayList<>();
-        for (org.apache.flink.runtime.scheduler.strategy.SchedulingResultPartition partition :
-                topology.getVertex(id).getProducedResults()) {
-            for (org.apache.flink.runtime.scheduler.strategy.ConsumerVertexGroup group :
-                    partition.getConsumerVertexGroups()) {
+        for (SchedulingResultPartition partition : topology.getVertex(id).getProducedResults()) {
+            for (ConsumerVertexGroup group : partition.getConsumerVertexGroups()) {
                 group.forEach(consumers::add);
             }
         }
@@ -65,10 +67,8 @@ final class RestartScope {
     static Collection<ExecutionVertexID> producersOf(
             SchedulingTopology topology, ExecutionVertexID id) {
         List<ExecutionVertexID> producers = new ArrayList<>();
-        for (org.apache.flink.runtime.scheduler.strategy.ConsumedPartitionGroup group :
-                topology.getVertex(id).getConsumedPartitionGroups()) {
-            for (org.apache.flink.runtime.jobgraph.IntermediateResultPartitionID partition :
-                    group) {
+        for (ConsumedPartitionGroup group : topology.getVertex(id).getConsumedPartitionGroups()) {
+            for (IntermediateResultPartitionID partition : group) {
                 producers.add(topology.getResultPartition(partition).getProducer().getId());
             }
         }

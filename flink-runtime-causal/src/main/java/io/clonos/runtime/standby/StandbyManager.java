@@ -13,6 +13,7 @@
 package io.clonos.runtime.standby;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.OperatorIDPair;
@@ -21,6 +22,7 @@ import org.apache.flink.runtime.checkpoint.CompletedCheckpoint;
 import org.apache.flink.runtime.checkpoint.OperatorState;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.TaskStateSnapshot;
+import org.apache.flink.runtime.clusterframework.types.AllocationID;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.Execution;
 import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
@@ -31,13 +33,16 @@ import org.apache.flink.runtime.jobgraph.JobVertexID;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.CoordinationRequest;
 import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
+import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
 import org.apache.flink.util.FlinkException;
 import org.apache.flink.util.SerializedValue;
 
 import org.slf4j.Logger;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -256,8 +261,8 @@ public final class StandbyManager {
     }
 
     /** The standby subtasks of the primary subtask {@code primary}. */
-    private java.util.List<ExecutionVertex> standbysOf(ExecutionVertex primary) {
-        java.util.List<ExecutionVertex> standbys = new java.util.ArrayList<>();
+    private List<ExecutionVertex> standbysOf(ExecutionVertex primary) {
+        List<ExecutionVertex> standbys = new ArrayList<>();
         for (ExecutionJobVertex standby : graph.get().getVerticesTopologically()) {
             if (StandbyVertices.primaryOf(standby.getJobVertex())
                     .filter(primary.getJobvertexId()::equals)
@@ -293,8 +298,7 @@ public final class StandbyManager {
     /** Standby subtasks that should run but do not (no slot, failed, being moved). */
     private int missing() {
         ExecutionGraph current = graph.get();
-        if (current == null
-                || current.getState() != org.apache.flink.api.common.JobStatus.RUNNING) {
+        if (current == null || current.getState() != JobStatus.RUNNING) {
             return 0;
         }
         int missing = 0;
@@ -379,8 +383,8 @@ public final class StandbyManager {
      * The standbys that run on the same TaskManager as their primary, now that {@code running} (a
      * primary or a standby) runs; with {@code clonos.standby.placement: spread} they move.
      */
-    public java.util.List<ExecutionVertex> coLocatedStandbys(ExecutionVertex running) {
-        java.util.List<ExecutionVertex> coLocated = new java.util.ArrayList<>();
+    public List<ExecutionVertex> coLocatedStandbys(ExecutionVertex running) {
+        List<ExecutionVertex> coLocated = new ArrayList<>();
         Optional<JobVertexID> primaryVertex =
                 StandbyVertices.primaryOf(running.getJobVertex().getJobVertex());
         if (primaryVertex.isPresent()) {
@@ -415,10 +419,7 @@ public final class StandbyManager {
     }
 
     /** A standby to activate: where it runs and what it holds. */
-    public record Standby(
-            org.apache.flink.runtime.taskmanager.TaskManagerLocation location,
-            org.apache.flink.runtime.clusterframework.types.AllocationID slot,
-            Held held) {}
+    public record Standby(TaskManagerLocation location, AllocationID slot, Held held) {}
 
     /** What the standby subtask's current attempt holds, if any (for activation and tests). */
     public Optional<Held> held(JobVertexID standbyVertex, int subtask) {

@@ -13,6 +13,7 @@
 package io.clonos.runtime.standby;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.contrib.streaming.state.ClonosRocksDBLoadPatch;
 import org.apache.flink.runtime.checkpoint.CheckpointMetaData;
 import org.apache.flink.runtime.checkpoint.CheckpointMetrics;
 import org.apache.flink.runtime.checkpoint.CheckpointOptions;
@@ -166,7 +167,7 @@ public final class StandbyTask extends AbstractInvokable {
             }
             if (!rocksDBLoaded && !StateFiles.incrementalHandles(response.state()).isEmpty()) {
                 // the replacement will open the copy with RocksDB: it need not load the library
-                org.apache.flink.contrib.streaming.state.ClonosRocksDBLoadPatch.ensureLoaded(
+                ClonosRocksDBLoadPatch.ensureLoaded(
                         env.getTaskManagerInfo().getTmpWorkingDirectory().getAbsolutePath());
                 rocksDBLoaded = true;
             }

@@ -27,6 +27,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Rewrites the nondeterministic calls of a class of user code into calls of {@link CausalCalls}:
@@ -208,7 +209,7 @@ public final class UserCodeRewriter {
             Class<?>[] parameters = method.getParameterTypes();
             if (Modifier.isPublic(method.getModifiers())
                     && parameters.length > 0
-                    && parameters[0] == java.util.concurrent.ThreadLocalRandom.class) {
+                    && parameters[0] == ThreadLocalRandom.class) {
                 String full = Type.getMethodDescriptor(method);
                 String own = "(" + full.substring(full.indexOf(';') + 1);
                 draws.put(method.getName() + own, full);

@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * The processing-time timers of one task, made replayable. A firing is logged with the number of
@@ -97,7 +98,7 @@ public final class CausalTimers {
 
     ScheduledFuture<?> registerPeriodic(
             ProcessingTimeCallback callback,
-            java.util.function.Function<ProcessingTimeCallback, ScheduledFuture<?>> schedule) {
+            Function<ProcessingTimeCallback, ScheduledFuture<?>> schedule) {
         int id = PERIODIC + periodicTimers++;
         synchronized (this) {
             periodic.put(id, callback);

@@ -23,6 +23,8 @@ import org.apache.flink.streaming.runtime.partitioner.RescalePartitioner;
 import org.apache.flink.streaming.runtime.partitioner.ShufflePartitioner;
 import org.apache.flink.streaming.runtime.partitioner.StreamPartitioner;
 
+import javax.annotation.Nullable;
+
 import java.util.List;
 
 /**
@@ -51,9 +53,7 @@ public final class CausalPartitioners {
      * that their choices are the task's determinants.
      */
     public static void bind(
-            RecordWriterDelegate<?> writers,
-            int outputs,
-            @javax.annotation.Nullable CausalTask task) {
+            RecordWriterDelegate<?> writers, int outputs, @Nullable CausalTask task) {
         for (int i = 0; i < outputs; i++) {
             RecordWriter<?> writer = writers.getRecordWriter(i);
             if (writer instanceof ChannelSelectorRecordWriter
@@ -66,7 +66,7 @@ public final class CausalPartitioners {
         }
     }
 
-    @javax.annotation.Nullable
+    @Nullable
     static StreamPartitioner<?> replacementOf(StreamPartitioner<?> partitioner) {
         Class<?> type = partitioner.getClass();
         if (type == RebalancePartitioner.class) {

@@ -27,6 +27,7 @@ import org.apache.flink.streaming.runtime.io.StreamInputProcessor;
 import org.apache.flink.streaming.runtime.io.StreamTaskSourceInput;
 import org.apache.flink.streaming.runtime.io.checkpointing.CheckpointBarrierHandler;
 import org.apache.flink.streaming.runtime.tasks.OperatorChain;
+import org.apache.flink.util.FlinkRuntimeException;
 
 import javax.annotation.Nullable;
 
@@ -160,7 +161,7 @@ final class ChainedSources {
                             checkpoint.timestamp(),
                             CheckpointOptions.forCheckpointWithDefaultLocation()));
         } catch (IOException e) {
-            throw new org.apache.flink.util.FlinkRuntimeException(
+            throw new FlinkRuntimeException(
                     "The replay of checkpoint " + checkpoint.checkpointId() + " failed", e);
         }
     }

@@ -27,6 +27,9 @@ import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Embedded clusters in this JVM (Flink's MiniCluster, Clonos's or vanilla), whose lost TaskManager
@@ -56,11 +59,10 @@ final class EmbeddedFailureClusters implements FailureClusters {
         ClusterRestClient rest = new ClusterRestClient(cluster.getRestAddress().get());
         return new Cluster() {
             /** Resource id to start index, from the first loss on. */
-            private java.util.Map<String, Integer> indexes;
+            private Map<String, Integer> indexes;
 
             @Override
-            public JobID submit(JobGraph job, java.util.List<Class<?>> userClasses)
-                    throws Exception {
+            public JobID submit(JobGraph job, List<Class<?>> userClasses) throws Exception {
                 return cluster.submitJob(job).get().getJobID();
             }
 
@@ -85,10 +87,10 @@ final class EmbeddedFailureClusters implements FailureClusters {
             }
 
             @Override
-            public Lost loseTaskManagersOf(
-                    JobID job, String vertex, java.util.List<Integer> subtasks) throws Exception {
+            public Lost loseTaskManagersOf(JobID job, String vertex, List<Integer> subtasks)
+                    throws Exception {
                 AccessExecutionGraph graph = cluster.getExecutionGraph(job).get();
-                java.util.List<String> victims = new java.util.ArrayList<>();
+                List<String> victims = new ArrayList<>();
                 for (int subtask : subtasks) {
                     victims.add(EmbeddedClusters.location(graph, vertex, subtask));
                 }
@@ -118,7 +120,7 @@ final class EmbeddedFailureClusters implements FailureClusters {
                 return primaries(job).size();
             }
 
-            private java.util.List<AccessExecutionVertex> primaries(JobID job) throws Exception {
+            private List<AccessExecutionVertex> primaries(JobID job) throws Exception {
                 return EmbeddedClusters.primaries(cluster.getArchivedExecutionGraph(job).get());
             }
 

@@ -21,15 +21,16 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.ServiceLoader;
 
 /**
  * Where the failure experiment's systems run, and how their TaskManager is lost: embedded clusters
  * in the experiment's JVM whose TaskManager is terminated ({@link EmbeddedFailureClusters}), or
  * standalone clusters of separate processes whose TaskManager is killed with SIGKILL (the
- * distribution's, found by {@link ServiceLoader}: the launcher that starts processes lives there).
+ * distribution's: the launcher that starts processes lives there, and hands its clusters to the
+ * harness's command line; the harness never looks for them).
  */
 @Internal
 public interface FailureClusters {
@@ -47,21 +48,21 @@ public interface FailureClusters {
     Cluster start(boolean onClonos, Configuration config, int taskManagers, int slots, Path dir)
             throws Exception;
 
-    /** The clusters named {@code name}: embedded, or one the class path provides. */
-    static FailureClusters named(String name) {
+    /**
+     * The clusters named {@code name}: embedded, or one of {@code provided} (those of the caller,
+     * the distribution's launcher).
+     */
+    static FailureClusters named(String name, List<FailureClusters> provided) {
         if (EmbeddedFailureClusters.NAME.equals(name)) {
             return new EmbeddedFailureClusters();
         }
-        Optional<FailureClusters> provided =
-                ServiceLoader.load(FailureClusters.class).stream()
-                        .map(ServiceLoader.Provider::get)
-                        .filter(clusters -> clusters.name().equals(name))
-                        .findFirst();
-        return provided.orElseThrow(
+        Optional<FailureClusters> found =
+                provided.stream().filter(clusters -> clusters.name().equals(name)).findFirst();
+        return found.orElseThrow(
                 () ->
                         new IllegalArgumentException(
                                 "--processes takes embedded or separate (separate needs the"
-                                        + " distribution's launcher on the class path), not "
+                                        + " distribution's launcher: bin/clonos nexmark), not "
                                         + name
                                         + "."));
     }
@@ -71,7 +72,7 @@ public interface FailureClusters {
      * order) are one process: a loss meant to take several slices would take fewer.
      */
     static void requireDistinct(List<String> victims, String vertex, List<Integer> subtasks) {
-        if (new java.util.HashSet<>(victims).size() < victims.size()) {
+        if (new HashSet<>(victims).size() < victims.size()) {
             throw new IllegalStateException(
                     "Subtasks "
                             + subtasks

@@ -15,6 +15,7 @@ package io.clonos.nexmark.failure;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.api.common.serialization.SerializationSchema;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -266,9 +267,7 @@ public final class FailureJob {
 
         @Override
         public void open(
-                org.apache.flink.api.common.serialization.SerializationSchema.InitializationContext
-                        context,
-                KafkaSinkContext sinkContext) {
+                SerializationSchema.InitializationContext context, KafkaSinkContext sinkContext) {
             int[] partitions = sinkContext.getPartitionsForTopic(topic);
             partition = partitions[sinkContext.getParallelInstanceId() % partitions.length];
         }

@@ -35,6 +35,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -127,10 +128,12 @@ public final class NexmarkFailure {
     private final long started = System.nanoTime();
     private final FailureClusters clusters;
 
-    public NexmarkFailure(FailureSettings settings, PrintStream out) {
+    /** The experiment on embedded clusters or on one of {@code provided} ({@code --processes}). */
+    public NexmarkFailure(
+            FailureSettings settings, PrintStream out, List<FailureClusters> provided) {
         this.settings = settings;
         this.out = out;
-        this.clusters = FailureClusters.named(settings.processes);
+        this.clusters = FailureClusters.named(settings.processes, provided);
     }
 
     /** Runs the experiment; returns the runs, also written to the output directory. */
@@ -242,7 +245,7 @@ public final class NexmarkFailure {
     static List<String> order(int repetition) {
         List<String> order = new ArrayList<>(SYSTEMS);
         if (repetition % 2 == 1) {
-            java.util.Collections.reverse(order);
+            Collections.reverse(order);
         }
         return order;
     }

@@ -12,7 +12,12 @@
 
 package io.clonos.nexmark.failure;
 
+import org.apache.flink.configuration.Configuration;
+
 import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -21,7 +26,7 @@ class FailureClustersTest {
 
     @Test
     void embeddedClustersAreTheHarnessOwn() {
-        FailureClusters clusters = FailureClusters.named("embedded");
+        FailureClusters clusters = FailureClusters.named("embedded", List.of());
 
         assertThat(clusters.name()).isEqualTo("embedded");
         assertThat(clusters.failure()).isEqualTo("terminated");
@@ -32,12 +37,42 @@ class FailureClustersTest {
      */
     @Test
     void anUnknownKindIsRejectedNamingTheOption() {
-        assertThatThrownBy(() -> FailureClusters.named("separate"))
+        assertThatThrownBy(() -> FailureClusters.named("separate", List.of()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--processes")
                 .hasMessageContaining("separate");
-        assertThatThrownBy(() -> FailureClusters.named("docker"))
+        assertThatThrownBy(() -> FailureClusters.named("docker", List.of()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("docker");
+    }
+
+    /** The caller's clusters (the distribution's separate processes) are chosen by their name. */
+    @Test
+    void theCallersClustersAreChosenByName() {
+        FailureClusters other =
+                new FailureClusters() {
+                    @Override
+                    public String name() {
+                        return "separate";
+                    }
+
+                    @Override
+                    public String failure() {
+                        return "SIGKILL";
+                    }
+
+                    @Override
+                    public Cluster start(
+                            boolean onClonos,
+                            Configuration config,
+                            int taskManagers,
+                            int slots,
+                            Path dir) {
+                        throw new UnsupportedOperationException();
+                    }
+                };
+
+        assertThat(FailureClusters.named("separate", List.of(other))).isSameAs(other);
+        assertThat(FailureClusters.named("embedded", List.of(other)).name()).isEqualTo("embedded");
     }
 }

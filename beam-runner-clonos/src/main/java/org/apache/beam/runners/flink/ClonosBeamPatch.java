@@ -26,6 +26,8 @@ import javax.annotation.Nullable;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -115,7 +117,7 @@ public final class ClonosBeamPatch extends PipelineRunner<PipelineResult> {
             throws ReflectiveOperationException {
         Field field = perKeyWithFanout.getClass().getDeclaredField("fn");
         field.setAccessible(true);
-        return java.util.Objects.requireNonNull(field.get(perKeyWithFanout));
+        return Objects.requireNonNull(field.get(perKeyWithFanout));
     }
 
     /**
@@ -124,12 +126,12 @@ public final class ClonosBeamPatch extends PipelineRunner<PipelineResult> {
      * @throws ReflectiveOperationException if Beam keeps them elsewhere
      */
     @SuppressWarnings("unchecked")
-    public static java.util.List<org.apache.beam.sdk.values.PCollectionView<?>> fanoutSideInputs(
+    public static List<org.apache.beam.sdk.values.PCollectionView<?>> fanoutSideInputs(
             Object perKeyWithFanout) throws ReflectiveOperationException {
         Field field = perKeyWithFanout.getClass().getDeclaredField("sideInputs");
         field.setAccessible(true);
-        return (java.util.List<org.apache.beam.sdk.values.PCollectionView<?>>)
-                java.util.Objects.requireNonNull(field.get(perKeyWithFanout));
+        return (List<org.apache.beam.sdk.values.PCollectionView<?>>)
+                Objects.requireNonNull(field.get(perKeyWithFanout));
     }
 
     /**

@@ -17,14 +17,22 @@ import io.clonos.runtime.causal.InputWatermarkState;
 import io.clonos.runtime.reflect.ReflectedField;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.io.network.api.serialization.RecordDeserializer;
 import org.apache.flink.runtime.io.network.api.serialization.SpillingAdaptiveSpanningRecordDeserializer;
+import org.apache.flink.runtime.io.network.buffer.Buffer;
 import org.apache.flink.runtime.plugable.DeserializationDelegate;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2;
 import org.apache.flink.streaming.api.operators.InputSelectable;
+import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.LatencyMarker;
+import org.apache.flink.streaming.runtime.streamrecord.RecordAttributes;
 import org.apache.flink.streaming.runtime.streamrecord.StreamElement;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
+import org.apache.flink.util.FlinkRuntimeException;
 
 import javax.annotation.Nullable;
 
@@ -33,6 +41,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * PATCH of Flink's behaviour, kept to this one class in Flink's package.
@@ -205,7 +215,7 @@ public final class ClonosNetworkInputPatch {
     @SuppressWarnings({"unchecked", "rawtypes"})
     public static void wrapChainedSources(
             StreamInputProcessor processor,
-            java.util.function.Function<StreamTaskSourceInput<?>, StreamTaskInput<?>> wrap) {
+            Function<StreamTaskSourceInput<?>, StreamTaskInput<?>> wrap) {
         for (StreamOneInputProcessor<?> one : oneInputProcessorsOf(processor)) {
             Object input = ONE_INPUT_INPUT.get(one);
             if (input instanceof StreamTaskSourceInput) {
@@ -267,19 +277,15 @@ public final class ClonosNetworkInputPatch {
         }
 
         @Override
-        public void emitRecord(
-                org.apache.flink.streaming.runtime.streamrecord.StreamRecord streamRecord)
-                throws Exception {
+        public void emitRecord(StreamRecord streamRecord) throws Exception {
             delegate.emitRecord(streamRecord);
         }
 
         @Override
-        public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark)
-                throws Exception {
+        public void emitWatermark(Watermark watermark) throws Exception {
             if (task.watermarks().isInputIdle(input)) {
                 // Flink's inputs hand on no watermark while idle; a recovered one may not know
-                emitWatermarkStatus(
-                        org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus.ACTIVE);
+                emitWatermarkStatus(WatermarkStatus.ACTIVE);
             }
             if (task.watermarks().watermark(input, watermark.getTimestamp())) {
                 delegate.emitWatermark(watermark);
@@ -287,25 +293,19 @@ public final class ClonosNetworkInputPatch {
         }
 
         @Override
-        public void emitWatermarkStatus(
-                org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus)
-                throws Exception {
+        public void emitWatermarkStatus(WatermarkStatus watermarkStatus) throws Exception {
             if (task.watermarks().watermarkStatus(input, watermarkStatus.isIdle())) {
                 delegate.emitWatermarkStatus(watermarkStatus);
             }
         }
 
         @Override
-        public void emitLatencyMarker(
-                org.apache.flink.streaming.runtime.streamrecord.LatencyMarker latencyMarker)
-                throws Exception {
+        public void emitLatencyMarker(LatencyMarker latencyMarker) throws Exception {
             delegate.emitLatencyMarker(latencyMarker);
         }
 
         @Override
-        public void emitRecordAttributes(
-                org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes)
-                throws Exception {
+        public void emitRecordAttributes(RecordAttributes recordAttributes) throws Exception {
             delegate.emitRecordAttributes(recordAttributes);
         }
     }
@@ -326,12 +326,9 @@ public final class ClonosNetworkInputPatch {
         @Override
         public void watermark(int input, long timestamp) {
             try {
-                outputs.get(input)
-                        .replayed
-                        .emitWatermark(
-                                new org.apache.flink.streaming.api.watermark.Watermark(timestamp));
+                outputs.get(input).replayed.emitWatermark(new Watermark(timestamp));
             } catch (Exception e) {
-                throw new org.apache.flink.util.FlinkRuntimeException(
+                throw new FlinkRuntimeException(
                         "Replaying watermark " + timestamp + " of input " + input + " failed", e);
             }
         }
@@ -348,7 +345,7 @@ public final class ClonosNetworkInputPatch {
                                         : org.apache.flink.streaming.runtime.watermarkstatus
                                                 .WatermarkStatus.ACTIVE);
             } catch (Exception e) {
-                throw new org.apache.flink.util.FlinkRuntimeException(
+                throw new FlinkRuntimeException(
                         "Replaying a watermark status of input " + input + " failed", e);
             }
         }
@@ -361,16 +358,13 @@ public final class ClonosNetworkInputPatch {
             } else if (headOperator instanceof AbstractStreamOperatorV2) {
                 combined = COMBINED_WATERMARK_V2.get(headOperator);
             }
-            if (!(combined
-                    instanceof
-                    org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus)) {
-                throw new org.apache.flink.util.FlinkRuntimeException(
+            if (!(combined instanceof IndexedCombinedWatermarkStatus)) {
+                throw new FlinkRuntimeException(
                         "The task's operator "
                                 + headOperator
                                 + " combines no input watermarks that Clonos can restore");
             }
-            org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus status =
-                    (org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus) combined;
+            IndexedCombinedWatermarkStatus status = (IndexedCombinedWatermarkStatus) combined;
             for (int i = 0; i < watermarks.length; i++) {
                 status.updateWatermark(i, watermarks[i]);
                 status.updateStatus(i, idle[i]);
@@ -390,40 +384,31 @@ public final class ClonosNetworkInputPatch {
         }
 
         @Override
-        public void emitRecord(
-                org.apache.flink.streaming.runtime.streamrecord.StreamRecord streamRecord)
-                throws Exception {
+        public void emitRecord(StreamRecord streamRecord) throws Exception {
             count.run();
             delegate.emitRecord(streamRecord);
         }
 
         @Override
-        public void emitWatermark(org.apache.flink.streaming.api.watermark.Watermark watermark)
-                throws Exception {
+        public void emitWatermark(Watermark watermark) throws Exception {
             count.run();
             delegate.emitWatermark(watermark);
         }
 
         @Override
-        public void emitWatermarkStatus(
-                org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus watermarkStatus)
-                throws Exception {
+        public void emitWatermarkStatus(WatermarkStatus watermarkStatus) throws Exception {
             count.run();
             delegate.emitWatermarkStatus(watermarkStatus);
         }
 
         @Override
-        public void emitLatencyMarker(
-                org.apache.flink.streaming.runtime.streamrecord.LatencyMarker latencyMarker)
-                throws Exception {
+        public void emitLatencyMarker(LatencyMarker latencyMarker) throws Exception {
             count.run();
             delegate.emitLatencyMarker(latencyMarker);
         }
 
         @Override
-        public void emitRecordAttributes(
-                org.apache.flink.streaming.runtime.streamrecord.RecordAttributes recordAttributes)
-                throws Exception {
+        public void emitRecordAttributes(RecordAttributes recordAttributes) throws Exception {
             count.run();
             delegate.emitRecordAttributes(recordAttributes);
         }
@@ -437,20 +422,19 @@ public final class ClonosNetworkInputPatch {
             extends SpillingAdaptiveSpanningRecordDeserializer<
                     DeserializationDelegate<StreamElement>> {
         private final Runnable beforeElement;
-        private final java.util.function.Consumer<Boolean> bufferInProgress;
+        private final Consumer<Boolean> bufferInProgress;
 
         CountingDeserializer(
                 String[] spillingDirectories,
                 Runnable beforeElement,
-                java.util.function.Consumer<Boolean> bufferInProgress) {
+                Consumer<Boolean> bufferInProgress) {
             super(spillingDirectories);
             this.beforeElement = beforeElement;
             this.bufferInProgress = bufferInProgress;
         }
 
         @Override
-        public void setNextBuffer(org.apache.flink.runtime.io.network.buffer.Buffer buffer)
-                throws IOException {
+        public void setNextBuffer(Buffer buffer) throws IOException {
             super.setNextBuffer(buffer);
             bufferInProgress.accept(true);
         }
