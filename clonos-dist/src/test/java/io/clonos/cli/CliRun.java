@@ -31,12 +31,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * killed, and the test fails with what the command printed until then: a hung command must neither
  * outlive its test and slow the tests after it, nor hide why it hung.
  */
-final class CliRun {
+public final class CliRun {
 
     private CliRun() {}
 
     /** What a finished command printed (stdout and stderr) and its exit code. */
-    record Result(int exitCode, String stdout) {
+    public record Result(int exitCode, String stdout) {
         /** The id of the job a {@code clonos run} submitted, as it printed it. */
         String jobId() {
             Matcher jobId = Pattern.compile("JobID ([0-9a-f]{32})").matcher(stdout);
@@ -50,12 +50,12 @@ final class CliRun {
         }
     }
 
-    static Result run(List<String> command, Duration limit) throws Exception {
+    public static Result run(List<String> command, Duration limit) throws Exception {
         return run(command, Map.of(), limit);
     }
 
     /** As {@link #run(List, Duration)}, with {@code environment} added to the command's. */
-    static Result run(List<String> command, Map<String, String> environment, Duration limit)
+    public static Result run(List<String> command, Map<String, String> environment, Duration limit)
             throws Exception {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().putAll(environment);

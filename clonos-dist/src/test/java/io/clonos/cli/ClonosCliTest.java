@@ -56,59 +56,10 @@ class ClonosCliTest {
     }
 
     @Test
-    void aWarmUpRateWithoutAWarmUpToHoldIsAUsageError() {
-        assertThat(run("bench", "overhead", "--warmup-rate", "1000", "--warmup-seconds", "2"))
-                .isEqualTo(2);
+    void benchWithoutTheBenchmarksOnTheClassPathSaysWhereTheyAre() {
+        assertThat(run("bench", "overhead")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("--warmup-rate needs a warm-up longer than 2 s")
-                .contains("got --warmup-seconds 2");
-    }
-
-    @Test
-    void benchRecoveryRejectsWhatItsModeDoesNotUse() {
-        assertThat(run("bench", "recovery", "--processes", "remote")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("--processes must be embedded or separate, got 'remote'");
-        err.reset();
-        assertThat(run("bench", "recovery", "--repetitions", "3")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("--repetitions needs --processes separate");
-        err.reset();
-        assertThat(
-                        run(
-                                "bench",
-                                "recovery",
-                                "--processes",
-                                "separate",
-                                "--checkpoint-dir",
-                                "file:///tmp/checkpoints"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("--checkpoint-dir is not supported with --processes separate");
-        err.reset();
-        assertThat(run("bench", "recovery", "--processes", "separate", "--taskmanagers", "1"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("--taskmanagers needs an integer of at least 2, got '1'");
-        err.reset();
-        assertThat(run("bench", "recovery", "--processes", "separate", "--load", "1.5"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("--load needs a fraction of the capacity in (0, 1], got '1.5'");
-        err.reset();
-        assertThat(run("bench", "recovery", "--failures", "concurrent")).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("--failures needs --processes separate");
-        err.reset();
-        assertThat(run("bench", "recovery", "--processes", "separate", "--failures", "many"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("--failures takes one, concurrent or staggered, not 'many'");
-        err.reset();
-        assertThat(run("bench", "recovery", "--processes", "separate", "--failures", "staggered"))
-                .isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8))
-                .contains("it needs --parallelism 4 or more, got 2");
+                .contains("bin/clonos bench runs them with the distribution's opt/bench");
     }
 
     @Test
@@ -142,7 +93,6 @@ class ClonosCliTest {
                         new String[] {"demo", "--help"},
                         new String[] {"fail", "--help"},
                         new String[] {"chaos", "--help"},
-                        new String[] {"bench", "overhead", "--help"},
                         new String[] {"process", "taskmanager", "--help"})) {
             out.reset();
             assertThat(run(command)).as(String.join(" ", command)).isZero();

@@ -26,13 +26,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * outgoing connection or port-0 bind may take it, and the JobManager then fails to start. Below the
  * ephemeral range only a fixed bind can take it.
  */
-final class FreePorts {
+public final class FreePorts {
 
     private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
 
     private FreePorts() {}
 
-    static int next() throws IOException {
+    public static int next() throws IOException {
         int below = firstEphemeral();
         int first = Math.max(1024, below - 12_000);
         for (int attempt = 0; attempt < 500; attempt++) {

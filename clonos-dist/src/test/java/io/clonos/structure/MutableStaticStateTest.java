@@ -57,7 +57,7 @@ class MutableStaticStateTest {
                     "clonos-examples",
                     "clonos-bench",
                     "nexmark-harness",
-                    "clonos-dist");
+                    "clonos-cli");
 
     @Test
     void theMainCodeKeepsNoMutableStaticState() throws Exception {

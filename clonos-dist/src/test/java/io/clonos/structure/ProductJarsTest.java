@@ -34,16 +34,21 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The product's jars (what a cluster runs: the runtime, the task side, the Beam runner) hold no
- * benchmark or experiment class: none of the benchmark module's classes, no reference to its
- * packages, and no metric reporter of their own (a cluster reports through Flink's reporters; the
- * benchmarks' reporters live in {@code clonos-bench}). Reads the jars' or build directories'
- * entries on the test class path, as the distribution's {@code lib/} holds them.
+ * The product's jars (the runtime, the task side and the launcher, which the distribution's {@code
+ * lib/} holds and a cluster runs, and the Beam runner, which a Beam job brings) hold no benchmark
+ * or experiment class: none of the benchmark module's classes, no reference to its packages, and no
+ * metric reporter of their own (a cluster reports through Flink's reporters; the benchmarks'
+ * reporters live in {@code clonos-bench}). Reads the jars' or build directories' entries on the
+ * test class path.
  */
 class ProductJarsTest {
 
     private static final List<String> PRODUCT =
-            List.of("flink-runtime-causal", "flink-streaming-causal", "beam-runner-clonos");
+            List.of(
+                    "flink-runtime-causal",
+                    "flink-streaming-causal",
+                    "beam-runner-clonos",
+                    "clonos-cli");
 
     private static final String BENCH = "clonos-bench";
 

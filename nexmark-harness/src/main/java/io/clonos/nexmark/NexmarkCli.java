@@ -19,6 +19,7 @@ import io.clonos.nexmark.failure.FailureQuery;
 import io.clonos.nexmark.failure.FailureSettings;
 import io.clonos.nexmark.failure.NexmarkFailure;
 import io.clonos.nexmark.failure.RecomputedFigures;
+import io.clonos.nexmark.failure.SeparateFailureClusters;
 
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -95,7 +96,7 @@ public final class NexmarkCli {
     private NexmarkCli() {}
 
     public static void main(String[] args) throws Exception {
-        System.exit(run(args));
+        System.exit(run(args, List.of(new SeparateFailureClusters())));
     }
 
     static int run(String[] args) throws Exception {
