@@ -25,7 +25,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
 import java.util.HashMap;
@@ -230,8 +229,8 @@ public final class ClonosCli {
 
     private static int cluster(Deque<String> args, PrintStream out) throws Exception {
         String action = args.poll();
-        Options options =
-                Options.parse(
+        CliOptions options =
+                CliOptions.parse(
                         args,
                         List.of(
                                 "--taskmanagers",
@@ -274,7 +273,7 @@ public final class ClonosCli {
 
     /** HDFS in the foreground until the launcher is stopped; its files go with it. */
     private static int hdfs(Deque<String> args, PrintStream out) throws Exception {
-        Options options = Options.parse(args, List.of("--dir", "--port"), List.of());
+        CliOptions options = CliOptions.parse(args, List.of("--dir", "--port"), List.of());
         options.requireNoPositional();
         Path dir = Path.of(options.values.getOrDefault("--dir", "hdfs"));
         Path home = ClonosHome.fromEnvironment(System.getenv(), null).home();
@@ -301,7 +300,7 @@ public final class ClonosCli {
      */
     private static int process(Deque<String> args) throws Exception {
         String role = args.poll();
-        Options options = Options.parse(args, List.of("--conf-dir"), List.of());
+        CliOptions options = CliOptions.parse(args, List.of("--conf-dir"), List.of());
         options.requireNoPositional();
         if (role == null) {
             throw new UsageException(
@@ -333,8 +332,8 @@ public final class ClonosCli {
     }
 
     private static int runJob(Deque<String> args) throws Exception {
-        Options options =
-                Options.parse(args, List.of("--conf-dir", "--class"), List.of("--detached"));
+        CliOptions options =
+                CliOptions.parse(args, List.of("--conf-dir", "--class"), List.of("--detached"));
         if (options.positional.isEmpty()) {
             throw new UsageException("run needs a job jar.");
         }
@@ -352,8 +351,8 @@ public final class ClonosCli {
     }
 
     private static int fail(Deque<String> args, PrintStream out) throws Exception {
-        Options options =
-                Options.parse(
+        CliOptions options =
+                CliOptions.parse(
                         args, List.of("--job", "--vertex", "--subtask", "--conf-dir"), List.of());
         options.requireNoPositional();
         String job = options.required("--job");
@@ -367,8 +366,8 @@ public final class ClonosCli {
     }
 
     private static int chaos(Deque<String> args, PrintStream out) throws Exception {
-        Options options =
-                Options.parse(
+        CliOptions options =
+                CliOptions.parse(
                         args,
                         List.of(
                                 "--seed",
@@ -434,8 +433,8 @@ public final class ClonosCli {
             if (dsdValue.equals("full")) {
                 dsd = -1;
             } else {
-                Options depth =
-                        Options.parse(
+                CliOptions depth =
+                        CliOptions.parse(
                                 new ArrayDeque<>(List.of("--dsd", dsdValue)),
                                 List.of("--dsd"),
                                 List.of());
@@ -509,8 +508,8 @@ public final class ClonosCli {
     }
 
     private static int demo(Deque<String> args, PrintStream out) throws Exception {
-        Options options =
-                Options.parse(
+        CliOptions options =
+                CliOptions.parse(
                         args,
                         List.of("--count", "--rate", "--keys", "--conf-dir"),
                         List.of("--no-failure"));
@@ -532,81 +531,6 @@ public final class ClonosCli {
     public static final class UsageException extends Exception {
         public UsageException(String message) {
             super(message);
-        }
-    }
-
-    /** Options before the first positional argument; everything from there on is positional. */
-    public static final class Options {
-        public final Map<String, String> values = new LinkedHashMap<>();
-        public final Map<String, String> dynamicProperties = new LinkedHashMap<>();
-        public final List<String> flags = new ArrayList<>();
-        public final List<String> positional = new ArrayList<>();
-
-        public static Options parse(Deque<String> args, List<String> valued, List<String> flags)
-                throws UsageException {
-            Options options = new Options();
-            while (!args.isEmpty()) {
-                String arg = args.poll();
-                if (!options.positional.isEmpty()) {
-                    options.positional.add(arg);
-                } else if (arg.equals("-D") || (arg.startsWith("-D") && arg.length() > 2)) {
-                    String property = arg.equals("-D") ? args.poll() : arg.substring(2);
-                    int eq = property == null ? -1 : property.indexOf('=');
-                    if (eq <= 0) {
-                        throw new UsageException("-D needs key=value, got '" + property + "'.");
-                    }
-                    options.dynamicProperties.put(
-                            property.substring(0, eq), property.substring(eq + 1));
-                } else if (valued.contains(arg)) {
-                    String value = args.poll();
-                    if (value == null) {
-                        throw new UsageException(arg + " needs a value.");
-                    }
-                    options.values.put(arg, value);
-                } else if (flags.contains(arg)) {
-                    options.flags.add(arg);
-                } else if (arg.startsWith("--")) {
-                    throw new UsageException("Unknown option '" + arg + "'.");
-                } else {
-                    options.positional.add(arg);
-                }
-            }
-            return options;
-        }
-
-        public String value(String name) {
-            return values.get(name);
-        }
-
-        public String required(String name) throws UsageException {
-            String value = values.get(name);
-            if (value == null) {
-                throw new UsageException("missing " + name + ".");
-            }
-            return value;
-        }
-
-        public int intValue(String name, int defaultValue, int min) throws UsageException {
-            String value = values.get(name);
-            if (value == null) {
-                return defaultValue;
-            }
-            try {
-                int parsed = Integer.parseInt(value);
-                if (parsed >= min) {
-                    return parsed;
-                }
-            } catch (NumberFormatException ignored) {
-                // reported below
-            }
-            throw new UsageException(
-                    name + " needs an integer of at least " + min + ", got '" + value + "'.");
-        }
-
-        public void requireNoPositional() throws UsageException {
-            if (!positional.isEmpty()) {
-                throw new UsageException("Unexpected argument '" + positional.get(0) + "'.");
-            }
         }
     }
 }

@@ -23,6 +23,7 @@ import io.clonos.bench.experiment.StandbyBenchmark;
 import io.clonos.bench.experiment.SyntheticJob;
 import io.clonos.bench.kubernetes.KubernetesApi;
 import io.clonos.bench.report.FailurePlan;
+import io.clonos.cli.CliOptions;
 import io.clonos.cli.ClonosCli;
 import io.clonos.cli.ClonosHome;
 
@@ -71,8 +72,8 @@ public final class BenchCommand {
             throw new ClonosCli.UsageException(
                     "bench needs a benchmark: recovery, overhead, inflight, standby, in-flight-log or pod-failure.");
         }
-        ClonosCli.Options options =
-                ClonosCli.Options.parse(
+        CliOptions options =
+                CliOptions.parse(
                         args,
                         killOptionNames(
                                 true,
@@ -170,7 +171,7 @@ public final class BenchCommand {
             Deque<String> args, KillSettings settings, boolean repeatable)
             throws ClonosCli.UsageException {
         return killSettings(
-                ClonosCli.Options.parse(args, killOptionNames(repeatable, List.of()), List.of()),
+                CliOptions.parse(args, killOptionNames(repeatable, List.of()), List.of()),
                 settings,
                 repeatable);
     }
@@ -196,7 +197,7 @@ public final class BenchCommand {
     }
 
     private static KillSettings killSettings(
-            ClonosCli.Options options, KillSettings settings, boolean repeatable)
+            CliOptions options, KillSettings settings, boolean repeatable)
             throws ClonosCli.UsageException {
         options.requireNoPositional();
         settings.repetitions =
@@ -217,8 +218,8 @@ public final class BenchCommand {
     }
 
     private static int benchOverhead(Deque<String> args, PrintStream out) throws Exception {
-        ClonosCli.Options options =
-                ClonosCli.Options.parse(
+        CliOptions options =
+                CliOptions.parse(
                         args,
                         List.of(
                                 "--records",
@@ -265,8 +266,8 @@ public final class BenchCommand {
     }
 
     private static int benchInFlight(Deque<String> args, PrintStream out) throws Exception {
-        ClonosCli.Options options =
-                ClonosCli.Options.parse(
+        CliOptions options =
+                CliOptions.parse(
                         args,
                         List.of(
                                 "--records",
@@ -320,14 +321,14 @@ public final class BenchCommand {
     }
 
     /** {@code --warmup-seconds} in milliseconds, or {@code defaultMillis}. */
-    private static long warmupMillis(ClonosCli.Options options, long defaultMillis)
+    private static long warmupMillis(CliOptions options, long defaultMillis)
             throws ClonosCli.UsageException {
         return 1000L * options.intValue("--warmup-seconds", (int) (defaultMillis / 1000), 0);
     }
 
     private static int benchInFlightLog(Deque<String> args, PrintStream out) throws Exception {
-        ClonosCli.Options options =
-                ClonosCli.Options.parse(
+        CliOptions options =
+                CliOptions.parse(
                         args,
                         List.of(
                                 "--megabytes",
@@ -348,8 +349,8 @@ public final class BenchCommand {
     }
 
     private static int benchPodFailure(Deque<String> args, PrintStream out) throws Exception {
-        ClonosCli.Options options =
-                ClonosCli.Options.parse(
+        CliOptions options =
+                CliOptions.parse(
                         args,
                         List.of(
                                 "--namespace",
