@@ -54,8 +54,10 @@ class SourceStructureTest {
 
     private static final Pattern PACKAGE =
             Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE);
-    private static final Pattern CLONOS_REFERENCE =
-            Pattern.compile("\\b(io\\.clonos(?:\\.[a-z]\\w*)+)\\.[A-Z]\\w*");
+
+    /** A qualified name of a class: its package, then the class. */
+    private static final Pattern QUALIFIED_CLASS =
+            Pattern.compile("\\b((?:[a-z]\\w*\\.)+[a-z]\\w*)\\.([A-Z]\\w*)");
 
     /** The main sources of every module, read from the checkout this module lies in. */
     private static List<Path> mainSources() throws IOException {
@@ -118,29 +120,48 @@ class SourceStructureTest {
         assertThat(cycles(Map.of("a", Set.of("b"), "b", Set.of()))).isEmpty();
     }
 
+    /**
+     * Which package of the project refers to which: an edge for each qualified name (an import, a
+     * static import, an inline name, javadoc) of a class that the project's own sources declare, in
+     * whatever package, the patch packages in Flink's and Beam's included. A Flink class in a
+     * package where the project has a patch is not the project's and makes no edge.
+     */
     private static Map<String, Set<String>> packageDependencies(List<Path> sources) {
-        Map<String, Set<String>> dependencies = new HashMap<>();
+        Map<Path, String> packages = new HashMap<>();
+        Set<String> projectClasses = new HashSet<>();
         for (Path source : sources) {
-            String text;
-            try {
-                text = Files.readString(source);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            Matcher declared = PACKAGE.matcher(text);
-            if (!declared.find()) {
-                continue;
-            }
-            String from = declared.group(1);
-            Set<String> to = dependencies.computeIfAbsent(from, p -> new HashSet<>());
-            Matcher reference = CLONOS_REFERENCE.matcher(text);
-            while (reference.find()) {
-                if (!reference.group(1).equals(from)) {
-                    to.add(reference.group(1));
-                }
+            Matcher declared = PACKAGE.matcher(read(source));
+            if (declared.find()) {
+                packages.put(source, declared.group(1));
+                String name = source.getFileName().toString();
+                projectClasses.add(
+                        declared.group(1)
+                                + "."
+                                + name.substring(0, name.length() - ".java".length()));
             }
         }
+        Map<String, Set<String>> dependencies = new HashMap<>();
+        packages.forEach(
+                (source, from) -> {
+                    Set<String> to = dependencies.computeIfAbsent(from, p -> new HashSet<>());
+                    Matcher reference = QUALIFIED_CLASS.matcher(read(source));
+                    while (reference.find()) {
+                        String target = reference.group(1);
+                        if (!target.equals(from)
+                                && projectClasses.contains(target + "." + reference.group(2))) {
+                            to.add(target);
+                        }
+                    }
+                });
         return dependencies;
+    }
+
+    private static String read(Path source) {
+        try {
+            return Files.readString(source);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**

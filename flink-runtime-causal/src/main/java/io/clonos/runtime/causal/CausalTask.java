@@ -17,6 +17,12 @@ import org.apache.flink.util.function.ThrowingRunnable;
 
 import javax.annotation.Nullable;
 
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -43,8 +49,7 @@ public final class CausalTask {
     private final HeldCausalLogs held;
 
     /** Upstream logs this recovering task was handed back by its consumers. */
-    private final java.util.Set<CausalLogId> handedBack =
-            java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<CausalLogId> handedBack = ConcurrentHashMap.newKeySet();
 
     private static final ThreadLocal<CausalTask> ON_TASK_THREAD = new ThreadLocal<>();
 
@@ -64,7 +69,7 @@ public final class CausalTask {
      */
     @Nullable private volatile Thread sourceThread;
 
-    private volatile java.util.function.Consumer<Throwable> failure = t -> {};
+    private volatile Consumer<Throwable> failure = t -> {};
     private long elementsInEpoch;
 
     /** The task's clock, and whether it ticked for the current element. */
@@ -76,7 +81,7 @@ public final class CausalTask {
     @Nullable private EpochRandom userCodeRandom;
 
     private final AsyncResults asyncResults;
-    private volatile java.util.function.BooleanSupplier regeneratesPredecessorStream = () -> false;
+    private volatile BooleanSupplier regeneratesPredecessorStream = () -> false;
 
     /** Latched once the regenerated output passed what consumers received (task thread). */
     private boolean regenerated;
@@ -84,14 +89,8 @@ public final class CausalTask {
     /** What each input last handed its operators (task thread). */
     private final CausalWatermarks watermarks = new CausalWatermarks(this);
 
-    /** Without a source's own replayer (a task that cannot emit a barrier): the epoch moves on. */
-    private CheckpointReplayer checkpoints = checkpoint -> epochStarted(checkpoint.checkpointId());
-
-    private TimerReplayer timers =
-            timer -> {
-                throw new LocalRecoveryImpossibleException(
-                        "The task has no timer service to replay " + timer);
-            };
+    /** The predecessor's mailbox actions, at their places in a replay (task thread). */
+    private final MailboxActionReplay mailboxActions;
 
     public CausalTask(
             TaskCausalLog log,
@@ -124,6 +123,8 @@ public final class CausalTask {
         this.timeServiceGranularityMillis = timeServiceGranularityMillis;
         this.pending = new PendingCheckpoint(log.currentEpoch());
         this.asyncResults = new AsyncResults(log, recovery);
+        this.mailboxActions =
+                new MailboxActionReplay(this, recovery, log, asyncResults, watermarks);
         log.memory().setWaitCondition(this::mayWaitForMemory);
     }
 
@@ -171,7 +172,7 @@ public final class CausalTask {
      * the logs of its upstream tasks are held, one hop closer to their owners, for the task's own
      * answers to its producers.
      */
-    public boolean answered(int consumer, java.util.List<SharedDelta> deltas, Runnable onAccepted)
+    public boolean answered(int consumer, List<SharedDelta> deltas, Runnable onAccepted)
             throws CorruptCausalLogException {
         for (SharedDelta shared : deltas) {
             CausalLogId owner = shared.delta().log();
@@ -184,7 +185,7 @@ public final class CausalTask {
     }
 
     /** Upstream logs handed back by consumers during this task's recovery. */
-    public java.util.Set<CausalLogId> handedBack() {
+    public Set<CausalLogId> handedBack() {
         return handedBack;
     }
 
@@ -212,7 +213,7 @@ public final class CausalTask {
     }
 
     /** How to fail the task from another thread (Flink's external failure of the task). */
-    public void setFailureHandler(java.util.function.Consumer<Throwable> failure) {
+    public void setFailureHandler(Consumer<Throwable> failure) {
         this.failure = failure;
     }
 
@@ -222,14 +223,14 @@ public final class CausalTask {
     }
 
     public void setTimerReplayer(TimerReplayer timers) {
-        this.timers = timers;
+        mailboxActions.setTimerReplayer(timers);
     }
 
     /**
      * Whether the task's output still regenerates its predecessor's stream: what its consumers
      * received from the predecessor, or what a recovering consumer replays.
      */
-    public void setRegeneratesPredecessorStream(java.util.function.BooleanSupplier regenerates) {
+    public void setRegeneratesPredecessorStream(BooleanSupplier regenerates) {
         this.regeneratesPredecessorStream = regenerates;
     }
 
@@ -256,7 +257,7 @@ public final class CausalTask {
     }
 
     public void setCheckpointReplayer(CheckpointReplayer checkpoints) {
-        this.checkpoints = checkpoints;
+        mailboxActions.setCheckpointReplayer(checkpoints);
     }
 
     /** What the task's inputs hand its operators, logged and replayed. */
@@ -267,6 +268,11 @@ public final class CausalTask {
     /** The elements (and mailbox actions) the task processed in the current epoch. */
     long elementsInEpoch() {
         return elementsInEpoch;
+    }
+
+    /** A mailbox action runs: the next reading of the time is a tick of its own. */
+    void newTick() {
+        ticked = false;
     }
 
     /** The task starts processing: from now on its choices are logged and replayed. */
@@ -392,7 +398,7 @@ public final class CausalTask {
      * What user code's own random calls ({@code Math.random()}, {@code ThreadLocalRandom}, {@code
      * UUID.randomUUID()}) draw from: seeded and logged once per epoch ({@link EpochRandom}).
      */
-    public java.util.Random userCodeRandom() {
+    public Random userCodeRandom() {
         if (userCodeRandom == null) {
             userCodeRandom = new EpochRandom(this);
         }
@@ -453,9 +459,7 @@ public final class CausalTask {
             // runs before every buffer: a task that runs normally has nothing logged to fire
             return;
         }
-        while (fireNextDue()) {
-            // keep firing what is due at this point
-        }
+        mailboxActions.fireDue();
     }
 
     /**
@@ -464,73 +468,7 @@ public final class CausalTask {
      * (an async operator at capacity), and must now wait for exactly the logged ones.
      */
     public boolean fireNextDue() {
-        Determinant action = nextMailboxAction();
-        if (action == null || !isDue(action, recordCountOf(action))) {
-            return false;
-        }
-        // claimed before its determinant is taken: taking the last one ends the replay
-        Runnable timerFiring =
-                action instanceof Determinant.TimerFired timer ? timers.claim(timer) : null;
-        Determinant taken = recovery.next(action.getClass());
-        if (taken instanceof Determinant.AsyncCompletion completion) {
-            ticked = false;
-            asyncResults.replay(completion);
-            return true;
-        }
-        log.append(taken);
-        if (timerFiring != null) {
-            ticked = false;
-            timerFiring.run();
-        } else if (action instanceof Determinant.SourceCheckpoint checkpoint) {
-            // the source took this checkpoint here; its consumers read the barrier here, and a
-            // consumer that recovers too replays its input with the barrier in that place
-            ticked = false;
-            checkpoints.replay(checkpoint);
-        } else if (!watermarks.replay(action)) {
-            throw new IllegalStateException("Not a mailbox action: " + taken);
-        }
-        return true;
-    }
-
-    /** The next determinant to replay if it is a mailbox action pinned to a record offset. */
-    @Nullable
-    private Determinant nextMailboxAction() {
-        Determinant next = recovery.peek(Determinant.class);
-        return next instanceof Determinant.TimerFired
-                        || next instanceof Determinant.SourceCheckpoint
-                        || next instanceof Determinant.AsyncCompletion
-                        || next instanceof Determinant.Watermark
-                        || next instanceof Determinant.WatermarkStatus
-                        || next instanceof Determinant.InputWatermarks
-                ? next
-                : null;
-    }
-
-    private static long recordCountOf(Determinant action) {
-        if (action instanceof Determinant.TimerFired timer) {
-            return timer.recordCount();
-        }
-        if (action instanceof Determinant.SourceCheckpoint checkpoint) {
-            return checkpoint.recordCount();
-        }
-        if (action instanceof Determinant.Watermark watermark) {
-            return watermark.recordCount();
-        }
-        if (action instanceof Determinant.WatermarkStatus status) {
-            return status.recordCount();
-        }
-        if (action instanceof Determinant.InputWatermarks) {
-            return 0;
-        }
-        return ((Determinant.AsyncCompletion) action).recordCount();
-    }
-
-    private boolean isDue(Determinant determinant, long recordCount) {
-        if (recordCount < elementsInEpoch) {
-            throw new LocalRecoveryImpossibleException(
-                    "The replay passed " + determinant + " (at element " + elementsInEpoch + ")");
-        }
-        return recordCount == elementsInEpoch;
+        return mailboxActions.fireNextDue();
     }
 
     /**
@@ -538,8 +476,7 @@ public final class CausalTask {
      * poll its input to fire it).
      */
     public boolean timerDue() {
-        Determinant action = nextMailboxAction();
-        return action != null && recordCountOf(action) == elementsInEpoch;
+        return mailboxActions.isAnyDue();
     }
 
     /**

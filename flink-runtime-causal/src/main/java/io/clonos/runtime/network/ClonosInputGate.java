@@ -18,14 +18,10 @@ import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.checkpoint.channel.ChannelStateWriter;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
-import org.apache.flink.runtime.event.AbstractEvent;
 import org.apache.flink.runtime.event.TaskEvent;
-import org.apache.flink.runtime.io.network.api.CheckpointBarrier;
-import org.apache.flink.runtime.io.network.api.EndOfData;
 import org.apache.flink.runtime.io.network.partition.ResultPartitionID;
 import org.apache.flink.runtime.io.network.partition.consumer.BufferOrEvent;
 import org.apache.flink.runtime.io.network.partition.consumer.ClonosChannelProbe;
-import org.apache.flink.runtime.io.network.partition.consumer.EndOfChannelStateEvent;
 import org.apache.flink.runtime.io.network.partition.consumer.IndexedInputGate;
 import org.apache.flink.runtime.io.network.partition.consumer.InputChannel;
 import org.apache.flink.runtime.io.network.partition.consumer.SingleInputGate;
@@ -76,7 +72,7 @@ import java.util.function.IntConsumer;
  * byte ({@link InputOrder}).
  *
  * <p>The gate composes one part per concern: {@link ChannelConnections} (which connection serves
- * each channel), {@link RestoredCheckpointFilter} (what a connection lets through), {@link
+ * each channel), {@link ChannelInputFilter} (what of a connection's input the task sees), {@link
  * ChannelProgress} (alignment and ends per channel), {@link CausalConsumer} (the consumer's role in
  * the protocol) and {@link InputOrder} (the logged order of the task's input).
  */
@@ -94,8 +90,8 @@ public final class ClonosInputGate extends IndexedInputGate {
     private final ChannelConnections connections;
     private final ChannelProgress progress;
 
-    /** Per channel: what its current connection lets through. */
-    private final RestoredCheckpointFilter[] filters;
+    /** What of each channel's input reaches the task. */
+    private final ChannelInputFilter inputFilter;
 
     /** Items the gate made itself, handed to the task before anything else. */
     private final GateInjections injected;
@@ -105,8 +101,6 @@ public final class ClonosInputGate extends IndexedInputGate {
 
     /** Hears of broken connections to other TaskManagers; any thread. */
     private volatile Consumer<InetSocketAddress> lostPeerReporter = address -> {};
-
-    private volatile long restoredCheckpointId = NOT_RESTORED;
 
     /** The TaskManager's Clonos context, which made this gate. */
     private final ClonosNetworkContext context;
@@ -130,14 +124,30 @@ public final class ClonosInputGate extends IndexedInputGate {
         this.numberOfChannels = original.getNumberOfInputChannels();
         this.progress = new ChannelProgress(taskName, numberOfChannels);
         this.injected = new GateInjections(taskName, original.getGateIndex());
-        this.filters = new RestoredCheckpointFilter[numberOfChannels];
+        this.inputFilter =
+                new ChannelInputFilter(
+                        taskName,
+                        numberOfChannels,
+                        progress,
+                        injected,
+                        new ChannelInputFilter.Upstream() {
+                            @Override
+                            public void resume(int channel) throws IOException {
+                                connections.resume(channel);
+                            }
+
+                            @Override
+                            public void acknowledgeAllRecordsProcessed(int channel)
+                                    throws IOException {
+                                connections.acknowledgeAllRecordsProcessed(channel);
+                            }
+                        });
         ResultPartitionID[] producers = new ResultPartitionID[numberOfChannels];
         int[] subpartitions = new int[numberOfChannels];
         for (int i = 0; i < numberOfChannels; i++) {
             producers[i] = original.getChannel(i).getPartitionId();
             subpartitions[i] =
                     original.getChannel(i).getConsumedSubpartitionIndexSet().getStartIndex();
-            filters[i] = new RestoredCheckpointFilter(taskName, i, false);
         }
         this.connections =
                 new ChannelConnections(
@@ -163,8 +173,7 @@ public final class ClonosInputGate extends IndexedInputGate {
 
                             @Override
                             public void reconnected(int channel) {
-                                filters[channel] =
-                                        new RestoredCheckpointFilter(taskName, channel, true);
+                                inputFilter.reconnected(channel);
                             }
 
                             @Override
@@ -184,7 +193,7 @@ public final class ClonosInputGate extends IndexedInputGate {
 
     /** The checkpoint the owning task was restored from; set before the task reads its input. */
     public void setRestoredCheckpointId(long checkpointId) {
-        this.restoredCheckpointId = checkpointId;
+        inputFilter.setRestoredCheckpointId(checkpointId);
     }
 
     /** The Clonos context of the TaskManager that made this gate. */
@@ -240,9 +249,10 @@ public final class ClonosInputGate extends IndexedInputGate {
                         task,
                         taskName,
                         numberOfChannels,
-                        restoredCheckpointId,
+                        inputFilter.restoredCheckpointId(),
                         producers,
                         inputOrder::streamRestarts);
+        inputFilter.enableCausalLogging(consumer);
         this.order = inputOrder;
         this.causalTask = task;
     }
@@ -314,7 +324,7 @@ public final class ClonosInputGate extends IndexedInputGate {
     private Optional<BufferOrEvent> pull() throws IOException, InterruptedException {
         while (true) {
             Optional<BufferOrEvent> next = connections.poll();
-            if (next.isEmpty() || accept(next.get())) {
+            if (next.isEmpty() || inputFilter.accept(next.get())) {
                 return next;
             }
         }
@@ -333,77 +343,6 @@ public final class ClonosInputGate extends IndexedInputGate {
                 throw new IOException(e.getCause());
             }
         }
-    }
-
-    /** Applies the per-connection filter and handles connection-level events; false: dropped. */
-    private boolean accept(BufferOrEvent boe) throws IOException {
-        int channel = boe.getChannelInfo().getInputChannelIdx();
-        RestoredCheckpointFilter filter = filters[channel];
-        if (boe.isBuffer()) {
-            if (!filter.passes(boe)) {
-                // not the task's, nor received: a restarted producer would skip it once more
-                boe.getBuffer().recycleBuffer();
-                return false;
-            }
-            return consumer == null || consumer.accept(boe, channel);
-        }
-        if (consumer != null && !consumer.accept(boe, channel)) {
-            return false;
-        }
-        if (boe.getEvent() instanceof ReplayStartEvent start) {
-            long epoch = start.getEpoch();
-            filter.start(epoch, restoredCheckpointId);
-            if (!filter.isReplacement() && epoch != ReplayStartEvent.FROM_PRODUCER_START) {
-                // A restored task waits for every upstream to announce the end of its recovered
-                // state before it resumes them all. A producer that kept running announced it long
-                // ago, in an epoch its log no longer has: announce it on its behalf.
-                injected.add(
-                        new BufferOrEvent(EndOfChannelStateEvent.INSTANCE, boe.getChannelInfo()));
-                progress.recoveredStateEnded(channel);
-            }
-            return false;
-        }
-        AbstractEvent event = boe.getEvent();
-        if (!filter.passes(boe) || progress.dropsRepeat(channel, event, filter.isReplacement())) {
-            if (blocksUpstream(event)) {
-                connections.resume(channel);
-            }
-            return false;
-        }
-        if (event instanceof EndOfData && progress.dataEnded(channel)) {
-            // A replacement producer that regenerated its predecessor's output announces the same
-            // end again (Flink's union gate fails on a second one). The task acknowledged the
-            // first to the lost producer; the replacement waits for an acknowledgement of its own
-            // before it may finish, and the task has read everything of the channel already.
-            acknowledgeAllRecordsProcessed(boe.getChannelInfo());
-            return false;
-        }
-        if (event instanceof EndOfChannelStateEvent) {
-            return endOfRecoveredState(channel, filter);
-        }
-        return true;
-    }
-
-    /**
-     * A producer announces the end of its recovered state and waits to be resumed. The task is
-     * handed the first announcement of each channel; a restarted producer's repeats it for a task
-     * that counted the channel already, so it is only resumed. Where the channel's first producer
-     * died before it announced anything (lost while this task started), its replacement's
-     * announcement is the one the task still waits for to resume all its channels; that replacement
-     * is resumed at once, since the task's later resumption of a replaced channel does not reach it
-     * ({@link #resumeConsumption}).
-     */
-    private boolean endOfRecoveredState(int channel, RestoredCheckpointFilter filter)
-            throws IOException {
-        boolean first = progress.recoveredStateEnded(channel);
-        if (!first || filter.isReplacement()) {
-            connections.resume(channel);
-        }
-        return first;
-    }
-
-    private static boolean blocksUpstream(AbstractEvent event) {
-        return event instanceof CheckpointBarrier || event instanceof EndOfChannelStateEvent;
     }
 
     /**

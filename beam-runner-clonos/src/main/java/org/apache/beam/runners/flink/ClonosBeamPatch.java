@@ -12,15 +12,16 @@
 
 package org.apache.beam.runners.flink;
 
-import io.clonos.beam.ClonosRunner;
-
 import org.apache.flink.annotation.Internal;
 
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.PipelineRunner;
 import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.runners.PipelineRunnerRegistrar;
 import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.util.InstanceBuilder;
+import org.apache.beam.sdk.values.PCollectionView;
 
 import javax.annotation.Nullable;
 
@@ -29,6 +30,7 @@ import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.ServiceLoader;
 
 /**
  * <b>Patch</b>, the only one of this module: what ClonosRunner needs of Beam that Beam does not
@@ -40,7 +42,9 @@ import java.util.Optional;
  *       is run. ClonosRunner translates with Flink's runner; once made, it names this class in the
  *       options, which lives in Flink's runner package and whose factory makes a ClonosRunner, so
  *       that every runner Beam makes from the options (at {@code Pipeline.create} and at {@code
- *       run}) is ClonosRunner and the check passes. Should Beam stop finding the factory, the
+ *       run}) is ClonosRunner and the check passes. The factory finds ClonosRunner as Beam finds
+ *       {@code --runner=ClonosRunner}, among the registered runners, so that this package does not
+ *       depend on the runner's (which depends on it). Should Beam stop finding the factory, the
  *       pipeline fails to start, naming this class.
  *   <li><b>The exactly-once sink's shard count</b> ({@link #exactlyOnceShards}), a private field of
  *       Beam's package-private shard step. If it is not found, the step stays Beam's and a failure
@@ -73,9 +77,37 @@ public final class ClonosBeamPatch extends PipelineRunner<PipelineResult> {
 
     private ClonosBeamPatch() {}
 
-    /** Beam's factory for options that name this class: ClonosRunner. */
-    public static ClonosRunner fromOptions(PipelineOptions options) {
-        return ClonosRunner.fromOptions(options);
+    /** The simple name of the runner this class stands for, as {@code --runner} names it. */
+    static final String RUNNER = "ClonosRunner";
+
+    /**
+     * Beam's factory for options that name this class: ClonosRunner, made by its own factory.
+     *
+     * @throws IllegalStateException if no registrar on the class path registers ClonosRunner
+     */
+    public static PipelineRunner<?> fromOptions(PipelineOptions options) {
+        return InstanceBuilder.ofType(PipelineRunner.class)
+                .fromClass(registeredRunner())
+                .fromFactoryMethod("fromOptions")
+                .withArg(PipelineOptions.class, options)
+                .build();
+    }
+
+    private static Class<?> registeredRunner() {
+        for (PipelineRunnerRegistrar registrar :
+                ServiceLoader.load(
+                        PipelineRunnerRegistrar.class, ClonosBeamPatch.class.getClassLoader())) {
+            for (Class<?> runner : registrar.getPipelineRunners()) {
+                if (runner.getSimpleName().equals(RUNNER)) {
+                    return runner;
+                }
+            }
+        }
+        throw new IllegalStateException(
+                "No PipelineRunnerRegistrar on the class path registers "
+                        + RUNNER
+                        + ", which the options name through "
+                        + ClonosBeamPatch.class.getName());
     }
 
     /** Names this class as the options' runner. */
@@ -126,12 +158,11 @@ public final class ClonosBeamPatch extends PipelineRunner<PipelineResult> {
      * @throws ReflectiveOperationException if Beam keeps them elsewhere
      */
     @SuppressWarnings("unchecked")
-    public static List<org.apache.beam.sdk.values.PCollectionView<?>> fanoutSideInputs(
-            Object perKeyWithFanout) throws ReflectiveOperationException {
+    public static List<PCollectionView<?>> fanoutSideInputs(Object perKeyWithFanout)
+            throws ReflectiveOperationException {
         Field field = perKeyWithFanout.getClass().getDeclaredField("sideInputs");
         field.setAccessible(true);
-        return (List<org.apache.beam.sdk.values.PCollectionView<?>>)
-                Objects.requireNonNull(field.get(perKeyWithFanout));
+        return (List<PCollectionView<?>>) Objects.requireNonNull(field.get(perKeyWithFanout));
     }
 
     /**

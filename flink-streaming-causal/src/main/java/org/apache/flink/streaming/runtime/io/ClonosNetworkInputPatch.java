@@ -13,55 +13,51 @@
 package org.apache.flink.streaming.runtime.io;
 
 import io.clonos.runtime.causal.CausalTask;
-import io.clonos.runtime.causal.InputWatermarkState;
 import io.clonos.runtime.reflect.ReflectedField;
+import io.clonos.streaming.input.CountedOutput;
+import io.clonos.streaming.input.CountingDeserializer;
+import io.clonos.streaming.input.GatedOutput;
+import io.clonos.streaming.input.WatermarkReplay;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.eventtime.IndexedCombinedWatermarkStatus;
 import org.apache.flink.runtime.checkpoint.channel.InputChannelInfo;
 import org.apache.flink.runtime.io.network.api.serialization.RecordDeserializer;
-import org.apache.flink.runtime.io.network.api.serialization.SpillingAdaptiveSpanningRecordDeserializer;
-import org.apache.flink.runtime.io.network.buffer.Buffer;
-import org.apache.flink.runtime.plugable.DeserializationDelegate;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2;
 import org.apache.flink.streaming.api.operators.InputSelectable;
-import org.apache.flink.streaming.api.watermark.Watermark;
-import org.apache.flink.streaming.runtime.streamrecord.LatencyMarker;
-import org.apache.flink.streaming.runtime.streamrecord.RecordAttributes;
-import org.apache.flink.streaming.runtime.streamrecord.StreamElement;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.streaming.runtime.watermarkstatus.WatermarkStatus;
 import org.apache.flink.util.FlinkRuntimeException;
 
 import javax.annotation.Nullable;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * PATCH of Flink's behaviour, kept to this one class in Flink's package.
+ * PATCH of Flink's behaviour, kept to this one class in Flink's package: it reaches into a task's
+ * input processor, whose deserializer map is protected (reachable from this package), whose inputs,
+ * outputs and input selection are private fields (read by reflection), and into an operator's
+ * private combination of its inputs' watermarks. What it puts in their place is Clonos's own
+ * ({@code io.clonos.streaming.input}). It does four things:
  *
- * <p>Why: a record can span network buffers, so when a producer dies the consumer's per-channel
- * deserializer may hold the first part of a record whose rest will never come. The restarted
- * producer's stream starts at a record boundary; left as it is, the stale part would be glued to
- * it. Flink has no hook to clear one channel's deserializer, so this class clears it: the
- * deserializer map is protected (reachable from this package), the inputs of a processor are
- * private fields (read by reflection).
- *
- * <p>Second, with causal logging a recovered task must fire each timer after exactly as many stream
- * elements as its predecessor did, and Flink counts no such thing (its records-in counter skips
- * watermarks and other elements). This class swaps each channel's deserializer, before the task
- * reads anything, for one that reports every element it hands out ({@link #countElements}); in a
- * source task, whose elements come from the source reader, it wraps the processor's private output
- * the same way ({@link #countSourceElements}).
- *
- * <p>Third, see {@link BufferAtATimeSelection}. Fourth, see {@link #gateWatermarks}.
+ * <ul>
+ *   <li><b>Drops a channel's partial record</b> ({@link #reset}). A record can span network
+ *       buffers, so when a producer dies the consumer's deserializer of the channel may hold the
+ *       first part of a record whose rest will never come; the restarted producer's stream starts
+ *       at a record boundary, and Flink has no hook to clear one channel's deserializer.
+ *   <li><b>Counts stream elements</b> ({@link #countElements}, {@link #countSourceElements}). With
+ *       causal logging a recovered task must fire each timer after exactly as many elements as its
+ *       predecessor did, and Flink counts no such thing (its records-in counter skips watermarks
+ *       and other elements): each channel's deserializer is swapped for one that reports every
+ *       element, a source task's output for one that counts what it emits.
+ *   <li><b>Reads a buffer at a time</b> ({@link BufferAtATimeSelection}) in a task with several
+ *       inputs.
+ *   <li><b>Gates watermarks</b> ({@link #gateWatermarks}), which depend on what an input saw before
+ *       the restored checkpoint.
+ * </ul>
  *
  * <p>Must run on the task thread between two polls of the gate, when no buffer is half-read.
  */
@@ -140,11 +136,11 @@ public final class ClonosNetworkInputPatch {
     }
 
     /**
-     * Third, a task with several inputs reads them record by record, switching between them as
-     * their data happens to arrive, so its records interleave differently on every run and the
-     * order of its input buffers, which the causal log records, does not determine it. This
-     * selection reads an input's buffer to its end before it switches, unless the operator selects
-     * another input: the interleaving of records then follows from the order of buffers.
+     * A task with several inputs reads them record by record, switching between them as their data
+     * happens to arrive, so its records interleave differently on every run and the order of its
+     * input buffers, which the causal log records, does not determine it. This selection reads an
+     * input's buffer to its end before it switches, unless the operator selects another input: the
+     * interleaving of records then follows from the order of buffers.
      */
     private static final class BufferAtATimeSelection extends MultipleInputSelectionHandler {
         private final boolean[] bufferInProgress;
@@ -189,7 +185,13 @@ public final class ClonosNetworkInputPatch {
     public static PushingAsyncDataInput.DataOutput<?> countingSourceOutput(
             PushingAsyncDataInput.DataOutput<?> output, CausalTask task) {
         GatedOutput gated = sourceOutput(output, task, 0);
-        task.watermarks().setInputs(1, new WatermarkReplay(List.of(gated), null));
+        task.watermarks()
+                .setInputs(
+                        1,
+                        new WatermarkReplay(
+                                List.of(gated),
+                                (watermarks, idle) ->
+                                        restoreCombinedWatermarks(null, watermarks, idle)));
         return gated;
     }
 
@@ -225,7 +227,7 @@ public final class ClonosNetworkInputPatch {
     }
 
     /**
-     * Fourth, the watermarks an input hands its operators depend on what it saw before the restored
+     * The watermarks an input hands its operators depend on what it saw before the restored
      * checkpoint: a source's watermark generator and output, and a network input's watermark valve,
      * keep state that Flink's checkpoints do not hold, and an operator with several inputs combines
      * its inputs' watermarks in a field of its own. So each input's output is gated: running
@@ -251,205 +253,34 @@ public final class ClonosNetworkInputPatch {
             ONE_INPUT_OUTPUT.set(one, gated);
             outputs.add(gated);
         }
-        task.watermarks().setInputs(outputs.size(), new WatermarkReplay(outputs, headOperator));
+        task.watermarks()
+                .setInputs(
+                        outputs.size(),
+                        new WatermarkReplay(
+                                outputs,
+                                (watermarks, idle) ->
+                                        restoreCombinedWatermarks(headOperator, watermarks, idle)));
     }
 
-    /** One input's output to the operators, with its watermarks gated by {@link CausalTask}. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static final class GatedOutput implements PushingAsyncDataInput.DataOutput {
-        private final PushingAsyncDataInput.DataOutput delegate;
-
-        /** Where a replay hands on the logged watermarks. */
-        final PushingAsyncDataInput.DataOutput replayed;
-
-        private final CausalTask task;
-        private final int input;
-
-        GatedOutput(
-                PushingAsyncDataInput.DataOutput delegate,
-                PushingAsyncDataInput.DataOutput replayed,
-                CausalTask task,
-                int input) {
-            this.delegate = delegate;
-            this.replayed = replayed;
-            this.task = task;
-            this.input = input;
+    /** Writes the restored epoch's combination of its inputs' watermarks into the operator. */
+    private static void restoreCombinedWatermarks(
+            @Nullable Object headOperator, long[] watermarks, boolean[] idle) {
+        Object combined = null;
+        if (headOperator instanceof AbstractStreamOperator) {
+            combined = COMBINED_WATERMARK.get(headOperator);
+        } else if (headOperator instanceof AbstractStreamOperatorV2) {
+            combined = COMBINED_WATERMARK_V2.get(headOperator);
         }
-
-        @Override
-        public void emitRecord(StreamRecord streamRecord) throws Exception {
-            delegate.emitRecord(streamRecord);
+        if (!(combined instanceof IndexedCombinedWatermarkStatus)) {
+            throw new FlinkRuntimeException(
+                    "The task's operator "
+                            + headOperator
+                            + " combines no input watermarks that Clonos can restore");
         }
-
-        @Override
-        public void emitWatermark(Watermark watermark) throws Exception {
-            if (task.watermarks().isInputIdle(input)) {
-                // Flink's inputs hand on no watermark while idle; a recovered one may not know
-                emitWatermarkStatus(WatermarkStatus.ACTIVE);
-            }
-            if (task.watermarks().watermark(input, watermark.getTimestamp())) {
-                delegate.emitWatermark(watermark);
-            }
-        }
-
-        @Override
-        public void emitWatermarkStatus(WatermarkStatus watermarkStatus) throws Exception {
-            if (task.watermarks().watermarkStatus(input, watermarkStatus.isIdle())) {
-                delegate.emitWatermarkStatus(watermarkStatus);
-            }
-        }
-
-        @Override
-        public void emitLatencyMarker(LatencyMarker latencyMarker) throws Exception {
-            delegate.emitLatencyMarker(latencyMarker);
-        }
-
-        @Override
-        public void emitRecordAttributes(RecordAttributes recordAttributes) throws Exception {
-            delegate.emitRecordAttributes(recordAttributes);
-        }
-    }
-
-    /**
-     * Hands on the logged watermarks during a replay, and restores an operator's combination of its
-     * inputs.
-     */
-    private static final class WatermarkReplay implements InputWatermarkState.Emitter {
-        private final List<GatedOutput> outputs;
-        @Nullable private final Object headOperator;
-
-        WatermarkReplay(List<GatedOutput> outputs, @Nullable Object headOperator) {
-            this.outputs = outputs;
-            this.headOperator = headOperator;
-        }
-
-        @Override
-        public void watermark(int input, long timestamp) {
-            try {
-                outputs.get(input).replayed.emitWatermark(new Watermark(timestamp));
-            } catch (Exception e) {
-                throw new FlinkRuntimeException(
-                        "Replaying watermark " + timestamp + " of input " + input + " failed", e);
-            }
-        }
-
-        @Override
-        public void status(int input, boolean idle) {
-            try {
-                outputs.get(input)
-                        .replayed
-                        .emitWatermarkStatus(
-                                idle
-                                        ? org.apache.flink.streaming.runtime.watermarkstatus
-                                                .WatermarkStatus.IDLE
-                                        : org.apache.flink.streaming.runtime.watermarkstatus
-                                                .WatermarkStatus.ACTIVE);
-            } catch (Exception e) {
-                throw new FlinkRuntimeException(
-                        "Replaying a watermark status of input " + input + " failed", e);
-            }
-        }
-
-        @Override
-        public void combined(long[] watermarks, boolean[] idle) {
-            Object combined = null;
-            if (headOperator instanceof AbstractStreamOperator) {
-                combined = COMBINED_WATERMARK.get(headOperator);
-            } else if (headOperator instanceof AbstractStreamOperatorV2) {
-                combined = COMBINED_WATERMARK_V2.get(headOperator);
-            }
-            if (!(combined instanceof IndexedCombinedWatermarkStatus)) {
-                throw new FlinkRuntimeException(
-                        "The task's operator "
-                                + headOperator
-                                + " combines no input watermarks that Clonos can restore");
-            }
-            IndexedCombinedWatermarkStatus status = (IndexedCombinedWatermarkStatus) combined;
-            for (int i = 0; i < watermarks.length; i++) {
-                status.updateWatermark(i, watermarks[i]);
-                status.updateStatus(i, idle[i]);
-            }
-        }
-    }
-
-    /** An output that counts each stream element it hands on, right before it does. */
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static final class CountedOutput implements PushingAsyncDataInput.DataOutput {
-        private final PushingAsyncDataInput.DataOutput delegate;
-        private final Runnable count;
-
-        CountedOutput(PushingAsyncDataInput.DataOutput delegate, Runnable count) {
-            this.delegate = delegate;
-            this.count = count;
-        }
-
-        @Override
-        public void emitRecord(StreamRecord streamRecord) throws Exception {
-            count.run();
-            delegate.emitRecord(streamRecord);
-        }
-
-        @Override
-        public void emitWatermark(Watermark watermark) throws Exception {
-            count.run();
-            delegate.emitWatermark(watermark);
-        }
-
-        @Override
-        public void emitWatermarkStatus(WatermarkStatus watermarkStatus) throws Exception {
-            count.run();
-            delegate.emitWatermarkStatus(watermarkStatus);
-        }
-
-        @Override
-        public void emitLatencyMarker(LatencyMarker latencyMarker) throws Exception {
-            count.run();
-            delegate.emitLatencyMarker(latencyMarker);
-        }
-
-        @Override
-        public void emitRecordAttributes(RecordAttributes recordAttributes) throws Exception {
-            count.run();
-            delegate.emitRecordAttributes(recordAttributes);
-        }
-    }
-
-    /**
-     * Flink's deserializer, reporting each whole element it returns and whether a buffer is
-     * half-read.
-     */
-    private static final class CountingDeserializer
-            extends SpillingAdaptiveSpanningRecordDeserializer<
-                    DeserializationDelegate<StreamElement>> {
-        private final Runnable beforeElement;
-        private final Consumer<Boolean> bufferInProgress;
-
-        CountingDeserializer(
-                String[] spillingDirectories,
-                Runnable beforeElement,
-                Consumer<Boolean> bufferInProgress) {
-            super(spillingDirectories);
-            this.beforeElement = beforeElement;
-            this.bufferInProgress = bufferInProgress;
-        }
-
-        @Override
-        public void setNextBuffer(Buffer buffer) throws IOException {
-            super.setNextBuffer(buffer);
-            bufferInProgress.accept(true);
-        }
-
-        @Override
-        public DeserializationResult getNextRecord(DeserializationDelegate<StreamElement> target)
-                throws IOException {
-            DeserializationResult result = super.getNextRecord(target);
-            if (result.isBufferConsumed()) {
-                bufferInProgress.accept(false);
-            }
-            if (result.isFullRecord()) {
-                beforeElement.run();
-            }
-            return result;
+        IndexedCombinedWatermarkStatus status = (IndexedCombinedWatermarkStatus) combined;
+        for (int i = 0; i < watermarks.length; i++) {
+            status.updateWatermark(i, watermarks[i]);
+            status.updateStatus(i, idle[i]);
         }
     }
 
