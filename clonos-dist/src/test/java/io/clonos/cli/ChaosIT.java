@@ -87,7 +87,13 @@ class ChaosIT {
     @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path work;
 
+    /**
+     * The slice's loss at the shipped in-flight log settings. Slow: {@link
+     * #aLostSliceRecoversLocallyFromInFlightLogsSpilledByTheDefaultPolicy} runs the same job, seed
+     * and loss with logs small enough to spill.
+     */
     @Test
+    @Tag("slow")
     void aLostSliceRecoversLocally() throws Exception {
         Result result =
                 chaos(

@@ -29,12 +29,19 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The benchmarks run from the assembled distribution as a user calls them, with small settings:
- * {@code bin/clonos bench overhead} (each run in a JVM of its own, the default) and {@code
- * bin/clonos bench inflight}. Their classes come from the distribution's class path alone; before,
- * both failed at once there with a {@code NoClassDefFoundError} that no test saw.
+ * The commands of {@code bin/clonos} run from the assembled distribution as a user calls them, with
+ * small settings; their classes come from the distribution's class path alone (before, {@code bench
+ * overhead} and {@code bench inflight} failed at once there with a {@code NoClassDefFoundError}
+ * that no test saw). Here: {@code demo}, {@code bench overhead} (each run in a JVM of its own, the
+ * default), {@code bench inflight}, {@code bench recovery} (embedded), {@code bench standby},
+ * {@code bench in-flight-log} and {@code nexmark overhead}. The others have tests of their own that
+ * call them there: {@code cluster}, {@code run} and {@code fail} ({@link StandaloneClusterIT}),
+ * {@code sql} ({@link SqlOnClonosIT}), {@code chaos} ({@link ChaosIT}), {@code bench recovery
+ * --processes separate} ({@code SeparateProcessRecoveryIT}), {@code bench pod-failure} in the image
+ * ({@link HelmChartIT}), {@code nexmark failure --processes separate} ({@link
+ * NexmarkFailureOnProcessesIT}).
  */
-class BenchFromDistributionIT {
+class CommandsFromDistributionIT {
 
     @TempDir Path work;
 
@@ -85,6 +92,117 @@ class BenchFromDistributionIT {
 
         assertThat(result.exitCode()).as(result.toString()).isZero();
         assertThat(result.stdout()).as(result.toString()).contains("[Flink] ", "[epoch] ");
+    }
+
+    @Test
+    void theDemoRecoversItsFailedTaskAlone() throws Exception {
+        Result result =
+                clonos(
+                        "demo",
+                        "--count",
+                        "6000",
+                        "--rate",
+                        "1500",
+                        "-D",
+                        "rest.port=" + FreePorts.next());
+
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        assertThat(result.stdout()).as(result.toString()).contains(">>> ");
+    }
+
+    @Test
+    void theEmbeddedRecoveryBenchmarkRunsClonosAndFlink() throws Exception {
+        Path output = work.resolve("recovery");
+        Result result =
+                clonos(
+                        "bench",
+                        "recovery",
+                        "--records",
+                        "6000",
+                        "--rate",
+                        "1000",
+                        "--keys",
+                        "16",
+                        "--state-kb",
+                        "1",
+                        "--kill-after",
+                        "2000",
+                        "--output",
+                        output.toString());
+
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        assertThat(Files.readString(output.resolve("summary.json")))
+                .contains("\"benchmark\":\"recovery\"", "\"clonos\":{", "\"flink\":{");
+    }
+
+    @Test
+    void theStandbyBenchmarkRunsWithAndWithoutStandbys() throws Exception {
+        Path output = work.resolve("standby");
+        Result result =
+                clonos(
+                        "bench",
+                        "standby",
+                        "--records",
+                        "6000",
+                        "--rate",
+                        "1000",
+                        "--keys",
+                        "16",
+                        "--state-kb",
+                        "16",
+                        "--kill-after",
+                        "2500",
+                        "--repetitions",
+                        "1",
+                        "--output",
+                        output.toString());
+
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        assertThat(result.stdout()).as(result.toString()).contains("[standby] ", "[no standby] ");
+        assertThat(Files.readString(output.resolve("summary.json")))
+                .contains("\"benchmark\":\"standby\"", "\"withoutStandby\":{");
+    }
+
+    @Test
+    void theInFlightLogMicrobenchmarkAppendsAndReplays() throws Exception {
+        Result result =
+                clonos(
+                        "bench",
+                        "in-flight-log",
+                        "--megabytes",
+                        "8",
+                        "--memory-mb",
+                        "2",
+                        "--epoch-mb",
+                        "2",
+                        "--repetitions",
+                        "1");
+
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        assertThat(result.stdout()).as(result.toString()).contains("| log | append (MB/s) |");
+    }
+
+    @Test
+    void theNexmarkOverheadExperimentRunsEachSystem() throws Exception {
+        Path output = work.resolve("nexmark");
+        Result result =
+                clonos(
+                        "nexmark",
+                        "overhead",
+                        "--queries",
+                        "1",
+                        "--warmup-seconds",
+                        "1",
+                        "--steady-seconds",
+                        "2",
+                        "--repetitions",
+                        "1",
+                        "--output",
+                        output.toString());
+
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        assertThat(Files.readString(output.resolve("overhead.json")))
+                .contains("flink", "clonos-dsd-1", "clonos-dsd-full");
     }
 
     private Result clonos(String... args) throws Exception {

@@ -20,6 +20,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.dataformat.yaml.YA
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
@@ -91,7 +92,14 @@ class HelmChartIT {
         assertThat(checkOutput).contains("chart checks passed");
     }
 
+    /**
+     * The rendered session cluster loses a TaskManager pod's process to SIGKILL under the hash
+     * chains: only its subtasks restart, exactly once. Slow: {@link
+     * #theFailureExperimentDeletesATaskManagerPodThroughTheKubernetesApi} runs the same cluster and
+     * checks the same local, exactly-once recovery after its experiment deleted a pod.
+     */
     @Test
+    @Tag("slow")
     void theRenderedSessionClusterRecoversAKilledTaskManagerLocally() throws Exception {
         assertThat(checkExit).as(checkOutput).isZero();
         List<JsonNode> manifests = manifests(work.resolve("rendered/session.yaml"));

@@ -354,9 +354,12 @@ class StandaloneClusterIT {
     /**
      * SIGKILL of the TaskManager process that hosts subtask 0: only the tasks it hosted are
      * restarted, the job completes, and no number's effect is lost (at-least-once: every key's
-     * count and sum reach at least their values without failure).
+     * count and sum reach at least their values without failure). Slow: {@link
+     * #killedTaskManagerProcessIsRecoveredExactlyOnce} loses the same TaskManager under a job whose
+     * checks are stricter (exactly once).
      */
     @Test
+    @Tag("slow")
     @Order(6)
     void killedTaskManagerProcessIsRecoveredLocally() throws Exception {
         ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);

@@ -285,10 +285,9 @@ public final class StandbyStateFetcher implements Closeable {
     /**
      * A file of the checkpoint being fetched is gone from checkpoint storage: the checkpoint was
      * subsumed, and its files that no later checkpoint shares deleted, while the standby fetched
-     * it. A first fetch of a large state on a loaded machine can take longer than a checkpoint
-     * interval (found with 110 MB per subtask on HDFS, checkpoints every 5 s). Not a failure of the
-     * standby: it fetches the latest checkpoint next, and keeps the files it copied whole, as that
-     * checkpoint shares most of them; the previous checkpoint's copies stay as they were.
+     * it: a first fetch of a large state can take longer than a checkpoint interval. Not a failure
+     * of the standby: it fetches the latest checkpoint next, and keeps the files it copied whole,
+     * as that checkpoint shares most of them; the previous checkpoint's copies stay as they were.
      */
     public static final class CheckpointGoneException extends IOException {
         private static final long serialVersionUID = 1L;
