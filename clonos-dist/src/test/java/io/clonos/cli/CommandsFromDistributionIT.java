@@ -14,9 +14,16 @@ package io.clonos.cli;
 
 import io.clonos.cli.CliRun.Result;
 
+import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -25,21 +32,23 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The commands of {@code bin/clonos} run from the assembled distribution as a user calls them, with
- * small settings; their classes come from the distribution's class path alone (before, {@code bench
- * overhead} and {@code bench inflight} failed at once there with a {@code NoClassDefFoundError}
- * that no test saw). Here: {@code demo}, {@code bench overhead} (each run in a JVM of its own, the
- * default), {@code bench inflight}, {@code bench recovery} (embedded), {@code bench standby},
- * {@code bench in-flight-log} and {@code nexmark overhead}. The others have tests of their own that
- * call them there: {@code cluster}, {@code run} and {@code fail} ({@link StandaloneClusterIT}),
- * {@code sql} ({@link SqlOnClonosIT}), {@code chaos} ({@link ChaosIT}), {@code bench recovery
- * --processes separate} ({@code SeparateProcessRecoveryIT}), {@code bench pod-failure} in the image
- * ({@link HelmChartIT}), {@code nexmark failure --processes separate} ({@link
- * NexmarkFailureOnProcessesIT}).
+ * small settings, so that their classes come from the distribution's class path alone. Here: {@code
+ * demo}, {@code hdfs}, {@code bench overhead} (each run in a JVM of its own, the default), {@code
+ * bench inflight}, {@code bench recovery} (embedded), {@code bench standby}, {@code bench
+ * in-flight-log} and {@code nexmark overhead}. The others have tests of their own that call them
+ * there: {@code cluster}, {@code run} and {@code fail} ({@link StandaloneClusterIT}), {@code sql}
+ * ({@link SqlOnClonosIT}), {@code chaos} ({@link ChaosIT}), {@code process} (the image's entry
+ * point, {@link ImageLayoutIT} and {@link HelmChartIT}), {@code cluster start --application}
+ * ({@link ApplicationClusterIT}), {@code bench recovery --processes separate} ({@code
+ * SeparateProcessRecoveryIT}), {@code bench pod-failure} in the image ({@link HelmChartIT}), {@code
+ * nexmark failure --processes separate} ({@link NexmarkFailureOnProcessesIT}).
  */
 class CommandsFromDistributionIT {
 
@@ -203,6 +212,60 @@ class CommandsFromDistributionIT {
         assertThat(result.exitCode()).as(result.toString()).isZero();
         assertThat(Files.readString(output.resolve("overhead.json")))
                 .contains("flink", "clonos-dsd-1", "clonos-dsd-full");
+    }
+
+    /**
+     * {@code hdfs} serves HDFS in the foreground: a client writes a file and reads it back over the
+     * NameNode it names, and stopping the launcher (SIGTERM, as Ctrl-C does) stops HDFS.
+     */
+    @Test
+    void hdfsServesFilesUntilItsLauncherStops() throws Exception {
+        Path dist = Paths.get(System.getProperty("clonos.dist", "target/clonos")).toAbsolutePath();
+        int port = FreePorts.next();
+        Process launcher =
+                new ProcessBuilder(
+                                dist.resolve("bin/clonos").toString(),
+                                "hdfs",
+                                "--dir",
+                                work.resolve("hdfs").toString(),
+                                "--port",
+                                String.valueOf(port))
+                        .redirectErrorStream(true)
+                        .redirectOutput(work.resolve("hdfs.out").toFile())
+                        .start();
+        try {
+            String uri = "hdfs://localhost:" + port;
+            awaitLine(launcher, work.resolve("hdfs.out"), "HDFS at " + uri);
+            org.apache.hadoop.conf.Configuration hadoop =
+                    new org.apache.hadoop.conf.Configuration();
+            try (FileSystem fs = FileSystem.newInstance(URI.create(uri), hadoop)) {
+                org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/check/file");
+                try (FSDataOutputStream out = fs.create(file)) {
+                    out.writeUTF("written through the NameNode");
+                }
+                try (FSDataInputStream in = fs.open(file)) {
+                    assertThat(in.readUTF()).isEqualTo("written through the NameNode");
+                }
+            }
+        } finally {
+            launcher.destroy();
+            assertThat(launcher.waitFor(1, TimeUnit.MINUTES)).as("the launcher stopped").isTrue();
+        }
+        try (Socket socket = new Socket()) {
+            assertThatThrownBy(() -> socket.connect(new InetSocketAddress("localhost", port), 1000))
+                    .as("the NameNode stopped with its launcher")
+                    .isInstanceOf(IOException.class);
+        }
+    }
+
+    /** Waits until the output {@code file} of the running {@code process} has {@code line}. */
+    private static void awaitLine(Process process, Path file, String line) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (!Files.readString(file).contains(line)) {
+            assertThat(process.isAlive()).as(Files.readString(file)).isTrue();
+            assertThat(System.nanoTime()).as(Files.readString(file)).isLessThan(deadline);
+            Thread.sleep(200);
+        }
     }
 
     private Result clonos(String... args) throws Exception {
