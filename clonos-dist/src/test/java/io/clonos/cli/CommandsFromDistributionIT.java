@@ -123,21 +123,8 @@ class CommandsFromDistributionIT {
     void theEmbeddedRecoveryBenchmarkRunsClonosAndFlink() throws Exception {
         Path output = work.resolve("recovery");
         Result result =
-                clonos(
-                        "bench",
-                        "recovery",
-                        "--records",
-                        "6000",
-                        "--rate",
-                        "1000",
-                        "--keys",
-                        "16",
-                        "--state-kb",
-                        "1",
-                        "--kill-after",
-                        "2000",
-                        "--output",
-                        output.toString());
+                killBenchmark(
+                        "recovery", "--state-kb", "1", "--kill-after", "2000", "--output", output);
 
         assertThat(result.exitCode()).as(result.toString()).isZero();
         assertThat(Files.readString(output.resolve("summary.json")))
@@ -148,15 +135,8 @@ class CommandsFromDistributionIT {
     void theStandbyBenchmarkRunsWithAndWithoutStandbys() throws Exception {
         Path output = work.resolve("standby");
         Result result =
-                clonos(
-                        "bench",
+                killBenchmark(
                         "standby",
-                        "--records",
-                        "6000",
-                        "--rate",
-                        "1000",
-                        "--keys",
-                        "16",
                         "--state-kb",
                         "16",
                         "--kill-after",
@@ -164,7 +144,7 @@ class CommandsFromDistributionIT {
                         "--repetitions",
                         "1",
                         "--output",
-                        output.toString());
+                        output);
 
         assertThat(result.exitCode()).as(result.toString()).isZero();
         assertThat(result.stdout()).as(result.toString()).contains("[standby] ", "[no standby] ");
@@ -266,6 +246,28 @@ class CommandsFromDistributionIT {
             assertThat(System.nanoTime()).as(Files.readString(file)).isLessThan(deadline);
             Thread.sleep(200);
         }
+    }
+
+    /**
+     * {@code bench benchmark}, which kills a task of a small job (6,000 records at 1,000 per second
+     * over 16 keys), with the benchmark's own {@code options}.
+     */
+    private Result killBenchmark(String benchmark, Object... options) throws Exception {
+        List<String> args =
+                new ArrayList<>(
+                        List.of(
+                                "bench",
+                                benchmark,
+                                "--records",
+                                "6000",
+                                "--rate",
+                                "1000",
+                                "--keys",
+                                "16"));
+        for (Object option : options) {
+            args.add(option.toString());
+        }
+        return clonos(args.toArray(new String[0]));
     }
 
     private Result clonos(String... args) throws Exception {
