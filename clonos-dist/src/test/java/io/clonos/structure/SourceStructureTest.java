@@ -127,12 +127,13 @@ class SourceStructureTest {
      * package where the project has a patch is not the project's and makes no edge.
      */
     private static Map<String, Set<String>> packageDependencies(List<Path> sources) {
-        Map<Path, String> packages = new HashMap<>();
+        Map<String, List<String>> textsByPackage = new HashMap<>();
         Set<String> projectClasses = new HashSet<>();
         for (Path source : sources) {
-            Matcher declared = PACKAGE.matcher(read(source));
+            String text = read(source);
+            Matcher declared = PACKAGE.matcher(text);
             if (declared.find()) {
-                packages.put(source, declared.group(1));
+                textsByPackage.computeIfAbsent(declared.group(1), p -> new ArrayList<>()).add(text);
                 String name = source.getFileName().toString();
                 projectClasses.add(
                         declared.group(1)
@@ -141,18 +142,19 @@ class SourceStructureTest {
             }
         }
         Map<String, Set<String>> dependencies = new HashMap<>();
-        packages.forEach(
-                (source, from) -> {
-                    Set<String> to = dependencies.computeIfAbsent(from, p -> new HashSet<>());
-                    Matcher reference = QUALIFIED_CLASS.matcher(read(source));
-                    while (reference.find()) {
-                        String target = reference.group(1);
-                        if (!target.equals(from)
-                                && projectClasses.contains(target + "." + reference.group(2))) {
-                            to.add(target);
-                        }
-                    }
-                });
+        for (Map.Entry<String, List<String>> sourcesOfPackage : textsByPackage.entrySet()) {
+            String from = sourcesOfPackage.getKey();
+            Set<String> to = dependencies.computeIfAbsent(from, p -> new HashSet<>());
+            Matcher reference =
+                    QUALIFIED_CLASS.matcher(String.join("\n", sourcesOfPackage.getValue()));
+            while (reference.find()) {
+                String target = reference.group(1);
+                if (!target.equals(from)
+                        && projectClasses.contains(target + "." + reference.group(2))) {
+                    to.add(target);
+                }
+            }
+        }
         return dependencies;
     }
 
