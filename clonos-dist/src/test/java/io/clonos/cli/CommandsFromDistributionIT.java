@@ -14,6 +14,7 @@ package io.clonos.cli;
 
 import io.clonos.cli.CliRun.Result;
 
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -216,8 +217,7 @@ class CommandsFromDistributionIT {
         try {
             String uri = "hdfs://localhost:" + port;
             awaitLine(launcher, work.resolve("hdfs.out"), "HDFS at " + uri);
-            org.apache.hadoop.conf.Configuration hadoop =
-                    new org.apache.hadoop.conf.Configuration();
+            Configuration hadoop = new Configuration();
             try (FileSystem fs = FileSystem.newInstance(URI.create(uri), hadoop)) {
                 org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/check/file");
                 try (FSDataOutputStream out = fs.create(file)) {
