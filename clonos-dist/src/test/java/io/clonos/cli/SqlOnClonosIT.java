@@ -16,7 +16,7 @@ import io.clonos.cli.CliRun.Result;
 import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.SqlKafkaJob;
 import io.clonos.examples.SqlWindowJob;
-import io.clonos.nexmark.failure.EmbeddedKafka;
+import io.clonos.kafka.broker.EmbeddedKafka;
 import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.apache.kafka.clients.admin.Admin;

@@ -17,7 +17,7 @@ import io.clonos.examples.CommittedLinesSink;
 import io.clonos.examples.HashChainJob;
 import io.clonos.examples.HashChains;
 import io.clonos.examples.KafkaHashChainJob;
-import io.clonos.nexmark.failure.EmbeddedKafka;
+import io.clonos.kafka.broker.EmbeddedKafka;
 import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;

@@ -48,6 +48,12 @@ public final class CausalTask {
     private final int sharingDepth;
     private final HeldCausalLogs held;
 
+    /**
+     * The index, after the task's consumer subpartitions, under which a sink of the task that
+     * stores determinants beside its output answers; -1 for a task without one.
+     */
+    private volatile int externalHolder = -1;
+
     /** Upstream logs this recovering task was handed back by its consumers. */
     private final Set<CausalLogId> handedBack = ConcurrentHashMap.newKeySet();
 
@@ -182,6 +188,34 @@ public final class CausalTask {
             }
         }
         return recovery.determinantsReceived(consumer, deltas, onAccepted);
+    }
+
+    /**
+     * The task has a sink that stores the task's determinants beside its output; its recovery
+     * counts that sink, under {@code index}, among the consumers it waits for.
+     */
+    public void setExternalHolder(int index) {
+        this.externalHolder = index;
+    }
+
+    /** Whether a sink of the task stores its determinants beside its output. */
+    public boolean hasExternalHolder() {
+        return externalHolder >= 0;
+    }
+
+    /**
+     * The answer of the task's sink that stores determinants beside its output: what it read back
+     * of its predecessor's, as a consumer answers ({@link #answered}). Ignored when the task does
+     * not recover.
+     *
+     * @return whether the recovery took it
+     */
+    public boolean answeredByExternalHolder(List<SharedDelta> deltas)
+            throws CorruptCausalLogException {
+        if (externalHolder < 0) {
+            throw new IllegalStateException("The task has no sink that holds its determinants");
+        }
+        return answered(externalHolder, deltas, () -> {});
     }
 
     /** Upstream logs handed back by consumers during this task's recovery. */

@@ -44,7 +44,28 @@ public final class VertexReplay {
                             "Internal: why Clonos logs nothing for the vertex's tasks, so that"
                                     + " their failures are Flink's to handle.");
 
+    static final ConfigOption<Boolean> DETERMINANTS_HELD_BY_SINK =
+            ConfigOptions.key("clonos.internal.determinants-held-by-sink")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription(
+                            "Internal: the vertex's chain ends in a sink that stores the task's"
+                                    + " determinants beside its output and answers its recovery.");
+
     private VertexReplay() {}
+
+    /**
+     * The vertex's chain has a sink that stores its task's determinants beside its output, and
+     * reads them back when the task recovers: the recovery waits for that sink's answer too.
+     */
+    public static void markDeterminantsHeldBySink(Configuration vertexConfiguration) {
+        vertexConfiguration.set(DETERMINANTS_HELD_BY_SINK, true);
+    }
+
+    /** Whether a sink of the vertex's chain holds its task's determinants. */
+    public static boolean determinantsHeldBySink(Configuration vertexConfiguration) {
+        return vertexConfiguration.get(DETERMINANTS_HELD_BY_SINK);
+    }
 
     public static void markNotReplayable(Configuration vertexConfiguration, String why) {
         vertexConfiguration.set(NOT_REPLAYABLE_BECAUSE, why);

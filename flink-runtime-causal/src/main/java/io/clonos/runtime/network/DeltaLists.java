@@ -16,7 +16,10 @@ import io.clonos.runtime.causal.CausalLogDelta;
 import io.clonos.runtime.causal.CorruptCausalLogException;
 import io.clonos.runtime.causal.SharedDelta;
 
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 
 import java.io.IOException;
@@ -27,9 +30,12 @@ import java.util.List;
 
 /**
  * The wire form of a list of shared causal log deltas, used by the Clonos events: per delta its
- * distance and its checksummed serialized form, which the receiver decodes.
+ * distance and its checksummed serialized form, which the receiver decodes. The same form carries
+ * determinants outside the network: a sink that stores them beside its output ({@link #toBytes},
+ * {@link #fromBytes}).
  */
-final class DeltaLists {
+@Internal
+public final class DeltaLists {
 
     /** A delta list longer than this is corrupt, not large: it would not fit a network buffer. */
     private static final int MAX_DELTAS = 1 << 20;
@@ -93,5 +99,33 @@ final class DeltaLists {
                             .array());
         }
         return serialized;
+    }
+
+    /** The wire form of {@code deltas} as one byte array. */
+    public static byte[] toBytes(List<SharedDelta> deltas) {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        try {
+            write(encode(deltas), out);
+        } catch (IOException e) {
+            throw new IllegalStateException("Writing to memory failed", e);
+        }
+        return out.getCopyOfBuffer();
+    }
+
+    /** The deltas of {@link #toBytes}; bytes that are not such a list are corrupt. */
+    public static List<SharedDelta> fromBytes(byte[] bytes) throws CorruptCausalLogException {
+        DataInputDeserializer in = new DataInputDeserializer(bytes);
+        List<byte[]> serialized;
+        try {
+            serialized = read(in);
+        } catch (IOException e) {
+            throw new CorruptCausalLogException(
+                    "A list of shared deltas cannot be read: " + e.getMessage());
+        }
+        if (in.available() != 0) {
+            throw new CorruptCausalLogException(
+                    "A list of shared deltas is followed by " + in.available() + " more bytes");
+        }
+        return decode(serialized);
     }
 }

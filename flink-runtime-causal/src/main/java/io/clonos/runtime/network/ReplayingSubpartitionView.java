@@ -12,12 +12,10 @@
 
 package io.clonos.runtime.network;
 
-import io.clonos.runtime.causal.CausalLogDelta;
 import io.clonos.runtime.causal.CausalTask;
-import io.clonos.runtime.causal.HeldCausalLogs;
+import io.clonos.runtime.causal.DownstreamCopy;
 import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 import io.clonos.runtime.causal.SharedDelta;
-import io.clonos.runtime.causal.TaskCausalLog;
 import io.clonos.runtime.inflightlog.InFlightLog;
 
 import org.apache.flink.annotation.Internal;
@@ -34,7 +32,6 @@ import javax.annotation.Nullable;
 import javax.annotation.concurrent.GuardedBy;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 
@@ -66,9 +63,7 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
     private boolean startEventSent;
 
     /** How far this connection has been given the producer's causal log and the logs it holds. */
-    private final TaskCausalLog.Position causalLogPosition = new TaskCausalLog.Position();
-
-    private final HeldCausalLogs.Reader heldPosition = new HeldCausalLogs.Reader();
+    private final DownstreamCopy downstream = new DownstreamCopy();
 
     /** A data buffer waiting behind the causal log delta sent before it. */
     @Nullable private Buffer held;
@@ -199,37 +194,13 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
             // resumes. A producer lost during that alignment would otherwise leave a barrier
             // downstream that no log explains, and its replacement would put it elsewhere. (An
             // event before the stream's announcement goes alone, as the log would be dropped.)
-            List<SharedDelta> deltas = piggyback(task);
+            List<SharedDelta> deltas = downstream.next(task);
             if (!deltas.isEmpty()) {
                 held = buffer;
                 return next(EventSerializer.toBuffer(new CausalLogDeltaEvent(deltas), false));
             }
         }
         return next(buffer);
-    }
-
-    /**
-     * What the consumer is to hold and does not have yet: the producer's own log, and the logs the
-     * producer holds that are within the determinant sharing depth of the consumer.
-     */
-    private List<SharedDelta> piggyback(CausalTask task) {
-        List<SharedDelta> deltas = null;
-        TaskCausalLog own = task.log();
-        if (own.hasNewSince(causalLogPosition)) {
-            for (CausalLogDelta delta : own.deltasSince(causalLogPosition)) {
-                deltas = deltas == null ? new ArrayList<>() : deltas;
-                deltas.add(new SharedDelta(delta, 1));
-            }
-        }
-        if (task.sharingDepth() < 0 || task.sharingDepth() > 1) {
-            List<SharedDelta> forwarded =
-                    task.held().sharedSince(heldPosition, task.sharingDepth());
-            if (!forwarded.isEmpty()) {
-                deltas = deltas == null ? new ArrayList<>() : deltas;
-                deltas.addAll(forwarded);
-            }
-        }
-        return deltas == null ? List.of() : deltas;
     }
 
     /** The next buffer of the replay or of the live data, without what is to be skipped. */

@@ -14,10 +14,12 @@ package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
 import io.clonos.runtime.protocol.FailTaskRequest;
+import io.clonos.runtime.protocol.FreshStartRequest;
 import io.clonos.runtime.protocol.LostTaskManagerReport;
 import io.clonos.runtime.protocol.ReplayEndReport;
 import io.clonos.runtime.protocol.SchedulerEndpoint;
 import io.clonos.runtime.protocol.TaskReport;
+import io.clonos.runtime.shuffle.FreshStarts;
 import io.clonos.runtime.standby.StandbyManager;
 
 import org.apache.flink.annotation.Internal;
@@ -52,6 +54,7 @@ final class ClonosRequests {
     private final LostTaskManagerDetector lost;
     private final CheckpointPause<ExecutionVertexID> checkpointPause;
     private final Supplier<ExecutionGraph> graph;
+    private final FreshStarts freshStarts;
     private final Logger log;
 
     ClonosRequests(
@@ -60,12 +63,14 @@ final class ClonosRequests {
             LostTaskManagerDetector lost,
             CheckpointPause<ExecutionVertexID> checkpointPause,
             Supplier<ExecutionGraph> graph,
+            FreshStarts freshStarts,
             Logger log) {
         this.clonos = clonos;
         this.standbys = standbys;
         this.lost = lost;
         this.checkpointPause = checkpointPause;
         this.graph = graph;
+        this.freshStarts = freshStarts;
         this.log = log;
     }
 
@@ -78,6 +83,11 @@ final class ClonosRequests {
         if (!SchedulerEndpoint.OPERATOR_ID.equals(operator)) {
             return Optional.empty();
         }
+        if (request instanceof FreshStartRequest fresh) {
+            return Optional.of(
+                    new FreshStartRequest.Response(
+                            freshStarts.isMarked(graph.get().getJobID(), fresh.attempt())));
+        }
         if (request instanceof FailTaskRequest failure) {
             return Optional.of(
                     TaskFailureInjection.fail(
@@ -86,7 +96,7 @@ final class ClonosRequests {
         throw new FlinkException(
                 "Refused a coordination request to Clonos's scheduler ("
                         + request.getClass().getName()
-                        + "): it takes failure requests only; tasks report as operator events.");
+                        + "): it takes failure and fresh-start requests only; tasks report as operator events.");
     }
 
     /**

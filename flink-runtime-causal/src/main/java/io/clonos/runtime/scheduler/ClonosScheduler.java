@@ -205,7 +205,13 @@ public class ClonosScheduler extends DefaultScheduler {
                         clonos.getCheckpointPause(), this, getMainThreadExecutor(), metrics, log);
         this.requests =
                 new ClonosRequests(
-                        clonos, standbys, lost, checkpointPause, this::getExecutionGraph, log);
+                        clonos,
+                        standbys,
+                        lost,
+                        checkpointPause,
+                        this::getExecutionGraph,
+                        freshStarts,
+                        log);
         this.localRestart =
                 new LocalRestart(
                         access,

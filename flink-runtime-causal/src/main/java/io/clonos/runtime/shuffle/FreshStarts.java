@@ -45,7 +45,8 @@ public final class FreshStarts {
         marked.computeIfAbsent(job, j -> ConcurrentHashMap.newKeySet()).add(vertex + "#" + attempt);
     }
 
-    boolean isMarked(JobID job, ExecutionAttemptID producer) {
+    /** Whether attempt {@code attempt} of job {@code job} starts afresh. */
+    public boolean isMarked(JobID job, ExecutionAttemptID producer) {
         Set<String> attempts = marked.get(job);
         return attempts != null
                 && attempts.contains(

@@ -19,6 +19,7 @@ import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.streaming.causal.CanonicalTimerOrder;
 import io.clonos.streaming.operators.CausalWatermarkAssignerFactory;
 import io.clonos.streaming.partitioner.CausalPartitioners;
+import io.clonos.streaming.sink.DeterminantHoldingSink;
 import io.clonos.streaming.tasks.CausalMultipleInputStreamTask;
 import io.clonos.streaming.tasks.CausalOneInputStreamTask;
 import io.clonos.streaming.tasks.CausalSourceOperatorStreamTask;
@@ -38,6 +39,7 @@ import org.apache.flink.streaming.api.operators.StreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.StreamSource;
 import org.apache.flink.streaming.api.operators.async.AsyncWaitOperatorFactory;
 import org.apache.flink.streaming.api.operators.async.ClonosAsyncWaitPatch;
+import org.apache.flink.streaming.runtime.operators.sink.SinkWriterOperatorFactory;
 import org.apache.flink.streaming.runtime.tasks.MultipleInputStreamTask;
 import org.apache.flink.streaming.runtime.tasks.OneInputStreamTask;
 import org.apache.flink.streaming.runtime.tasks.SourceOperatorStreamTask;
@@ -123,6 +125,9 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                                 config.getVertexNonChainedOutputs(userCodeClassLoader)));
                 replaceOperators(config, userCodeClassLoader);
                 config.serializeAllConfigs();
+                if (hasDeterminantHoldingSink(config, userCodeClassLoader)) {
+                    VertexReplay.markDeterminantsHeldBySink(vertex.getConfiguration());
+                }
             }
             settings.writeTo(vertex.getConfiguration());
             notReplayableBecause(vertex.getInvokableClassName(), config, userCodeClassLoader)
@@ -244,6 +249,25 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
         if (replaced) {
             vertex.setAndSerializeTransitiveChainedTaskConfigs(chained);
         }
+    }
+
+    /**
+     * Whether an operator of the vertex's chain writes to a sink that stores the task's
+     * determinants beside its output ({@link DeterminantHoldingSink}).
+     */
+    static boolean hasDeterminantHoldingSink(StreamConfig vertex, ClassLoader userCodeClassLoader) {
+        for (StreamConfig operator :
+                vertex.getTransitiveChainedTaskConfigsWithSelf(userCodeClassLoader).values()) {
+            Class<?> factory = operator.getStreamOperatorFactoryClass(userCodeClassLoader);
+            if (factory != null && SinkWriterOperatorFactory.class.isAssignableFrom(factory)) {
+                SinkWriterOperatorFactory<?, ?> writer =
+                        operator.getStreamOperatorFactory(userCodeClassLoader);
+                if (writer.getSink() instanceof DeterminantHoldingSink) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Clonos's factory for the operator, if Clonos replaces Flink's. */

@@ -19,6 +19,7 @@ import io.clonos.runtime.causal.DeterminantMemory;
 import io.clonos.runtime.causal.HeldCausalLogs;
 import io.clonos.runtime.causal.TaskCausalLog;
 import io.clonos.runtime.configuration.TaskSettings;
+import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.runtime.network.ClonosInputGate;
 import io.clonos.runtime.network.ClonosNetworkContext;
 import io.clonos.runtime.network.OrderInProgress;
@@ -140,6 +141,12 @@ public final class CausalTaskContext {
         // clonos.recovery.mode: global, or at-least-once after lost determinants) has no
         // predecessor's output to reproduce
         boolean fresh = network.startsFresh(partitions);
+        if (partitions.isEmpty()
+                && environment.getTaskInfo().getAttemptNumber() > 0
+                && VertexReplay.determinantsHeldBySink(environment.getTaskConfiguration())) {
+            // a sink whose determinants are in an external system: no partition carries its mark
+            fresh = reports.startsFresh(environment.getExecutionId(), network.reconnectTimeout());
+        }
         // a task Flink deploys finished on restore (a finished producer restarting with its
         // consumers) only ends its output again: it makes no choice and nobody replays it
         this.causal =
@@ -183,6 +190,13 @@ public final class CausalTaskContext {
         for (ResultPartitionWriter writer : writers) {
             consumers += writer.getNumberOfSubpartitions();
         }
+        // a sink that stores the task's determinants beside its output answers like a consumer
+        boolean heldBySink =
+                VertexReplay.determinantsHeldBySink(environment.getTaskConfiguration());
+        int networkConsumers = consumers;
+        if (heldBySink) {
+            consumers++;
+        }
         Duration timeout = network.reconnectTimeout();
         boolean recovering =
                 replaysWithDeterminants && environment.getTaskInfo().getAttemptNumber() > 0;
@@ -203,6 +217,9 @@ public final class CausalTaskContext {
                         granularity,
                         settings.determinantSharingDepth());
         task.setFailureHandler(environment::failExternally);
+        if (heldBySink) {
+            task.setExternalHolder(networkConsumers);
+        }
         if (environment.getTaskInfo().getAttemptNumber() > 0) {
             task.replacedAFailedAttempt();
         }

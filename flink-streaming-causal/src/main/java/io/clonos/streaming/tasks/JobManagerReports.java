@@ -13,13 +13,16 @@
 package io.clonos.streaming.tasks;
 
 import io.clonos.runtime.causal.CausalRecovery;
+import io.clonos.runtime.protocol.FreshStartRequest;
 import io.clonos.runtime.protocol.LostTaskManagerReport;
 import io.clonos.runtime.protocol.ReplayEndReport;
 import io.clonos.runtime.protocol.SchedulerEndpoint;
 import io.clonos.runtime.protocol.TaskReport;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.executiongraph.ExecutionAttemptID;
 import org.apache.flink.runtime.jobgraph.tasks.TaskOperatorEventGateway;
+import org.apache.flink.runtime.operators.coordination.CoordinationResponse;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 import org.apache.flink.util.SerializedValue;
 
@@ -30,8 +33,10 @@ import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -99,6 +104,33 @@ final class JobManagerReports {
         return address.getAddress() != null
                 ? address.getAddress().getHostAddress()
                 : address.getHostString();
+    }
+
+    /**
+     * Asks the JobManager whether {@code attempt} starts afresh ({@link FreshStartRequest}), for a
+     * task without output partitions, whose deployment cannot carry the mark. Without an answer
+     * within {@code timeout} the task takes itself for recovering: a replay that does not fit its
+     * input fails into a global rollback, which then marks it.
+     */
+    boolean startsFresh(ExecutionAttemptID attempt, Duration timeout) {
+        try {
+            CoordinationResponse response =
+                    jobManager
+                            .sendRequestToCoordinator(
+                                    SchedulerEndpoint.OPERATOR_ID,
+                                    new SerializedValue<>(new FreshStartRequest(attempt)))
+                            .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return response instanceof FreshStartRequest.Response answer && answer.startsFresh();
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            LOG.warn(
+                    "{}: the JobManager did not say whether the task starts afresh; it recovers by its determinants.",
+                    taskName,
+                    e);
+            return false;
+        }
     }
 
     private void send(TaskReport report, String what) {

@@ -12,6 +12,8 @@
 
 package io.clonos.nexmark.failure;
 
+import io.clonos.kafka.broker.EmbeddedKafka;
+
 import org.apache.flink.annotation.Internal;
 
 import java.nio.file.Path;
@@ -36,10 +38,30 @@ public interface KafkaBroker extends AutoCloseable {
      */
     static KafkaBroker beside(FailureClusters clusters, Path output) throws Exception {
         return EmbeddedFailureClusters.NAME.equals(clusters.name())
-                ? EmbeddedKafka.start()
+                ? inThisJvm(EmbeddedKafka.start())
                 : KafkaProcess.start(output.resolve("kafka"));
     }
 
     @Override
     void close() throws Exception;
+
+    /** A broker in this JVM. */
+    private static KafkaBroker inThisJvm(EmbeddedKafka kafka) {
+        return new KafkaBroker() {
+            @Override
+            public String bootstrapServers() {
+                return kafka.bootstrapServers();
+            }
+
+            @Override
+            public String where() {
+                return "in this JVM";
+            }
+
+            @Override
+            public void close() {
+                kafka.close();
+            }
+        };
+    }
 }

@@ -12,6 +12,8 @@
 
 package io.clonos.nexmark.failure;
 
+import io.clonos.kafka.broker.EmbeddedKafka;
+
 import org.apache.flink.annotation.Internal;
 
 import java.io.IOException;

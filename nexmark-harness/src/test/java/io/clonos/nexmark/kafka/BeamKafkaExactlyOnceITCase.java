@@ -12,7 +12,7 @@
 
 package io.clonos.nexmark.kafka;
 
-import io.clonos.nexmark.failure.EmbeddedKafka;
+import io.clonos.kafka.broker.EmbeddedKafka;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 

@@ -12,8 +12,8 @@
 
 package io.clonos.nexmark.kafka;
 
+import io.clonos.kafka.broker.EmbeddedKafka;
 import io.clonos.nexmark.NexmarkQueries;
-import io.clonos.nexmark.failure.EmbeddedKafka;
 import io.clonos.nexmark.failure.EventPublisher;
 import io.clonos.runtime.minicluster.EmbeddedClusters;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;

@@ -10,7 +10,7 @@
  * and limitations under the License.
  */
 
-package io.clonos.nexmark.failure;
+package io.clonos.kafka.broker;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.util.FileUtils;
@@ -34,11 +34,11 @@ import java.util.Properties;
 
 /**
  * A real Kafka broker (KRaft, broker and controller in one node) in this JVM, listening on
- * localhost: the failure experiment's default, since these machines run no containers. Its data
- * lives in a temporary directory that {@link #close()} deletes.
+ * localhost, for the tests and the experiments (these machines run no containers). Its data lives
+ * in a temporary directory that {@link #close()} deletes.
  */
 @Internal
-public final class EmbeddedKafka implements KafkaBroker {
+public final class EmbeddedKafka implements AutoCloseable {
 
     private final KafkaRaftServer server;
     private final Path directory;
@@ -105,14 +105,8 @@ public final class EmbeddedKafka implements KafkaBroker {
         return new EmbeddedKafka(server, directory, "localhost:" + brokerPort);
     }
 
-    @Override
     public String bootstrapServers() {
         return bootstrapServers;
-    }
-
-    @Override
-    public String where() {
-        return "in this JVM";
     }
 
     /**

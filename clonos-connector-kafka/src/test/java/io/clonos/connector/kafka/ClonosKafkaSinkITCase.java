@@ -1,0 +1,439 @@
+/*
+ * Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+ * except in compliance with the License. You may obtain a copy of the License at
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software distributed under the
+ * License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+ * either express or implied. See the License for the specific language governing permissions
+ * and limitations under the License.
+ */
+
+package io.clonos.connector.kafka;
+
+import io.clonos.kafka.broker.EmbeddedKafka;
+import io.clonos.runtime.minicluster.ClonosMiniCluster;
+import io.clonos.streaming.causal.CausalServices;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.ClusterOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link ClonosKafkaSink} on a real embedded Clonos cluster (two TaskManagers, slots spread) and a
+ * real Kafka broker in the test's JVM. The job draws random numbers and fires processing-time
+ * timers in two keyed subtasks, whose outputs race into one sink subtask; the sink's task fails
+ * while its output since the last checkpoint is visible. A {@code read_committed} consumer must
+ * then see every record exactly once, and only the sink's subtask restarts. Without the
+ * determinants read back from Kafka the recovered sink would take its inputs in another order, put
+ * records at other positions, and publish again what its predecessor had published.
+ */
+class ClonosKafkaSinkITCase {
+
+    private static final int COUNT = 6_000;
+    private static final int RATE = 1_500;
+    private static final int FAIL_AT = COUNT / 2;
+    private static final int PARTITIONS = 3;
+
+    private static EmbeddedKafka kafka;
+
+    private ClonosMiniCluster cluster;
+
+    @BeforeAll
+    static void startKafka() throws Exception {
+        kafka = EmbeddedKafka.start();
+    }
+
+    @AfterAll
+    static void stopKafka() {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    @AfterEach
+    void stopCluster() throws Exception {
+        if (cluster != null) {
+            cluster.close();
+        }
+        FailOnce.FAILED.set(false);
+    }
+
+    @ParameterizedTest(name = "DSD {0}")
+    @ValueSource(strings = {"-1", "1"})
+    void failedSinkRecoversLocallyAndPublishesEveryRecordOnce(String dsd) throws Exception {
+        String topic = createTopic("local-" + dsd.replace("-", "m"));
+        cluster = start(Map.of("clonos.determinant-sharing-depth", dsd));
+        JobID job = submit(nondeterministicJob(topic));
+
+        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
+        AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
+        assertThat(FailOnce.FAILED).as("the sink's task failed").isTrue();
+        assertThat(restarted(graph))
+                .as("only the sink's subtask restarts, once")
+                .containsExactly(sinkVertex(graph) + "#0@1");
+        Map<String, List<Record>> read = readCommitted(topic);
+        assertThat(duplicates(read)).as("records published twice").isEmpty();
+        assertExactly(read.keySet(), expectedIds(true));
+    }
+
+    /** The same job without a failure: the output the failure tests compare with. */
+    @Test
+    void failureFreeRunPublishesEveryRecordOnce() throws Exception {
+        String topic = createTopic("failure-free");
+        cluster = start(Map.of());
+        FailOnce.FAILED.set(true);
+        JobID job = submit(nondeterministicJob(topic));
+
+        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
+        assertThat(restarted(cluster.getArchivedExecutionGraph(job).get())).isEmpty();
+        Map<String, List<Record>> read = readCommitted(topic);
+        assertThat(duplicates(read)).as("records published twice").isEmpty();
+        assertExactly(read.keySet(), expectedIds(true));
+    }
+
+    /**
+     * With Flink's restart of the whole job, a deterministic job's regenerated output is the same
+     * at every position: what the predecessor published is skipped, and the output stays exactly
+     * once without any determinants.
+     */
+    @Test
+    void globalRollbackOfADeterministicJobPublishesEveryRecordOnce() throws Exception {
+        String topic = createTopic("global-deterministic");
+        cluster = start(Map.of("clonos.recovery.mode", "global"));
+        JobID job = submit(deterministicJob(topic));
+
+        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
+        assertThat(FailOnce.FAILED).as("the sink's task failed").isTrue();
+        Map<String, List<Record>> read = readCommitted(topic);
+        assertThat(duplicates(read)).as("records published twice").isEmpty();
+        assertExactly(read.keySet(), expectedIds(false));
+    }
+
+    /**
+     * A global rollback of the nondeterministic job regenerates other records at the published
+     * positions: each is published as well, marked as divergent, so no record appears twice without
+     * the mark.
+     */
+    @Test
+    void globalRollbackOfANondeterministicJobMarksEveryRepublishedRecord() throws Exception {
+        String topic = createTopic("global-nondeterministic");
+        cluster = start(Map.of("clonos.recovery.mode", "global"));
+        JobID job = submit(nondeterministicJob(topic));
+
+        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
+        Map<String, List<Record>> read = readCommitted(topic);
+        assertExactly(read.keySet(), expectedIds(true));
+        Map<String, List<Record>> twice = duplicates(read);
+        assertThat(twice).as("the rollback regenerated records differently").isNotEmpty();
+        twice.forEach(
+                (id, copies) ->
+                        assertThat(copies.stream().filter(r -> !r.divergent).count())
+                                .as("unmarked copies of " + id + ": " + copies)
+                                .isEqualTo(1));
+    }
+
+    // ------------------------------------------------------------------------------------------
+
+    /**
+     * numbers (2) -> keyBy -> random numbers and processing-time timers (2) -> fail once (1) ->
+     * sink (1): two channels race into the sink's task.
+     */
+    private static StreamExecutionEnvironment nondeterministicJob(String topic) {
+        StreamExecutionEnvironment env = environment();
+        DataStream<String> lines =
+                numbers(env, 2).keyBy(i -> i % 8).process(new RandomAndTimers()).name("stamp");
+        sinkTo(lines, topic);
+        return env;
+    }
+
+    /** numbers (1) -> "e,i" -> fail once -> sink, all chained: one order only. */
+    private static StreamExecutionEnvironment deterministicJob(String topic) {
+        StreamExecutionEnvironment env = environment();
+        DataStream<String> lines = numbers(env, 1).map(i -> "e," + i + ",0").setParallelism(1);
+        sinkTo(lines, topic);
+        return env;
+    }
+
+    private static StreamExecutionEnvironment environment() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(300);
+        return env;
+    }
+
+    private static DataStream<Long> numbers(StreamExecutionEnvironment env, int parallelism) {
+        return env.fromSource(
+                        new DataGeneratorSource<>(
+                                i -> i, COUNT, RateLimiterStrategy.perSecond(RATE), Types.LONG),
+                        WatermarkStrategy.noWatermarks(),
+                        "numbers")
+                .setParallelism(parallelism);
+    }
+
+    private static void sinkTo(DataStream<String> lines, String topic) {
+        lines.map(new FailOnce())
+                .setParallelism(1)
+                .name("fail once")
+                .sinkTo(
+                        ClonosKafkaSink.<String>builder()
+                                .setBootstrapServers(kafka.bootstrapServers())
+                                .setTopics(topic)
+                                .setRecordSerializer(
+                                        KafkaRecordSerializationSchema.<String>builder()
+                                                .setTopic(topic)
+                                                .setKeySerializationSchema(
+                                                        line ->
+                                                                idOf(line)
+                                                                        .getBytes(
+                                                                                StandardCharsets
+                                                                                        .UTF_8))
+                                                .setValueSerializationSchema(
+                                                        new SimpleStringSchema())
+                                                .build())
+                                .build())
+                .setParallelism(1)
+                .name("clonos-kafka");
+    }
+
+    /** Every element's record, and a timer's record for each element that registers one. */
+    private static Set<String> expectedIds(boolean timers) {
+        Set<String> ids = new TreeSet<>();
+        LongStream.range(0, COUNT).forEach(i -> ids.add("e," + i));
+        if (timers) {
+            LongStream.range(0, COUNT)
+                    .filter(RandomAndTimers::registersTimer)
+                    .forEach(i -> ids.add("t," + i));
+        }
+        return ids;
+    }
+
+    private static void assertExactly(Set<String> read, Set<String> expected) {
+        Set<String> missing = new TreeSet<>(expected);
+        missing.removeAll(read);
+        Set<String> unexpected = new TreeSet<>(read);
+        unexpected.removeAll(expected);
+        assertThat(missing).as("records lost").isEmpty();
+        assertThat(unexpected).as("records nobody sent").isEmpty();
+    }
+
+    private static String idOf(String line) {
+        return line.substring(0, line.lastIndexOf(','));
+    }
+
+    private ClonosMiniCluster start(Map<String, String> clonos) throws Exception {
+        Configuration config = Configuration.fromMap(clonos);
+        config.set(RestOptions.BIND_PORT, "0");
+        config.set(ClusterOptions.EVENLY_SPREAD_OUT_SLOTS_STRATEGY, true);
+        config.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        config.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        config.set(
+                RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        ClonosMiniCluster started = ClonosMiniCluster.create(config, 2, 2);
+        started.start();
+        return started;
+    }
+
+    private JobID submit(StreamExecutionEnvironment env) throws Exception {
+        return cluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
+    }
+
+    private static String createTopic(String name) throws Exception {
+        String topic = "clonos-sink-" + name;
+        Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        try (Admin admin = Admin.create(props)) {
+            admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
+        }
+        return topic;
+    }
+
+    /** One record as a read_committed consumer sees it. */
+    private record Record(String value, int partition, long offset, boolean divergent) {}
+
+    private static Map<String, List<Record>> readCommitted(String topic) {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        Map<String, List<Record>> byId = new HashMap<>();
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (int p = 0; p < PARTITIONS; p++) {
+                partitions.add(new TopicPartition(topic, p));
+            }
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = new HashMap<>(consumer.endOffsets(partitions));
+            end.entrySet().removeIf(e -> consumer.position(e.getKey()) >= e.getValue());
+            while (!end.isEmpty()) {
+                for (ConsumerRecord<String, String> record :
+                        consumer.poll(Duration.ofMillis(200))) {
+                    byId.computeIfAbsent(record.key(), k -> new ArrayList<>())
+                            .add(
+                                    new Record(
+                                            record.value(),
+                                            record.partition(),
+                                            record.offset(),
+                                            record.headers().lastHeader(OutputHeaders.DIVERGENT)
+                                                    != null));
+                }
+                end.entrySet().removeIf(e -> consumer.position(e.getKey()) >= e.getValue());
+            }
+        }
+        return byId;
+    }
+
+    private static Map<String, List<Record>> duplicates(Map<String, List<Record>> read) {
+        return read.entrySet().stream()
+                .filter(e -> e.getValue().size() > 1)
+                .collect(
+                        Collectors.toMap(
+                                Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, TreeMap::new));
+    }
+
+    /** Subtasks whose last attempt is not the first, as "vertex#subtask@attempt". */
+    private static Set<String> restarted(AccessExecutionGraph graph) {
+        Set<String> restarted = new TreeSet<>();
+        for (AccessExecutionJobVertex vertex : graph.getVerticesTopologically()) {
+            for (AccessExecutionVertex subtask : vertex.getTaskVertices()) {
+                int attempt = subtask.getCurrentExecutionAttempt().getAttemptNumber();
+                if (attempt > 0) {
+                    restarted.add(
+                            vertex.getName()
+                                    + "#"
+                                    + subtask.getParallelSubtaskIndex()
+                                    + "@"
+                                    + attempt);
+                }
+            }
+        }
+        return restarted;
+    }
+
+    private static String sinkVertex(AccessExecutionGraph graph) {
+        for (AccessExecutionJobVertex vertex : graph.getVerticesTopologically()) {
+            if (vertex.getName().contains("clonos-kafka")) {
+                return vertex.getName();
+            }
+        }
+        throw new AssertionError("no vertex of the sink");
+    }
+
+    /**
+     * Stamps each number with a random number drawn through the task's causal services; every 50th
+     * registers a processing-time timer whose record carries the time it fired.
+     */
+    static final class RandomAndTimers extends KeyedProcessFunction<Long, Long, String> {
+
+        private transient ListState<Long> pending;
+
+        /**
+         * Not near the end of either source subtask's range (the generator gives each a half): a
+         * processing-time timer still pending when the input ends does not fire, so whether its
+         * record exists depends on timing.
+         */
+        static boolean registersTimer(long i) {
+            return i % 50 == 0 && i % (COUNT / 2) < COUNT / 2 - 500;
+        }
+
+        @Override
+        public void open(org.apache.flink.api.common.functions.OpenContext context) {
+            pending =
+                    getRuntimeContext()
+                            .getListState(new ListStateDescriptor<>("pending", Types.LONG));
+        }
+
+        @Override
+        public void processElement(Long i, Context ctx, Collector<String> out) throws Exception {
+            int random = CausalServices.of(getRuntimeContext()).random().nextInt(1_000_000);
+            out.collect("e," + i + "," + random);
+            if (registersTimer(i)) {
+                pending.add(i);
+                ctx.timerService()
+                        .registerProcessingTimeTimer(
+                                ctx.timerService().currentProcessingTime() + 20);
+            }
+        }
+
+        @Override
+        public void onTimer(long timestamp, OnTimerContext ctx, Collector<String> out)
+                throws Exception {
+            for (Long i : pending.get()) {
+                out.collect("t," + i + "," + timestamp);
+            }
+            pending.clear();
+        }
+    }
+
+    /** Fails its first attempt once, at its {@value #FAIL_AT}th record. */
+    static final class FailOnce extends RichMapFunction<String, String> {
+
+        static final AtomicBoolean FAILED = new AtomicBoolean();
+
+        private long seen;
+
+        @Override
+        public String map(String line) {
+            if (++seen == FAIL_AT
+                    && getRuntimeContext().getTaskInfo().getAttemptNumber() == 0
+                    && FAILED.compareAndSet(false, true)) {
+                throw new IllegalStateException("injected failure of the sink's task");
+            }
+            return line;
+        }
+    }
+}
