@@ -14,6 +14,7 @@ package io.clonos.connector.kafka;
 
 import io.clonos.kafka.broker.EmbeddedKafka;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
+import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
 import io.clonos.streaming.causal.CausalServices;
 
 import org.apache.flink.api.common.JobID;
@@ -123,6 +124,46 @@ class ClonosKafkaSinkITCase {
         assertThat(restarted(graph))
                 .as("only the sink's subtask restarts, once")
                 .containsExactly(sinkVertex(graph) + "#0@1");
+        Map<String, List<Record>> read = readCommitted(topic);
+        assertThat(duplicates(read)).as("records published twice").isEmpty();
+        assertExactly(read.keySet(), expectedIds(true));
+    }
+
+    /**
+     * The sink's TaskManager is lost, and with it a subtask of every stage: the sink and the keyed
+     * subtask upstream of it, whose determinants only the sink held, and Kafka holds now. At the
+     * full sharing depth the slice recovers locally: the sink answers its recovery and its
+     * producer's from what it reads back, and every record is published once.
+     */
+    @Test
+    void lostTaskManagerOfTheSinkRecoversItsSliceLocally() throws Exception {
+        String topic = createTopic("lost-slice");
+        cluster = start(Map.of("clonos.determinant-sharing-depth", "-1"));
+        FailOnce.FAILED.set(true);
+        JobID job = submit(nondeterministicJob(topic));
+
+        awaitPublished(topic, COUNT / 3);
+        Map<String, String> locations = locations(cluster.getExecutionGraph(job).get());
+        String sinkLocation =
+                locations.entrySet().stream()
+                        .filter(e -> e.getKey().contains("clonos-kafka"))
+                        .findFirst()
+                        .orElseThrow()
+                        .getValue();
+        Set<String> onLost = new TreeSet<>();
+        locations.forEach(
+                (subtask, location) -> {
+                    if (location.equals(sinkLocation)) {
+                        onLost.add(subtask + "@1");
+                    }
+                });
+        assertThat(onLost).as("the sink's TaskManager runs a slice").hasSize(3);
+        cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, sinkLocation)).get();
+
+        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
+        assertThat(restarted(cluster.getArchivedExecutionGraph(job).get()))
+                .as("only the lost TaskManager's subtasks restart, once")
+                .isEqualTo(onLost);
         Map<String, List<Record>> read = readCommitted(topic);
         assertThat(duplicates(read)).as("records published twice").isEmpty();
         assertExactly(read.keySet(), expectedIds(true));
@@ -343,6 +384,44 @@ class ClonosKafkaSinkITCase {
                 .collect(
                         Collectors.toMap(
                                 Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, TreeMap::new));
+    }
+
+    /** Where each subtask runs, as "vertex#subtask" to the TaskManager's resource id. */
+    private static Map<String, String> locations(AccessExecutionGraph graph) {
+        Map<String, String> locations = new TreeMap<>();
+        for (AccessExecutionJobVertex vertex : graph.getVerticesTopologically()) {
+            for (AccessExecutionVertex subtask : vertex.getTaskVertices()) {
+                locations.put(
+                        vertex.getName() + "#" + subtask.getParallelSubtaskIndex(),
+                        subtask.getCurrentAssignedResourceLocation()
+                                .getResourceID()
+                                .getResourceIdString());
+            }
+        }
+        return locations;
+    }
+
+    /** Waits until the topic holds {@code records} records. */
+    private static void awaitPublished(String topic, long records) throws Exception {
+        Properties props = new Properties();
+        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        props.put(
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            partitions.add(new TopicPartition(topic, p));
+        }
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
+            while (consumer.endOffsets(partitions).values().stream()
+                            .mapToLong(Long::longValue)
+                            .sum()
+                    < records) {
+                assertThat(System.nanoTime()).as("records published in time").isLessThan(deadline);
+                Thread.sleep(20);
+            }
+        }
     }
 
     /** Subtasks whose last attempt is not the first, as "vertex#subtask@attempt". */

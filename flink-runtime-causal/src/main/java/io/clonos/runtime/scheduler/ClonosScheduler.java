@@ -13,6 +13,7 @@
 package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.jobgraph.VertexReplay;
 import io.clonos.runtime.shuffle.ClonosShuffleMaster;
 import io.clonos.runtime.shuffle.FreshStarts;
 import io.clonos.runtime.standby.StandbyActivations;
@@ -438,6 +439,12 @@ public class ClonosScheduler extends DefaultScheduler {
                                 : latest.getCheckpointID(),
                         RestartScope.primaryVertices(getExecutionGraph()),
                         id -> RestartScope.consumersOf(getSchedulingTopology(), id),
+                        id ->
+                                VertexReplay.determinantsHeldBySink(
+                                        getExecutionVertex(id)
+                                                .getJobVertex()
+                                                .getJobVertex()
+                                                .getConfiguration()),
                         lost.finishedProducers(
                                 getExecutionGraph(), getSchedulingTopology(), finished),
                         id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex());

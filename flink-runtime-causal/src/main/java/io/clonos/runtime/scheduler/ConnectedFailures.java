@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Whether a set of tasks that are down together (failed at once, or failed while others still
@@ -35,12 +36,19 @@ import java.util.function.Function;
  * full depth there are no orphans. When no task survived, nothing depends on any choice, but there
  * is also nothing to recover locally from: that is Flink's restart.
  *
+ * <p>A sink that stores its task's determinants beside its output ({@code DeterminantHoldingSink})
+ * has a consumer that never fails: the external system, one hop on, which holds what the sink held
+ * (its own log and those within the depth) and whose output nobody regenerates. Its failed upstream
+ * tasks reach it through the failed sink; and a job whose every task is down still has it, so it
+ * recovers locally if no task is an orphan.
+ *
  * @param <V> how the graph names a task
  */
 @Internal
 final class ConnectedFailures<V> {
 
     private final Function<V, Collection<V>> consumers;
+    private final Predicate<V> holdsExternally;
     private final Set<V> down;
     private final Map<V, Integer> hops = new HashMap<>();
 
@@ -52,7 +60,18 @@ final class ConnectedFailures<V> {
      * @param down the tasks that are down together
      */
     ConnectedFailures(Function<V, Collection<V>> consumers, Set<V> down) {
+        this(consumers, task -> false, down);
+    }
+
+    /**
+     * @param consumers the tasks that read each task's output
+     * @param holdsExternally whether a task's sink stores its determinants beside its output
+     * @param down the tasks that are down together
+     */
+    ConnectedFailures(
+            Function<V, Collection<V>> consumers, Predicate<V> holdsExternally, Set<V> down) {
         this.consumers = consumers;
+        this.holdsExternally = holdsExternally;
         this.down = down;
     }
 
@@ -81,7 +100,7 @@ final class ConnectedFailures<V> {
 
     /** Why nothing can be recovered locally: no task survived. */
     Optional<String> noSurvivor(Collection<V> allTasks) {
-        return down.containsAll(allTasks)
+        return down.containsAll(allTasks) && down.stream().noneMatch(holdsExternally)
                 ? Optional.of(
                         "every task of the job is down, so none holds what a local recovery needs")
                 : Optional.empty();
@@ -94,6 +113,11 @@ final class ConnectedFailures<V> {
             return known;
         }
         int longest = 0;
+        if (holdsExternally.test(task)) {
+            // the external system: a survivor one hop on
+            longest = 1;
+            farthest.put(task, task);
+        }
         for (V consumer : consumers.apply(task)) {
             int via;
             if (!down.contains(consumer)) {

@@ -37,6 +37,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -167,6 +168,28 @@ final class LocalFailoverPolicy<V> {
             Function<V, Collection<V>> consumersOf,
             Function<V, Optional<V>> lostProducer,
             Function<V, String> names) {
+        return judge(
+                batch,
+                completedCheckpoint,
+                primaries,
+                consumersOf,
+                task -> false,
+                lostProducer,
+                names);
+    }
+
+    /**
+     * As above; {@code holdsExternally} says whether a task's sink stores the task's determinants
+     * beside its output, in a system that survives every failure ({@link ConnectedFailures}).
+     */
+    BatchVerdict<V> judge(
+            Set<V> batch,
+            long completedCheckpoint,
+            Set<V> primaries,
+            Function<V, Collection<V>> consumersOf,
+            Predicate<V> holdsExternally,
+            Function<V, Optional<V>> lostProducer,
+            Function<V, String> names) {
         stillRecovering.values().removeIf(restoredFrom -> restoredFrom < completedCheckpoint);
         for (V task : batch) {
             Optional<V> producer = lostProducer.apply(task);
@@ -183,7 +206,7 @@ final class LocalFailoverPolicy<V> {
         }
         Set<V> down = new LinkedHashSet<>(batch);
         down.addAll(stillRecovering.keySet());
-        ConnectedFailures<V> failures = new ConnectedFailures<>(consumersOf, down);
+        ConnectedFailures<V> failures = new ConnectedFailures<>(consumersOf, holdsExternally, down);
         Optional<String> noSurvivor = failures.noSurvivor(primaries);
         if (noSurvivor.isPresent()) {
             return BatchVerdict.global(GlobalFallbackCounter.Reason.NO_SURVIVOR, noSurvivor.get());

@@ -72,6 +72,32 @@ class ConnectedFailuresTest {
         assertThat(failures(graph, "a", "b", "c").orphans(2)).containsOnlyKeys("a");
     }
 
+    /**
+     * A sink that stores its determinants in Kafka has a consumer that never fails: its failed
+     * upstream tasks reach it in one hop more, and a job whose every task is down still has it.
+     */
+    @Test
+    void aSinkWhoseDeterminantsAreInKafkaCountsKafkaAsASurvivor() {
+        Map<String, Collection<String>> graph =
+                Map.of("a", List.of("b"), "b", List.of("sink"), "sink", List.of());
+        Set<String> all = Set.of("a", "b", "sink");
+        ConnectedFailures<String> withKafka =
+                new ConnectedFailures<>(graph::get, "sink"::equals, all);
+        assertThat(withKafka.noSurvivor(all)).isEmpty();
+        assertThat(withKafka.orphans(-1)).isEmpty();
+        assertThat(withKafka.orphans(3)).isEmpty();
+        Map<String, ConnectedFailures.Orphan<String>> orphans = withKafka.orphans(1);
+        assertThat(orphans).containsOnlyKeys("a", "b");
+        assertThat(orphans.get("a")).isEqualTo(new ConnectedFailures.Orphan<>("sink", 3));
+        // without Kafka holding them, nothing downstream depends on the lost choices at all
+        assertThat(failures(graph, "b", "sink").orphans(1)).isEmpty();
+        assertThat(
+                        new ConnectedFailures<>(graph::get, "sink"::equals, Set.of("b", "sink"))
+                                .orphans(1))
+                .containsOnlyKeys("b");
+        assertThat(failures(graph, "a", "b", "sink").noSurvivor(all)).isPresent();
+    }
+
     @Test
     void theLongestPathCountsNotTheShortest() {
         // a reaches d directly, and through b and c, which failed with it
