@@ -70,7 +70,8 @@ public final class BenchCommand {
         }
         if (!"recovery".equals(benchmark)) {
             throw new ClonosCli.UsageException(
-                    "bench needs a benchmark: recovery, overhead, inflight, standby, in-flight-log or pod-failure.");
+                    "bench needs a benchmark: recovery, overhead, inflight, standby, in-flight-log, pod-failure or output-latency"
+                            + " (which bin/clonos runs with the Kafka experiments' class path).");
         }
         CliOptions options =
                 CliOptions.parse(

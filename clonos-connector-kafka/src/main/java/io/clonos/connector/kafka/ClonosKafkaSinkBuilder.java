@@ -34,7 +34,7 @@ import java.util.Properties;
 public final class ClonosKafkaSinkBuilder<IN> {
 
     /** The default publish interval: the most a record waits in the writer before it is sent. */
-    public static final Duration DEFAULT_PUBLISH_INTERVAL = Duration.ofMillis(5);
+    public static final Duration DEFAULT_PUBLISH_INTERVAL = Duration.ofMillis(2);
 
     /** The default bound on the determinants one carrier record holds. */
     public static final long DEFAULT_MAX_UNDURABLE_DETERMINANT_BYTES = 256 * 1024;
@@ -78,7 +78,7 @@ public final class ClonosKafkaSinkBuilder<IN> {
     }
 
     /**
-     * The most a record waits in the writer before it is handed to the producer (default 5 ms);
+     * The most a record waits in the writer before it is handed to the producer (default 2 ms);
      * records also go at once in publications of {@value ClonosKafkaWriter#MAX_PUBLICATION}, and at
      * every checkpoint. Each publication reads the task's new determinants once.
      */
