@@ -43,13 +43,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * small settings, so that their classes come from the distribution's class path alone. Here: {@code
  * demo}, {@code hdfs}, {@code bench overhead} (each run in a JVM of its own, the default), {@code
  * bench inflight}, {@code bench recovery} (embedded), {@code bench standby}, {@code bench
- * in-flight-log} and {@code nexmark overhead}. The others have tests of their own that call them
- * there: {@code cluster}, {@code run} and {@code fail} ({@link StandaloneClusterIT}), {@code sql}
- * ({@link SqlOnClonosIT}), {@code chaos} ({@link ChaosIT}), {@code process} (the image's entry
- * point, {@link ImageLayoutIT} and {@link HelmChartIT}), {@code cluster start --application}
- * ({@link ApplicationClusterIT}), {@code bench recovery --processes separate} ({@code
- * SeparateProcessRecoveryIT}), {@code bench pod-failure} in the image ({@link HelmChartIT}), {@code
- * nexmark failure --processes separate} ({@link NexmarkFailureOnProcessesIT}).
+ * in-flight-log}, {@code bench output-latency} and {@code nexmark overhead}. The others have tests
+ * of their own that call them there: {@code cluster}, {@code run} and {@code fail} ({@link
+ * StandaloneClusterIT}), {@code sql} ({@link SqlOnClonosIT}), {@code chaos} ({@link ChaosIT}),
+ * {@code process} (the image's entry point, {@link ImageLayoutIT} and {@link HelmChartIT}), {@code
+ * cluster start --application} ({@link ApplicationClusterIT}), {@code bench recovery --processes
+ * separate} ({@code SeparateProcessRecoveryIT}), {@code bench pod-failure} in the image ({@link
+ * HelmChartIT}), {@code nexmark failure --processes separate} ({@link
+ * NexmarkFailureOnProcessesIT}).
  */
 class CommandsFromDistributionIT {
 
@@ -102,6 +103,42 @@ class CommandsFromDistributionIT {
 
         assertThat(result.exitCode()).as(result.toString()).isZero();
         assertThat(result.stdout()).as(result.toString()).contains("[Flink] ", "[epoch] ");
+    }
+
+    /**
+     * The output-latency benchmark runs with the Kafka experiments' class path: a broker in its
+     * JVM, both Kafka sinks; every record of each run reaches the consumer once.
+     */
+    @Test
+    void theOutputLatencyBenchmarkRunsBothKafkaSinks() throws Exception {
+        Path output = work.resolve("output-latency");
+        Result result =
+                clonos(
+                        "bench",
+                        "output-latency",
+                        "--checkpoint-intervals",
+                        "500",
+                        "--seconds",
+                        "4",
+                        "--rate",
+                        "2000",
+                        "--repetitions",
+                        "1",
+                        "--output",
+                        output.toString());
+
+        assertThat(result.exitCode()).as(result.toString()).isZero();
+        String[] lines = result.stdout().trim().split("\n");
+        String summary = lines[lines.length - 1];
+        assertThat(summary)
+                .as(result.toString())
+                .startsWith("{\"rate_records_per_s\":2000,")
+                .contains(
+                        "\"system\":\"Clonos\",\"checkpoint_interval_ms\":500",
+                        "\"system\":\"Flink KafkaSink\",\"checkpoint_interval_ms\":500")
+                .containsPattern(
+                        "\"lost\":0,\"duplicated\":0,\"repetitions\":1}.*\"lost\":0,\"duplicated\":0,\"repetitions\":1}");
+        assertThat(output.resolve("latency-cdf-500ms.svg")).exists();
     }
 
     @Test

@@ -34,12 +34,12 @@ import java.util.regex.Pattern;
  * hand.
  *
  * <p>A figure's place is a path into the file: field names separated by dots; {@code [k=v]} keeps
- * the elements of an array whose field {@code k} is {@code v}, {@code [*]} every element, {@code
- * [N]} the N-th (a CSV file is read as an array of its rows, each cell text); {@code @other/file}
- * and a space before the path reads another file. After {@code |}: {@code max} or {@code mean} of
- * every value picked, {@code s} (milliseconds as seconds, two decimals), {@code mib} (bytes as MiB,
- * one decimal), {@code fixedN} (N decimals). Without one, the first value picked is printed as the
- * file has it.
+ * the elements of an array whose field {@code k} is {@code v} ({@code [k=v&j=w]}: and whose {@code
+ * j} is {@code w}), {@code [*]} every element, {@code [N]} the N-th (a CSV file is read as an array
+ * of its rows, each cell text); {@code @other/file} and a space before the path reads another file.
+ * After {@code |}: {@code max} or {@code mean} of every value picked, {@code s} (milliseconds as
+ * seconds, two decimals), {@code mib} (bytes as MiB, one decimal), {@code fixedN} (N decimals).
+ * Without one, the first value picked is printed as the file has it.
  */
 final class ResultsPage {
 
@@ -233,18 +233,25 @@ final class ResultsPage {
                 selected.add(array.path(Integer.parseInt(selector)));
                 continue;
             }
-            String[] condition = selector.split("=", 2);
             array.elements()
                     .forEachRemaining(
                             element -> {
-                                if (selector.equals("*")
-                                        || element.path(condition[0])
-                                                .asText()
-                                                .equals(condition[1])) {
+                                if (selector.equals("*") || matches(element, selector)) {
                                     selected.add(element);
                                 }
                             });
         }
         return selected;
+    }
+
+    /** Whether {@code element} has every {@code k=v} of {@code selector} ({@code &} between). */
+    private static boolean matches(JsonNode element, String selector) {
+        for (String condition : selector.split("&")) {
+            String[] pair = condition.split("=", 2);
+            if (pair.length != 2 || !element.path(pair[0]).asText().equals(pair[1])) {
+                return false;
+            }
+        }
+        return true;
     }
 }

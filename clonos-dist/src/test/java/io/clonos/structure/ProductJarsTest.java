@@ -35,11 +35,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The product's jars (the runtime, the task side and the launcher, which the distribution's {@code
- * lib/} holds and a cluster runs, and the Beam runner, which a Beam job brings) hold no benchmark
- * or experiment class: none of the benchmark module's classes, no reference to its packages, and no
- * metric reporter of their own (a cluster reports through Flink's reporters; the benchmarks'
- * reporters live in {@code clonos-bench}). Reads the jars' or build directories' entries on the
- * test class path.
+ * lib/} holds and a cluster runs, and the Beam runner and the Kafka sink, which a job brings) hold
+ * no benchmark or experiment class: none of the benchmark module's classes, no reference to its
+ * packages, and no metric reporter of their own (a cluster reports through Flink's reporters; the
+ * benchmarks' reporters live in {@code clonos-bench}). Reads the jars' or build directories'
+ * entries on the test class path.
  */
 class ProductJarsTest {
 
@@ -48,6 +48,7 @@ class ProductJarsTest {
                     "flink-runtime-causal",
                     "flink-streaming-causal",
                     "beam-runner-clonos",
+                    "clonos-connector-kafka",
                     "clonos-cli");
 
     private static final String BENCH = "clonos-bench";
