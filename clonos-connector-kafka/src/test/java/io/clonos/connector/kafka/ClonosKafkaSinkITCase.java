@@ -169,6 +169,87 @@ class ClonosKafkaSinkITCase {
         assertExactly(read.keySet(), expectedIds(true));
     }
 
+    /**
+     * The other TaskManager is lost: a source and a keyed subtask, whose output reached the sink
+     * that keeps running and holds their determinants. Only they restart; the sink publishes every
+     * record once.
+     */
+    @Test
+    void lostUpstreamTaskManagerRecoversItsSliceLocally() throws Exception {
+        String topic = createTopic("lost-upstream");
+        cluster = start(Map.of("clonos.determinant-sharing-depth", "-1"));
+        FailOnce.FAILED.set(true);
+        JobID job = submit(nondeterministicJob(topic));
+
+        awaitPublished(topic, COUNT / 3);
+        Map<String, String> locations = locations(cluster.getExecutionGraph(job).get());
+        String sinkLocation = locationOfSink(locations);
+        String lost =
+                locations.values().stream()
+                        .filter(location -> !location.equals(sinkLocation))
+                        .findFirst()
+                        .orElseThrow();
+        Set<String> onLost = subtasksOn(locations, lost);
+        assertThat(onLost).as("the other TaskManager runs a source and a keyed subtask").hasSize(2);
+        cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();
+
+        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
+        assertThat(restarted(cluster.getArchivedExecutionGraph(job).get()))
+                .as("only the lost TaskManager's subtasks restart, once")
+                .isEqualTo(onLost);
+        Map<String, List<Record>> read = readCommitted(topic);
+        assertThat(duplicates(read)).as("records published twice").isEmpty();
+        assertExactly(read.keySet(), expectedIds(true));
+    }
+
+    /**
+     * Every TaskManager is lost at once, and two new ones join: no task survives, but Kafka holds
+     * what the sink held, every upstream log at the full depth. The whole job recovers by those
+     * determinants, each subtask once, and publishes every record once.
+     */
+    @Test
+    void everyTaskManagerLostRecoversFromTheDeterminantsInKafka() throws Exception {
+        String topic = createTopic("lost-all");
+        cluster = start(Map.of("clonos.determinant-sharing-depth", "-1"));
+        FailOnce.FAILED.set(true);
+        JobID job = submit(nondeterministicJob(topic));
+
+        awaitPublished(topic, COUNT / 3);
+        Set<String> all = new TreeSet<>();
+        locations(cluster.getExecutionGraph(job).get()).keySet().forEach(s -> all.add(s + "@1"));
+        cluster.terminateTaskManager(1).get();
+        cluster.terminateTaskManager(0).get();
+        cluster.startTaskManager();
+        cluster.startTaskManager();
+
+        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
+        assertThat(restarted(cluster.getArchivedExecutionGraph(job).get()))
+                .as("every subtask restarts once, recovered by determinants, not rolled back")
+                .isEqualTo(all);
+        Map<String, List<Record>> read = readCommitted(topic);
+        assertThat(duplicates(read)).as("records published twice").isEmpty();
+        assertExactly(read.keySet(), expectedIds(true));
+    }
+
+    private static String locationOfSink(Map<String, String> locations) {
+        return locations.entrySet().stream()
+                .filter(e -> e.getKey().contains("clonos-kafka"))
+                .findFirst()
+                .orElseThrow()
+                .getValue();
+    }
+
+    private static Set<String> subtasksOn(Map<String, String> locations, String taskManager) {
+        Set<String> on = new TreeSet<>();
+        locations.forEach(
+                (subtask, location) -> {
+                    if (location.equals(taskManager)) {
+                        on.add(subtask + "@1");
+                    }
+                });
+        return on;
+    }
+
     /** The same job without a failure: the output the failure tests compare with. */
     @Test
     void failureFreeRunPublishesEveryRecordOnce() throws Exception {
