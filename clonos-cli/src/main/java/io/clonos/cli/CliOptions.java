@@ -90,6 +90,57 @@ public final class CliOptions {
                 name + " needs an integer of at least " + min + ", got '" + value + "'.");
     }
 
+    /** A fraction in (0, 1], or {@code defaultValue} when the option is absent. */
+    public double fractionValue(String name, double defaultValue) throws ClonosCli.UsageException {
+        String value = values.get(name);
+        if (value == null) {
+            return defaultValue;
+        }
+        double parsed = -1;
+        try {
+            parsed = Double.parseDouble(value);
+        } catch (NumberFormatException ignored) {
+            // reported below
+        }
+        if (!(parsed > 0 && parsed <= 1)) {
+            throw new ClonosCli.UsageException(
+                    name + " needs a fraction of the capacity in (0, 1], got '" + value + "'.");
+        }
+        return parsed;
+    }
+
+    /**
+     * Milliseconds separated by commas, each at least {@code min}, or {@code defaultValue} when the
+     * option is absent.
+     */
+    public List<Long> millisecondsList(String name, List<Long> defaultValue, long min)
+            throws ClonosCli.UsageException {
+        String value = values.get(name);
+        if (value == null) {
+            return defaultValue;
+        }
+        List<Long> parsed = new ArrayList<>();
+        for (String each : value.split(",")) {
+            long ms = -1;
+            try {
+                ms = Long.parseLong(each.trim());
+            } catch (NumberFormatException ignored) {
+                // reported below
+            }
+            if (ms < min) {
+                throw new ClonosCli.UsageException(
+                        name
+                                + " needs milliseconds of at least "
+                                + min
+                                + ", separated by commas, got '"
+                                + value
+                                + "'.");
+            }
+            parsed.add(ms);
+        }
+        return parsed;
+    }
+
     public void requireNoPositional() throws ClonosCli.UsageException {
         if (!positional.isEmpty()) {
             throw new ClonosCli.UsageException("Unexpected argument '" + positional.get(0) + "'.");

@@ -129,20 +129,7 @@ public final class BenchCommand {
                     "--hdfs starts HDFS and checkpoints to it: do not set state.checkpoints.dir as well.");
         }
         KillSettings settings = killSettings(options, RecoveryBenchmark.defaults(), true);
-        double load = 0;
-        if (options.value("--load") != null) {
-            try {
-                load = Double.parseDouble(options.value("--load"));
-            } catch (NumberFormatException e) {
-                load = -1;
-            }
-            if (!(load > 0 && load <= 1)) {
-                throw new ClonosCli.UsageException(
-                        "--load needs a fraction of the capacity in (0, 1], got '"
-                                + options.value("--load")
-                                + "'.");
-            }
-        }
+        double load = options.fractionValue("--load", 0);
         settings.parallelism = options.intValue("--parallelism", settings.parallelism, 1);
         FailurePlan failures;
         try {
@@ -285,27 +272,10 @@ public final class BenchCommand {
         settings.records = options.intValue("--records", (int) settings.records, 1000);
         settings.repetitions = options.intValue("--repetitions", settings.repetitions, 1);
         settings.warmupMillis = warmupMillis(options, settings.warmupMillis);
-        String intervals = options.value("--checkpoint-intervals");
-        if (intervals != null) {
-            settings.checkpointIntervalsMs = new ArrayList<>();
-            for (String interval : intervals.split(",")) {
-                long ms = -1;
-                try {
-                    ms = Long.parseLong(interval.trim());
-                } catch (NumberFormatException e) {
-                    // reported below
-                }
-                if (ms < 10) {
-                    // the same least interval as --checkpoint-interval's
-                    throw new ClonosCli.UsageException(
-                            "--checkpoint-intervals needs milliseconds of at least 10, separated by"
-                                    + " commas, got '"
-                                    + intervals
-                                    + "'.");
-                }
-                settings.checkpointIntervalsMs.add(ms);
-            }
-        }
+        // the same least interval as --checkpoint-interval's
+        settings.checkpointIntervalsMs =
+                options.millisecondsList(
+                        "--checkpoint-intervals", settings.checkpointIntervalsMs, 10);
         if (options.value("--logs") != null) {
             // checked before the first run: an unknown log fails at once, naming itself
             settings.logs = List.of(options.value("--logs").split(","));

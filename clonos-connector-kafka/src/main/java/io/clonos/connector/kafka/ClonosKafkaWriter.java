@@ -99,7 +99,10 @@ final class ClonosKafkaWriter<IN> implements StatefulSinkWriter<IN, WriterCheckp
     private final long maxUndurableBytes;
     private final List<ProducerRecord<byte[], byte[]>> waiting = new ArrayList<>();
     private final AtomicReference<Exception> asyncError = new AtomicReference<>();
-    private final Map<String, Integer> partitionCounts = new HashMap<>();
+
+    /** Each topic's partitions, sorted, as the producer's metadata had them first. */
+    private final Map<String, int[]> partitions = new HashMap<>();
+
     private final ProcessingTimeService timers;
     private final long publishIntervalMillis;
     private final Counter skipped;
@@ -344,13 +347,22 @@ final class ClonosKafkaWriter<IN> implements StatefulSinkWriter<IN, WriterCheckp
         if (record.partition() != null) {
             return record.partition();
         }
-        int partitions =
-                partitionCounts.computeIfAbsent(
-                        record.topic(), topic -> producer.partitionsFor(topic).size());
+        int count = partitionsOf(record.topic()).length;
         if (record.key() != null) {
-            return Utils.toPositive(Utils.murmur2(record.key())) % partitions;
+            return Utils.toPositive(Utils.murmur2(record.key())) % count;
         }
-        return Math.floorMod(stickyPartition, partitions);
+        return Math.floorMod(stickyPartition, count);
+    }
+
+    /** The topic's partitions; the serializer may ask for every record, so they are kept. */
+    private int[] partitionsOf(String topic) {
+        return partitions.computeIfAbsent(
+                topic,
+                t ->
+                        producer.partitionsFor(t).stream()
+                                .mapToInt(PartitionInfo::partition)
+                                .sorted()
+                                .toArray());
     }
 
     private void schedulePublication() {
@@ -411,10 +423,7 @@ final class ClonosKafkaWriter<IN> implements StatefulSinkWriter<IN, WriterCheckp
 
             @Override
             public int[] getPartitionsForTopic(String topic) {
-                return producer.partitionsFor(topic).stream()
-                        .mapToInt(PartitionInfo::partition)
-                        .sorted()
-                        .toArray();
+                return partitionsOf(topic);
             }
         };
     }

@@ -118,15 +118,12 @@ class ClonosKafkaSinkITCase {
         cluster = start(Map.of("clonos.determinant-sharing-depth", dsd));
         JobID job = submit(nondeterministicJob(topic));
 
-        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
-        AccessExecutionGraph graph = cluster.getArchivedExecutionGraph(job).get();
+        AccessExecutionGraph graph = finished(job);
         assertThat(FailOnce.FAILED).as("the sink's task failed").isTrue();
         assertThat(restarted(graph))
                 .as("only the sink's subtask restarts, once")
                 .containsExactly(sinkVertex(graph) + "#0@1");
-        Map<String, List<Record>> read = readCommitted(topic);
-        assertThat(duplicates(read)).as("records published twice").isEmpty();
-        assertExactly(read.keySet(), expectedIds(true));
+        assertEveryRecordOnce(topic, true);
     }
 
     /**
@@ -144,29 +141,15 @@ class ClonosKafkaSinkITCase {
 
         awaitPublished(topic, COUNT / 3);
         Map<String, String> locations = locations(cluster.getExecutionGraph(job).get());
-        String sinkLocation =
-                locations.entrySet().stream()
-                        .filter(e -> e.getKey().contains("clonos-kafka"))
-                        .findFirst()
-                        .orElseThrow()
-                        .getValue();
-        Set<String> onLost = new TreeSet<>();
-        locations.forEach(
-                (subtask, location) -> {
-                    if (location.equals(sinkLocation)) {
-                        onLost.add(subtask + "@1");
-                    }
-                });
+        String sinkLocation = locationOfSink(locations);
+        Set<String> onLost = subtasksOn(locations, sinkLocation);
         assertThat(onLost).as("the sink's TaskManager runs a slice").hasSize(3);
         cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, sinkLocation)).get();
 
-        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
-        assertThat(restarted(cluster.getArchivedExecutionGraph(job).get()))
+        assertThat(restarted(finished(job)))
                 .as("only the lost TaskManager's subtasks restart, once")
                 .isEqualTo(onLost);
-        Map<String, List<Record>> read = readCommitted(topic);
-        assertThat(duplicates(read)).as("records published twice").isEmpty();
-        assertExactly(read.keySet(), expectedIds(true));
+        assertEveryRecordOnce(topic, true);
     }
 
     /**
@@ -193,13 +176,10 @@ class ClonosKafkaSinkITCase {
         assertThat(onLost).as("the other TaskManager runs a source and a keyed subtask").hasSize(2);
         cluster.terminateTaskManager(EmbeddedTaskManagers.indexOf(cluster, lost)).get();
 
-        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
-        assertThat(restarted(cluster.getArchivedExecutionGraph(job).get()))
+        assertThat(restarted(finished(job)))
                 .as("only the lost TaskManager's subtasks restart, once")
                 .isEqualTo(onLost);
-        Map<String, List<Record>> read = readCommitted(topic);
-        assertThat(duplicates(read)).as("records published twice").isEmpty();
-        assertExactly(read.keySet(), expectedIds(true));
+        assertEveryRecordOnce(topic, true);
     }
 
     /**
@@ -222,13 +202,10 @@ class ClonosKafkaSinkITCase {
         cluster.startTaskManager();
         cluster.startTaskManager();
 
-        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
-        assertThat(restarted(cluster.getArchivedExecutionGraph(job).get()))
+        assertThat(restarted(finished(job)))
                 .as("every subtask restarts once, recovered by determinants, not rolled back")
                 .isEqualTo(all);
-        Map<String, List<Record>> read = readCommitted(topic);
-        assertThat(duplicates(read)).as("records published twice").isEmpty();
-        assertExactly(read.keySet(), expectedIds(true));
+        assertEveryRecordOnce(topic, true);
     }
 
     private static String locationOfSink(Map<String, String> locations) {
@@ -258,11 +235,8 @@ class ClonosKafkaSinkITCase {
         FailOnce.FAILED.set(true);
         JobID job = submit(nondeterministicJob(topic));
 
-        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
-        assertThat(restarted(cluster.getArchivedExecutionGraph(job).get())).isEmpty();
-        Map<String, List<Record>> read = readCommitted(topic);
-        assertThat(duplicates(read)).as("records published twice").isEmpty();
-        assertExactly(read.keySet(), expectedIds(true));
+        assertThat(restarted(finished(job))).isEmpty();
+        assertEveryRecordOnce(topic, true);
     }
 
     /**
@@ -276,11 +250,9 @@ class ClonosKafkaSinkITCase {
         cluster = start(Map.of("clonos.recovery.mode", "global"));
         JobID job = submit(deterministicJob(topic));
 
-        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
+        finished(job);
         assertThat(FailOnce.FAILED).as("the sink's task failed").isTrue();
-        Map<String, List<Record>> read = readCommitted(topic);
-        assertThat(duplicates(read)).as("records published twice").isEmpty();
-        assertExactly(read.keySet(), expectedIds(false));
+        assertEveryRecordOnce(topic, false);
     }
 
     /**
@@ -294,7 +266,7 @@ class ClonosKafkaSinkITCase {
         cluster = start(Map.of("clonos.recovery.mode", "global"));
         JobID job = submit(nondeterministicJob(topic));
 
-        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
+        finished(job);
         Map<String, List<Record>> read = readCommitted(topic);
         assertExactly(read.keySet(), expectedIds(true));
         Map<String, List<Record>> twice = duplicates(read);
@@ -379,6 +351,19 @@ class ClonosKafkaSinkITCase {
                     .forEach(i -> ids.add("t," + i));
         }
         return ids;
+    }
+
+    /** Waits for the job to end, successfully, and returns its archived graph. */
+    private AccessExecutionGraph finished(JobID job) throws Exception {
+        assertThat(cluster.requestJobResult(job).get(3, TimeUnit.MINUTES).isSuccess()).isTrue();
+        return cluster.getArchivedExecutionGraph(job).get();
+    }
+
+    /** A read_committed consumer reads every expected record once, and nothing else. */
+    private static void assertEveryRecordOnce(String topic, boolean timers) {
+        Map<String, List<Record>> read = readCommitted(topic);
+        assertThat(duplicates(read)).as("records published twice").isEmpty();
+        assertExactly(read.keySet(), expectedIds(timers));
     }
 
     private static void assertExactly(Set<String> read, Set<String> expected) {

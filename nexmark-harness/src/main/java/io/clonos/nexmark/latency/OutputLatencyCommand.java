@@ -19,7 +19,6 @@ import org.apache.flink.annotation.Internal;
 
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
@@ -69,47 +68,16 @@ public final class OutputLatencyCommand {
     static OutputLatencyBenchmark.Settings settings(CliOptions options)
             throws ClonosCli.UsageException {
         OutputLatencyBenchmark.Settings settings = new OutputLatencyBenchmark.Settings();
-        String intervals = options.value("--checkpoint-intervals");
-        if (intervals != null) {
-            List<Long> parsed = new ArrayList<>();
-            for (String interval : intervals.split(",")) {
-                long ms = -1;
-                try {
-                    ms = Long.parseLong(interval.trim());
-                } catch (NumberFormatException e) {
-                    // reported below
-                }
-                if (ms < 10) {
-                    throw new ClonosCli.UsageException(
-                            "--checkpoint-intervals needs milliseconds of at least 10, separated by commas, got '"
-                                    + intervals
-                                    + "'.");
-                }
-                parsed.add(ms);
-            }
-            settings.checkpointIntervalsMs = parsed;
-        }
+        settings.checkpointIntervalsMs =
+                options.millisecondsList(
+                        "--checkpoint-intervals", settings.checkpointIntervalsMs, 10);
         settings.seconds = options.intValue("--seconds", settings.seconds, 1);
         settings.repetitions = options.intValue("--repetitions", settings.repetitions, 1);
         settings.warmUpSeconds = Math.min(settings.warmUpSeconds, settings.seconds / 4);
         if (options.value("--load") != null && options.value("--rate") != null) {
             throw new ClonosCli.UsageException("--load and --rate exclude each other.");
         }
-        if (options.value("--load") != null) {
-            double load = -1;
-            try {
-                load = Double.parseDouble(options.value("--load"));
-            } catch (NumberFormatException e) {
-                // reported below
-            }
-            if (!(load > 0 && load <= 1)) {
-                throw new ClonosCli.UsageException(
-                        "--load needs a fraction of the capacity in (0, 1], got '"
-                                + options.value("--load")
-                                + "'.");
-            }
-            settings.load = load;
-        }
+        settings.load = options.fractionValue("--load", settings.load);
         settings.rate = options.intValue("--rate", 0, 1);
         if (options.value("--output") != null) {
             settings.output = Path.of(options.value("--output"));
