@@ -19,7 +19,9 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 
 import org.apache.kafka.common.TopicPartition;
 
+import java.io.EOFException;
 import java.io.IOException;
+import java.io.UTFDataFormatException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -108,19 +110,42 @@ public final class WriterCheckpoint {
             }
             DataInputDeserializer in = new DataInputDeserializer(serialized);
             byte[] writerId = new byte[OutputHeaders.WRITER_ID_BYTES];
-            in.readFully(writerId);
-            long nextPosition = in.readLong();
-            int partitions = in.readInt();
-            if (partitions < 0 || partitions > serialized.length) {
-                throw new IOException("A Clonos Kafka writer's checkpoint is corrupt");
-            }
+            long nextPosition;
             Map<TopicPartition, Long> readFrom = new LinkedHashMap<>();
-            for (int i = 0; i < partitions; i++) {
-                String topic = in.readUTF();
-                int partition = in.readInt();
-                readFrom.put(new TopicPartition(topic, partition), in.readLong());
+            try {
+                in.readFully(writerId);
+                nextPosition = in.readLong();
+                int partitions = in.readInt();
+                if (partitions < 0 || partitions > serialized.length) {
+                    throw notOurs(serialized);
+                }
+                for (int i = 0; i < partitions; i++) {
+                    String topic = in.readUTF();
+                    int partition = in.readInt();
+                    readFrom.put(new TopicPartition(topic, partition), in.readLong());
+                }
+            } catch (EOFException | UTFDataFormatException e) {
+                throw notOurs(serialized);
+            }
+            if (in.available() > 0) {
+                throw notOurs(serialized);
             }
             return new WriterCheckpoint(writerId, nextPosition, readFrom);
         }
+    }
+
+    /**
+     * Bytes of another writer's state under the same name: Flink's {@code KafkaSink} writer state
+     * (its version is 1 as well) when {@code clonos.kafka-sink.exactly-once} changed between the
+     * checkpoint and the restore.
+     */
+    private static IOException notOurs(byte[] serialized) {
+        return new IOException(
+                "The sink's writer state ("
+                        + serialized.length
+                        + " bytes) is not a Clonos Kafka writer's checkpoint: a checkpoint taken"
+                        + " with Flink's KafkaSink (clonos.kafka-sink.exactly-once:"
+                        + " two-phase-commit) cannot be restored into the Clonos Kafka sink. Restore"
+                        + " it with the setting it was taken with, or start the job without it.");
     }
 }

@@ -12,6 +12,7 @@
 
 package io.clonos.connector.kafka;
 
+import io.clonos.connector.kafka.OutputTopics.Record;
 import io.clonos.kafka.broker.EmbeddedKafka;
 import io.clonos.runtime.minicluster.ClonosMiniCluster;
 import io.clonos.runtime.minicluster.EmbeddedTaskManagers;
@@ -24,13 +25,16 @@ import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionJobVertex;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
@@ -39,14 +43,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -56,17 +52,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -135,9 +128,34 @@ class ClonosKafkaSinkITCase {
     @Test
     void lostTaskManagerOfTheSinkRecoversItsSliceLocally() throws Exception {
         String topic = createTopic("lost-slice");
-        cluster = start(Map.of("clonos.determinant-sharing-depth", "-1"));
+        loseTheSinksTaskManager(topic, clonosSink(topic), Map.of());
+        assertEveryRecordOnce(topic, true);
+    }
+
+    /**
+     * An unchanged job's Flink {@code KafkaSink} with {@code EXACTLY_ONCE}, served by the Clonos
+     * sink under {@code clonos.kafka-sink.exactly-once: clonos}, recovers the same lost slice
+     * locally; every record carries the Clonos sink's position (Flink's sink writes none), so the
+     * substitute published it.
+     */
+    @Test
+    void flinksExactlyOnceKafkaSinkServedByClonosRecoversALostSliceLocally() throws Exception {
+        String topic = createTopic("flink-served");
+        loseTheSinksTaskManager(
+                topic, flinksSink(topic), Map.of("clonos.kafka-sink.exactly-once", "clonos"));
+        assertEveryRecordOnce(topic, true);
+        assertThat(readCommitted(topic).values().stream().flatMap(List::stream))
+                .as("records the Clonos sink published")
+                .allMatch(OutputTopics.Record::positioned);
+    }
+
+    private void loseTheSinksTaskManager(
+            String topic, Sink<String> sink, Map<String, String> settings) throws Exception {
+        Map<String, String> clonos = new HashMap<>(settings);
+        clonos.put("clonos.determinant-sharing-depth", "-1");
+        cluster = start(clonos);
         FailOnce.FAILED.set(true);
-        JobID job = submit(nondeterministicJob(topic));
+        JobID job = submit(nondeterministicJob(sink));
 
         awaitPublished(topic, COUNT / 3);
         Map<String, String> locations = locations(cluster.getExecutionGraph(job).get());
@@ -149,7 +167,6 @@ class ClonosKafkaSinkITCase {
         assertThat(restarted(finished(job)))
                 .as("only the lost TaskManager's subtasks restart, once")
                 .isEqualTo(onLost);
-        assertEveryRecordOnce(topic, true);
     }
 
     /**
@@ -269,11 +286,11 @@ class ClonosKafkaSinkITCase {
         finished(job);
         Map<String, List<Record>> read = readCommitted(topic);
         assertExactly(read.keySet(), expectedIds(true));
-        Map<String, List<Record>> twice = duplicates(read);
+        Map<String, List<Record>> twice = OutputTopics.duplicates(read);
         assertThat(twice).as("the rollback regenerated records differently").isNotEmpty();
         twice.forEach(
                 (id, copies) ->
-                        assertThat(copies.stream().filter(r -> !r.divergent).count())
+                        assertThat(copies.stream().filter(r -> !r.divergent()).count())
                                 .as("unmarked copies of " + id + ": " + copies)
                                 .isEqualTo(1));
     }
@@ -285,10 +302,14 @@ class ClonosKafkaSinkITCase {
      * sink (1): two channels race into the sink's task.
      */
     private static StreamExecutionEnvironment nondeterministicJob(String topic) {
+        return nondeterministicJob(clonosSink(topic));
+    }
+
+    private static StreamExecutionEnvironment nondeterministicJob(Sink<String> sink) {
         StreamExecutionEnvironment env = environment();
         DataStream<String> lines =
                 numbers(env, 2).keyBy(i -> i % 8).process(new RandomAndTimers()).name("stamp");
-        sinkTo(lines, topic);
+        sinkTo(lines, sink);
         return env;
     }
 
@@ -296,7 +317,7 @@ class ClonosKafkaSinkITCase {
     private static StreamExecutionEnvironment deterministicJob(String topic) {
         StreamExecutionEnvironment env = environment();
         DataStream<String> lines = numbers(env, 1).map(i -> "e," + i + ",0").setParallelism(1);
-        sinkTo(lines, topic);
+        sinkTo(lines, clonosSink(topic));
         return env;
     }
 
@@ -316,29 +337,40 @@ class ClonosKafkaSinkITCase {
                 .setParallelism(parallelism);
     }
 
-    private static void sinkTo(DataStream<String> lines, String topic) {
+    private static void sinkTo(DataStream<String> lines, Sink<String> sink) {
         lines.map(new FailOnce())
                 .setParallelism(1)
                 .name("fail once")
-                .sinkTo(
-                        ClonosKafkaSink.<String>builder()
-                                .setBootstrapServers(kafka.bootstrapServers())
-                                .setTopics(topic)
-                                .setRecordSerializer(
-                                        KafkaRecordSerializationSchema.<String>builder()
-                                                .setTopic(topic)
-                                                .setKeySerializationSchema(
-                                                        line ->
-                                                                idOf(line)
-                                                                        .getBytes(
-                                                                                StandardCharsets
-                                                                                        .UTF_8))
-                                                .setValueSerializationSchema(
-                                                        new SimpleStringSchema())
-                                                .build())
-                                .build())
+                .sinkTo(sink)
                 .setParallelism(1)
                 .name("clonos-kafka");
+    }
+
+    private static Sink<String> clonosSink(String topic) {
+        return ClonosKafkaSink.<String>builder()
+                .setBootstrapServers(kafka.bootstrapServers())
+                .setTopics(topic)
+                .setRecordSerializer(serializer(topic))
+                .build();
+    }
+
+    /** Flink's sink, as an unchanged job builds it for exactly-once output. */
+    private static Sink<String> flinksSink(String topic) {
+        return KafkaSink.<String>builder()
+                .setBootstrapServers(kafka.bootstrapServers())
+                .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                .setTransactionalIdPrefix("flinks-sink")
+                .setRecordSerializer(serializer(topic))
+                .build();
+    }
+
+    /** Keyed by the record's id. */
+    private static KafkaRecordSerializationSchema<String> serializer(String topic) {
+        return KafkaRecordSerializationSchema.<String>builder()
+                .setTopic(topic)
+                .setKeySerializationSchema(line -> idOf(line).getBytes(StandardCharsets.UTF_8))
+                .setValueSerializationSchema(new SimpleStringSchema())
+                .build();
     }
 
     /** Every element's record, and a timer's record for each element that registers one. */
@@ -362,7 +394,7 @@ class ClonosKafkaSinkITCase {
     /** A read_committed consumer reads every expected record once, and nothing else. */
     private static void assertEveryRecordOnce(String topic, boolean timers) {
         Map<String, List<Record>> read = readCommitted(topic);
-        assertThat(duplicates(read)).as("records published twice").isEmpty();
+        assertThat(OutputTopics.duplicates(read)).as("records published twice").isEmpty();
         assertExactly(read.keySet(), expectedIds(timers));
     }
 
@@ -397,59 +429,15 @@ class ClonosKafkaSinkITCase {
     }
 
     private static String createTopic(String name) throws Exception {
-        String topic = "clonos-sink-" + name;
-        Properties props = new Properties();
-        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        try (Admin admin = Admin.create(props)) {
-            admin.createTopics(List.of(new NewTopic(topic, PARTITIONS, (short) 1))).all().get();
-        }
-        return topic;
+        return OutputTopics.create(kafka.bootstrapServers(), "clonos-sink-" + name, PARTITIONS);
     }
-
-    /** One record as a read_committed consumer sees it. */
-    private record Record(String value, int partition, long offset, boolean divergent) {}
 
     private static Map<String, List<Record>> readCommitted(String topic) {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        Map<String, List<Record>> byId = new HashMap<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
-            List<TopicPartition> partitions = new ArrayList<>();
-            for (int p = 0; p < PARTITIONS; p++) {
-                partitions.add(new TopicPartition(topic, p));
-            }
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> end = new HashMap<>(consumer.endOffsets(partitions));
-            end.entrySet().removeIf(e -> consumer.position(e.getKey()) >= e.getValue());
-            while (!end.isEmpty()) {
-                for (ConsumerRecord<String, String> record :
-                        consumer.poll(Duration.ofMillis(200))) {
-                    byId.computeIfAbsent(record.key(), k -> new ArrayList<>())
-                            .add(
-                                    new Record(
-                                            record.value(),
-                                            record.partition(),
-                                            record.offset(),
-                                            record.headers().lastHeader(OutputHeaders.DIVERGENT)
-                                                    != null));
-                }
-                end.entrySet().removeIf(e -> consumer.position(e.getKey()) >= e.getValue());
-            }
-        }
-        return byId;
+        return OutputTopics.readCommitted(kafka.bootstrapServers(), topic, PARTITIONS);
     }
 
-    private static Map<String, List<Record>> duplicates(Map<String, List<Record>> read) {
-        return read.entrySet().stream()
-                .filter(e -> e.getValue().size() > 1)
-                .collect(
-                        Collectors.toMap(
-                                Map.Entry::getKey, Map.Entry::getValue, (a, b) -> a, TreeMap::new));
+    private static void awaitPublished(String topic, long records) throws Exception {
+        OutputTopics.awaitPublished(kafka.bootstrapServers(), topic, PARTITIONS, records);
     }
 
     /** Where each subtask runs, as "vertex#subtask" to the TaskManager's resource id. */
@@ -465,29 +453,6 @@ class ClonosKafkaSinkITCase {
             }
         }
         return locations;
-    }
-
-    /** Waits until the topic holds {@code records} records. */
-    private static void awaitPublished(String topic, long records) throws Exception {
-        Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        List<TopicPartition> partitions = new ArrayList<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            partitions.add(new TopicPartition(topic, p));
-        }
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props)) {
-            while (consumer.endOffsets(partitions).values().stream()
-                            .mapToLong(Long::longValue)
-                            .sum()
-                    < records) {
-                assertThat(System.nanoTime()).as("records published in time").isLessThan(deadline);
-                Thread.sleep(20);
-            }
-        }
     }
 
     /** Subtasks whose last attempt is not the first, as "vertex#subtask@attempt". */

@@ -12,6 +12,8 @@
 
 package io.clonos.connector.kafka;
 
+import org.apache.flink.core.memory.DataOutputSerializer;
+
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -41,6 +43,23 @@ class WriterStateTest {
                 .hasMessageContaining("version 2");
         assertThatThrownBy(() -> serializer.deserialize(1, Arrays.copyOf(id, 10)))
                 .isInstanceOf(IOException.class);
+    }
+
+    /**
+     * Flink's KafkaSink writer state has the same version and the same place in the operator's
+     * state: its bytes (a transactional id prefix) must be refused with the setting named, short or
+     * long.
+     */
+    @Test
+    void flinksKafkaWriterStateIsRefusedWithTheSettingNamed() throws IOException {
+        WriterCheckpoint.Serializer serializer = new WriterCheckpoint.Serializer();
+        for (String prefix : List.of("kafka-sink", "a-transactional-id-prefix-of-a-longer-job")) {
+            DataOutputSerializer flinks = new DataOutputSerializer(64);
+            flinks.writeUTF(prefix);
+            assertThatThrownBy(() -> serializer.deserialize(1, flinks.getCopyOfBuffer()))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("clonos.kafka-sink.exactly-once");
+        }
     }
 
     @Test

@@ -13,6 +13,7 @@
 package io.clonos.runtime.configuration;
 
 import io.clonos.runtime.configuration.ClonosOptions.InFlightLogType;
+import io.clonos.runtime.configuration.ClonosOptions.KafkaSinkExactlyOnce;
 import io.clonos.runtime.configuration.ClonosOptions.OrphanFallback;
 import io.clonos.runtime.configuration.ClonosOptions.RecoveryMode;
 import io.clonos.runtime.configuration.ClonosOptions.SpillPolicy;
@@ -74,6 +75,7 @@ public final class ClonosConfiguration implements Serializable {
     private final Duration standbyRedeployDelay;
     private final boolean failOnRequest;
     private final boolean userCodeCausalCalls;
+    private final KafkaSinkExactlyOnce kafkaSinkExactlyOnce;
 
     private ClonosConfiguration(Configuration config) {
         rejectUnknownKeys(config);
@@ -152,6 +154,8 @@ public final class ClonosConfiguration implements Serializable {
                         "a duration of 0 ms or more such as 1 s");
         failOnRequest =
                 read(config, ClonosOptions.FAULT_INJECTION_ENABLED, b -> true, "true or false");
+        kafkaSinkExactlyOnce =
+                readEnum(config, ClonosOptions.KAFKA_SINK_EXACTLY_ONCE, KafkaSinkExactlyOnce.class);
     }
 
     /**
@@ -338,6 +342,11 @@ public final class ClonosConfiguration implements Serializable {
 
     public Duration getStandbyRedeployDelay() {
         return standbyRedeployDelay;
+    }
+
+    /** What serves a job's Flink {@code KafkaSink} with exactly-once delivery. */
+    public KafkaSinkExactlyOnce getKafkaSinkExactlyOnce() {
+        return kafkaSinkExactlyOnce;
     }
 
     @Override

@@ -292,6 +292,25 @@ public final class ClonosOptions {
                                     + " locally).");
 
     // ------------------------------------------------------------------------------------------
+    //  Output
+    // ------------------------------------------------------------------------------------------
+
+    public static final ConfigOption<KafkaSinkExactlyOnce> KAFKA_SINK_EXACTLY_ONCE =
+            ConfigOptions.key("clonos.kafka-sink.exactly-once")
+                    .enumType(KafkaSinkExactlyOnce.class)
+                    .defaultValue(KafkaSinkExactlyOnce.TWO_PHASE_COMMIT)
+                    .withDescription(
+                            "What serves a job's Flink KafkaSink with DeliveryGuarantee.EXACTLY_ONCE:"
+                                    + " two-phase-commit (Flink's sink: records become visible to"
+                                    + " read_committed consumers when the next checkpoint completes) or"
+                                    + " clonos (replaced at submission by the Clonos Kafka sink, which"
+                                    + " publishes at once without transactions and stores the"
+                                    + " determinants with the output; needs clonos-connector-kafka"
+                                    + " where the job's Kafka connector loads and causal logging on). A"
+                                    + " sink that cannot be served so keeps Flink's, and the submission"
+                                    + " logs why.");
+
+    // ------------------------------------------------------------------------------------------
     //  Experiments
     // ------------------------------------------------------------------------------------------
 
@@ -342,6 +361,7 @@ public final class ClonosOptions {
                 STANDBY_PLACEMENT,
                 STANDBY_TRANSFER_WAIT,
                 STANDBY_REDEPLOY_DELAY,
+                KAFKA_SINK_EXACTLY_ONCE,
                 FAULT_INJECTION_ENABLED);
     }
 
@@ -418,6 +438,20 @@ public final class ClonosOptions {
          * Standbys may share TaskManagers with their primaries: fewer TaskManagers, less safety.
          */
         PACK;
+
+        @Override
+        public String toString() {
+            return ConfigValues.spelling(this);
+        }
+    }
+
+    /** What serves a Flink {@code KafkaSink} with {@code DeliveryGuarantee.EXACTLY_ONCE}. */
+    @PublicEvolving
+    public enum KafkaSinkExactlyOnce {
+        /** Flink's sink, committing a transaction per checkpoint. */
+        TWO_PHASE_COMMIT,
+        /** The Clonos Kafka sink, publishing at once with the determinants beside the output. */
+        CLONOS;
 
         @Override
         public String toString() {

@@ -13,6 +13,8 @@
 package io.clonos.streaming.jobgraph;
 
 import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.configuration.ClonosOptions;
+import io.clonos.runtime.configuration.ClonosOptions.KafkaSinkExactlyOnce;
 import io.clonos.runtime.configuration.TaskSettings;
 import io.clonos.runtime.jobgraph.JobGraphRewriter;
 import io.clonos.runtime.jobgraph.VertexReplay;
@@ -92,6 +94,18 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                                 jobGraph.getJobID(),
                                 why));
         TaskSettings settings = TaskSettings.of(clonos, unlogged.isEmpty());
+        SinkSubstitutions sinks =
+                SinkSubstitutions.load(userCodeClassLoader, clonos, jobGraph.getJobID());
+        if (!settings.causalLogging()
+                && clonos.getKafkaSinkExactlyOnce() == KafkaSinkExactlyOnce.CLONOS) {
+            LOG.warn(
+                    "Job {} keeps its sinks although {} is {}: without causal logging a replayed"
+                            + " sink could not reproduce its predecessor's output, so Flink's"
+                            + " two-phase commit stays.",
+                    jobGraph.getJobID(),
+                    ClonosOptions.KAFKA_SINK_EXACTLY_ONCE.key(),
+                    KafkaSinkExactlyOnce.CLONOS);
+        }
         for (JobVertex vertex : jobGraph.getVertices()) {
             unlogged.ifPresent(why -> VertexReplay.markUnlogged(vertex.getConfiguration(), why));
             String invokable = vertex.getInvokableClassName();
@@ -123,7 +137,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
                 config.setVertexNonChainedOutputs(
                         CausalPartitioners.replace(
                                 config.getVertexNonChainedOutputs(userCodeClassLoader)));
-                replaceOperators(config, userCodeClassLoader);
+                replaceOperators(config, userCodeClassLoader, sinks);
                 config.serializeAllConfigs();
                 if (hasDeterminantHoldingSink(config, userCodeClassLoader)) {
                     VertexReplay.markDeterminantsHeldBySink(vertex.getConfiguration());
@@ -227,16 +241,19 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
 
     /**
      * Puts Clonos's replayable operators in the place of Flink's, in the vertex's head and chained
-     * operators: async I/O, and watermark assigners ({@link CausalWatermarkAssignerFactory}).
+     * operators: async I/O, watermark assigners ({@link CausalWatermarkAssignerFactory}), aligned
+     * window staggers, and sinks that a connector's substitution serves ({@link
+     * SinkSubstitutions}).
      */
-    static void replaceOperators(StreamConfig vertex, ClassLoader userCodeClassLoader) {
-        replacement(vertex, userCodeClassLoader).ifPresent(vertex::setStreamOperatorFactory);
+    static void replaceOperators(
+            StreamConfig vertex, ClassLoader userCodeClassLoader, SinkSubstitutions sinks) {
+        replacement(vertex, userCodeClassLoader, sinks).ifPresent(vertex::setStreamOperatorFactory);
         Map<Integer, StreamConfig> chained =
                 vertex.getTransitiveChainedTaskConfigs(userCodeClassLoader);
         boolean replaced = false;
         for (StreamConfig operator : chained.values()) {
             Optional<StreamOperatorFactory<?>> replacement =
-                    replacement(operator, userCodeClassLoader);
+                    replacement(operator, userCodeClassLoader, sinks);
             if (replacement.isPresent()) {
                 // a deserialized StreamConfig cannot take objects; a new view of its configuration
                 // can
@@ -273,7 +290,7 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
     /** Clonos's factory for the operator, if Clonos replaces Flink's. */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static Optional<StreamOperatorFactory<?>> replacement(
-            StreamConfig operator, ClassLoader userCodeClassLoader) {
+            StreamConfig operator, ClassLoader userCodeClassLoader, SinkSubstitutions sinks) {
         Class<?> factory = operator.getStreamOperatorFactoryClass(userCodeClassLoader);
         if (factory == null) {
             return Optional.empty();
@@ -287,6 +304,10 @@ public final class StreamTaskRewriter implements JobGraphRewriter {
             return Optional.of(
                     new CausalWatermarkAssignerFactory(
                             operator.getStreamOperatorFactory(userCodeClassLoader)));
+        }
+        Optional<StreamOperatorFactory<?>> sink = sinks.replacement(operator, userCodeClassLoader);
+        if (sink.isPresent()) {
+            return sink;
         }
         return WindowStaggers.aligned(operator, userCodeClassLoader);
     }
