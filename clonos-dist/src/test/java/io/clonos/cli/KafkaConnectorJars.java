@@ -32,17 +32,28 @@ final class KafkaConnectorJars {
 
     /** The class path URLs, joined by ';'. */
     static String of(Path dist) throws IOException {
+        return jars(dist, "flink-connector-kafka-", "kafka-clients-");
+    }
+
+    /** The same and the Clonos Kafka sink, which serves Flink's exactly-once KafkaSink. */
+    static String withClonosSink(Path dist) throws IOException {
+        return jars(dist, "flink-connector-kafka-", "kafka-clients-", "clonos-connector-kafka-");
+    }
+
+    private static String jars(Path dist, String... prefixes) throws IOException {
         try (Stream<Path> jars = Files.list(dist.resolve("opt/nexmark"))) {
             List<String> urls =
                     jars.filter(
-                                    jar -> {
-                                        String name = jar.getFileName().toString();
-                                        return name.startsWith("flink-connector-kafka-")
-                                                || name.startsWith("kafka-clients-");
-                                    })
+                                    jar ->
+                                            Stream.of(prefixes)
+                                                    .anyMatch(
+                                                            jar.getFileName().toString()
+                                                                    ::startsWith))
                             .map(jar -> jar.toUri().toString())
                             .collect(Collectors.toList());
-            assertThat(urls).as("Kafka's connector and client in opt/nexmark").hasSize(2);
+            assertThat(urls)
+                    .as("jars %s in opt/nexmark", List.of(prefixes))
+                    .hasSize(prefixes.length);
             return String.join(";", urls);
         }
     }

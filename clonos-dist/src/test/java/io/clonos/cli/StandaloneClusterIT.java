@@ -18,6 +18,7 @@ import io.clonos.examples.HashChainJob;
 import io.clonos.examples.HashChains;
 import io.clonos.examples.KafkaHashChainJob;
 import io.clonos.kafka.broker.EmbeddedKafka;
+import io.clonos.nexmark.failure.KafkaBroker;
 import io.clonos.runtime.rest.ClusterRestClient;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -40,6 +41,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.File;
 import java.io.IOException;
@@ -556,6 +559,196 @@ class StandaloneClusterIT {
         awaitUnregistered(rest, victim);
     }
 
+    /** The TaskManagers that a test of Flink's exactly-once Kafka sink, served by Clonos, kills. */
+    enum KafkaSinkLoss {
+        /** The sink's own TaskManager (its slot sharing group holds nothing else). */
+        SINK,
+        /** A TaskManager of a source reader, its tagging and a keyed subtask, but not the sink. */
+        UPSTREAM,
+        /** Both at once: a slice from a source to the sink, whose determinants only Kafka holds. */
+        SINK_AND_UPSTREAM,
+        /** Every TaskManager at once; three new ones join. */
+        EVERY
+    }
+
+    /**
+     * An unchanged job (Kafka source, a tagging that draws random numbers, keyed hash chains with
+     * processing time and timers) writes through Flink's {@code KafkaSink} with {@code
+     * EXACTLY_ONCE}, served by the Clonos Kafka sink ({@code clonos.kafka-sink.exactly-once:
+     * clonos}), to a broker in a process of its own; the sink's TaskManager and an upstream one are
+     * killed with SIGKILL at once. Only their subtasks restart (read after the job ended), and a
+     * {@code read_committed} consumer reads unbroken chains with every input once, every record
+     * published by the Clonos sink and none marked divergent. The other losses: {@link
+     * #killedTaskManagersUnderFlinksKafkaSinkServedByClonosAreRecoveredExactlyOnce}.
+     */
+    @Test
+    @Order(12)
+    void killedSliceOfFlinksKafkaSinkServedByClonosIsRecoveredExactlyOnce() throws Exception {
+        kafkaSinkJobLoses(KafkaSinkLoss.SINK_AND_UPSTREAM);
+    }
+
+    /**
+     * The same job losing the sink's TaskManager, an upstream one, or every TaskManager (the whole
+     * job then recovers from the determinants in Kafka). Slow: the default run has the case the
+     * first two are parts of ({@link
+     * #killedSliceOfFlinksKafkaSinkServedByClonosIsRecoveredExactlyOnce}), and {@code
+     * ClonosKafkaSinkITCase} loses every TaskManager of an embedded cluster.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(
+            value = KafkaSinkLoss.class,
+            names = {"SINK", "UPSTREAM", "EVERY"})
+    @Tag("slow")
+    @Order(13)
+    void killedTaskManagersUnderFlinksKafkaSinkServedByClonosAreRecoveredExactlyOnce(
+            KafkaSinkLoss loss) throws Exception {
+        kafkaSinkJobLoses(loss);
+    }
+
+    private void kafkaSinkJobLoses(KafkaSinkLoss loss) throws Exception {
+        ClusterRestClient rest = ClusterRestClient.of("localhost", restPort);
+        replaceKilledTaskManagers(rest, 4);
+        long count = 12_000;
+        String name = loss.name().toLowerCase(java.util.Locale.ROOT);
+        String input = "numbers-" + name;
+        String output = "chains-" + name;
+        try (KafkaBroker kafka = KafkaBroker.inAProcessOfItsOwn(work.resolve("kafka-" + name));
+                Admin admin =
+                        Admin.create(
+                                Map.of(
+                                        AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                        kafka.bootstrapServers()))) {
+            admin.createTopics(
+                            List.of(
+                                    new NewTopic(input, 4, (short) 1),
+                                    // one partition: the chains' links in the order published
+                                    new NewTopic(output, 1, (short) 1)))
+                    .all()
+                    .get();
+            awaitLeaders(admin, input, 4);
+            String job =
+                    clonos(
+                                    "run",
+                                    "--detached",
+                                    "-D",
+                                    "rest.port=" + restPort,
+                                    "-D",
+                                    "pipeline.classpaths="
+                                            + KafkaConnectorJars.withClonosSink(dist),
+                                    "-D",
+                                    "clonos.kafka-sink.exactly-once=clonos",
+                                    "--class",
+                                    KafkaHashChainJob.class.getName(),
+                                    dist.resolve("examples/clonos-examples.jar").toString(),
+                                    "--bootstrap-servers",
+                                    kafka.bootstrapServers(),
+                                    "--topic",
+                                    input,
+                                    "--output-topic",
+                                    output,
+                                    "--sink-slot-sharing-group",
+                                    "sink",
+                                    "--keys",
+                                    "8",
+                                    "--checkpoint-interval",
+                                    "300",
+                                    "--discovery-interval-ms",
+                                    "10000")
+                            .jobId();
+            try {
+                awaitCompletedCheckpoint(rest, job);
+                Map<String, String> hosts = subtaskTaskManagers(rest, job);
+                String sinkHost = taskManagerOfFirstSubtask(hosts, "sink");
+                String upstreamHost = taskManagerOfFirstSubtask(hosts, "chain");
+                assertThat(sinkHost)
+                        .as("the sink's slot holds nothing else")
+                        .isNotEqualTo(upstreamHost);
+                Set<String> victims =
+                        switch (loss) {
+                            case SINK -> Set.of(sinkHost);
+                            case UPSTREAM -> Set.of(upstreamHost);
+                            case SINK_AND_UPSTREAM -> Set.of(sinkHost, upstreamHost);
+                            case EVERY -> taskManagerIds(rest);
+                        };
+
+                publishNumbers(
+                        kafka.bootstrapServers(),
+                        input,
+                        count,
+                        n -> {
+                            if (n == count / 2) {
+                                for (String victim : victims) {
+                                    kill(victim);
+                                }
+                                // the slots the job lost, less the idle TaskManager's
+                                startTaskManagers(
+                                        loss == KafkaSinkLoss.EVERY ? 3 : victims.size() - 1);
+                            }
+                            return 4;
+                        });
+                Instant deadline = Instant.now().plus(Duration.ofSeconds(90));
+                List<String> lost;
+                while (!(lost =
+                                        HashChains.lostInputs(
+                                                CommittedRecords.read(
+                                                                kafka.bootstrapServers(), output)
+                                                        .values(),
+                                                KafkaHashChainJob.sources(),
+                                                count))
+                                .isEmpty()
+                        && Instant.now().isBefore(deadline)) {
+                    sleep();
+                }
+                assertThat(lost)
+                        .as(
+                                "inputs not in the output topic 90 s after the last was published; job %s, exceptions %s, the cluster's logs on recovery:%n%s",
+                                rest.jobState(job),
+                                rest.exceptions(job),
+                                logLines("CausalRecovery|Cannot recover|served by|keeps|globally"))
+                        .isEmpty();
+                rest.patch("/jobs/" + job + "?mode=cancel");
+                assertThat(RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(1)))
+                        .isEqualTo("CANCELED");
+                Map<String, Integer> attempts = subtaskAttempts(rest, job);
+                if (loss == KafkaSinkLoss.EVERY) {
+                    assertThat(attempts.values())
+                            .as("every subtask restarted")
+                            .allMatch(a -> a > 0);
+                } else {
+                    assertOnlyTheKilledTaskManagersTasksRestarted(
+                            hosts,
+                            attempts,
+                            victims,
+                            () ->
+                                    "exceptions "
+                                            + rest.exceptions(job)
+                                            + ", the cluster's logs on recovery:\n"
+                                            + logLines(
+                                                    "Recovering|locally|globally|roll|Global|CausalRecovery|switched from RUNNING to FAILED"));
+                }
+                CommittedRecords records = CommittedRecords.read(kafka.bootstrapServers(), output);
+                assertThat(
+                                HashChains.violations(
+                                        records.values(), KafkaHashChainJob.sources(), count))
+                        .as("broken, lossy or repeated hash chains in the output topic")
+                        .isEmpty();
+                assertThat(records.unmarked())
+                        .as("records the Clonos sink did not publish (no position header)")
+                        .isZero();
+                assertThat(records.divergent()).as("records marked divergent").isZero();
+                for (String victim : victims) {
+                    awaitUnregistered(rest, victim);
+                }
+            } finally {
+                // a failed case must not hold the slots of the next
+                if (rest.jobState(job).map(state -> state.equals("RUNNING")).orElse(false)) {
+                    rest.patch("/jobs/" + job + "?mode=cancel");
+                    RunningSumChecks.awaitTerminal(rest, job, Duration.ofMinutes(1));
+                }
+            }
+        }
+    }
+
     /**
      * The tasks whose connections to the killed TaskManager broke ({@code reporters}) found it dead
      * (LostTaskManagerDetector), not its heartbeats (every 1 s, two missed: 1 to 2 s), within issue
@@ -656,52 +849,29 @@ class StandaloneClusterIT {
             Map<String, String> hosts = subtaskTaskManagers(rest, job);
             String victim = taskManagerOfFirstSubtask(hosts, "chain");
 
-            // a number the producer could not write is no loss of the job's: told apart below
-            Map<Long, String> unwritten = new java.util.concurrent.ConcurrentHashMap<>();
-            try (KafkaProducer<String, String> producer =
-                    new KafkaProducer<>(
-                            Map.of(
-                                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                                    kafka.bootstrapServers(),
-                                    ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                                    StringSerializer.class,
-                                    ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
-                                    StringSerializer.class,
-                                    ProducerConfig.LINGER_MS_CONFIG,
-                                    5))) {
-                int current = partitions;
-                long start = System.nanoTime();
-                for (long n = 1; n <= count; n++) {
-                    if (n == count / 3 && finalPartitions > current) {
-                        // discovered by the job within a second, assigned to its readers as it runs
-                        admin.createPartitions(
-                                        Map.of(topic, NewPartitions.increaseTo(finalPartitions)))
-                                .all()
-                                .get();
-                        awaitLeaders(admin, topic, finalPartitions);
-                        current = finalPartitions;
-                    }
-                    if (n == count / 2) {
-                        kill(victim);
-                    }
-                    // numbers in increasing order within each partition, 2,000 a second
-                    long number = n;
-                    producer.send(
-                            new ProducerRecord<>(
-                                    topic, (int) ((n - 1) % current), null, String.valueOf(n)),
-                            (written, failure) -> {
-                                if (failure != null) {
-                                    unwritten.put(number, failure.toString());
-                                }
-                            });
-                    long due = start + n * 500_000L;
-                    LockSupport.parkNanos(due - System.nanoTime());
-                }
-            }
-
-            assertThat(unwritten)
-                    .as("numbers the test's producer could not write to Kafka")
-                    .isEmpty();
+            int[] current = {partitions};
+            publishNumbers(
+                    kafka.bootstrapServers(),
+                    topic,
+                    count,
+                    n -> {
+                        if (n == count / 3 && finalPartitions > current[0]) {
+                            // discovered by the job within a second, assigned to its readers as it
+                            // runs
+                            admin.createPartitions(
+                                            Map.of(
+                                                    topic,
+                                                    NewPartitions.increaseTo(finalPartitions)))
+                                    .all()
+                                    .get();
+                            awaitLeaders(admin, topic, finalPartitions);
+                            current[0] = finalPartitions;
+                        }
+                        if (n == count / 2) {
+                            kill(victim);
+                        }
+                        return current[0];
+                    });
             Instant deadline = Instant.now().plus(Duration.ofSeconds(90));
             List<String> lost;
             while (!(lost =
@@ -741,6 +911,50 @@ class StandaloneClusterIT {
                     .isEmpty();
             awaitUnregistered(rest, victim);
         }
+    }
+
+    /** Before the number {@code n} is published: what the test does then, and the partitions. */
+    private interface BeforeNumber {
+        int partitionsAt(long n) throws Exception;
+    }
+
+    /**
+     * Publishes the numbers 1 to {@code count}, 2,000 a second, in increasing order within each
+     * partition (number n to partition (n - 1) mod the partitions {@code before} gives for it).
+     * Fails if the test's producer could not write one: that would look like the job's loss.
+     */
+    private static void publishNumbers(
+            String bootstrapServers, String topic, long count, BeforeNumber before)
+            throws Exception {
+        Map<Long, String> unwritten = new java.util.concurrent.ConcurrentHashMap<>();
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(
+                        Map.of(
+                                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                                bootstrapServers,
+                                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                                StringSerializer.class,
+                                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                                StringSerializer.class,
+                                ProducerConfig.LINGER_MS_CONFIG,
+                                5))) {
+            long start = System.nanoTime();
+            for (long n = 1; n <= count; n++) {
+                int partitions = before.partitionsAt(n);
+                long number = n;
+                producer.send(
+                        new ProducerRecord<>(
+                                topic, (int) ((n - 1) % partitions), null, String.valueOf(n)),
+                        (written, failure) -> {
+                            if (failure != null) {
+                                unwritten.put(number, failure.toString());
+                            }
+                        });
+                long due = start + n * 500_000L;
+                LockSupport.parkNanos(due - System.nanoTime());
+            }
+        }
+        assertThat(unwritten).as("numbers the test's producer could not write to Kafka").isEmpty();
     }
 
     /**
@@ -800,6 +1014,18 @@ class StandaloneClusterIT {
      * would replace the ones earlier tests killed.
      */
     private void replaceKilledTaskManagers(ClusterRestClient rest, int count) throws Exception {
+        startTaskManagers(count - taskManagerIds(rest).size());
+        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
+        while (taskManagerIds(rest).size() < count && Instant.now().isBefore(deadline)) {
+            sleep();
+        }
+        assertThat(taskManagerIds(rest))
+                .as("TaskManagers registered")
+                .hasSizeGreaterThanOrEqualTo(count);
+    }
+
+    /** Starts {@code count} TaskManagers of one slot. */
+    private void startTaskManagers(int count) throws Exception {
         StandaloneCluster cluster =
                 new StandaloneCluster(
                         ClonosHome.fromEnvironment(
@@ -816,18 +1042,10 @@ class StandaloneClusterIT {
                         "metrics.fetcher.update-interval", "200",
                         "heartbeat.timeout", "8000",
                         "heartbeat.interval", "1000");
-        int registered = taskManagerIds(rest).size();
-        for (int i = registered; i < count; i++) {
+        for (int i = 0; i < count; i++) {
             // a name no TaskManager of this cluster had: an earlier test's replacements may run
             cluster.startTaskManager(properties, 1, "tm-replacement-" + replacements++);
         }
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
-        while (taskManagerIds(rest).size() < count && Instant.now().isBefore(deadline)) {
-            sleep();
-        }
-        assertThat(taskManagerIds(rest))
-                .as("TaskManagers registered")
-                .hasSizeGreaterThanOrEqualTo(count);
     }
 
     /** The TaskManager that runs subtask 0 of the vertex whose name starts with {@code vertex}. */
@@ -863,9 +1081,18 @@ class StandaloneClusterIT {
             Map<String, Integer> attempts,
             String victim,
             Diagnosis diagnosis) {
+        assertOnlyTheKilledTaskManagersTasksRestarted(hosts, attempts, Set.of(victim), diagnosis);
+    }
+
+    /** The same for several TaskManagers killed together. */
+    private static void assertOnlyTheKilledTaskManagersTasksRestarted(
+            Map<String, String> hosts,
+            Map<String, Integer> attempts,
+            Set<String> victim,
+            Diagnosis diagnosis) {
         String why = null;
         for (Map.Entry<String, String> host : hosts.entrySet()) {
-            boolean killed = host.getValue().equals(victim);
+            boolean killed = victim.contains(host.getValue());
             Integer attempt = attempts.get(host.getKey());
             if (killed != (attempt != null && attempt > 0) && why == null) {
                 try {
@@ -878,7 +1105,7 @@ class StandaloneClusterIT {
         String context = why == null ? "" : why;
         hosts.forEach(
                 (subtask, tm) -> {
-                    if (tm.equals(victim)) {
+                    if (victim.contains(tm)) {
                         assertThat(attempts.get(subtask))
                                 .as(
                                         "attempt of %s, which ran on the killed %s; %s",

@@ -75,7 +75,11 @@ class PatchSurfaceTest {
     void everyModulesPatchesResolveOnThisFlink() {
         assertThat(patchSets())
                 .extracting(set -> set.getClass().getSimpleName())
-                .containsExactlyInAnyOrder("RuntimePatches", "StreamingPatches", "BeamPatches");
+                .containsExactlyInAnyOrder(
+                        "RuntimePatches",
+                        "StreamingPatches",
+                        "BeamPatches",
+                        "KafkaConnectorPatches");
         FlinkCompatibility.check(PatchSurfaceTest.class.getClassLoader());
     }
 

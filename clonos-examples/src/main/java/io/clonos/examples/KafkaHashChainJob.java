@@ -17,11 +17,17 @@ import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.api.java.utils.ParameterTool;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The hash-chain job on a Kafka topic: the numbers of {@code --topic} (each record a decimal
@@ -33,6 +39,13 @@ import java.time.Duration;
  * more partitions than source subtasks, each reader interleaves several partitions as its fetcher
  * delivers them, and partitions added to the topic while the job runs are assigned to the readers
  * as they come.
+ *
+ * <p>With {@code --output-topic}, the chains go to that topic instead, through Flink's {@code
+ * KafkaSink} with {@code DeliveryGuarantee.EXACTLY_ONCE} (an unchanged job's exactly-once output;
+ * records keyed by nothing, the link as the value), and the tagging draws a random number into
+ * every record's digest: a recovered tagging task that does not draw its predecessor's numbers
+ * breaks the chains. {@code --sink-slot-sharing-group} puts the sink in a slot sharing group of its
+ * own, as for {@link HashChainJob}.
  *
  * <p>Kafka's connector is not in the distribution's {@code lib/}: submit the job with its jars
  * ({@code flink-connector-kafka}, {@code kafka-clients}) in {@code pipeline.classpaths}.
@@ -66,28 +79,57 @@ public final class KafkaHashChainJob {
                                 params.get("discovery-interval-ms", "1000"))
                         .setProperty("commit.offsets.on.checkpoint", "false")
                         .build();
-        env.fromSource(
-                        source,
-                        // event time is the number, increasing within each partition
-                        WatermarkStrategy.<String>forMonotonousTimestamps()
-                                .withTimestampAssigner((line, previous) -> Long.parseLong(line))
-                                .withIdleness(
-                                        Duration.ofMillis(params.getLong("idleness-ms", 2_000))),
-                        "kafka")
-                .map(
-                        line -> {
-                            long n = Long.parseLong(line);
-                            return Tuple3.of(n % keys, SOURCE + ":" + n, n);
-                        })
-                .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
-                .name("kafka-tag")
-                .keyBy(t -> t.f0)
-                .process(new HashChainJob.HashChain())
-                .name("chain")
-                .addSink(new CommittedLinesSink(params.getRequired("output")))
-                .name("sink")
-                .setParallelism(1)
-                .disableChaining();
+        String outputTopic = params.get("output-topic");
+        boolean random = outputTopic != null;
+        SingleOutputStreamOperator<String> chains =
+                env.fromSource(
+                                source,
+                                // event time is the number, increasing within each partition
+                                WatermarkStrategy.<String>forMonotonousTimestamps()
+                                        .withTimestampAssigner(
+                                                (line, previous) -> Long.parseLong(line))
+                                        .withIdleness(
+                                                Duration.ofMillis(
+                                                        params.getLong("idleness-ms", 2_000))),
+                                "kafka")
+                        .map(
+                                line -> {
+                                    long n = Long.parseLong(line);
+                                    long digested =
+                                            random ? ThreadLocalRandom.current().nextLong() : n;
+                                    return Tuple3.of(n % keys, SOURCE + ":" + n, digested);
+                                })
+                        .returns(Types.TUPLE(Types.LONG, Types.STRING, Types.LONG))
+                        .name("kafka-tag")
+                        .keyBy(t -> t.f0)
+                        .process(new HashChainJob.HashChain())
+                        .name("chain");
+        DataStreamSink<String> sink =
+                outputTopic == null
+                        ? chains.addSink(new CommittedLinesSink(params.getRequired("output")))
+                                .disableChaining()
+                        // Flink chains the sink's committer to its writer, as a job leaves it
+                        : chains.sinkTo(exactlyOnceKafkaSink(params, outputTopic));
+        sink.name("sink").setParallelism(1);
+        if (params.has("sink-slot-sharing-group")) {
+            sink.slotSharingGroup(params.getRequired("sink-slot-sharing-group"));
+        }
         env.execute("kafka-hash-chains");
+    }
+
+    /** Flink's exactly-once Kafka sink, as a job builds it. */
+    private static KafkaSink<String> exactlyOnceKafkaSink(ParameterTool params, String topic) {
+        return KafkaSink.<String>builder()
+                .setBootstrapServers(params.getRequired("bootstrap-servers"))
+                .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                .setTransactionalIdPrefix("kafka-hash-chains")
+                // within the broker's transaction.max.timeout.ms (15 min by default)
+                .setProperty("transaction.timeout.ms", "600000")
+                .setRecordSerializer(
+                        KafkaRecordSerializationSchema.<String>builder()
+                                .setTopic(topic)
+                                .setValueSerializationSchema(new SimpleStringSchema())
+                                .build())
+                .build();
     }
 }

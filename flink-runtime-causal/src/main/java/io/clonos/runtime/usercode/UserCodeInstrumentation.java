@@ -29,8 +29,8 @@ import java.util.List;
  * for the clock and random numbers ({@link UserCodeRewriter}), so that a job that reads {@code
  * System.currentTimeMillis()} or draws from {@code new Random()} recovers locally unchanged. The
  * job's jar is not changed: the classes are rewritten as they load, by a class transformer attached
- * to the TaskManager's JVM ({@code clonos.user-code.causal-calls}). Classes of Flink and Clonos a
- * job's jar bundles are left as they are.
+ * to the TaskManager's JVM ({@code clonos.user-code.causal-calls}). Classes of Flink, Clonos and
+ * Kafka's client a job's jar bundles are left as they are.
  *
  * <p>A JVM has one such transformer, whichever of its TaskManagers installs it first; a JVM that
  * does not allow attaching one (no {@code jdk.attach} module) runs without it, and such calls of a
@@ -48,12 +48,21 @@ public final class UserCodeInstrumentation {
         return Installed.INSTALLED;
     }
 
-    /** Packages of Flink and of Clonos's runtime that a job's jar may bundle. */
+    /**
+     * Packages of Flink, of Clonos's runtime and connectors, and of Kafka's client, that a job's
+     * jar or class path may bundle. Their clock reads make no choice of the job's output; logged,
+     * they would have to recur where the predecessor's did. The Kafka producer reads the clock in
+     * every send, and a recovered Clonos Kafka writer sends only what its predecessor had not
+     * published (found under SIGKILL with the connector in {@code pipeline.classpaths}: the replay
+     * stalled at the first record's send).
+     */
     private static final List<String> NOT_USER_CODE =
             List.of(
                     "org/apache/flink/",
+                    "org/apache/kafka/",
                     "io/clonos/runtime/",
                     "io/clonos/streaming/",
+                    "io/clonos/connector/",
                     "io/clonos/beam/");
 
     /**

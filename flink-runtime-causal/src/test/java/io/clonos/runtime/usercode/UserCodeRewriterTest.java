@@ -208,6 +208,16 @@ class UserCodeRewriterTest {
                             UserCodeInstrumentation.isUserCode(
                                     userCode, "io/clonos/runtime/causal/CausalTask"))
                     .isFalse();
+            assertThat(
+                            UserCodeInstrumentation.isUserCode(
+                                    userCode, "io/clonos/connector/kafka/ClonosKafkaWriter"))
+                    .as("the Clonos Kafka sink in the job's class path")
+                    .isFalse();
+            assertThat(
+                            UserCodeInstrumentation.isUserCode(
+                                    userCode, "org/apache/kafka/clients/producer/KafkaProducer"))
+                    .as("Kafka's producer, which reads the clock in every send")
+                    .isFalse();
             assertThat(UserCodeInstrumentation.isUserCode(userCode, "io/clonos/examples/Job"))
                     .as("a job of the examples")
                     .isTrue();

@@ -24,6 +24,10 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.lineage.DefaultKafkaDatasetFacet;
+import org.apache.flink.connector.kafka.lineage.DefaultKafkaDatasetIdentifier;
+import org.apache.flink.connector.kafka.lineage.KafkaDatasetFacet;
+import org.apache.flink.connector.kafka.lineage.KafkaDatasetFacetProvider;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -48,6 +52,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -257,12 +262,24 @@ public final class FailureJob {
      * A result as an output record: the value is the result's text, the header its event time (the
      * element's timestamp), the partition the sink subtask's own.
      */
-    static final class ResultRecords implements KafkaRecordSerializationSchema<String> {
+    static final class ResultRecords
+            implements KafkaRecordSerializationSchema<String>, KafkaDatasetFacetProvider {
         private final String topic;
         private transient int partition;
 
         ResultRecords(String topic) {
             this.topic = topic;
+        }
+
+        /**
+         * Names the topic, as the serializers of Flink's builder do: the Clonos Kafka sink serves
+         * the job's exactly-once sink only when it knows the topics to read back.
+         */
+        @Override
+        public Optional<KafkaDatasetFacet> getKafkaDatasetFacet() {
+            return Optional.of(
+                    new DefaultKafkaDatasetFacet(
+                            DefaultKafkaDatasetIdentifier.ofTopics(List.of(topic))));
         }
 
         @Override

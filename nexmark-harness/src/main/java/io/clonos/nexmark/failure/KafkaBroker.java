@@ -39,7 +39,12 @@ public interface KafkaBroker extends AutoCloseable {
     static KafkaBroker beside(FailureClusters clusters, Path output) throws Exception {
         return EmbeddedFailureClusters.NAME.equals(clusters.name())
                 ? inThisJvm(EmbeddedKafka.start())
-                : KafkaProcess.start(output.resolve("kafka"));
+                : inAProcessOfItsOwn(output.resolve("kafka"));
+    }
+
+    /** A broker in a process of its own, with its output under {@code logDir}. */
+    static KafkaBroker inAProcessOfItsOwn(Path logDir) throws Exception {
+        return KafkaProcess.start(logDir);
     }
 
     @Override
