@@ -67,6 +67,10 @@ final class ReadBack {
         // not hold them back
         consumer.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
         consumer.setProperty(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        // everything the read-back reads is in the log already: a fetch that finds a partition
+        // at its end need not wait at the broker for more (500 ms by default), on the restore's
+        // critical path
+        consumer.setProperty(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "10");
         consumer.setProperty(
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
                 ByteArrayDeserializer.class.getName());
@@ -116,7 +120,10 @@ final class ReadBack {
                     consumer.seek(partition, offset);
                 }
             }
-            consumer.seekToBeginning(unknown);
+            if (!unknown.isEmpty()) {
+                // an empty collection would seek every assigned partition to its beginning
+                consumer.seekToBeginning(unknown);
+            }
             end.entrySet().removeIf(e -> consumer.position(e.getKey()) >= e.getValue());
             while (!end.isEmpty()) {
                 for (ConsumerRecord<byte[], byte[]> record : consumer.poll(POLL)) {

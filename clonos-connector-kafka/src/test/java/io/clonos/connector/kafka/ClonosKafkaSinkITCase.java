@@ -22,6 +22,7 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -281,9 +282,13 @@ class ClonosKafkaSinkITCase {
     void globalRollbackOfANondeterministicJobMarksEveryRepublishedRecord() throws Exception {
         String topic = createTopic("global-nondeterministic");
         cluster = start(Map.of("clonos.recovery.mode", "global"));
-        JobID job = submit(nondeterministicJob(topic));
+        StreamExecutionEnvironment env =
+                nondeterministicJob(clonosSink(topic), new FailAfterCheckpoint());
+        env.getCheckpointConfig().setMinPauseBetweenCheckpoints(FailAfterCheckpoint.MIN_PAUSE);
+        JobID job = submit(env);
 
         finished(job);
+        assertThat(FailOnce.FAILED).as("the sink's task failed").isTrue();
         Map<String, List<Record>> read = readCommitted(topic);
         assertExactly(read.keySet(), expectedIds(true));
         Map<String, List<Record>> twice = OutputTopics.duplicates(read);
@@ -306,10 +311,15 @@ class ClonosKafkaSinkITCase {
     }
 
     private static StreamExecutionEnvironment nondeterministicJob(Sink<String> sink) {
+        return nondeterministicJob(sink, new FailOnce());
+    }
+
+    private static StreamExecutionEnvironment nondeterministicJob(
+            Sink<String> sink, RichMapFunction<String, String> failure) {
         StreamExecutionEnvironment env = environment();
         DataStream<String> lines =
                 numbers(env, 2).keyBy(i -> i % 8).process(new RandomAndTimers()).name("stamp");
-        sinkTo(lines, sink);
+        sinkTo(lines, sink, failure);
         return env;
     }
 
@@ -317,7 +327,7 @@ class ClonosKafkaSinkITCase {
     private static StreamExecutionEnvironment deterministicJob(String topic) {
         StreamExecutionEnvironment env = environment();
         DataStream<String> lines = numbers(env, 1).map(i -> "e," + i + ",0").setParallelism(1);
-        sinkTo(lines, clonosSink(topic));
+        sinkTo(lines, clonosSink(topic), new FailOnce());
         return env;
     }
 
@@ -337,8 +347,9 @@ class ClonosKafkaSinkITCase {
                 .setParallelism(parallelism);
     }
 
-    private static void sinkTo(DataStream<String> lines, Sink<String> sink) {
-        lines.map(new FailOnce())
+    private static void sinkTo(
+            DataStream<String> lines, Sink<String> sink, RichMapFunction<String, String> failure) {
+        lines.map(failure)
                 .setParallelism(1)
                 .name("fail once")
                 .sinkTo(sink)
@@ -544,6 +555,41 @@ class ClonosKafkaSinkITCase {
                 throw new IllegalStateException("injected failure of the sink's task");
             }
             return line;
+        }
+    }
+
+    /**
+     * Fails its first attempt once, {@value #AFTER} records after the first checkpoint it hears
+     * completed: the writer publishes every few milliseconds, so records since that checkpoint's
+     * barrier are visible by then, and a rollback to it regenerates them. No later checkpoint
+     * completes before the failure: the test's pause between checkpoints ({@value #MIN_PAUSE} ms)
+     * is longer than the input takes for {@value #AFTER} records.
+     */
+    static final class FailAfterCheckpoint extends RichMapFunction<String, String>
+            implements CheckpointListener {
+
+        static final long MIN_PAUSE = 1_000;
+
+        private static final int AFTER = 150;
+
+        private long sinceCheckpoint = -1;
+
+        @Override
+        public String map(String line) {
+            if (sinceCheckpoint >= 0
+                    && ++sinceCheckpoint == AFTER
+                    && getRuntimeContext().getTaskInfo().getAttemptNumber() == 0
+                    && FailOnce.FAILED.compareAndSet(false, true)) {
+                throw new IllegalStateException("injected failure after a checkpoint");
+            }
+            return line;
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            if (sinceCheckpoint < 0) {
+                sinceCheckpoint = 0;
+            }
         }
     }
 }
