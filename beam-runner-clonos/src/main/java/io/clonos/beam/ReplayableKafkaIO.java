@@ -39,11 +39,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Rewrites the two places of Beam's Kafka connector that a recovered task could not reproduce, so
- * that a pipeline reading and writing Kafka recovers locally, unchanged:
+ * Rewrites the places of Beam's Kafka connector that a recovered task could not reproduce, so that
+ * a pipeline reading and writing Kafka recovers locally, unchanged:
  *
  * <ul>
- *   <li>a Kafka read is split one partition per split ({@link SplitPerPartitionSource});
+ *   <li>a Kafka read is split one partition per split ({@link SplitPerPartitionSource}), and a read
+ *       that stamps with processing time is stamped by the causal clock instead ({@link
+ *       CausalProcessingTime});
  *   <li>the exactly-once sink's shard step draws its shards from the causal random numbers ({@link
  *       CausalReshard}).
  * </ul>
@@ -113,18 +115,45 @@ final class ReplayableKafkaIO {
             LOG.info(
                     "{} reads one Kafka partition per split, so that their order is logged.",
                     application.getFullName());
-            if (ClonosBeamPatch.stampsWithWallClock(source)) {
-                LOG.warn(
-                        "{} stamps its records with the wall clock as it reads them (KafkaIO's default), which a recovered reader cannot reproduce: a failure of it or of a task after it rolls the job back globally. Read with withCreateTime, withLogAppendTime or a timestamp function to recover locally.",
-                        application.getFullName());
+            if (!stampsWithWallClock(application.getFullName(), source)) {
+                return PTransformReplacement.of(
+                        application.getPipeline().begin(),
+                        Read.from(splitPerPartition(source, false)));
             }
+            LOG.info(
+                    "{} stamps its records with processing time (KafkaIO's default): the task's causal clock stamps each as it leaves the source, so that a recovered reader's records get their predecessor's times.",
+                    application.getFullName());
+            Coder<T> coder = source.getOutputCoder();
             return PTransformReplacement.of(
-                    application.getPipeline().begin(), Read.from(splitPerPartition(source)));
+                    application.getPipeline().begin(),
+                    new PTransform<PBegin, PCollection<T>>() {
+                        @Override
+                        public PCollection<T> expand(PBegin begin) {
+                            return begin.apply("Read", Read.from(splitPerPartition(source, true)))
+                                    .apply(
+                                            "Stamp processing time",
+                                            ParDo.of(new CausalProcessingTime<T>()))
+                                    .setCoder(coder);
+                        }
+                    });
+        }
+
+        private static boolean stampsWithWallClock(String read, UnboundedSource<?, ?> source) {
+            try {
+                return ClonosBeamPatch.stampsWithWallClock(source);
+            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+                LOG.warn(
+                        "Cannot tell how {} stamps its records (Beam keeps its timestamp policy elsewhere): its records keep the read's stamps, and if that is processing time (KafkaIO's default), a failure of it or of a task after it rolls the job back globally.",
+                        read,
+                        e);
+                return false;
+            }
         }
 
         private static <T, M extends UnboundedSource.CheckpointMark>
-                UnboundedSource<T, M> splitPerPartition(UnboundedSource<T, M> source) {
-            return new SplitPerPartitionSource<>(source);
+                UnboundedSource<T, M> splitPerPartition(
+                        UnboundedSource<T, M> source, boolean stampedAfterTheSource) {
+            return new SplitPerPartitionSource<>(source, stampedAfterTheSource);
         }
 
         @Override

@@ -32,7 +32,8 @@ import java.util.List;
  * Flink runner asks a source for as many splits as the job's (maximum) parallelism, which for a
  * topic with more partitions than subtasks puts several partitions into each split.
  *
- * <p>Everything but the splitting is the wrapped source's.
+ * <p>A source made {@code stampedAfterTheSource} leaves its records' timestamps to {@link
+ * CausalProcessingTime} ({@link EmissionStampedReader}). Everything else is the wrapped source's.
  */
 @Internal
 final class SplitPerPartitionSource<T, M extends UnboundedSource.CheckpointMark>
@@ -41,9 +42,15 @@ final class SplitPerPartitionSource<T, M extends UnboundedSource.CheckpointMark>
     private static final long serialVersionUID = 1L;
 
     private final UnboundedSource<T, M> source;
+    private final boolean stampedAfterTheSource;
 
-    SplitPerPartitionSource(UnboundedSource<T, M> source) {
+    SplitPerPartitionSource(UnboundedSource<T, M> source, boolean stampedAfterTheSource) {
         this.source = source;
+        this.stampedAfterTheSource = stampedAfterTheSource;
+    }
+
+    boolean stampedAfterTheSource() {
+        return stampedAfterTheSource;
     }
 
     /**
@@ -55,7 +62,7 @@ final class SplitPerPartitionSource<T, M extends UnboundedSource.CheckpointMark>
             throws Exception {
         List<SplitPerPartitionSource<T, M>> splits = new ArrayList<>();
         for (UnboundedSource<T, M> split : source.split(Integer.MAX_VALUE, options)) {
-            splits.add(new SplitPerPartitionSource<>(split));
+            splits.add(new SplitPerPartitionSource<>(split, stampedAfterTheSource));
         }
         return splits;
     }
@@ -63,7 +70,8 @@ final class SplitPerPartitionSource<T, M extends UnboundedSource.CheckpointMark>
     @Override
     public UnboundedReader<T> createReader(PipelineOptions options, M checkpointMark)
             throws IOException {
-        return source.createReader(options, checkpointMark);
+        UnboundedReader<T> reader = source.createReader(options, checkpointMark);
+        return stampedAfterTheSource ? new EmissionStampedReader<>(reader, this) : reader;
     }
 
     @Override

@@ -120,15 +120,43 @@ class ReplayableKafkaIOTest {
         assertThat(options.getRunner()).isEqualTo(ClonosBeamPatch.class);
     }
 
-    /** Warned of at submission: a recovered reader reads the clock anew. */
+    /**
+     * A read that stamps its records with processing time (KafkaIO's default) leaves them to the
+     * causal clock in a step after the source; a read stamped from its records keeps its stamps.
+     */
     @Test
-    void aKafkaReadWithWallClockTimestampsIsRecognised() {
-        KafkaIO.Read<Long, Long> read =
-                KafkaIO.<Long, Long>read()
-                        .withBootstrapServers("localhost:9092")
-                        .withTopic("in")
-                        .withKeyDeserializer(LongDeserializer.class)
-                        .withValueDeserializer(LongDeserializer.class);
+    void aProcessingTimeReadIsStampedByTheCausalClockAfterTheSource() {
+        Pipeline processingTime = kafkaToKafka(PipelineOptionsFactory.create());
+        ReplayableKafkaIO.apply(processingTime);
+        assertThat(stampSteps(processingTime)).containsExactly("CausalProcessingTime");
+        assertThat(stampedAfterTheSource(processingTime)).containsExactly(true);
+
+        Pipeline createTime = Pipeline.create(PipelineOptionsFactory.create());
+        createTime.apply(longs().withCreateTime(Duration.standardSeconds(1)).withoutMetadata());
+        ReplayableKafkaIO.apply(createTime);
+        assertThat(stampSteps(createTime)).isEmpty();
+        assertThat(stampedAfterTheSource(createTime)).containsExactly(false);
+    }
+
+    private static List<String> stampSteps(Pipeline pipeline) {
+        return composites(pipeline).stream()
+                .filter(node -> node.getTransform() instanceof ParDo.SingleOutput)
+                .map(node -> ((ParDo.SingleOutput<?, ?>) node.getTransform()).getFn())
+                .filter(fn -> fn instanceof CausalProcessingTime)
+                .map(fn -> fn.getClass().getSimpleName())
+                .collect(Collectors.toList());
+    }
+
+    private static List<Boolean> stampedAfterTheSource(Pipeline pipeline) {
+        return unboundedSources(pipeline).stream()
+                .map(source -> ((SplitPerPartitionSource<?, ?>) source).stampedAfterTheSource())
+                .collect(Collectors.toList());
+    }
+
+    /** Read by ClonosRunner to have the causal clock stamp what the reader would. */
+    @Test
+    void aKafkaReadWithWallClockTimestampsIsRecognised() throws Exception {
+        KafkaIO.Read<Long, Long> read = longs();
         assertThat(ClonosBeamPatch.stampsWithWallClock(sourceOf(read))).isTrue();
         assertThat(
                         ClonosBeamPatch.stampsWithWallClock(
@@ -146,15 +174,18 @@ class ReplayableKafkaIOTest {
         return sources.get(0);
     }
 
+    /** A read of topic "in" as KafkaIO makes it: stamped with processing time. */
+    private static KafkaIO.Read<Long, Long> longs() {
+        return KafkaIO.<Long, Long>read()
+                .withBootstrapServers("localhost:9092")
+                .withTopic("in")
+                .withKeyDeserializer(LongDeserializer.class)
+                .withValueDeserializer(LongDeserializer.class);
+    }
+
     private static Pipeline kafkaToKafka(PipelineOptions options) {
         Pipeline pipeline = Pipeline.create(options);
-        pipeline.apply(
-                        KafkaIO.<Long, Long>read()
-                                .withBootstrapServers("localhost:9092")
-                                .withTopic("in")
-                                .withKeyDeserializer(LongDeserializer.class)
-                                .withValueDeserializer(LongDeserializer.class)
-                                .withoutMetadata())
+        pipeline.apply(longs().withoutMetadata())
                 .apply(
                         KafkaIO.<Long, Long>write()
                                 .withBootstrapServers("localhost:9092")

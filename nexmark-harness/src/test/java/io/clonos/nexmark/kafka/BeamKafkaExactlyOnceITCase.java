@@ -46,6 +46,7 @@ import org.apache.kafka.common.serialization.LongSerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.joda.time.Duration;
+import org.joda.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -68,7 +69,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and {@code KafkaIO.write().withEOS(...)}. The TaskManager of the first reader is lost while
  * records flow. Only that TaskManager's subtasks restart (the readers' interleaving of their
  * partitions and the sink's shards are reproduced), and the committed output, read with {@code
- * read_committed}, holds every record's result exactly once.
+ * read_committed}, holds every record's result exactly once: with the records' create times, and
+ * with the processing time {@code KafkaIO} stamps by default.
  */
 class BeamKafkaExactlyOnceITCase {
 
@@ -88,12 +90,40 @@ class BeamKafkaExactlyOnceITCase {
     @Test
     @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void aLostTaskManagerIsRecoveredLocallyAndExactlyOnce() throws Exception {
+        assertThat(loseTheFirstReadersTaskManager(false))
+                .as("every record's chain link committed exactly once")
+                .isEqualTo(expectedChains());
+    }
+
+    /**
+     * The read as {@code KafkaIO} makes it, stamped with processing time, which ClonosRunner has
+     * the task's causal clock stamp. Each result carries its record's time, and its key's chain
+     * takes in the times as well as the values: a recovered reader whose records got other times
+     * than its predecessor's would commit links that do not follow from the times committed before
+     * them, or a key's results twice.
+     */
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void aLostTaskManagerUnderAProcessingTimeReadIsRecoveredLocallyAndExactlyOnce()
+            throws Exception {
+        long started = System.currentTimeMillis();
+        Map<Long, List<String>> committed = loseTheFirstReadersTaskManager(true);
+        assertThat(committed.keySet()).hasSize(KEYS);
+        committed.forEach((key, links) -> assertChainOfTimes(key, links, started));
+    }
+
+    /**
+     * Runs the pipeline, loses the first reader's TaskManager while records flow, checks that only
+     * its subtasks restarted, and returns what was committed, per key in the chain's order.
+     */
+    private static Map<Long, List<String>> loseTheFirstReadersTaskManager(boolean processingTime)
+            throws Exception {
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
             createTopics(kafka.bootstrapServers());
             MiniCluster cluster =
                     EmbeddedClusters.start(true, EmbeddedClusters.killConfiguration(), 3, 2);
             try {
-                JobID job = submit(cluster, kafka.bootstrapServers());
+                JobID job = submit(cluster, kafka.bootstrapServers(), processingTime);
                 CompletableFuture<Void> written =
                         CompletableFuture.runAsync(() -> produce(kafka.bootstrapServers()));
 
@@ -112,7 +142,6 @@ class BeamKafkaExactlyOnceITCase {
                 forgetBeamsSinkWriters();
 
                 written.get(2, TimeUnit.MINUTES);
-                Map<Long, List<String>> expected = expectedChains();
                 awaitCommitted(kafka.bootstrapServers(), RECORDS);
                 cluster.cancelJob(job).get();
                 assertThat(
@@ -121,12 +150,10 @@ class BeamKafkaExactlyOnceITCase {
                                         .getApplicationStatus())
                         .isEqualTo(ApplicationStatus.CANCELED);
 
-                assertThat(committedChains(kafka.bootstrapServers()))
-                        .as("every record's chain link committed exactly once")
-                        .isEqualTo(expected);
                 assertThat(BeamOnClonos.restarted(cluster.getArchivedExecutionGraph(job).get()))
                         .as("only the lost TaskManager's subtasks restarted")
                         .isEqualTo(lost);
+                return committedChains(kafka.bootstrapServers());
             } finally {
                 cluster.close();
             }
@@ -153,34 +180,49 @@ class BeamKafkaExactlyOnceITCase {
                 .invoke(loadingCache);
     }
 
-    private static JobID submit(MiniCluster cluster, String bootstrap) throws Exception {
+    private static JobID submit(MiniCluster cluster, String bootstrap, boolean processingTime)
+            throws Exception {
         Pipeline pipeline = BeamOnClonos.pipeline(cluster, PARALLELISM);
+        KafkaIO.Read<Long, Long> read =
+                KafkaIO.<Long, Long>read()
+                        .withBootstrapServers(bootstrap)
+                        .withTopic(INPUT)
+                        .withKeyDeserializer(LongDeserializer.class)
+                        .withValueDeserializer(LongDeserializer.class)
+                        .withConsumerConfigUpdates(
+                                Map.of(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"));
         pipeline.apply(
-                        KafkaIO.<Long, Long>read()
-                                .withBootstrapServers(bootstrap)
-                                .withTopic(INPUT)
-                                .withKeyDeserializer(LongDeserializer.class)
-                                .withValueDeserializer(LongDeserializer.class)
-                                .withConsumerConfigUpdates(
-                                        Map.of(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"))
-                                .withCreateTime(Duration.standardSeconds(1))
+                        (processingTime ? read : read.withCreateTime(Duration.standardSeconds(1)))
                                 .withoutMetadata())
-                .apply(ParDo.of(new HashChain()))
+                .apply(ParDo.of(new HashChain(processingTime)))
                 .apply(
                         KafkaIO.<Long, String>write()
                                 .withBootstrapServers(bootstrap)
                                 .withTopic(OUTPUT)
                                 .withKeySerializer(LongSerializer.class)
                                 .withValueSerializer(StringSerializer.class)
-                                .withEOS(2, "clonos-eos-sink"));
+                                // a group of its own per test: Beam caches its writers per
+                                // group in the JVM, connected to the test's broker
+                                .withEOS(
+                                        2,
+                                        processingTime
+                                                ? "clonos-eos-sink-processing-time"
+                                                : "clonos-eos-sink"));
         return BeamOnClonos.run(cluster, pipeline);
     }
 
     /**
      * Each key's values in the order they were written: its own partition keeps that order, so the
-     * chain of a key does not depend on how a reader interleaves its partitions.
+     * chain of a key does not depend on how a reader interleaves its partitions. With {@code
+     * withTimes}, the chain takes in each record's timestamp as well, and each result carries it.
      */
     static final class HashChain extends DoFn<KV<Long, Long>, KV<Long, String>> {
+
+        private final boolean withTimes;
+
+        HashChain(boolean withTimes) {
+            this.withTimes = withTimes;
+        }
 
         @StateId("chain")
         private final StateSpec<ValueState<Long>> chainSpec = StateSpecs.value(VarLongCoder.of());
@@ -193,12 +235,19 @@ class BeamKafkaExactlyOnceITCase {
                 @Element KV<Long, Long> record,
                 @StateId("chain") ValueState<Long> chain,
                 @StateId("links") ValueState<Long> links,
+                @Timestamp Instant timestamp,
                 OutputReceiver<KV<Long, String>> out) {
             long link = link(chain.read() == null ? 17 : chain.read(), record.getValue());
+            if (withTimes) {
+                link = link(link, timestamp.getMillis());
+            }
             long count = (links.read() == null ? 0 : links.read()) + 1;
             chain.write(link);
             links.write(count);
-            out.output(KV.of(record.getKey(), count + ":" + link));
+            out.output(
+                    KV.of(
+                            record.getKey(),
+                            count + ":" + link + (withTimes ? ":" + timestamp.getMillis() : "")));
         }
     }
 
@@ -220,6 +269,26 @@ class BeamKafkaExactlyOnceITCase {
             links.add((links.size() + 1) + ":" + link);
         }
         return chains;
+    }
+
+    /**
+     * A key's results of the pipeline with times: one per record of the key, in order, each link
+     * the chain of the key's values and of the times committed with it; each time the wall clock's
+     * since the test started, not a time the reader left unset.
+     */
+    private static void assertChainOfTimes(long key, List<String> links, long started) {
+        assertThat(links).as("results of key " + key).hasSize(RECORDS / KEYS);
+        long chain = 17;
+        for (int k = 0; k < links.size(); k++) {
+            String[] result = links.get(k).split(":");
+            long time = Long.parseLong(result[2]);
+            assertThat(Long.parseLong(result[0])).as("link of key " + key).isEqualTo(k + 1);
+            assertThat(time).as("time of " + links.get(k)).isGreaterThanOrEqualTo(started);
+            chain = link(link(chain, key + (long) KEYS * k), time);
+            assertThat(Long.parseLong(result[1]))
+                    .as("link %d of key %d follows from the times before it: %s", k + 1, key, links)
+                    .isEqualTo(chain);
+        }
     }
 
     private static void createTopics(String bootstrap) throws Exception {

@@ -55,7 +55,8 @@ import java.util.ServiceLoader;
  *       #fanoutSideInputs}), private fields of {@code Combine.PerKeyWithHotKeyFanout}. If they are
  *       not found, the fan-out stays Beam's, as above.
  *   <li><b>A Kafka source's timestamps</b> ({@link #stampsWithWallClock}), through a
- *       package-private getter, for a warning at submission; no warning if it is not found.
+ *       package-private getter, so that the causal clock stamps a processing-time read's records.
+ *       If it is not found, the read keeps Beam's stamps with a warning, as above.
  * </ul>
  */
 @Internal
@@ -168,33 +169,31 @@ public final class ClonosBeamPatch extends PipelineRunner<PipelineResult> {
     /**
      * Whether a Kafka source stamps its records with the wall clock as it reads them, {@code
      * KafkaIO}'s default, which a recovered reader cannot reproduce. Asks the source's timestamp
-     * policy factory (a package-private getter of Beam's) for a policy; false when Beam keeps it
-     * elsewhere.
+     * policy factory (a package-private getter of Beam's) for a policy.
+     *
+     * @throws ReflectiveOperationException if Beam keeps the policy elsewhere
      */
-    public static boolean stampsWithWallClock(Object kafkaSource) {
+    public static boolean stampsWithWallClock(Object kafkaSource)
+            throws ReflectiveOperationException {
         ClassLoader loader = kafkaSource.getClass().getClassLoader();
-        try {
-            Method getSpec = kafkaSource.getClass().getDeclaredMethod("getSpec");
-            getSpec.setAccessible(true);
-            Object spec = getSpec.invoke(kafkaSource);
-            Object factory =
-                    Class.forName(KAFKA_READ, false, loader)
-                            .getMethod("getTimestampPolicyFactory")
-                            .invoke(spec);
-            Class<?> partition = Class.forName(KAFKA_PARTITION, false, loader);
-            Object policy =
-                    Class.forName(TIMESTAMP_POLICY_FACTORY, false, loader)
-                            .getMethod("createTimestampPolicy", partition, Optional.class)
-                            .invoke(
-                                    factory,
-                                    partition
-                                            .getConstructor(String.class, int.class)
-                                            .newInstance("clonos-probe", 0),
-                                    Optional.empty());
-            return policy.getClass().getName().equals(PROCESSING_TIME_POLICY);
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            return false;
-        }
+        Method getSpec = kafkaSource.getClass().getDeclaredMethod("getSpec");
+        getSpec.setAccessible(true);
+        Object spec = getSpec.invoke(kafkaSource);
+        Object factory =
+                Class.forName(KAFKA_READ, false, loader)
+                        .getMethod("getTimestampPolicyFactory")
+                        .invoke(spec);
+        Class<?> partition = Class.forName(KAFKA_PARTITION, false, loader);
+        Object policy =
+                Class.forName(TIMESTAMP_POLICY_FACTORY, false, loader)
+                        .getMethod("createTimestampPolicy", partition, Optional.class)
+                        .invoke(
+                                factory,
+                                partition
+                                        .getConstructor(String.class, int.class)
+                                        .newInstance("clonos-probe", 0),
+                                Optional.empty());
+        return policy.getClass().getName().equals(PROCESSING_TIME_POLICY);
     }
 
     /** Never made: {@link #fromOptions} makes a ClonosRunner. */
