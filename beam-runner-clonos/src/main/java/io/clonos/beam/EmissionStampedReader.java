@@ -62,6 +62,7 @@ final class EmissionStampedReader<T> extends UnboundedSource.UnboundedReader<T> 
 
     @Override
     public Instant getCurrentTimestamp() throws NoSuchElementException {
+        // asked for its NoSuchElementException only: a reader without a current record throws
         reader.getCurrentTimestamp();
         return BoundedWindow.TIMESTAMP_MIN_VALUE;
     }
