@@ -18,11 +18,13 @@ import io.clonos.examples.Shape;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiPredicate;
 
 /**
  * What a chaos run must show, judged from what a user can read after the job ended: the attempt
@@ -113,7 +115,7 @@ public final class ChaosVerdict {
         HashChains.Audit audit = HashChains.audit(links, GeneratedJob.sources(), plan.count);
         Set<String> down = new TreeSet<>();
         lost.forEach(down::addAll);
-        Optional<String> condition = fallbackCondition(plan, attempts.keySet(), down);
+        Optional<String> condition = fallbackCondition(plan, attempts.keySet(), lost);
         List<String> survivorsRestarted = new ArrayList<>();
         List<String> notRestarted = new ArrayList<>();
         attempts.forEach(
@@ -215,11 +217,17 @@ public final class ChaosVerdict {
     }
 
     /**
-     * Why the tasks {@code down} cannot be recovered locally, by the shape's topology, if they
-     * cannot.
+     * Why the tasks of the TaskManagers lost, one set per loss in order, cannot be recovered
+     * locally, by the shape's topology, if they cannot. Hops count as the shipped {@code
+     * clonos.determinant-sharing-hops} counts them: a hop between two subtasks lost with the same
+     * TaskManager is free, unless one of them was lost before (a recovered subtask may have run
+     * elsewhere through the epochs replayed), so the condition holds at least wherever the
+     * JobManager's judgment finds an orphan, and exactly so for losses at once.
      */
     static Optional<String> fallbackCondition(
-            ChaosPlan plan, Set<String> subtasks, Set<String> down) {
+            ChaosPlan plan, Set<String> subtasks, List<Set<String>> lost) {
+        Set<String> down = new TreeSet<>();
+        lost.forEach(down::addAll);
         Shape shape = plan.shape;
         Map<String, int[]> index = new HashMap<>();
         for (String subtask : subtasks) {
@@ -237,42 +245,62 @@ public final class ChaosVerdict {
         }
         Map<String, String> byPosition = new HashMap<>();
         index.forEach((name, at) -> byPosition.put(at[0] + "/" + at[1], name));
+        Map<String, Integer> loss = new HashMap<>();
+        Set<String> lostBefore = new HashSet<>();
+        for (int i = 0; i < lost.size(); i++) {
+            for (String subtask : lost.get(i)) {
+                if (loss.containsKey(subtask)) {
+                    lostBefore.add(subtask);
+                }
+                loss.put(subtask, i);
+            }
+        }
+        BiPredicate<String, String> freeHop =
+                (producer, consumer) ->
+                        down.contains(consumer)
+                                && loss.get(producer).equals(loss.get(consumer))
+                                && !lostBefore.contains(producer)
+                                && !lostBefore.contains(consumer);
         Map<String, Integer> memo = new HashMap<>();
         for (String task : down) {
-            int hops = hops(task, shape, index, byPosition, down, memo);
+            int hops = hops(task, shape, index, byPosition, down, freeHop, memo);
             if (hops > plan.dsd) {
                 return Optional.of(
                         task
                                 + " reaches a surviving task "
                                 + hops
-                                + " hops downstream through lost tasks, beyond DSD "
+                                + " hops between TaskManagers downstream through lost tasks, beyond DSD "
                                 + plan.dsd);
             }
         }
         return Optional.empty();
     }
 
-    /** The most hops from {@code task} through lost tasks to a surviving one; 0 if none. */
+    /**
+     * The most counted hops from {@code task} through lost tasks to a surviving one; -1 if none.
+     */
     private static int hops(
             String task,
             Shape shape,
             Map<String, int[]> index,
             Map<String, String> byPosition,
             Set<String> down,
+            BiPredicate<String, String> freeHop,
             Map<String, Integer> memo) {
         Integer known = memo.get(task);
         if (known != null) {
             return known;
         }
         int[] at = index.get(task);
-        int longest = 0;
+        int longest = -1;
         for (int consumer : shape.consumers(at[0], at[1])) {
             String next = byPosition.get((at[0] + 1) + "/" + consumer);
+            int hop = freeHop.test(task, next) ? 0 : 1;
             if (!down.contains(next)) {
-                longest = Math.max(longest, 1);
+                longest = Math.max(longest, hop);
             } else {
-                int further = hops(next, shape, index, byPosition, down, memo);
-                longest = Math.max(longest, further == 0 ? 0 : further + 1);
+                int further = hops(next, shape, index, byPosition, down, freeHop, memo);
+                longest = Math.max(longest, further < 0 ? -1 : further + hop);
             }
         }
         memo.put(task, longest);

@@ -78,10 +78,29 @@ class ChaosVerdictTest {
                         "stage3-state[0]",
                         "stage4-state[0]",
                         "chain -> Sink: sink[0]");
-        assertThat(ChaosVerdict.fallbackCondition(plan(-1), subtasks, slice)).isEmpty();
-        assertThat(ChaosVerdict.fallbackCondition(plan(2), subtasks, slice)).isPresent();
-        assertThat(ChaosVerdict.fallbackCondition(plan(-1), subtasks, subtasks))
+        assertThat(ChaosVerdict.fallbackCondition(plan(-1), subtasks, List.of(slice))).isEmpty();
+        // hops inside the lost TaskManager are free: the slice leaves it once on every path
+        assertThat(ChaosVerdict.fallbackCondition(plan(1), subtasks, List.of(slice))).isEmpty();
+        assertThat(ChaosVerdict.fallbackCondition(plan(-1), subtasks, List.of(subtasks)))
                 .hasValueSatisfying(why -> assertThat(why).contains("every task"));
+    }
+
+    @Test
+    void aSliceLostWithTwoTaskManagersNeedsDepthTwo() {
+        Set<String> subtasks = subtasks();
+        List<Set<String>> twoTaskManagers =
+                List.of(
+                        Set.of("Source: source -> tag[0]", "stage1-timers[0]", "stage2-map[0]"),
+                        Set.of("stage3-state[0]", "stage4-state[0]", "chain -> Sink: sink[0]"));
+        assertThat(ChaosVerdict.fallbackCondition(plan(1), subtasks, twoTaskManagers))
+                .hasValueSatisfying(why -> assertThat(why).contains("2 hops between TaskManagers"));
+        assertThat(ChaosVerdict.fallbackCondition(plan(2), subtasks, twoTaskManagers)).isEmpty();
+        // the same subtasks lost one after the other: a subtask lost twice counts every hop
+        List<Set<String>> again =
+                List.of(
+                        Set.of("stage2-map[0]"),
+                        Set.of("stage2-map[0]", "stage3-state[0]", "stage4-state[0]"));
+        assertThat(ChaosVerdict.fallbackCondition(plan(1), subtasks, again)).isPresent();
     }
 
     @Test
@@ -151,11 +170,16 @@ class ChaosVerdictTest {
                         "stage3-state[0]",
                         "stage4-state[0]",
                         "chain -> Sink: sink[0]");
+        // lost with two TaskManagers at once: 2 hops between TaskManagers, beyond DSD 1
+        List<Set<String>> lost =
+                List.of(
+                        Set.of("Source: source -> tag[0]", "stage1-timers[0]", "stage2-map[0]"),
+                        Set.of("stage3-state[0]", "stage4-state[0]", "chain -> Sink: sink[0]"));
         ChaosVerdict local =
                 ChaosVerdict.judge(
                         plan(1),
                         attempts(slice),
-                        List.of(slice),
+                        lost,
                         List.of(),
                         links(),
                         1_000,
@@ -171,7 +195,7 @@ class ChaosVerdictTest {
                 ChaosVerdict.judge(
                         plan(1),
                         attempts(subtasks()),
-                        List.of(slice),
+                        lost,
                         List.of("Clonos cannot recover [...] locally: X is an orphan: ..."),
                         links(),
                         1_000,
@@ -182,7 +206,7 @@ class ChaosVerdictTest {
                 ChaosVerdict.judge(
                         plan(1),
                         attempts(subtasks()),
-                        List.of(slice),
+                        lost,
                         List.of("X: LocalRecoveryImpossibleException: its replay made no progress"),
                         links(),
                         1_000,

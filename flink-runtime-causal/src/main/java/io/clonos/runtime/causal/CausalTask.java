@@ -45,7 +45,7 @@ public final class CausalTask {
     private final CausalRecovery recovery;
     private final int inputChannels;
     private final long timeServiceGranularityMillis;
-    private final int sharingDepth;
+    private final DeterminantSharing sharing;
     private final HeldCausalLogs held;
 
     /**
@@ -110,7 +110,7 @@ public final class CausalTask {
                 recovery,
                 inputChannels,
                 timeServiceGranularityMillis,
-                sharingDepth);
+                new DeterminantSharing(sharingDepth, false));
     }
 
     /** A task whose own log and held logs share one {@link DeterminantMemory}. */
@@ -121,8 +121,25 @@ public final class CausalTask {
             int inputChannels,
             long timeServiceGranularityMillis,
             int sharingDepth) {
+        this(
+                log,
+                held,
+                recovery,
+                inputChannels,
+                timeServiceGranularityMillis,
+                new DeterminantSharing(sharingDepth, false));
+    }
+
+    /** A task whose own log and held logs share one {@link DeterminantMemory}. */
+    public CausalTask(
+            TaskCausalLog log,
+            HeldCausalLogs held,
+            CausalRecovery recovery,
+            int inputChannels,
+            long timeServiceGranularityMillis,
+            DeterminantSharing sharing) {
         this.held = held;
-        this.sharingDepth = sharingDepth;
+        this.sharing = sharing;
         this.log = log;
         this.recovery = recovery;
         this.inputChannels = inputChannels;
@@ -182,8 +199,9 @@ public final class CausalTask {
             throws CorruptCausalLogException {
         for (SharedDelta shared : deltas) {
             CausalLogId owner = shared.delta().log();
-            if (!owner.equals(log.id()) && shared.distance() > 1) {
-                held.merge(new SharedDelta(shared.delta(), shared.distance() - 1));
+            int distance = sharing.handedBackDistance(shared.distance());
+            if (!owner.equals(log.id()) && distance >= 0) {
+                held.merge(new SharedDelta(shared.delta(), distance));
                 handedBack.add(owner);
             }
         }
@@ -225,7 +243,12 @@ public final class CausalTask {
 
     /** {@code clonos.determinant-sharing-depth}: how far logs travel; negative for any. */
     public int sharingDepth() {
-        return sharingDepth;
+        return sharing.depth();
+    }
+
+    /** How far the task's logs and those it holds travel downstream. */
+    public DeterminantSharing sharing() {
+        return sharing;
     }
 
     /** {@code clonos.time-service.granularity} of the job, for the causal time service. */

@@ -201,18 +201,19 @@ public final class HeldCausalLogs {
 
     /**
      * What a downstream connection has not been sent yet of the logs it should hold: those whose
-     * distance from the receiver, one more than from here, is at most {@code depth} (any with a
-     * negative depth).
+     * distance at the receiver, one {@code remote} or local hop further than here, is within the
+     * depth of {@code sharing}.
      */
-    public synchronized List<SharedDelta> sharedSince(Reader reader, int depth) {
+    public synchronized List<SharedDelta> sharedSince(
+            Reader reader, DeterminantSharing sharing, boolean remote) {
         if (reader.version == version) {
             return List.of();
         }
         reader.version = version;
         List<SharedDelta> shared = new ArrayList<>();
         for (Map.Entry<CausalLogId, Integer> entry : distances.entrySet()) {
-            int distance = entry.getValue() + 1;
-            if (depth >= 0 && distance > depth) {
+            int distance = sharing.forwardedDistance(entry.getValue(), remote);
+            if (distance < 0) {
                 continue;
             }
             CausalLogId log = entry.getKey();

@@ -15,17 +15,19 @@ package io.clonos.runtime.causal;
 import org.apache.flink.annotation.Internal;
 
 /**
- * A causal log delta as tasks share it: with its distance, in hops downstream, from the task whose
- * log it is. A task forwards what it holds only while the distance stays within the determinant
- * sharing depth.
+ * A causal log delta as tasks share it: with its distance, in counted hops downstream, from the
+ * task whose log it is ({@link DeterminantSharing}; 0 when every hop was inside one TaskManager and
+ * such hops are free). A task forwards what it holds only while the distance stays within the
+ * determinant sharing depth.
  */
 @Internal
 public record SharedDelta(CausalLogDelta delta, int distance) {
 
     public SharedDelta {
-        if (distance < 1) {
+        if (distance < 0) {
             throw new IllegalArgumentException(
-                    "A shared delta is at least one hop from its log's task, was " + distance);
+                    "A shared delta's distance from its log's task is not negative, was "
+                            + distance);
         }
     }
 }

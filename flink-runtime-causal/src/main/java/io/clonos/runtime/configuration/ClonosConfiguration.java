@@ -12,6 +12,7 @@
 
 package io.clonos.runtime.configuration;
 
+import io.clonos.runtime.configuration.ClonosOptions.DeterminantSharingHops;
 import io.clonos.runtime.configuration.ClonosOptions.InFlightLogType;
 import io.clonos.runtime.configuration.ClonosOptions.KafkaSinkExactlyOnce;
 import io.clonos.runtime.configuration.ClonosOptions.OrphanFallback;
@@ -53,6 +54,7 @@ public final class ClonosConfiguration implements Serializable {
                     .collect(Collectors.toUnmodifiableSet());
 
     private final int determinantSharingDepth;
+    private final DeterminantSharingHops determinantSharingHops;
     private final MemorySize determinantMemory;
     private final Duration timeServiceGranularity;
     private final InFlightLogType inFlightLogType;
@@ -85,6 +87,11 @@ public final class ClonosConfiguration implements Serializable {
                         ClonosOptions.DETERMINANT_SHARING_DEPTH,
                         dsd -> dsd >= ClonosOptions.FULL_DETERMINANT_SHARING_DEPTH,
                         "-1 (full depth), 0 (causal logging off) or a positive depth");
+        determinantSharingHops =
+                readEnum(
+                        config,
+                        ClonosOptions.DETERMINANT_SHARING_HOPS,
+                        DeterminantSharingHops.class);
         determinantMemory =
                 read(
                         config,
@@ -261,6 +268,11 @@ public final class ClonosConfiguration implements Serializable {
         return determinantSharingDepth;
     }
 
+    /** Which hops count towards the determinant sharing depth. */
+    public DeterminantSharingHops getDeterminantSharingHops() {
+        return determinantSharingHops;
+    }
+
     /**
      * Whether user code's clock and random calls are served from the causal log ({@code
      * clonos.user-code.causal-calls}).
@@ -355,6 +367,9 @@ public final class ClonosConfiguration implements Serializable {
                 + (determinantSharingDepth == ClonosOptions.FULL_DETERMINANT_SHARING_DEPTH
                         ? "full"
                         : String.valueOf(determinantSharingDepth))
+                + (determinantSharingHops == DeterminantSharingHops.EVERY_TASK
+                        ? " (every task)"
+                        : "")
                 + ", recovery="
                 + recoveryMode
                 + ", orphanFallback="

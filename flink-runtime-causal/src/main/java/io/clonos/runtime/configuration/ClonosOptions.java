@@ -47,11 +47,27 @@ public final class ClonosOptions {
                     .intType()
                     .defaultValue(FULL_DETERMINANT_SHARING_DEPTH)
                     .withDescription(
-                            "How many hops downstream a task's determinants are replicated (DSD). -1"
-                                    + " replicates them along the whole graph and tolerates any number"
-                                    + " of consecutive failed tasks; f > 0 tolerates f consecutive failed"
-                                    + " tasks at a lower overhead; 0 turns causal logging off, which leaves"
+                            "How many hops downstream a task's determinants are replicated (DSD),"
+                                    + " counted as clonos.determinant-sharing-hops says. -1 replicates them"
+                                    + " along the whole graph and tolerates any number of failed tasks in a"
+                                    + " row; f > 0 tolerates f in a row (f TaskManagers, with the default"
+                                    + " hops) at a lower overhead; 0 turns causal logging off, which leaves"
                                     + " in-flight replay only (at-least-once). Can be set per job.");
+
+    public static final ConfigOption<DeterminantSharingHops> DETERMINANT_SHARING_HOPS =
+            ConfigOptions.key("clonos.determinant-sharing-hops")
+                    .enumType(DeterminantSharingHops.class)
+                    .defaultValue(DeterminantSharingHops.BETWEEN_TASKMANAGERS)
+                    .withDescription(
+                            "Which hops count towards the determinant sharing depth."
+                                    + " between-taskmanagers counts only hops from one TaskManager to"
+                                    + " another: tasks of one TaskManager fail together, so a copy of"
+                                    + " determinants inside it adds nothing against the loss of the"
+                                    + " TaskManager, and with DSD f a lost TaskManager (or f at once)"
+                                    + " recovers locally whatever stages its slots hold. every-task"
+                                    + " counts every hop, as the Clonos paper defines the depth: fewer"
+                                    + " copies, and DSD f tolerates f consecutive failed tasks. Can be"
+                                    + " set per job.");
 
     public static final ConfigOption<MemorySize> DETERMINANT_MEMORY =
             ConfigOptions.key("clonos.determinant.memory")
@@ -343,6 +359,7 @@ public final class ClonosOptions {
     public static List<ConfigOption<?>> all() {
         return List.of(
                 DETERMINANT_SHARING_DEPTH,
+                DETERMINANT_SHARING_HOPS,
                 DETERMINANT_MEMORY,
                 USER_CODE_CAUSAL_CALLS,
                 TIME_SERVICE_GRANULARITY,
@@ -368,6 +385,20 @@ public final class ClonosOptions {
     // ------------------------------------------------------------------------------------------
     //  Enumerated values, spelt in the configuration as their lower-case, dash-separated names.
     // ------------------------------------------------------------------------------------------
+
+    /** Which hops count towards the determinant sharing depth. */
+    @PublicEvolving
+    public enum DeterminantSharingHops {
+        /** Only hops from one TaskManager to another; hops inside a TaskManager are free. */
+        BETWEEN_TASKMANAGERS,
+        /** Every hop from a task to its consumer, as the Clonos paper counts. */
+        EVERY_TASK;
+
+        @Override
+        public String toString() {
+            return ConfigValues.spelling(this);
+        }
+    }
 
     /** How a failed task is recovered. */
     @PublicEvolving

@@ -12,6 +12,8 @@
 
 package io.clonos.runtime.configuration;
 
+import io.clonos.runtime.configuration.ClonosOptions.DeterminantSharingHops;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
@@ -27,6 +29,7 @@ import java.time.Duration;
  *
  * @param determinantSharingDepth {@code clonos.determinant-sharing-depth}; 0 for a job Clonos logs
  *     nothing of
+ * @param determinantSharingHops {@code clonos.determinant-sharing-hops}
  * @param timeServiceGranularity {@code clonos.time-service.granularity}
  * @param determinantMemory {@code clonos.determinant.memory}
  * @param checkpointPause {@code clonos.recovery.checkpoint-pause}
@@ -34,6 +37,7 @@ import java.time.Duration;
 @Internal
 public record TaskSettings(
         int determinantSharingDepth,
+        DeterminantSharingHops determinantSharingHops,
         Duration timeServiceGranularity,
         MemorySize determinantMemory,
         Duration checkpointPause) {
@@ -42,6 +46,7 @@ public record TaskSettings(
     public static TaskSettings of(ClonosConfiguration clonos, boolean logged) {
         return new TaskSettings(
                 logged ? clonos.getDeterminantSharingDepth() : 0,
+                clonos.getDeterminantSharingHops(),
                 clonos.getTimeServiceGranularity(),
                 clonos.getDeterminantMemory(),
                 clonos.getCheckpointPause());
@@ -51,6 +56,7 @@ public record TaskSettings(
     public static TaskSettings readFrom(Configuration vertexConfiguration) {
         return new TaskSettings(
                 vertexConfiguration.get(ClonosOptions.DETERMINANT_SHARING_DEPTH),
+                vertexConfiguration.get(ClonosOptions.DETERMINANT_SHARING_HOPS),
                 vertexConfiguration.get(ClonosOptions.TIME_SERVICE_GRANULARITY),
                 vertexConfiguration.get(ClonosOptions.DETERMINANT_MEMORY),
                 vertexConfiguration.get(ClonosOptions.RECOVERY_CHECKPOINT_PAUSE));
@@ -59,6 +65,7 @@ public record TaskSettings(
     /** Writes the settings into a vertex's configuration, for its tasks. */
     public void writeTo(Configuration vertexConfiguration) {
         vertexConfiguration.set(ClonosOptions.DETERMINANT_SHARING_DEPTH, determinantSharingDepth);
+        vertexConfiguration.set(ClonosOptions.DETERMINANT_SHARING_HOPS, determinantSharingHops);
         vertexConfiguration.set(ClonosOptions.TIME_SERVICE_GRANULARITY, timeServiceGranularity);
         vertexConfiguration.set(ClonosOptions.DETERMINANT_MEMORY, determinantMemory);
         vertexConfiguration.set(ClonosOptions.RECOVERY_CHECKPOINT_PAUSE, checkpointPause);

@@ -77,7 +77,7 @@ public final class DeltaLists {
                         "A shared delta of " + entry.length + " bytes is too short");
             }
             int distance = ByteBuffer.wrap(entry, 0, 4).getInt();
-            if (distance < 1) {
+            if (distance < 0) {
                 throw new CorruptCausalLogException("A shared delta with distance " + distance);
             }
             deltas.add(

@@ -27,6 +27,7 @@ import org.apache.flink.runtime.io.network.buffer.Buffer;
 import org.apache.flink.runtime.io.network.partition.BufferAvailabilityListener;
 import org.apache.flink.runtime.io.network.partition.ResultSubpartition.BufferAndBacklog;
 import org.apache.flink.runtime.io.network.partition.ResultSubpartitionView;
+import org.apache.flink.runtime.io.network.partition.consumer.LocalInputChannel;
 
 import javax.annotation.Nullable;
 import javax.annotation.concurrent.GuardedBy;
@@ -62,8 +63,11 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
 
     private boolean startEventSent;
 
-    /** How far this connection has been given the producer's causal log and the logs it holds. */
-    private final DownstreamCopy downstream = new DownstreamCopy();
+    /**
+     * How far this connection has been given the producer's causal log and the logs it holds; a
+     * consumer in the producer's TaskManager reads through a local channel.
+     */
+    private final DownstreamCopy downstream;
 
     /** A data buffer waiting behind the causal log delta sent before it. */
     @Nullable private Buffer held;
@@ -113,6 +117,7 @@ final class ReplayingSubpartitionView implements ResultSubpartitionView {
             SubpartitionLogMetrics metrics) {
         this.subpartition = subpartition;
         this.consumer = consumer;
+        this.downstream = new DownstreamCopy(!(consumer instanceof LocalInputChannel));
         this.replay = replay;
         this.startEpoch = startEpoch;
         this.metrics = metrics;

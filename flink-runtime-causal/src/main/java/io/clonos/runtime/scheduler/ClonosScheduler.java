@@ -445,6 +445,9 @@ public class ClonosScheduler extends DefaultScheduler {
                                                 .getJobVertex()
                                                 .getJobVertex()
                                                 .getConfiguration()),
+                        (producer, consumer) ->
+                                RestartScope.sameTaskManager(
+                                        getExecutionGraph(), producer, consumer),
                         lost.finishedProducers(
                                 getExecutionGraph(), getSchedulingTopology(), finished),
                         id -> getExecutionVertex(id).getTaskNameWithSubtaskIndex());

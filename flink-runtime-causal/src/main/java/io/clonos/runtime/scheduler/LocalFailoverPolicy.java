@@ -14,6 +14,7 @@ package io.clonos.runtime.scheduler;
 
 import io.clonos.runtime.causal.LocalRecoveryImpossibleException;
 import io.clonos.runtime.configuration.ClonosConfiguration;
+import io.clonos.runtime.configuration.ClonosOptions.DeterminantSharingHops;
 import io.clonos.runtime.configuration.ClonosOptions.InFlightLogType;
 import io.clonos.runtime.configuration.ClonosOptions.OrphanFallback;
 import io.clonos.runtime.configuration.ClonosOptions.RecoveryMode;
@@ -36,6 +37,7 @@ import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -190,6 +192,33 @@ final class LocalFailoverPolicy<V> {
             Predicate<V> holdsExternally,
             Function<V, Optional<V>> lostProducer,
             Function<V, String> names) {
+        return judge(
+                batch,
+                completedCheckpoint,
+                primaries,
+                consumersOf,
+                holdsExternally,
+                (producer, consumer) -> false,
+                lostProducer,
+                names);
+    }
+
+    /**
+     * As above; {@code sameTaskManager} says whether a producer and its consumer run in one
+     * TaskManager (their current attempts, or the failed ones of the batch). With {@code
+     * clonos.determinant-sharing-hops: between-taskmanagers} such a hop is free, unless one of the
+     * two restarted since the latest completed checkpoint: its earlier attempt may have run
+     * elsewhere through the epochs a recovery replays.
+     */
+    BatchVerdict<V> judge(
+            Set<V> batch,
+            long completedCheckpoint,
+            Set<V> primaries,
+            Function<V, Collection<V>> consumersOf,
+            Predicate<V> holdsExternally,
+            BiPredicate<V, V> sameTaskManager,
+            Function<V, Optional<V>> lostProducer,
+            Function<V, String> names) {
         stillRecovering.values().removeIf(restoredFrom -> restoredFrom < completedCheckpoint);
         for (V task : batch) {
             Optional<V> producer = lostProducer.apply(task);
@@ -206,7 +235,18 @@ final class LocalFailoverPolicy<V> {
         }
         Set<V> down = new LinkedHashSet<>(batch);
         down.addAll(stillRecovering.keySet());
-        ConnectedFailures<V> failures = new ConnectedFailures<>(consumersOf, holdsExternally, down);
+        boolean everyHopCounts =
+                clonos.getDeterminantSharingHops() == DeterminantSharingHops.EVERY_TASK;
+        // a task restarted since the latest completed checkpoint may have moved meanwhile
+        Set<V> moved = new HashSet<>(stillRecovering.keySet());
+        BiPredicate<V, V> freeHop =
+                (producer, consumer) ->
+                        !everyHopCounts
+                                && !moved.contains(producer)
+                                && !moved.contains(consumer)
+                                && sameTaskManager.test(producer, consumer);
+        ConnectedFailures<V> failures =
+                new ConnectedFailures<>(consumersOf, holdsExternally, freeHop, down);
         Optional<String> noSurvivor = failures.noSurvivor(primaries);
         if (noSurvivor.isPresent()) {
             return BatchVerdict.global(GlobalFallbackCounter.Reason.NO_SURVIVOR, noSurvivor.get());
@@ -216,6 +256,7 @@ final class LocalFailoverPolicy<V> {
         if (orphans.isEmpty()) {
             return BatchVerdict.local(Set.of());
         }
+        String hops = everyHopCounts ? " hops" : " hops between TaskManagers";
         String reasons =
                 orphans.entrySet().stream()
                         .map(
@@ -225,11 +266,12 @@ final class LocalFailoverPolicy<V> {
                                                 + names.apply(orphan.getValue().survivor())
                                                 + ", which kept running, "
                                                 + orphan.getValue().hops()
-                                                + " hops downstream through failed tasks, and clonos.determinant-sharing-depth "
+                                                + hops
+                                                + " downstream through failed tasks, and clonos.determinant-sharing-depth "
                                                 + depth
                                                 + " shares its determinants "
                                                 + depth
-                                                + " hops")
+                                                + hops)
                         .collect(Collectors.joining("; "));
         if (clonos.getOrphanFallback() == OrphanFallback.AT_LEAST_ONCE) {
             return new BatchVerdict<>(null, null, new LinkedHashSet<>(orphans.keySet()), reasons);

@@ -31,6 +31,7 @@ import org.apache.flink.runtime.scheduler.strategy.ConsumerVertexGroup;
 import org.apache.flink.runtime.scheduler.strategy.ExecutionVertexID;
 import org.apache.flink.runtime.scheduler.strategy.SchedulingResultPartition;
 import org.apache.flink.runtime.scheduler.strategy.SchedulingTopology;
+import org.apache.flink.runtime.taskmanager.TaskManagerLocation;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -43,9 +44,9 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * What a local restart reads from the job's graph: who consumes whose output (to judge connected
- * failures), which tasks are primaries (not standbys), and the checkpoint state the restarted
- * subtasks get, without touching the running ones.
+ * What a local restart reads from the job's graph: who consumes whose output and which run in one
+ * TaskManager (to judge connected failures), which tasks are primaries (not standbys), and the
+ * checkpoint state the restarted subtasks get, without touching the running ones.
  */
 @Internal
 final class RestartScope {
@@ -64,6 +65,21 @@ final class RestartScope {
     }
 
     /** The tasks whose output task {@code id} reads. */
+    /**
+     * Whether the current attempts of two subtasks (the failed ones, while a batch is judged) were
+     * deployed to the same TaskManager; false if either has no TaskManager.
+     */
+    static boolean sameTaskManager(
+            ExecutionGraph graph, ExecutionVertexID one, ExecutionVertexID other) {
+        TaskManagerLocation first =
+                vertexOf(graph, one).getCurrentExecutionAttempt().getAssignedResourceLocation();
+        TaskManagerLocation second =
+                vertexOf(graph, other).getCurrentExecutionAttempt().getAssignedResourceLocation();
+        return first != null
+                && second != null
+                && first.getResourceID().equals(second.getResourceID());
+    }
+
     static Collection<ExecutionVertexID> producersOf(
             SchedulingTopology topology, ExecutionVertexID id) {
         List<ExecutionVertexID> producers = new ArrayList<>();

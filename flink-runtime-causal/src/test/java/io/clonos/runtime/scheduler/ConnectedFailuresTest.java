@@ -73,6 +73,55 @@ class ConnectedFailuresTest {
     }
 
     /**
+     * A lost TaskManager's slice (subtask 0 of every stage) with free hops inside a TaskManager:
+     * every path to a survivor leaves the TaskManager once, so depth 1 covers it; a second lost
+     * TaskManager on the way counts once more.
+     */
+    @Test
+    void hopsInsideATaskManagerAreFreeWhenTheyAreToldSo() {
+        Map<String, Collection<String>> graph = allToAll("a", "b", "c", "d");
+        // subtask i of every stage runs on TaskManager i
+        ConnectedFailures<String> slice =
+                new ConnectedFailures<String>(
+                        graph::get,
+                        task -> false,
+                        (producer, consumer) -> producer.charAt(1) == consumer.charAt(1),
+                        Set.of("a0", "b0", "c0", "d0"));
+        assertThat(slice.orphans(1)).isEmpty();
+
+        // stage b's subtask 1 on a third TaskManager that was lost too: a0 -> b1 -> c0 -> d1
+        // crosses three TaskManager boundaries, b1 -> c0 -> d1 two
+        ConnectedFailures<String> twoTaskManagers =
+                new ConnectedFailures<String>(
+                        graph::get,
+                        task -> false,
+                        (producer, consumer) ->
+                                !producer.equals("b1")
+                                        && !consumer.equals("b1")
+                                        && producer.charAt(1) == consumer.charAt(1),
+                        Set.of("a0", "b0", "c0", "d0", "b1"));
+        Map<String, ConnectedFailures.Orphan<String>> orphans = twoTaskManagers.orphans(1);
+        assertThat(orphans).containsOnlyKeys("a0", "b1");
+        assertThat(orphans.get("a0").hops()).isEqualTo(3);
+        assertThat(orphans.get("b1").hops()).isEqualTo(2);
+        assertThat(twoTaskManagers.orphans(3)).isEmpty();
+
+        // the same slice with every hop counted, as before
+        assertThat(failures(graph, "a0", "b0", "c0", "d0").orphans(1)).containsOnlyKeys("a0", "b0");
+    }
+
+    /** A failed task whose only consumer survived in its TaskManager reaches it in 0 hops. */
+    @Test
+    void aSurvivorInTheSameTaskManagerIsReachedForFree() {
+        Map<String, Collection<String>> graph = Map.of("a", List.of("b"), "b", List.of());
+        ConnectedFailures<String> failures =
+                new ConnectedFailures<String>(
+                        graph::get, task -> false, (p, c) -> true, Set.of("a"));
+        assertThat(failures.orphans(1)).isEmpty();
+        assertThat(failures.noSurvivor(graph.keySet())).isEmpty();
+    }
+
+    /**
      * A sink that stores its determinants in Kafka has a consumer that never fails: its failed
      * upstream tasks reach it in one hop more, and a job whose every task is down still has it.
      */

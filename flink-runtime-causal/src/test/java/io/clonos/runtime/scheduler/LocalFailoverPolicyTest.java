@@ -210,8 +210,8 @@ class LocalFailoverPolicyTest {
         assertThat(dsd1.fallback()).isEqualTo(GlobalFallbackCounter.Reason.BEYOND_DSD);
         assertThat(dsd1.notLocal())
                 .isEqualTo(
-                        "task a0 is an orphan: its output reached task c1, which kept running, 2 hops downstream through failed tasks, "
-                                + "and clonos.determinant-sharing-depth 1 shares its determinants 1 hops");
+                        "task a0 is an orphan: its output reached task c1, which kept running, 2 hops between TaskManagers downstream through failed tasks, "
+                                + "and clonos.determinant-sharing-depth 1 shares its determinants 1 hops between TaskManagers");
         assertThat(dsd1.orphans())
                 .as("named, so that the scheduler probes again before it rolls back")
                 .isEqualTo(dsd1.notLocal());
@@ -256,5 +256,85 @@ class LocalFailoverPolicyTest {
         assertThat(policy.judge(Set.of("b0"), 8, ALL, PIPELINE::get, NONE_LOST, NAME).isLocal())
                 .isTrue();
         assertThat(policy.stillRecovering()).isEmpty();
+    }
+
+    /** Subtask i of every stage on TaskManager i: the slice lost with a TaskManager. */
+    private static boolean sameTaskManager(String producer, String consumer) {
+        return producer.charAt(1) == consumer.charAt(1);
+    }
+
+    @Test
+    void aLostTaskManagersSliceRecoversLocallyAtDsd1UnlessEveryHopCounts() {
+        Set<String> slice = Set.of("a0", "b0", "c0");
+        LocalFailoverPolicy.BatchVerdict<String> free =
+                policy("clonos.determinant-sharing-depth", "1")
+                        .judge(
+                                slice,
+                                5,
+                                ALL,
+                                PIPELINE::get,
+                                task -> false,
+                                LocalFailoverPolicyTest::sameTaskManager,
+                                NONE_LOST,
+                                NAME);
+        assertThat(free.isLocal()).isTrue();
+        assertThat(free.orphans()).isNull();
+
+        LocalFailoverPolicy.BatchVerdict<String> everyTask =
+                policy(
+                                "clonos.determinant-sharing-depth",
+                                "1",
+                                "clonos.determinant-sharing-hops",
+                                "every-task")
+                        .judge(
+                                slice,
+                                5,
+                                ALL,
+                                PIPELINE::get,
+                                task -> false,
+                                LocalFailoverPolicyTest::sameTaskManager,
+                                NONE_LOST,
+                                NAME);
+        assertThat(everyTask.isLocal()).isFalse();
+        assertThat(everyTask.notLocal())
+                .isEqualTo(
+                        "task a0 is an orphan: its output reached task c1, which kept running, 2 hops downstream through failed tasks, "
+                                + "and clonos.determinant-sharing-depth 1 shares its determinants 1 hops");
+    }
+
+    /**
+     * A task restarted since the latest completed checkpoint may have run elsewhere through the
+     * epochs a recovery replays: hops to and from it count, wherever it runs now.
+     */
+    @Test
+    void hopsOfATaskRestartedSinceTheLatestCheckpointCount() {
+        LocalFailoverPolicy<String> policy = policy("clonos.determinant-sharing-depth", "1");
+        policy.restarted(List.of("b0"), 7);
+        LocalFailoverPolicy.BatchVerdict<String> verdict =
+                policy.judge(
+                        Set.of("a0", "c0"),
+                        7,
+                        ALL,
+                        PIPELINE::get,
+                        task -> false,
+                        LocalFailoverPolicyTest::sameTaskManager,
+                        NONE_LOST,
+                        NAME);
+        assertThat(verdict.isLocal()).isFalse();
+        assertThat(verdict.notLocal()).startsWith("task a0 is an orphan");
+
+        // checkpoint 8 completed: b0 has run where it runs now since before it
+        assertThat(
+                        policy.judge(
+                                        Set.of("a0", "b0", "c0"),
+                                        8,
+                                        ALL,
+                                        PIPELINE::get,
+                                        task -> false,
+                                        LocalFailoverPolicyTest::sameTaskManager,
+                                        NONE_LOST,
+                                        NAME)
+                                .isLocal())
+                .isTrue();
     }
 }

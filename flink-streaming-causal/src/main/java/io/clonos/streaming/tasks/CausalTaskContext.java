@@ -16,6 +16,7 @@ import io.clonos.runtime.causal.CausalLogId;
 import io.clonos.runtime.causal.CausalRecovery;
 import io.clonos.runtime.causal.CausalTask;
 import io.clonos.runtime.causal.DeterminantMemory;
+import io.clonos.runtime.causal.DeterminantSharing;
 import io.clonos.runtime.causal.HeldCausalLogs;
 import io.clonos.runtime.causal.TaskCausalLog;
 import io.clonos.runtime.configuration.TaskSettings;
@@ -215,7 +216,9 @@ public final class CausalTaskContext {
                         recovery,
                         channels,
                         granularity,
-                        settings.determinantSharingDepth());
+                        DeterminantSharing.of(
+                                settings.determinantSharingDepth(),
+                                settings.determinantSharingHops()));
         task.setFailureHandler(environment::failExternally);
         if (heldBySink) {
             task.setExternalHolder(networkConsumers);
@@ -239,9 +242,10 @@ public final class CausalTaskContext {
             firstConsumer += writer.getNumberOfSubpartitions();
         }
         LOG.info(
-                "{}: causal logging on (DSD {}), recovery {}.",
+                "{}: causal logging on (DSD {}, {}), recovery {}.",
                 taskName,
                 settings.determinantSharingDepth(),
+                settings.determinantSharingHops(),
                 recovery.state());
         return task;
     }

@@ -256,6 +256,8 @@ class ExactlyOnceITCase {
                         Map.of(
                                 "clonos.determinant-sharing-depth",
                                 "1",
+                                "clonos.determinant-sharing-hops",
+                                "every-task",
                                 "clonos.recovery.orphan-fallback",
                                 "at-least-once")));
         failing = "chain";
@@ -461,8 +463,18 @@ class ExactlyOnceITCase {
         }
     }
 
+    /**
+     * Injected failures of consecutive tasks at DSD {@code dsd}, every hop counted (the paper's
+     * depth): wherever the tasks run, the verdict depends on the depth alone.
+     */
     private void consecutiveFailures(String dsd, Set<String> restarted) throws Exception {
-        startCluster(Configuration.fromMap(Map.of("clonos.determinant-sharing-depth", dsd)));
+        startCluster(
+                Configuration.fromMap(
+                        Map.of(
+                                "clonos.determinant-sharing-depth",
+                                dsd,
+                                "clonos.determinant-sharing-hops",
+                                "every-task")));
         failing = "chain";
         failingToo = "chain2";
         failAfter = NUMBERS / PARALLELISM / 2;

@@ -69,7 +69,7 @@ class SliceRecoveryITCase {
     }
 
     @ParameterizedTest(name = "DSD {0}")
-    @ValueSource(strings = {"-1"})
+    @ValueSource(strings = {"-1", "1"})
     void lostSliceRecoversLocally(String dsd) throws Exception {
         cluster = spreadCluster(dsd);
 
