@@ -98,7 +98,11 @@ class SqlOnClonosIT {
                         // not the shipped configuration's value, which bin/clonos run reads too:
                         // the jobs run with the cluster's (a job carries only what it set)
                         "-D",
-                        "clonos.in-flight-log.memory=16mb");
+                        "clonos.in-flight-log.memory=16mb",
+                        // -Dclonos.sql.dsd=1 runs the jobs at DSD 1; the shipped depth otherwise
+                        "-D",
+                        "clonos.determinant-sharing-depth="
+                                + System.getProperty("clonos.sql.dsd", "-1"));
         assertThat(started.exitCode()).as(started.toString()).isZero();
     }
 

@@ -134,6 +134,19 @@ class ClonosKafkaSinkITCase {
     }
 
     /**
+     * The same lost slice at DSD 1: hops inside the TaskManager are free, so the sink handed its
+     * keyed producer's log, one hop away inside the TaskManager, on to Kafka beside its own, and
+     * the slice recovers locally.
+     */
+    @Test
+    void lostTaskManagerOfTheSinkRecoversItsSliceLocallyAtDsd1() throws Exception {
+        String topic = createTopic("lost-slice-dsd1");
+        loseTheSinksTaskManager(
+                topic, clonosSink(topic), Map.of("clonos.determinant-sharing-depth", "1"));
+        assertEveryRecordOnce(topic, true);
+    }
+
+    /**
      * An unchanged job's Flink {@code KafkaSink} with {@code EXACTLY_ONCE}, served by the Clonos
      * sink under {@code clonos.kafka-sink.exactly-once: clonos}, recovers the same lost slice
      * locally; every record carries the Clonos sink's position (Flink's sink writes none), so the
@@ -153,7 +166,7 @@ class ClonosKafkaSinkITCase {
     private void loseTheSinksTaskManager(
             String topic, Sink<String> sink, Map<String, String> settings) throws Exception {
         Map<String, String> clonos = new HashMap<>(settings);
-        clonos.put("clonos.determinant-sharing-depth", "-1");
+        clonos.putIfAbsent("clonos.determinant-sharing-depth", "-1");
         cluster = start(clonos);
         FailOnce.FAILED.set(true);
         JobID job = submit(nondeterministicJob(sink));
