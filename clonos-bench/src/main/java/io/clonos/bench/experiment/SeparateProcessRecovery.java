@@ -29,6 +29,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 import org.apache.commons.io.FileUtils;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -400,7 +401,8 @@ public final class SeparateProcessRecovery {
         }
     }
 
-    private static void awaitEnd(ClusterRestClient rest, String job) throws InterruptedException {
+    private static void awaitEnd(ClusterRestClient rest, String job)
+            throws InterruptedException, IOException {
         long deadline = System.currentTimeMillis() + JOB_TIMEOUT.toMillis();
         while (true) {
             String state = rest.jobState(job).orElse("UNKNOWN");
@@ -408,13 +410,27 @@ public final class SeparateProcessRecovery {
                 return;
             }
             if (state.equals("FAILED") || state.equals("CANCELED")) {
-                throw new IllegalStateException("Job " + job + " ended " + state);
+                throw new IllegalStateException(
+                        "Job " + job + " ended " + state + lastException(rest, job));
             }
             if (System.currentTimeMillis() > deadline) {
-                throw new IllegalStateException("Job " + job + " did not end: " + state);
+                throw new IllegalStateException(
+                        "Job " + job + " did not end: " + state + lastException(rest, job));
             }
             Thread.sleep(200);
         }
+    }
+
+    /**
+     * The job's latest exception, from its exception history, for a run that did not end (e.g. a
+     * restart that keeps failing because no checkpoint directory is set).
+     */
+    private static String lastException(ClusterRestClient rest, String job)
+            throws IOException, InterruptedException {
+        List<String> exceptions = rest.exceptions(job);
+        return exceptions.isEmpty()
+                ? ""
+                : "; its latest exception: " + exceptions.get(exceptions.size() - 1);
     }
 
     private String summary(List<Run> runs) {

@@ -41,9 +41,13 @@ import java.util.function.BiPredicate;
  *
  * <p>The fallback condition is computed here from the job's shape, independently of the scheduler:
  * a task down is an orphan when a path from it through tasks down reaches a surviving task in more
- * hops than the depth. For staggered losses the tasks of earlier losses may or may not have
- * finished recovering when the next one comes, so a fallback is then allowed, not required, when
- * the condition holds for all the tasks lost.
+ * counted hops than the depth; as the shipped {@code clonos.determinant-sharing-hops} counts them,
+ * a hop inside one TaskManager is free. The JobManager counts a hop from or to a task restarted
+ * since the latest completed checkpoint, though, and which lost tasks had restarted when it judged
+ * the others depends on whether it learnt of several losses in one batch. So a fallback is required
+ * only where the losses happened at once and the condition holds with every hop inside a lost
+ * TaskManager free; it is allowed where it holds with those hops counted too, unless only one
+ * TaskManager was lost.
  */
 public final class ChaosVerdict {
 
@@ -116,6 +120,7 @@ public final class ChaosVerdict {
         Set<String> down = new TreeSet<>();
         lost.forEach(down::addAll);
         Optional<String> condition = fallbackCondition(plan, attempts.keySet(), lost);
+        Optional<String> requiredBy = requiredFallback(plan, attempts.keySet(), lost);
         List<String> survivorsRestarted = new ArrayList<>();
         List<String> notRestarted = new ArrayList<>();
         attempts.forEach(
@@ -157,11 +162,11 @@ public final class ChaosVerdict {
         // rollback does: both are right, and which one a run gets depends on whether the
         // JobManager learnt of the losses at once (one batch) or one after the other.
         boolean required =
-                condition.isPresent() && !plan.staggered && !down.containsAll(attempts.keySet());
+                requiredBy.isPresent() && !plan.staggered && !down.containsAll(attempts.keySet());
         if (local && required) {
             verdict.problems.add(
                     "recovered locally where the fallback condition holds ("
-                            + condition.get()
+                            + requiredBy.get()
                             + ")");
         }
         boolean documentedGap =
@@ -217,15 +222,28 @@ public final class ChaosVerdict {
     }
 
     /**
-     * Why the tasks of the TaskManagers lost, one set per loss in order, cannot be recovered
-     * locally, by the shape's topology, if they cannot. Hops count as the shipped {@code
-     * clonos.determinant-sharing-hops} counts them: a hop between two subtasks lost with the same
-     * TaskManager is free, unless one of them was lost before (a recovered subtask may have run
-     * elsewhere through the epochs replayed), so the condition holds at least wherever the
-     * JobManager's judgment finds an orphan, and exactly so for losses at once.
+     * Why the tasks of the TaskManagers lost (one set per loss) may not be recovered locally, if
+     * they may not: hops inside the lost TaskManager are free when only one was lost; with more,
+     * every hop counts (a lost task may have restarted, elsewhere, before the JobManager judged the
+     * others).
      */
     static Optional<String> fallbackCondition(
             ChaosPlan plan, Set<String> subtasks, List<Set<String>> lost) {
+        return condition(plan, subtasks, lost, lost.size() == 1);
+    }
+
+    /**
+     * Why the tasks of TaskManagers lost at once cannot be recovered locally, if they cannot: with
+     * every hop inside a lost TaskManager free, the JobManager's count when it judges them in one
+     * batch, and the fewest hops any of its judgments counts.
+     */
+    static Optional<String> requiredFallback(
+            ChaosPlan plan, Set<String> subtasks, List<Set<String>> lost) {
+        return condition(plan, subtasks, lost, true);
+    }
+
+    private static Optional<String> condition(
+            ChaosPlan plan, Set<String> subtasks, List<Set<String>> lost, boolean freeInside) {
         Set<String> down = new TreeSet<>();
         lost.forEach(down::addAll);
         Shape shape = plan.shape;
@@ -246,21 +264,22 @@ public final class ChaosVerdict {
         Map<String, String> byPosition = new HashMap<>();
         index.forEach((name, at) -> byPosition.put(at[0] + "/" + at[1], name));
         Map<String, Integer> loss = new HashMap<>();
-        Set<String> lostBefore = new HashSet<>();
+        Set<String> lostTwice = new HashSet<>();
         for (int i = 0; i < lost.size(); i++) {
             for (String subtask : lost.get(i)) {
                 if (loss.containsKey(subtask)) {
-                    lostBefore.add(subtask);
+                    lostTwice.add(subtask);
                 }
                 loss.put(subtask, i);
             }
         }
         BiPredicate<String, String> freeHop =
                 (producer, consumer) ->
-                        down.contains(consumer)
+                        freeInside
+                                && down.contains(consumer)
                                 && loss.get(producer).equals(loss.get(consumer))
-                                && !lostBefore.contains(producer)
-                                && !lostBefore.contains(consumer);
+                                && !lostTwice.contains(producer)
+                                && !lostTwice.contains(consumer);
         Map<String, Integer> memo = new HashMap<>();
         for (String task : down) {
             int hops = hops(task, shape, index, byPosition, down, freeHop, memo);

@@ -92,15 +92,18 @@ class ChaosVerdictTest {
                 List.of(
                         Set.of("Source: source -> tag[0]", "stage1-timers[0]", "stage2-map[0]"),
                         Set.of("stage3-state[0]", "stage4-state[0]", "chain -> Sink: sink[0]"));
-        assertThat(ChaosVerdict.fallbackCondition(plan(1), subtasks, twoTaskManagers))
+        // judged in one batch: two hops between TaskManagers, within DSD 2
+        assertThat(ChaosVerdict.requiredFallback(plan(1), subtasks, twoTaskManagers))
                 .hasValueSatisfying(why -> assertThat(why).contains("2 hops between TaskManagers"));
-        assertThat(ChaosVerdict.fallbackCondition(plan(2), subtasks, twoTaskManagers)).isEmpty();
-        // the same subtasks lost one after the other: a subtask lost twice counts every hop
+        assertThat(ChaosVerdict.requiredFallback(plan(2), subtasks, twoTaskManagers)).isEmpty();
+        // in two batches the first one's tasks restarted before the second is judged: allowed
+        assertThat(ChaosVerdict.fallbackCondition(plan(2), subtasks, twoTaskManagers)).isPresent();
+        // a subtask lost twice counts every hop even in one batch
         List<Set<String>> again =
                 List.of(
                         Set.of("stage2-map[0]"),
                         Set.of("stage2-map[0]", "stage3-state[0]", "stage4-state[0]"));
-        assertThat(ChaosVerdict.fallbackCondition(plan(1), subtasks, again)).isPresent();
+        assertThat(ChaosVerdict.requiredFallback(plan(1), subtasks, again)).isPresent();
     }
 
     @Test

@@ -31,7 +31,6 @@ import java.io.Serializable;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
@@ -65,8 +64,8 @@ public final class ClonosConfiguration implements Serializable {
     private final RecoveryMode recoveryMode;
     private final OrphanFallback orphanFallback;
 
-    /** Null: the restart strategy's delay. */
-    private final Duration restartDelay;
+    /** How long a local recovery waits ({@code clonos.recovery.restart-delay}). */
+    private final LocalRestartDelay restartDelay;
 
     private final Duration reconnectTimeout;
     private final Duration checkpointPause;
@@ -230,14 +229,19 @@ public final class ClonosConfiguration implements Serializable {
         return value;
     }
 
-    /** Null for the restart strategy's delay. */
-    private static Duration readRestartDelay(Configuration config) {
+    /** Reads {@code clonos.recovery.restart-delay}; fails fast on a value it does not know. */
+    private static LocalRestartDelay readRestartDelay(Configuration config) {
         String raw = config.get(ClonosOptions.RECOVERY_RESTART_DELAY).trim();
-        if (raw.equalsIgnoreCase(ClonosOptions.RESTART_STRATEGY_DELAY)) {
-            return null;
+        if (raw.equalsIgnoreCase(LocalRestartDelay.RESTART_STRATEGY)) {
+            return LocalRestartDelay.ofRestartStrategy();
+        }
+        if (raw.equalsIgnoreCase(LocalRestartDelay.IMMEDIATE_UNLESS_REPEATED)) {
+            return LocalRestartDelay.ofImmediateUnlessRepeated();
         }
         String allowed =
-                ClonosOptions.RESTART_STRATEGY_DELAY
+                LocalRestartDelay.IMMEDIATE_UNLESS_REPEATED
+                        + ", "
+                        + LocalRestartDelay.RESTART_STRATEGY
                         + " or a duration of 0 ms or more such as 100 ms";
         Duration delay;
         try {
@@ -248,7 +252,7 @@ public final class ClonosConfiguration implements Serializable {
         if (delay.isNegative()) {
             throw invalid(ClonosOptions.RECOVERY_RESTART_DELAY, raw, allowed);
         }
-        return delay;
+        return LocalRestartDelay.of(delay);
     }
 
     private static IllegalConfigurationException invalid(
@@ -322,9 +326,9 @@ public final class ClonosConfiguration implements Serializable {
         return orphanFallback;
     }
 
-    /** How long local recoveries wait, if set; empty for the restart strategy's delay. */
-    public Optional<Duration> getRestartDelay() {
-        return Optional.ofNullable(restartDelay);
+    /** How long local recoveries wait. */
+    public LocalRestartDelay getRestartDelay() {
+        return restartDelay;
     }
 
     public Duration getReconnectTimeout() {
@@ -374,7 +378,8 @@ public final class ClonosConfiguration implements Serializable {
                 + recoveryMode
                 + ", orphanFallback="
                 + orphanFallback
-                + (restartDelay == null ? "" : ", restartDelay=" + restartDelay.toMillis() + " ms")
+                + ", restartDelay="
+                + restartDelay
                 + ", inFlightLog="
                 + inFlightLogType
                 + "/"

@@ -205,23 +205,23 @@ public final class ClonosOptions {
                                     + " exactly-once) or at-least-once (local recovery without the lost"
                                     + " determinants).");
 
-    /** The value of {@link #RECOVERY_RESTART_DELAY} that leaves the delay to Flink. */
-    public static final String RESTART_STRATEGY_DELAY = "restart-strategy";
-
     public static final ConfigOption<String> RECOVERY_RESTART_DELAY =
             ConfigOptions.key("clonos.recovery.restart-delay")
                     .stringType()
-                    .defaultValue(RESTART_STRATEGY_DELAY)
+                    .defaultValue(LocalRestartDelay.IMMEDIATE_UNLESS_REPEATED)
                     .withDescription(
                             "How long the JobManager waits before it recovers failed tasks locally:"
-                                    + " restart-strategy (wait as Flink's restart strategy says,"
+                                    + " immediate-unless-repeated (no wait, unless a task fails again"
+                                    + " before a checkpoint completed since its last local recovery: then"
+                                    + " as Flink's restart strategy says, so that a crash loop backs off),"
+                                    + " restart-strategy (always as Flink's restart strategy says,"
                                     + " restart-strategy.*, e.g. exponential delay from 1 s, as a global"
                                     + " restart does) or a duration (0 ms for a standby's immediate"
-                                    + " takeover). With a duration the restart strategy still decides"
-                                    + " whether a task may restart at all (attempts, failure rate), and"
-                                    + " global rollbacks keep its delay; a task that fails again at once"
-                                    + " (a deterministic crash) then restarts without backing off until"
-                                    + " the strategy refuses.");
+                                    + " takeover). The restart strategy still decides whether a task may"
+                                    + " restart at all (attempts, failure rate), and global rollbacks keep"
+                                    + " its delay; with a duration, a task that fails again at once (a"
+                                    + " deterministic crash) restarts without backing off until the"
+                                    + " strategy refuses.");
 
     public static final ConfigOption<Duration> RECOVERY_RECONNECT_TIMEOUT =
             ConfigOptions.key("clonos.recovery.reconnect-timeout")

@@ -71,7 +71,6 @@ import org.slf4j.Logger;
 
 import javax.annotation.Nullable;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -295,12 +294,17 @@ public class ClonosScheduler extends DefaultScheduler {
                 failedExecution.getVertex().getTaskNameWithSubtaskIndex(),
                 failedExecution.getAttemptNumber(),
                 error == null ? "unknown cause" : error.toString());
+        CompletedCheckpoint latest = standbys.latestCheckpoint().orElse(null);
+        boolean repeated =
+                policy.failsAgainBeforeACheckpoint(
+                        failed,
+                        latest == null
+                                ? OperatorCoordinator.NO_CHECKPOINT
+                                : latest.getCheckpointID());
         getMainThreadExecutor()
                 .schedule(
                         this::restartPendingBatch,
-                        clonos.getRestartDelay()
-                                .map(Duration::toMillis)
-                                .orElse(Math.max(result.getRestartDelayMS(), 0)),
+                        clonos.getRestartDelay().millis(repeated, result.getRestartDelayMS()),
                         TimeUnit.MILLISECONDS);
     }
 

@@ -280,6 +280,16 @@ final class LocalFailoverPolicy<V> {
                 GlobalFallbackCounter.Reason.BEYOND_DSD, reasons, Set.of(), reasons);
     }
 
+    /**
+     * Whether {@code task} fails again before a checkpoint completed since its last local restart
+     * (the latest completed one is {@code completedCheckpoint}): a repeated failure, for which the
+     * restart backs off ({@code clonos.recovery.restart-delay}).
+     */
+    boolean failsAgainBeforeACheckpoint(V task, long completedCheckpoint) {
+        Long restoredFrom = stillRecovering.get(task);
+        return restoredFrom != null && restoredFrom >= completedCheckpoint;
+    }
+
     /** The tasks of a batch were restarted locally from {@code checkpoint}. */
     void restarted(Collection<V> tasks, long checkpoint) {
         for (V task : tasks) {

@@ -42,7 +42,11 @@ class ClonosConfigurationTest {
         assertThat(clonos.getRecoveryMode()).isEqualTo(RecoveryMode.LOCAL);
         assertThat(clonos.getOrphanFallback()).isEqualTo(OrphanFallback.GLOBAL_ROLLBACK);
         assertThat(clonos.isStandbyEnabled()).isFalse();
-        assertThat(clonos.getRestartDelay()).as("the restart strategy's delay").isEmpty();
+        assertThat(clonos.getRestartDelay().toString()).isEqualTo("immediate-unless-repeated");
+        assertThat(clonos.getRestartDelay().millis(false, 1_000)).as("a first failure").isZero();
+        assertThat(clonos.getRestartDelay().millis(true, 1_000))
+                .as("a failure before the last recovery completed a checkpoint")
+                .isEqualTo(1_000);
     }
 
     /** What the rewriter writes into a vertex is what its tasks read back, and nothing else. */
@@ -88,7 +92,7 @@ class ClonosConfigurationTest {
         assertThat(clonos.getSpillPolicy()).isEqualTo(SpillPolicy.EAGER);
         assertThat(clonos.getInFlightLogMemory().getMebiBytes()).isEqualTo(128);
         assertThat(clonos.getStandbyCount()).isEqualTo(2);
-        assertThat(clonos.getRestartDelay()).contains(java.time.Duration.ZERO);
+        assertThat(clonos.getRestartDelay().millis(true, 1_000)).isZero();
     }
 
     @ParameterizedTest
@@ -112,6 +116,7 @@ class ClonosConfigurationTest {
                 "clonos.standby.redeploy-delay    | -1 s  | 0 ms or more",
                 "clonos.recovery.restart-delay    | -1 ms | 0 ms or more",
                 "clonos.recovery.restart-delay    | soon  | 0 ms or more",
+                "clonos.determinant-sharing-hops  | some  | one of between-taskmanagers, every-task",
                 "clonos.time-service.granularity  | -1 ms | 0 or more",
                 "clonos.determinant.memory        | 0     | a positive memory size",
             })

@@ -337,4 +337,17 @@ class LocalFailoverPolicyTest {
                                 .isLocal())
                 .isTrue();
     }
+
+    /** A task that fails again before its recovery completed a checkpoint repeats a failure. */
+    @Test
+    void aFailureBeforeTheRecoveryCompletedACheckpointRepeats() {
+        LocalFailoverPolicy<String> policy = policy();
+        assertThat(policy.failsAgainBeforeACheckpoint("a0", 7)).as("never restarted").isFalse();
+        policy.restarted(List.of("a0"), 7);
+        assertThat(policy.failsAgainBeforeACheckpoint("a0", 7)).isTrue();
+        assertThat(policy.failsAgainBeforeACheckpoint("b0", 7)).isFalse();
+        assertThat(policy.failsAgainBeforeACheckpoint("a0", 8))
+                .as("checkpoint 8 completed since the restart")
+                .isFalse();
+    }
 }
