@@ -216,12 +216,21 @@ class ClonosKafkaSinkITCase {
     /**
      * Every TaskManager is lost at once, and two new ones join: no task survives, but Kafka holds
      * what the sink held, every upstream log at the full depth. The whole job recovers by those
-     * determinants, each subtask once, and publishes every record once.
+     * determinants, each subtask once, and publishes every record once. The TaskManagers go one
+     * after the other; the local recovery waits for the restart strategy's 100 ms, so that the
+     * first loss's replacements are not placed on the second TaskManager before it goes (they would
+     * restart twice, locally: right, but not the loss of every task at once this is about).
      */
     @Test
     void everyTaskManagerLostRecoversFromTheDeterminantsInKafka() throws Exception {
         String topic = createTopic("lost-all");
-        cluster = start(Map.of("clonos.determinant-sharing-depth", "-1"));
+        cluster =
+                start(
+                        Map.of(
+                                "clonos.determinant-sharing-depth",
+                                "-1",
+                                "clonos.recovery.restart-delay",
+                                "restart-strategy"));
         FailOnce.FAILED.set(true);
         JobID job = submit(nondeterministicJob(topic));
 
